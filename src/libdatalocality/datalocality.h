@@ -1,0 +1,17 @@
+/*
+ * datalocality.h - umbrella header of libdatalocality.
+ *
+ * The library has no Slurm dependency: the Slurm plugins, the simulator
+ * and the CLI all drive it.  Error rule: see dl_error.h.
+ */
+#ifndef DATALOCALITY_H
+#define DATALOCALITY_H
+
+#include "dl_error.h"
+#include "dl_log.h"
+#include "dl_files.h"
+#include "dl_cache.h"
+#include "dl_state.h"
+#include "dl_policy.h"
+
+#endif /* DATALOCALITY_H */

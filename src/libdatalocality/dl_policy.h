@@ -1,0 +1,99 @@
+/*
+ * dl_policy.h - one interface for every scheduling policy.
+ *
+ * A policy reads a dl_state_t and produces a dl_plan_t: for every pending
+ * job, the node it should run on (or none) and its place in that node's
+ * queue.  The Slurm plugin and the simulator call policies only through
+ * this interface, so both drivers run the same decisions.
+ *
+ * Adding a policy: one policy_<name>.c defining a dl_policy_ops_t, and one
+ * line in the registry in policy.c.
+ */
+#ifndef DL_POLICY_H
+#define DL_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dl_state.h"
+
+/* The decision for one job of the state (same index as state->jobs). */
+typedef struct dl_assign {
+	uint32_t job_id;
+	int32_t node;           /* chosen node; -1: no preference */
+	double order;           /* lower starts first among its node's jobs */
+	uint32_t files_cached;  /* of its files, how many node holds now */
+	uint32_t nfiles;
+	uint64_t bytes_cached;  /* bytes of its files node holds now */
+	uint64_t bytes_total;
+} dl_assign_t;
+
+typedef struct dl_plan {
+	size_t n;               /* == state->njobs */
+	dl_assign_t *a;         /* owned */
+	char policy[32];        /* name of the policy that made it */
+	uint64_t cut_bytes;     /* connectivity-1 cut of the plan, bytes */
+	double imbalance;       /* max node load / mean node load - 1 */
+	double seconds;         /* wall time the policy took */
+} dl_plan_t;
+
+typedef struct dl_policy_ops {
+	const char *name;
+	const char *summary;    /* one line, for --help and man pages */
+	/* Parse "key=value,..." params; *priv is the policy's own state. */
+	int (*create)(const char *params, void **priv);
+	void (*destroy)(void *priv);
+	/* Fill plan->a[i].node and .order for every pending job i. */
+	int (*plan)(void *priv, const dl_state_t *st, dl_plan_t *plan);
+} dl_policy_ops_t;
+
+typedef struct dl_policy dl_policy_t;
+
+/**
+ * dl_policy_create - instantiate a policy by name.
+ * IN name - e.g. "locality"; IN params - "key=value,..." or NULL
+ * OUT err - optional: DL_ENOPOLICY, DL_EINVAL (bad params), DL_ENOMEM
+ * \return a policy to free with dl_policy_destroy(), NULL on error.
+ */
+dl_policy_t *dl_policy_create(const char *name, const char *params, int *err);
+
+/* dl_policy_destroy - free a policy; NULL is a no-op. */
+void dl_policy_destroy(dl_policy_t *p);
+
+/* dl_policy_name - the registered name of p. */
+const char *dl_policy_name(const dl_policy_t *p);
+
+/**
+ * dl_policy_plan - plan the state.  On success *out is a new plan (free
+ * with dl_plan_free()) whose per-job cache figures, cut and imbalance are
+ * filled in by the library whatever the policy.
+ * \return 0, or the policy's error (then *out is NULL).
+ */
+int dl_policy_plan(dl_policy_t *p, const dl_state_t *st, dl_plan_t **out);
+
+/* dl_plan_free - free a plan; NULL is a no-op. */
+void dl_plan_free(dl_plan_t *plan);
+
+/**
+ * dl_policy_list - the registered policies, NULL-terminated, in the order
+ * they should be shown to users.
+ */
+const dl_policy_ops_t *const *dl_policy_list(void);
+
+/**
+ * dl_params_get - find key in a "key=value,..." string.
+ * OUT val - the value, NUL-terminated, truncated to vallen - 1
+ * \return 1 if found, 0 if not.
+ */
+int dl_params_get(const char *params, const char *key, char *val,
+		  size_t vallen);
+
+/**
+ * dl_params_double - a numeric parameter within [min, max].
+ * \return 0 (with *out set, or left at its default when key is absent),
+ *         DL_EINVAL when the value is not a number or out of range.
+ */
+int dl_params_double(const char *params, const char *key, double min,
+		     double max, double *out);
+
+#endif /* DL_POLICY_H */

@@ -1,0 +1,102 @@
+/*
+ * dl_state.h - a snapshot of the system that a policy plans on.
+ *
+ * The hosts (the slurmctld plugin, the simulator) fill one dl_state_t per
+ * scheduling event: compute nodes, pending and running jobs, the cost-model
+ * parameters, and a borrowed pointer to the long-lived cache tracker whose
+ * file ids the jobs use.  Policies only read it.
+ */
+#ifndef DL_STATE_H
+#define DL_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dl_cache.h"
+
+typedef struct dl_node {
+	char *name;      /* owned by the state */
+	uint32_t cpus;   /* job slots on the node */
+	uint32_t busy;   /* slots taken by running jobs */
+	int usable;      /* 0: down, drained, ... takes no new job */
+	double lbw;      /* local-disk bytes/s; 0 = dl_params_t.lbw */
+} dl_node_t;
+
+typedef enum dl_job_state {
+	DL_JOB_PENDING = 0,
+	DL_JOB_RUNNING = 1,
+} dl_job_state_t;
+
+typedef struct dl_job {
+	uint32_t id;           /* the host's job id */
+	dl_job_state_t state;
+	uint32_t nfiles;
+	uint32_t *files;       /* file ids in the tracker; owned by the state */
+	uint32_t cpus;         /* slots needed on one node (>= 1) */
+	uint64_t priority;     /* larger runs first; ties: arrival, then id */
+	double arrival;        /* seconds, host's clock */
+	double compute;        /* seconds of CPU, < 0: cost model (eq. 6) */
+	double start;          /* running: start time */
+	int32_t node;          /* running: its node; pending: -1 */
+	uint8_t *eligible;     /* pending: per-node 0/1, NULL = all usable;
+				* owned by the state */
+} dl_job_t;
+
+/* Cost-model parameters (online-hps-khanna §4.2, eqs. 5-6). */
+typedef struct dl_params {
+	double rbw;             /* storage -> compute bytes/s (RBW) */
+	double lbw;             /* local disk bytes/s (LBW) */
+	double cpb;             /* compute seconds per byte (C) */
+	uint64_t unknown_size;  /* bytes assumed for a file of unknown size */
+	uint32_t nstorage;      /* storage nodes, files spread round-robin */
+} dl_params_t;
+
+typedef struct dl_state {
+	uint32_t nnodes;
+	dl_node_t *nodes;       /* owned */
+	size_t njobs;
+	dl_job_t *jobs;         /* owned; pending and running, any order */
+	size_t jobs_cap;
+	dl_cache_t *cache;      /* borrowed: outlives the state */
+	dl_params_t params;
+	double now;             /* seconds, host's clock */
+} dl_state_t;
+
+/* dl_params_default - 100 MB/s storage, 500 MB/s disk, 1 ns/byte CPU. */
+void dl_params_default(dl_params_t *p);
+
+/**
+ * dl_state_create - an empty state over a tracker.
+ * IN cache - borrowed; must outlive the state
+ * \return a state to free with dl_state_destroy(), NULL on ENOMEM/EINVAL.
+ */
+dl_state_t *dl_state_create(dl_cache_t *cache, const dl_params_t *params);
+
+/* dl_state_destroy - free the state and what it owns; NULL is a no-op. */
+void dl_state_destroy(dl_state_t *st);
+
+/**
+ * dl_state_add_node - append a node; its index is the previous nnodes.
+ * \return the node index (>= 0), DL_EINVAL or DL_ENOMEM.
+ */
+int dl_state_add_node(dl_state_t *st, const char *name, uint32_t cpus,
+		      int usable);
+
+/**
+ * dl_state_add_job - append a copy of *job (files and eligible are copied,
+ * eligible must have nnodes entries, so add every node first).
+ * \return the job index (>= 0), DL_EINVAL (bad node index or file id) or
+ *         DL_ENOMEM; the state is unchanged on error.
+ */
+int dl_state_add_job(dl_state_t *st, const dl_job_t *job);
+
+/* dl_state_job_eligible - whether pending job j may run on node n. */
+int dl_state_job_eligible(const dl_state_t *st, const dl_job_t *j, uint32_t n);
+
+/* dl_job_bytes - total input bytes of a job (unknown sizes as params). */
+uint64_t dl_job_bytes(const dl_state_t *st, const dl_job_t *j);
+
+/* dl_file_bytes - a file's size, or params.unknown_size when unknown. */
+uint64_t dl_file_bytes(const dl_state_t *st, uint32_t file);
+
+#endif /* DL_STATE_H */

@@ -1,0 +1,290 @@
+/* policy.c - the policy registry, plan bookkeeping and parameter parsing. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dl_error.h"
+#include "dl_policy.h"
+#include "u64set.h"
+
+extern const dl_policy_ops_t dl__policy_locality;
+
+/* The registry: one line per policy. */
+static const dl_policy_ops_t *const policies[] = {
+	&dl__policy_locality,
+	NULL,
+};
+
+struct dl_policy {
+	const dl_policy_ops_t *ops;
+	void *priv;
+};
+
+const dl_policy_ops_t *const *dl_policy_list(void)
+{
+	return policies;
+}
+
+dl_policy_t *dl_policy_create(const char *name, const char *params, int *err)
+{
+	const dl_policy_ops_t *const *o;
+	dl_policy_t *p;
+	int rc;
+
+	for (o = policies; *o; o++)
+		if (name && !strcmp((*o)->name, name))
+			break;
+	if (!*o) {
+		if (err)
+			*err = DL_ENOPOLICY;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		if (err)
+			*err = DL_ENOMEM;
+		return NULL;
+	}
+	p->ops = *o;
+	if (p->ops->create && (rc = p->ops->create(params, &p->priv))) {
+		free(p);
+		if (err)
+			*err = rc;
+		return NULL;
+	}
+	if (err)
+		*err = DL_OK;
+	return p;
+}
+
+void dl_policy_destroy(dl_policy_t *p)
+{
+	if (!p)
+		return;
+	if (p->ops->destroy)
+		p->ops->destroy(p->priv);
+	free(p);
+}
+
+const char *dl_policy_name(const dl_policy_t *p)
+{
+	return p->ops->name;
+}
+
+void dl_plan_free(dl_plan_t *plan)
+{
+	if (!plan)
+		return;
+	free(plan->a);
+	free(plan);
+}
+
+/*
+ * Connectivity-1 cut (online-hps-khanna §4.1): a file needed on lambda
+ * distinct nodes costs (lambda - 1) * size.  Nodes already caching the file
+ * count as parts it is connected to, the way the hypergraph ties cached
+ * files to their nodes.
+ */
+static int _plan_cut(const dl_state_t *st, const dl_plan_t *plan,
+		     uint64_t *cut)
+{
+	dl__u64set_t seen;
+	uint64_t total = 0;
+	size_t i;
+	uint32_t k;
+	int rc = 0;
+
+	dl__u64set_init(&seen);
+	for (i = 0; i < st->njobs && rc >= 0; i++) {
+		const dl_job_t *j = &st->jobs[i];
+		int32_t node = j->state == DL_JOB_RUNNING ? j->node :
+							     plan->a[i].node;
+
+		if (node < 0)
+			continue;
+		for (k = 0; k < j->nfiles; k++) {
+			uint64_t key = ((uint64_t)node << 32) | j->files[k];
+
+			rc = dl__u64set_add(&seen, key);
+			if (rc < 0)
+				break;
+			/*
+			 * A new (node, file) pair adds a transfer unless the
+			 * node caches the file already; the first transfer of
+			 * every file is free under connectivity-1, settled
+			 * below.
+			 */
+			if (rc == 1 &&
+			    !dl_cache_contains(st->cache, (uint32_t)node,
+					       j->files[k]))
+				total += dl_file_bytes(st, j->files[k]);
+		}
+	}
+	if (rc >= 0) {
+		/* Subtract one transfer for files on no node yet. */
+		dl__u64set_t files;
+
+		dl__u64set_init(&files);
+		for (i = 0; i < st->njobs && rc >= 0; i++) {
+			const dl_job_t *j = &st->jobs[i];
+			int32_t node = j->state == DL_JOB_RUNNING ?
+					       j->node : plan->a[i].node;
+
+			if (node < 0)
+				continue;
+			for (k = 0; k < j->nfiles; k++) {
+				uint32_t f = j->files[k];
+
+				if (dl_cache_copies(st->cache, f))
+					continue;
+				rc = dl__u64set_add(&files, f);
+				if (rc == 1)
+					total -= dl_file_bytes(st, f);
+			}
+		}
+		dl__u64set_fini(&files);
+	}
+	dl__u64set_fini(&seen);
+	if (rc < 0)
+		return rc;
+	*cut = total;
+	return 0;
+}
+
+/* Imbalance: max load / mean load - 1, load = slots used per CPU. */
+static double _plan_imbalance(const dl_state_t *st, const dl_plan_t *plan)
+{
+	double *load, sum = 0, max = 0, res;
+	uint32_t n, usable = 0;
+	size_t i;
+
+	if (!st->nnodes)
+		return 0;
+	load = calloc(st->nnodes, sizeof(*load));
+	if (!load)
+		return NAN;
+	for (i = 0; i < st->njobs; i++) {
+		int32_t node = st->jobs[i].state == DL_JOB_RUNNING ?
+				       st->jobs[i].node : plan->a[i].node;
+
+		if (node >= 0)
+			load[node] += st->jobs[i].cpus;
+	}
+	for (n = 0; n < st->nnodes; n++) {
+		if (!st->nodes[n].usable)
+			continue;
+		load[n] /= st->nodes[n].cpus;
+		sum += load[n];
+		if (load[n] > max)
+			max = load[n];
+		usable++;
+	}
+	res = (usable && sum > 0) ? max / (sum / usable) - 1.0 : 0.0;
+	free(load);
+	return res;
+}
+
+int dl_policy_plan(dl_policy_t *p, const dl_state_t *st, dl_plan_t **out)
+{
+	struct timespec t0, t1;
+	dl_plan_t *plan;
+	size_t i;
+	int rc;
+
+	if (!p || !st || !out)
+		return DL_EINVAL;
+	*out = NULL;
+	plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return DL_ENOMEM;
+	plan->n = st->njobs;
+	plan->a = calloc(st->njobs ? st->njobs : 1, sizeof(*plan->a));
+	if (!plan->a) {
+		free(plan);
+		return DL_ENOMEM;
+	}
+	for (i = 0; i < st->njobs; i++) {
+		plan->a[i].job_id = st->jobs[i].id;
+		plan->a[i].node = st->jobs[i].state == DL_JOB_RUNNING ?
+					  st->jobs[i].node : -1;
+		plan->a[i].order = (double)i;
+	}
+	snprintf(plan->policy, sizeof(plan->policy), "%s", p->ops->name);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = p->ops->plan(p->priv, st, plan);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc) {
+		dl_plan_free(plan);
+		return rc;
+	}
+	plan->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	for (i = 0; i < st->njobs; i++) {
+		const dl_job_t *j = &st->jobs[i];
+		dl_assign_t *a = &plan->a[i];
+		uint32_t k;
+
+		a->nfiles = j->nfiles;
+		a->bytes_total = dl_job_bytes(st, j);
+		if (j->state == DL_JOB_RUNNING)
+			a->node = j->node; /* a policy cannot move a running job */
+		if (a->node < 0)
+			continue;
+		for (k = 0; k < j->nfiles; k++) {
+			if (!dl_cache_contains(st->cache, (uint32_t)a->node,
+					       j->files[k]))
+				continue;
+			a->files_cached++;
+			a->bytes_cached += dl_file_bytes(st, j->files[k]);
+		}
+	}
+	if ((rc = _plan_cut(st, plan, &plan->cut_bytes))) {
+		dl_plan_free(plan);
+		return rc;
+	}
+	plan->imbalance = _plan_imbalance(st, plan);
+	*out = plan;
+	return 0;
+}
+
+int dl_params_get(const char *params, const char *key, char *val,
+		  size_t vallen)
+{
+	size_t klen = strlen(key);
+	const char *p = params;
+
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len > klen && !strncmp(p, key, klen) && p[klen] == '=') {
+			size_t vl = len - klen - 1;
+
+			if (vallen) {
+				if (vl >= vallen)
+					vl = vallen - 1;
+				memcpy(val, p + klen + 1, vl);
+				val[vl] = '\0';
+			}
+			return 1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+int dl_params_double(const char *params, const char *key, double min,
+		     double max, double *out)
+{
+	char buf[64], *end;
+	double v;
+
+	if (!dl_params_get(params, key, buf, sizeof(buf)))
+		return 0;
+	v = strtod(buf, &end);
+	if (end == buf || *end || !(v >= min && v <= max))
+		return DL_EINVAL;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,150 @@
+/* state.c - the snapshot a policy plans on; see dl_state.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dl_error.h"
+#include "dl_files.h"
+#include "dl_state.h"
+
+void dl_params_default(dl_params_t *p)
+{
+	p->rbw = 100e6;
+	p->lbw = 500e6;
+	p->cpb = 1e-9;
+	p->unknown_size = 64ULL << 20;
+	p->nstorage = 1;
+}
+
+dl_state_t *dl_state_create(dl_cache_t *cache, const dl_params_t *params)
+{
+	dl_state_t *st;
+
+	if (!cache)
+		return NULL;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->cache = cache;
+	if (params)
+		st->params = *params;
+	else
+		dl_params_default(&st->params);
+	return st;
+}
+
+void dl_state_destroy(dl_state_t *st)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->nnodes; i++)
+		free(st->nodes[i].name);
+	for (i = 0; i < st->njobs; i++) {
+		free(st->jobs[i].files);
+		free(st->jobs[i].eligible);
+	}
+	free(st->nodes);
+	free(st->jobs);
+	free(st);
+}
+
+int dl_state_add_node(dl_state_t *st, const char *name, uint32_t cpus,
+		      int usable)
+{
+	dl_node_t *nn;
+	char *copy;
+
+	if (!st || !name || st->njobs)
+		return DL_EINVAL; /* jobs' eligible[] is sized by nnodes */
+	if (st->nnodes >= INT32_MAX)
+		return DL_ETOOBIG;
+	copy = strdup(name);
+	if (!copy)
+		return DL_ENOMEM;
+	nn = realloc(st->nodes, (st->nnodes + 1) * sizeof(*nn));
+	if (!nn) {
+		free(copy);
+		return DL_ENOMEM;
+	}
+	st->nodes = nn;
+	memset(&nn[st->nnodes], 0, sizeof(*nn));
+	nn[st->nnodes].name = copy;
+	nn[st->nnodes].cpus = cpus ? cpus : 1;
+	nn[st->nnodes].usable = usable;
+	return (int)st->nnodes++;
+}
+
+int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
+{
+	dl_job_t j;
+	uint32_t i, nfiles_total;
+
+	if (!st || !job || (job->nfiles && !job->files))
+		return DL_EINVAL;
+	if (job->state == DL_JOB_RUNNING &&
+	    (job->node < 0 || (uint32_t)job->node >= st->nnodes))
+		return DL_EINVAL;
+	nfiles_total = dl_cache_file_count(st->cache);
+	for (i = 0; i < job->nfiles; i++)
+		if (job->files[i] >= nfiles_total)
+			return DL_EINVAL;
+	if (st->njobs == st->jobs_cap) {
+		size_t ncap = st->jobs_cap ? st->jobs_cap * 2 : 64;
+		dl_job_t *nj = realloc(st->jobs, ncap * sizeof(*nj));
+
+		if (!nj)
+			return DL_ENOMEM;
+		st->jobs = nj;
+		st->jobs_cap = ncap;
+	}
+	j = *job;
+	j.files = NULL;
+	j.eligible = NULL;
+	if (job->nfiles) {
+		j.files = malloc(job->nfiles * sizeof(*j.files));
+		if (!j.files)
+			return DL_ENOMEM;
+		memcpy(j.files, job->files, job->nfiles * sizeof(*j.files));
+	}
+	if (job->eligible && st->nnodes) {
+		j.eligible = malloc(st->nnodes);
+		if (!j.eligible) {
+			free(j.files);
+			return DL_ENOMEM;
+		}
+		memcpy(j.eligible, job->eligible, st->nnodes);
+	}
+	if (!j.cpus)
+		j.cpus = 1;
+	if (j.state == DL_JOB_PENDING)
+		j.node = -1;
+	st->jobs[st->njobs] = j;
+	return (int)st->njobs++;
+}
+
+int dl_state_job_eligible(const dl_state_t *st, const dl_job_t *j, uint32_t n)
+{
+	if (n >= st->nnodes || !st->nodes[n].usable)
+		return 0;
+	if (st->nodes[n].cpus < j->cpus)
+		return 0;
+	return j->eligible ? j->eligible[n] != 0 : 1;
+}
+
+uint64_t dl_file_bytes(const dl_state_t *st, uint32_t file)
+{
+	uint64_t sz = dl_cache_file_size(st->cache, file);
+
+	return sz == DL_SIZE_UNKNOWN ? st->params.unknown_size : sz;
+}
+
+uint64_t dl_job_bytes(const dl_state_t *st, const dl_job_t *j)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	for (i = 0; i < j->nfiles; i++)
+		total += dl_file_bytes(st, j->files[i]);
+	return total;
+}

@@ -1,0 +1,74 @@
+/* u64set.c - open addressing with linear probing; keys stored as key + 1. */
+#include <stdlib.h>
+
+#include "dl_error.h"
+#include "u64set.h"
+
+/* splitmix64's finaliser: (node << 32 | file) keys are far from random. */
+static inline uint64_t _mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+void dl__u64set_init(dl__u64set_t *s)
+{
+	s->slots = NULL;
+	s->cap = 0;
+	s->count = 0;
+}
+
+void dl__u64set_fini(dl__u64set_t *s)
+{
+	free(s->slots);
+	dl__u64set_init(s);
+}
+
+static void _put(uint64_t *slots, size_t cap, uint64_t stored)
+{
+	size_t i = _mix(stored - 1) & (cap - 1);
+
+	while (slots[i])
+		i = (i + 1) & (cap - 1);
+	slots[i] = stored;
+}
+
+int dl__u64set_has(const dl__u64set_t *s, uint64_t key)
+{
+	size_t i;
+
+	if (!s->cap)
+		return 0;
+	for (i = _mix(key) & (s->cap - 1); s->slots[i];
+	     i = (i + 1) & (s->cap - 1))
+		if (s->slots[i] == key + 1)
+			return 1;
+	return 0;
+}
+
+int dl__u64set_add(dl__u64set_t *s, uint64_t key)
+{
+	if (dl__u64set_has(s, key))
+		return 0;
+	/* Keep the load factor under 1/2 so probes stay short. */
+	if ((s->count + 1) * 2 > s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 64, i;
+		uint64_t *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return DL_ENOMEM;
+		for (i = 0; i < s->cap; i++)
+			if (s->slots[i])
+				_put(ns, ncap, s->slots[i]);
+		free(s->slots);
+		s->slots = ns;
+		s->cap = ncap;
+	}
+	_put(s->slots, s->cap, key + 1);
+	s->count++;
+	return 1;
+}

@@ -1,0 +1,920 @@
+/*
+ * dl_agent.c - the dispatch thread of sched/datalocality.
+ *
+ * Each cycle has three phases, so that slurmctld's locks are held only
+ * for copying and for applying:
+ *   1. snapshot (read locks): nodes, pending and running jobs, and the
+ *      comments of jobs not seen before;
+ *   2. plan (no lock): parse new annotations, stat file sizes, update the
+ *      cache tracker with the jobs that started, run the policy;
+ *   3. apply (write locks): start jobs - planned ones on their node, in the
+ *      order of the plan, then every other eligible job in priority order -
+ *      and explain in each waiting job's Reason why it waits.
+ * A cycle runs when job or node records changed, and at least once a second.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "slurm/slurm_errno.h"
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/parse_config.h"
+#include "src/common/read_config.h"
+#include "src/common/xhash.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/acct_policy.h"
+#include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/licenses.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/srun_comm.h"
+
+#include "dl_cache.h"
+#include "dl_error.h"
+#include "dl_files.h"
+#include "dl_policy.h"
+#include "dl_state.h"
+#include "dl_agent.h"
+#include "dl_slurm.h"
+
+#define PFX "sched/datalocality"
+/* How often the thread looks for changes, in milliseconds. */
+#define POLL_MS 100
+
+/* Settings from datalocality.conf; see doc/datalocality.conf.5. */
+typedef struct {
+	char *policy;           /* xmalloc'd */
+	char *policy_params;    /* xmalloc'd, may be NULL */
+	dl_evict_t evict;
+	uint64_t capacity;      /* per node, bytes; UINT64_MAX = unlimited */
+	dl_params_t params;
+} agent_conf_t;
+
+/* What the agent remembers about one job across cycles. */
+typedef struct {
+	uint32_t job_id;
+	char key[12];           /* decimal job id, the xhash key */
+	uint32_t nfiles;        /* 0: no annotation */
+	uint32_t *files;        /* tracker ids, xmalloc'd */
+	int32_t cached_on;      /* node its files were recorded on, or -1 */
+	uint64_t seen;          /* cycle in which it was last seen */
+	bool parsed;
+} job_info_t;
+
+/* One job as copied under the read lock. */
+typedef struct {
+	uint32_t job_id;
+	bool running;
+	bool placeable;         /* single node, no -w, not a hetjob */
+	int32_t node;           /* running: first node */
+	uint32_t cpus;
+	uint32_t priority;
+	time_t submit;
+	uid_t uid;
+	gid_t gid;
+	char *comment;          /* only for jobs the agent has not parsed */
+	char *bb;
+	uint8_t *eligible;      /* per node, xmalloc'd */
+} snap_job_t;
+
+typedef struct {
+	uint32_t nnodes;
+	char **names;
+	uint32_t *cpus;
+	uint8_t *usable;
+	uint32_t njobs;
+	snap_job_t *jobs;
+} snapshot_t;
+
+static pthread_t agent_tid;
+static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
+static bool stop_agent;
+static bool reconfig_pending = true;
+
+/* Owned by the agent thread alone. */
+static agent_conf_t conf;
+static dl_policy_t *policy;
+static dl_cache_t *cache;
+static uint32_t cache_nodes;
+static xhash_t *jobs_seen;
+static uint64_t cycle_no;
+
+static void _job_info_id(void *item, const char **key, uint32_t *len)
+{
+	job_info_t *ji = item;
+
+	*key = ji->key;
+	*len = strlen(ji->key);
+}
+
+static void _job_info_free(void *item)
+{
+	job_info_t *ji = item;
+
+	xfree(ji->files);
+	xfree(ji);
+}
+
+static job_info_t *_job_info(uint32_t job_id, bool create)
+{
+	char key[12];
+	job_info_t *ji;
+
+	snprintf(key, sizeof(key), "%u", job_id);
+	ji = xhash_get_str(jobs_seen, key);
+	if (ji || !create)
+		return ji;
+	ji = xmalloc(sizeof(*ji));
+	ji->job_id = job_id;
+	memcpy(ji->key, key, sizeof(key));
+	ji->cached_on = -1;
+	xhash_add(jobs_seen, ji);
+	return ji;
+}
+
+/* ------------------------------------------------------------------ */
+/* configuration                                                       */
+
+static void _conf_defaults(agent_conf_t *c)
+{
+	xfree(c->policy);
+	xfree(c->policy_params);
+	c->policy = xstrdup("locality");
+	c->evict = DL_EVICT_VALUE;
+	c->capacity = UINT64_MAX;
+	dl_params_default(&c->params);
+}
+
+/* A size setting; bad values are logged and leave *out unchanged. */
+static void _conf_size(s_p_hashtbl_t *tbl, const char *key, uint64_t *out)
+{
+	char *val = NULL;
+	uint64_t v;
+
+	if (!s_p_get_string(&val, key, tbl))
+		return;
+	if (!xstrcasecmp(val, "unlimited"))
+		*out = UINT64_MAX;
+	else if (dl_files_parse_size(val, strlen(val), &v))
+		error("%s: datalocality.conf: %s=%s is not a size, keeping the default",
+		      PFX, key, val);
+	else
+		*out = v;
+	xfree(val);
+}
+
+static void _conf_double(s_p_hashtbl_t *tbl, const char *key, double min,
+			 double *out)
+{
+	double v;
+
+	if (!s_p_get_double(&v, key, tbl))
+		return;
+	if (!(v > min))
+		error("%s: datalocality.conf: %s=%g must be above %g, keeping %g",
+		      PFX, key, v, min, *out);
+	else
+		*out = v;
+}
+
+/*
+ * Read datalocality.conf next to slurm.conf.  A missing file means the
+ * defaults; a bad value is logged and replaced by its default, never fatal.
+ */
+static void _conf_read(agent_conf_t *c)
+{
+	static const s_p_options_t options[] = {
+		{"Policy", S_P_STRING},
+		{"PolicyParameters", S_P_STRING},
+		{"EvictionPolicy", S_P_STRING},
+		{"CacheCapacity", S_P_STRING},
+		{"UnknownFileSize", S_P_STRING},
+		{"StorageBandwidth", S_P_DOUBLE},
+		{"LocalDiskBandwidth", S_P_DOUBLE},
+		{"ComputeCostPerByte", S_P_DOUBLE},
+		{"CacheDir", S_P_STRING},
+		{NULL}
+	};
+	char *path = get_extra_conf_path("datalocality.conf");
+	s_p_hashtbl_t *tbl;
+	struct stat sb;
+	char *val = NULL;
+
+	_conf_defaults(c);
+	if (stat(path, &sb)) {
+		debug("%s: no %s, using defaults", PFX, path);
+		xfree(path);
+		return;
+	}
+	tbl = s_p_hashtbl_create(options);
+	if (s_p_parse_file(tbl, NULL, path, true, NULL) != SLURM_SUCCESS) {
+		error("%s: cannot parse %s, using defaults", PFX, path);
+		s_p_hashtbl_destroy(tbl);
+		xfree(path);
+		return;
+	}
+	if (s_p_get_string(&val, "Policy", tbl)) {
+		xfree(c->policy);
+		c->policy = val;
+		val = NULL;
+	}
+	s_p_get_string(&c->policy_params, "PolicyParameters", tbl);
+	if (s_p_get_string(&val, "EvictionPolicy", tbl)) {
+		if (dl_evict_from_name(val, &c->evict))
+			error("%s: datalocality.conf: unknown EvictionPolicy=%s, using value",
+			      PFX, val);
+		xfree(val);
+	}
+	_conf_size(tbl, "CacheCapacity", &c->capacity);
+	_conf_size(tbl, "UnknownFileSize", &c->params.unknown_size);
+	_conf_double(tbl, "StorageBandwidth", 0, &c->params.rbw);
+	_conf_double(tbl, "LocalDiskBandwidth", 0, &c->params.lbw);
+	_conf_double(tbl, "ComputeCostPerByte", -1e-300, &c->params.cpb);
+	s_p_hashtbl_destroy(tbl);
+	xfree(path);
+}
+
+/* Apply configuration: policy object, tracker sized to the node table. */
+static void _reconfigure(void)
+{
+	dl_policy_t *p;
+	int err;
+	uint32_t n;
+
+	_conf_read(&conf);
+	p = dl_policy_create(conf.policy, conf.policy_params, &err);
+	if (!p) {
+		error("%s: policy %s(%s): %s; using locality", PFX, conf.policy,
+		      conf.policy_params ? conf.policy_params : "",
+		      dl_strerror(err));
+		p = dl_policy_create("locality", NULL, &err);
+	}
+	if (p) {
+		dl_policy_destroy(policy);
+		policy = p;
+	}
+	/*
+	 * The tracker is indexed by node_record_table_ptr index; a changed
+	 * node count means the indices moved, so start from an empty cache.
+	 */
+	if (!cache || cache_nodes != (uint32_t)node_record_count) {
+		dl_cache_destroy(cache);
+		cache_nodes = node_record_count;
+		cache = dl_cache_create(cache_nodes, conf.evict, 1);
+		xhash_clear(jobs_seen);
+	}
+	for (n = 0; cache && n < cache_nodes; n++)
+		dl_cache_set_capacity(cache, n, conf.capacity);
+	if (!xstrcasestr(slurm_conf.sched_params, "sched_interval=-1") ||
+	    !xstrcasestr(slurm_conf.sched_params, "defer"))
+		error("%s: SchedulerParameters lacks sched_interval=-1,defer: Slurm's main scheduler will also start jobs, on nodes of its own choosing, and data placement will be lost. Add SchedulerParameters=sched_interval=-1,defer to slurm.conf.",
+		      PFX);
+	info("%s: policy %s%s%s, eviction %s, cache capacity %s per node",
+	     PFX, dl_policy_name(policy), conf.policy_params ? " " : "",
+	     conf.policy_params ? conf.policy_params : "",
+	     dl_evict_name(conf.evict),
+	     conf.capacity == UINT64_MAX ? "unlimited" : "set");
+}
+
+/* ------------------------------------------------------------------ */
+/* phase 1: snapshot                                                   */
+
+static bool _node_usable(node_record_t *node_ptr)
+{
+	return !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) &&
+	       !IS_NODE_NO_RESPOND(node_ptr) && !IS_NODE_FUTURE(node_ptr) &&
+	       !IS_NODE_POWERED_DOWN(node_ptr);
+}
+
+static void _eligible_from(uint8_t *elig, bitstr_t *b)
+{
+	int i;
+
+	if (!b)
+		return;
+	for (i = 0; i < node_record_count; i++)
+		if (bit_test(b, i))
+			elig[i] = 1;
+}
+
+static bool _job_placeable(job_record_t *job_ptr)
+{
+	struct job_details *d = job_ptr->details;
+
+	if (!d || job_ptr->het_job_id || d->req_node_bitmap)
+		return false;
+	if (d->min_nodes > 1 || (d->max_nodes && d->max_nodes != NO_VAL &&
+				 d->max_nodes > 1))
+		return false;
+	return true;
+}
+
+/* Copy what the plan needs.  Caller holds job, node and part read locks. */
+static void _snapshot(snapshot_t *s)
+{
+	ListIterator it;
+	job_record_t *job_ptr;
+	node_record_t *node_ptr;
+	uint32_t cap;
+	int i;
+
+	s->nnodes = node_record_count;
+	s->names = xcalloc(s->nnodes, sizeof(char *));
+	s->cpus = xcalloc(s->nnodes, sizeof(uint32_t));
+	s->usable = xcalloc(s->nnodes, sizeof(uint8_t));
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		s->names[i] = xstrdup(node_ptr->name);
+		s->cpus[i] = node_ptr->cpus_efctv ? node_ptr->cpus_efctv :
+						    node_ptr->cpus;
+		s->usable[i] = _node_usable(node_ptr);
+	}
+	for (i = 0; i < (int)s->nnodes; i++)
+		if (!s->names[i])
+			s->names[i] = xstrdup("?");
+
+	cap = list_count(job_list);
+	s->jobs = xcalloc(cap ? cap : 1, sizeof(snap_job_t));
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it)) && s->njobs < cap) {
+		snap_job_t *sj;
+		job_info_t *ji;
+
+		if (!IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr))
+			continue;
+		if (IS_JOB_RUNNING(job_ptr) &&
+		    (!job_ptr->node_bitmap || bit_ffs(job_ptr->node_bitmap) < 0))
+			continue;
+		sj = &s->jobs[s->njobs++];
+		sj->job_id = job_ptr->job_id;
+		sj->running = IS_JOB_RUNNING(job_ptr);
+		sj->priority = job_ptr->priority;
+		sj->submit = job_ptr->details ? job_ptr->details->submit_time : 0;
+		sj->uid = job_ptr->user_id;
+		sj->gid = job_ptr->group_id;
+		sj->cpus = job_ptr->details && job_ptr->details->min_cpus ?
+				   job_ptr->details->min_cpus : 1;
+		sj->node = sj->running ? bit_ffs(job_ptr->node_bitmap) : -1;
+		sj->placeable = sj->running || _job_placeable(job_ptr);
+		ji = _job_info(job_ptr->job_id, false);
+		if (!ji || !ji->parsed) {
+			sj->comment = xstrdup(job_ptr->comment);
+			sj->bb = xstrdup(job_ptr->burst_buffer);
+		}
+		if (!sj->running) {
+			sj->eligible = xcalloc(s->nnodes ? s->nnodes : 1, 1);
+			if (job_ptr->part_ptr_list) {
+				part_record_t *part_ptr;
+				ListIterator pit =
+					list_iterator_create(job_ptr->part_ptr_list);
+
+				while ((part_ptr = list_next(pit)))
+					_eligible_from(sj->eligible,
+						       part_ptr->node_bitmap);
+				list_iterator_destroy(pit);
+			} else if (job_ptr->part_ptr) {
+				_eligible_from(sj->eligible,
+					       job_ptr->part_ptr->node_bitmap);
+			}
+			if (job_ptr->details &&
+			    job_ptr->details->exc_node_bitmap) {
+				for (i = 0; i < (int)s->nnodes; i++)
+					if (bit_test(job_ptr->details->exc_node_bitmap, i))
+						sj->eligible[i] = 0;
+			}
+		}
+	}
+	list_iterator_destroy(it);
+}
+
+static void _snapshot_free(snapshot_t *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nnodes; i++)
+		xfree(s->names[i]);
+	for (i = 0; i < s->njobs; i++) {
+		xfree(s->jobs[i].comment);
+		xfree(s->jobs[i].bb);
+		xfree(s->jobs[i].eligible);
+	}
+	xfree(s->names);
+	xfree(s->cpus);
+	xfree(s->usable);
+	xfree(s->jobs);
+}
+
+/* ------------------------------------------------------------------ */
+/* phase 2: plan                                                       */
+
+/* Parse a job's annotation once and intern its files in the tracker. */
+static void _parse_job(job_info_t *ji, snap_job_t *sj)
+{
+	dl_filelist_t *files = NULL;
+	char *msg = NULL;
+	size_t i;
+
+	ji->parsed = true;
+	if (dl_slurm_job_files(sj->comment, sj->bb, sj->uid, sj->gid, &files,
+			       &msg)) {
+		/*
+		 * job_submit/datalocality rejects bad annotations at submit;
+		 * getting here means a list file changed or vanished since.
+		 * The job still runs, without a data preference.
+		 */
+		error("%s: JobId=%u: %s; scheduling it without data preference",
+		      PFX, ji->job_id, msg);
+		xfree(msg);
+		return;
+	}
+	if (!files)
+		return;
+	ji->files = xcalloc(files->count, sizeof(uint32_t));
+	for (i = 0; i < files->count; i++) {
+		uint64_t size = files->files[i].size;
+		struct stat sb;
+		int64_t id;
+
+		/* The real size wins over the annotation's, when visible. */
+		if (!stat(files->files[i].path, &sb) && S_ISREG(sb.st_mode))
+			size = sb.st_size;
+		id = dl_cache_file_intern(cache, files->files[i].path, size);
+		if (id < 0) {
+			error("%s: JobId=%u: %s: %s", PFX, ji->job_id,
+			      files->files[i].path, dl_strerror((int)id));
+			continue;
+		}
+		ji->files[ji->nfiles++] = (uint32_t)id;
+	}
+	dl_filelist_free(files);
+}
+
+/*
+ * Until node-side staging reports what nodes really hold, a job's files
+ * are taken to be cached on its node from the moment it starts there.
+ */
+static void _record_running(job_info_t *ji, int32_t node)
+{
+	uint64_t now = (uint64_t)time(NULL);
+	uint32_t i;
+	int rc;
+
+	if (ji->cached_on == node || node < 0 || (uint32_t)node >= cache_nodes)
+		return;
+	ji->cached_on = node;
+	for (i = 0; i < ji->nfiles; i++) {
+		if (dl_cache_file_size(cache, ji->files[i]) == DL_SIZE_UNKNOWN)
+			continue; /* cannot be accounted against capacity */
+		rc = dl_cache_insert(cache, node, ji->files[i], now, NULL, NULL);
+		if (rc)
+			debug("%s: JobId=%u: not caching %s on node %d: %s",
+			      PFX, ji->job_id,
+			      dl_cache_file_path(cache, ji->files[i]), node,
+			      dl_strerror(rc));
+	}
+}
+
+typedef struct {
+	uint64_t cycle;
+	uint32_t *stale;
+	uint32_t nstale, cap;
+} stale_arg_t;
+
+static void _find_stale(void *item, void *arg)
+{
+	job_info_t *ji = item;
+	stale_arg_t *sa = arg;
+
+	if (ji->seen == sa->cycle)
+		return;
+	if (sa->nstale == sa->cap) {
+		sa->cap = sa->cap ? sa->cap * 2 : 64;
+		xrecalloc(sa->stale, sa->cap, sizeof(uint32_t));
+	}
+	sa->stale[sa->nstale++] = ji->job_id;
+}
+
+/* Forget jobs that ended: they are no longer in the snapshot. */
+static void _forget_stale(void)
+{
+	stale_arg_t sa = { .cycle = cycle_no };
+	char key[12];
+	uint32_t i;
+
+	xhash_walk(jobs_seen, _find_stale, &sa);
+	for (i = 0; i < sa.nstale; i++) {
+		snprintf(key, sizeof(key), "%u", sa.stale[i]);
+		xhash_delete_str(jobs_seen, key);
+	}
+	xfree(sa.stale);
+}
+
+/* Build the library's state from the snapshot and run the policy. */
+static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp)
+{
+	dl_state_t *st = dl_state_create(cache, &conf.params);
+	dl_plan_t *plan = NULL;
+	uint32_t i;
+	int rc;
+
+	*stp = NULL;
+	if (!st)
+		return NULL;
+	for (i = 0; i < s->nnodes; i++)
+		dl_state_add_node(st, s->names[i], s->cpus[i], s->usable[i]);
+	for (i = 0; i < s->njobs; i++) {
+		snap_job_t *sj = &s->jobs[i];
+		job_info_t *ji = _job_info(sj->job_id, true);
+		dl_job_t j = { 0 };
+
+		ji->seen = cycle_no;
+		if (!ji->parsed)
+			_parse_job(ji, sj);
+		if (sj->running)
+			_record_running(ji, sj->node);
+		if (!sj->running && (!sj->placeable || !ji->nfiles))
+			continue; /* dispatched in priority order, anywhere */
+		j.id = sj->job_id;
+		j.state = sj->running ? DL_JOB_RUNNING : DL_JOB_PENDING;
+		j.nfiles = ji->nfiles;
+		j.files = ji->files;
+		j.cpus = sj->cpus;
+		j.priority = sj->priority;
+		j.arrival = (double)sj->submit;
+		j.compute = -1;
+		j.node = sj->node;
+		j.eligible = sj->eligible;
+		if ((rc = dl_state_add_job(st, &j)) < 0)
+			error("%s: JobId=%u left out of the plan: %s", PFX,
+			      sj->job_id, dl_strerror(rc));
+	}
+	_forget_stale();
+	if ((rc = dl_policy_plan(policy, st, &plan))) {
+		error("%s: policy %s failed: %s; starting jobs in priority order",
+		      PFX, dl_policy_name(policy), dl_strerror(rc));
+		dl_state_destroy(st);
+		return NULL;
+	}
+	*stp = st;
+	return plan;
+}
+
+/* ------------------------------------------------------------------ */
+/* phase 3: apply                                                      */
+
+static void _fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+/*
+ * Start one job, on node (>= 0) or anywhere (-1), the way sched/backfill's
+ * _start_job() does: restrict the job's excluded nodes for select_nodes()
+ * and put them back afterwards.
+ * RET select_nodes()' code.  Caller holds the job and node write locks.
+ */
+static int _start_job(job_record_t *job_ptr, int32_t node)
+{
+	bitstr_t *orig_exc = NULL;
+	bool array_head = job_ptr->array_recs != NULL;
+	int rc;
+
+	if (!acct_policy_job_runnable_state(job_ptr) &&
+	    !acct_policy_job_runnable_pre_select(job_ptr, false))
+		return ESLURM_ACCOUNTING_POLICY;
+	if (license_job_test(job_ptr, time(NULL), true) != SLURM_SUCCESS) {
+		job_ptr->state_reason = WAIT_LICENSES;
+		xfree(job_ptr->state_desc);
+		return ESLURM_LICENSES_UNAVAILABLE;
+	}
+	if (node >= 0) {
+		bitstr_t *others = bit_alloc(node_record_count);
+
+		bit_nset(others, 0, node_record_count - 1);
+		bit_clear(others, node);
+		if (job_ptr->details->exc_node_bitmap) {
+			orig_exc = bit_copy(job_ptr->details->exc_node_bitmap);
+			bit_or(job_ptr->details->exc_node_bitmap, others);
+			FREE_NULL_BITMAP(others);
+		} else {
+			job_ptr->details->exc_node_bitmap = others;
+		}
+	}
+	rc = select_nodes(job_ptr, false, NULL, NULL, false,
+			  SLURMDB_JOB_FLAG_SCHED);
+	if (node >= 0) {
+		/* A started array task leaves a new pending head behind. */
+		if (array_head && job_ptr->details) {
+			job_record_t *base = find_job_record(job_ptr->array_job_id);
+
+			if (base && base != job_ptr && base->array_recs &&
+			    base->details) {
+				FREE_NULL_BITMAP(base->details->exc_node_bitmap);
+				if (orig_exc)
+					base->details->exc_node_bitmap =
+						bit_copy(orig_exc);
+			}
+		}
+		if (job_ptr->details) {
+			FREE_NULL_BITMAP(job_ptr->details->exc_node_bitmap);
+			job_ptr->details->exc_node_bitmap = orig_exc;
+		} else {
+			FREE_NULL_BITMAP(orig_exc);
+		}
+	}
+	if (rc == SLURM_SUCCESS) {
+		last_job_update = time(NULL);
+		if (job_ptr->batch_flag == 0)
+			srun_allocate(job_ptr);
+		else if (!IS_JOB_CONFIGURING(job_ptr))
+			launch_job(job_ptr);
+	}
+	return rc;
+}
+
+static void _set_reason(job_record_t *job_ptr, const char *desc)
+{
+	if (job_ptr->state_reason == WAIT_RESOURCES && job_ptr->state_desc &&
+	    !xstrcmp(job_ptr->state_desc, desc))
+		return;
+	job_ptr->state_reason = WAIT_RESOURCES;
+	xfree(job_ptr->state_desc);
+	job_ptr->state_desc = xstrdup(desc);
+}
+
+/* A pending job of the queue, with its decision. */
+typedef struct {
+	job_queue_rec_t *rec;
+	const dl_assign_t *a;   /* NULL: no data preference */
+	size_t rank;            /* position in the priority queue */
+} cand_t;
+
+static int _cmp_cand(const void *x, const void *y)
+{
+	const cand_t *a = x, *b = y;
+
+	/* Planned jobs first, grouped by node, in plan order. */
+	if (!a->a != !b->a)
+		return a->a ? -1 : 1;
+	if (a->a) {
+		if (a->a->node != b->a->node)
+			return a->a->node < b->a->node ? -1 : 1;
+		if (a->a->order != b->a->order)
+			return a->a->order < b->a->order ? -1 : 1;
+	}
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static const dl_assign_t *_find_assign(const dl_plan_t *plan, uint32_t id)
+{
+	size_t i;
+
+	/* Plans list jobs in snapshot order; ids are few enough to scan. */
+	for (i = 0; plan && i < plan->n; i++)
+		if (plan->a[i].job_id == id && plan->a[i].node >= 0)
+			return &plan->a[i];
+	return NULL;
+}
+
+static void _apply(const dl_plan_t *plan, const dl_state_t *st)
+{
+	List queue = build_job_queue(false, false);
+	job_queue_rec_t *rec;
+	cand_t *cand;
+	uint8_t *node_full;
+	size_t n = 0, cap, i;
+	char cached[32], desc[256];
+
+	sort_job_queue(queue);
+	cap = list_count(queue);
+	cand = xcalloc(cap ? cap : 1, sizeof(*cand));
+	node_full = xcalloc(node_record_count ? node_record_count : 1, 1);
+	while ((rec = list_pop(queue))) {
+		size_t k;
+
+		/* A job queued in several partitions: its best one only. */
+		for (k = 0; k < n; k++)
+			if (cand[k].rec->job_ptr == rec->job_ptr)
+				break;
+		if (k < n || !IS_JOB_PENDING(rec->job_ptr)) {
+			xfree(rec);
+			continue;
+		}
+		cand[n].rec = rec;
+		cand[n].a = _find_assign(plan, rec->job_id);
+		cand[n].rank = n;
+		n++;
+	}
+	qsort(cand, n, sizeof(*cand), _cmp_cand);
+
+	for (i = 0; i < n; i++) {
+		job_record_t *job_ptr = cand[i].rec->job_ptr;
+		const dl_assign_t *a = cand[i].a;
+		int32_t node = a ? a->node : -1;
+		int rc;
+
+		if (!IS_JOB_PENDING(job_ptr))
+			continue; /* an array task started since */
+		if (node >= node_record_count)
+			node = -1; /* plan from before a reconfiguration */
+		if (node >= 0 && node_full[node]) {
+			_fmt_bytes(a->bytes_cached, cached, sizeof(cached));
+			snprintf(desc, sizeof(desc),
+				 "DataLocality: waiting for %s (%u/%u files, %s cached)",
+				 st->nodes[node].name, a->files_cached,
+				 a->nfiles, cached);
+			_set_reason(job_ptr, desc);
+			continue;
+		}
+		job_ptr->part_ptr = cand[i].rec->part_ptr;
+		rc = _start_job(job_ptr, node);
+		if (rc == SLURM_SUCCESS && node >= 0) {
+			_fmt_bytes(a->bytes_cached, cached, sizeof(cached));
+			info("%s: started JobId=%u on %s (planned %s: %u/%u files, %s cached, policy %s)",
+			     PFX, job_ptr->job_id, job_ptr->nodes,
+			     st->nodes[node].name, a->files_cached, a->nfiles,
+			     cached, plan->policy);
+		} else if (rc == SLURM_SUCCESS) {
+			info("%s: started JobId=%u on %s (no data preference)",
+			     PFX, job_ptr->job_id, job_ptr->nodes);
+		} else if (node >= 0 && rc == ESLURM_NODES_BUSY) {
+			/* Its node is full: it and the jobs after it wait. */
+			node_full[node] = 1;
+			i--;
+		} else if (node >= 0 && rc != ESLURM_ACCOUNTING_POLICY &&
+			   rc != ESLURM_LICENSES_UNAVAILABLE) {
+			/*
+			 * The planned node cannot ever take it (memory,
+			 * features, ...): rather than wait forever, run it
+			 * wherever Slurm can.
+			 */
+			debug("%s: JobId=%u cannot run on %s (%s), trying any node",
+			      PFX, job_ptr->job_id, st->nodes[node].name,
+			      slurm_strerror(rc));
+			if (_start_job(job_ptr, -1) == SLURM_SUCCESS)
+				info("%s: started JobId=%u on %s (planned %s unusable: %s)",
+				     PFX, job_ptr->job_id, job_ptr->nodes,
+				     st->nodes[node].name, slurm_strerror(rc));
+		}
+	}
+	for (i = 0; i < n; i++)
+		xfree(cand[i].rec);
+	xfree(cand);
+	xfree(node_full);
+	FREE_NULL_LIST(queue);
+}
+
+/* ------------------------------------------------------------------ */
+/* the thread                                                          */
+
+static void _cycle(void)
+{
+	/* Copying needs only read locks: nothing changes under us. */
+	slurmctld_lock_t read_lock = {
+		.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
+		.part = READ_LOCK
+	};
+	/* select_nodes() needs what sched/backfill holds to start jobs. */
+	slurmctld_lock_t write_lock = {
+		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+		.part = READ_LOCK, .fed = READ_LOCK
+	};
+	snapshot_t snap = { 0 };
+	dl_state_t *st = NULL;
+	dl_plan_t *plan;
+
+	cycle_no++;
+	lock_slurmctld(read_lock);
+	_snapshot(&snap);
+	unlock_slurmctld(read_lock);
+
+	plan = _plan(&snap, &st);
+	if (plan)
+		debug("%s: plan %s: %zu jobs, cut %" PRIu64 " bytes, imbalance %.3f, %.3f ms",
+		      PFX, plan->policy, plan->n, plan->cut_bytes,
+		      plan->imbalance, plan->seconds * 1e3);
+
+	lock_slurmctld(write_lock);
+	if (st && st->nnodes == (uint32_t)node_record_count)
+		_apply(plan, st);
+	else
+		_apply(NULL, st);
+	unlock_slurmctld(write_lock);
+
+	dl_plan_free(plan);
+	dl_state_destroy(st);
+	_snapshot_free(&snap);
+}
+
+static void *_agent(void *arg)
+{
+	time_t last_plan = 0, seen_job = 0, seen_node = 0;
+	struct timespec ts;
+
+	(void)arg;
+	while (true) {
+		time_t now;
+		bool reconf, stop;
+
+		slurm_mutex_lock(&term_lock);
+		if (!stop_agent) {
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += POLL_MS * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			slurm_cond_timedwait(&term_cond, &term_lock, &ts);
+		}
+		reconf = reconfig_pending;
+		reconfig_pending = false;
+		stop = stop_agent;
+		slurm_mutex_unlock(&term_lock);
+		if (stop)
+			break;
+		if (reconf) {
+			slurmctld_lock_t conf_lock = { .conf = READ_LOCK,
+						       .node = READ_LOCK };
+			lock_slurmctld(conf_lock);
+			_reconfigure();
+			unlock_slurmctld(conf_lock);
+		}
+		if (!cache || !policy)
+			continue;
+		/*
+		 * last_*_update have a one-second resolution: a change made
+		 * in the second of the last plan shows no new value, so keep
+		 * planning while the stamps are not older than that plan.
+		 */
+		now = time(NULL);
+		if (!reconf && now - last_plan < 1 &&
+		    last_job_update == seen_job &&
+		    last_node_update == seen_node &&
+		    seen_job < last_plan && seen_node < last_plan)
+			continue;
+		seen_job = last_job_update;
+		seen_node = last_node_update;
+		last_plan = now;
+		_cycle();
+	}
+	return NULL;
+}
+
+int dl_agent_start(void)
+{
+	slurm_mutex_lock(&term_lock);
+	if (agent_tid) {
+		slurm_mutex_unlock(&term_lock);
+		return SLURM_ERROR;
+	}
+	stop_agent = false;
+	reconfig_pending = true;
+	jobs_seen = xhash_init(_job_info_id, _job_info_free);
+	slurm_thread_create(&agent_tid, _agent, NULL);
+	slurm_mutex_unlock(&term_lock);
+	return SLURM_SUCCESS;
+}
+
+void dl_agent_stop(void)
+{
+	slurm_mutex_lock(&term_lock);
+	if (!agent_tid) {
+		slurm_mutex_unlock(&term_lock);
+		return;
+	}
+	stop_agent = true;
+	slurm_cond_broadcast(&term_cond);
+	slurm_mutex_unlock(&term_lock);
+	pthread_join(agent_tid, NULL);
+	agent_tid = 0;
+	dl_policy_destroy(policy);
+	policy = NULL;
+	dl_cache_destroy(cache);
+	cache = NULL;
+	xhash_free_ptr(&jobs_seen);
+	xfree(conf.policy);
+	xfree(conf.policy_params);
+}
+
+void dl_agent_reconfig(void)
+{
+	slurm_mutex_lock(&term_lock);
+	reconfig_pending = true;
+	slurm_mutex_unlock(&term_lock);
+}

@@ -1,0 +1,680 @@
+# shellcheck shell=bash
+# test/cluster/cluster.sh -- throw-away local Slurm cluster for tests.
+#
+# Source this file (do not execute it), then:
+#
+#     source test/cluster/cluster.sh
+#     trap dl_cluster_stop EXIT
+#     dl_cluster_start --nodes 4 --sched sched/builtin
+#     jid=$(sbatch --parsable --wrap hostname)
+#     dl_cluster_wait_jobs_done 30
+#     dl_cluster_job_field "$jid" JobState      # -> COMPLETED
+#
+# Everything lives in a fresh temp dir under /tmp ($DL_CLUSTER_DIR): its own
+# munged (own key, socket, pid file), one slurmctld and N slurmd started with
+# "slurmd -N nX" (Debian's Slurm is built with --enable-multiple-slurmd), all
+# on 127.0.0.1.  No systemd, no /etc/slurm, no /run/munge are touched.  The
+# library is safe to use from callers running with `set -euo pipefail`.
+#
+# Layout of $DL_CLUSTER_DIR:
+#     etc/slurm.conf   etc/<extra files>     (SLURM_CONF points here)
+#     munge/{munge.key,munge.socket,munged.pid,munged.seed}
+#     log/{slurmctld.log,slurmd.nX.log,munged.log,*.out}   (*.out = daemon stdout/stderr)
+#     run/{harness.pids,slurmctld.pid,slurmd.nX.pid}
+#     state/   (StateSaveLocation)     spool/nX/  (SlurmdSpoolDir)
+#     out/     (free for job output; selftest uses it)
+#
+# Options: every option can be given as an environment variable or as a
+# command-line option of dl_cluster_init/dl_cluster_start (options win).
+#
+#   env var                 option              default
+#   DL_NODES                --nodes N           4          nodes n1..nN
+#   DL_NODE_CPUS            --cpus N            1          CPUs= of every node
+#   DL_NODE_MEM             --mem MB            1000       RealMemory= of every node
+#   DL_SCHED_TYPE           --sched TYPE        sched/builtin
+#   DL_SCHED_PARAMS         --sched-params P    ""         SchedulerParameters=
+#   DL_SELECT_PARAMS        --select-params P   CR_Core    SelectTypeParameters=
+#   DL_JOB_SUBMIT           --job-submit P      ""         JobSubmitPlugins=
+#   DL_PLUGIN_DIR           --plugin-dir D      ""         prepended to Debian's
+#                                                          PluginDir (colon list)
+#   DL_PROLOG / DL_EPILOG   --prolog / --epilog ""         Prolog= / Epilog=
+#   DL_CLUSTER_EXTRA_CONF   --extra-conf LINE   ""         appended verbatim to
+#                           (repeatable)                   slurm.conf (may be
+#                                                          multi-line)
+#   DL_CLUSTER_ETC_FILES    --etc-file PATH     ""         files copied into
+#                           (repeatable)                   $DL_CLUSTER_DIR/etc
+#                                                          (env: space separated)
+#   DL_CLUSTER_PRE_START    --pre-start CMD     ""         eval'd after slurm.conf
+#                                                          is written, before any
+#                                                          daemon starts
+#   DL_CLUSTER_PORT_BASE    --port-base B       random     slurmctld port = B,
+#                                                          slurmd nX port = B+100+X;
+#                                                          random B in 20000..31800
+#                                                          (step 200, free-checked,
+#                                                          locked) so clusters coexist
+#   DL_CLUSTER_TIMEOUT      --timeout S         30         startup timeout (s)
+#   DL_SLURMD_TIMEOUT                           15         SlurmdTimeout=
+#   DL_DEBUG                --debug LEVEL       info       SlurmctldDebug/SlurmdDebug
+#   DL_KEEP                                     0          1: dl_cluster_stop keeps
+#                                                          the temp dir
+#   DL_CLUSTER_QUIET                            0          1: no progress messages
+#
+# To put files into etc/ before the daemons start (e.g. datalocality.conf),
+# either pass --etc-file, use --pre-start, or split the start in two:
+#     dl_cluster_init [options]                 # creates dir + slurm.conf only
+#     cat > "$DL_CLUSTER_DIR/etc/datalocality.conf" <<EOF ... EOF
+#     dl_cluster_start                          # starts daemons in that dir
+# (dl_cluster_start after dl_cluster_init ignores options; give them to init.)
+#
+# Functions:
+#   dl_cluster_init [opts]           create dir, key, slurm.conf (no daemons)
+#   dl_cluster_start [opts]          init (if needed) + munged, slurmctld,
+#                                    slurmds; waits until all nodes are IDLE;
+#                                    exports SLURM_CONF, DL_CLUSTER_DIR
+#   dl_cluster_stop                  scancel active jobs, SIGTERM (5 s) then
+#                                    SIGKILL the recorded PIDs, rm the dir
+#                                    unless DL_KEEP=1.  Idempotent, always
+#                                    returns 0 (use it as EXIT trap).
+#   dl_cluster_wait_jobs_done [T]    wait (T s, default 60) until squeue has no
+#                                    PENDING/CONFIGURING/RUNNING/COMPLETING job
+#   dl_cluster_wait_nodes [REGEX [T]] wait until every node's state (sinfo %T,
+#                                    e.g. "idle", "mixed", "allocated") matches
+#                                    ^(REGEX)$; default "idle", T=30
+#   dl_cluster_job_field JOBID FIELD print FIELD (NodeList, JobState, Reason,
+#                                    ExitCode, ...) from `scontrol show job -o`;
+#                                    returns 1 if job/field not found
+#   dl_cluster_restart_slurmctld     stop slurmctld (by PID), start it again
+#                                    with the same config and saved state, wait
+#                                    until it answers and all nodes respond
+#   dl_cluster_stop_slurmd NODE      stop one slurmd (by PID)
+#   dl_cluster_start_slurmd NODE     (re)start one slurmd
+#   dl_cluster_log_ctld              print path of slurmctld log
+#   dl_cluster_log_slurmd NODE       print path of slurmd log of NODE
+#   dl_cluster_logs_tail [N]         print last N (default 30) lines of all logs
+#   dl_cluster_pids                  print "role pid" of the started daemons
+#
+# Internal names start with _dl_.
+
+_DL_DEBIAN_PLUGIN_DIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
+
+_dl_msg() {
+	[ "${DL_CLUSTER_QUIET:-0}" = 1 ] || echo "dl_cluster: $*" >&2
+}
+
+_dl_err() {
+	echo "dl_cluster: ERROR: $*" >&2
+}
+
+_dl_now_ms() {
+	local s
+	s=$(date +%s%N)
+	echo $((s / 1000000))
+}
+
+# 0 if pid exists and is not a zombie
+_dl_pid_alive() {
+	local pid=$1 stat rest
+	[ -n "$pid" ] || return 1
+	[ -r "/proc/$pid/stat" ] || return 1
+	stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+	[ -n "$stat" ] || return 1
+	rest=${stat##*) }
+	case $rest in
+	Z* | X*) return 1 ;;
+	esac
+	return 0
+}
+
+# 0 if pid is alive AND its command line mentions our cluster dir (guards
+# against PID reuse: every daemon we start has the dir in its argv)
+_dl_pid_ours() {
+	local pid=$1 cmd
+	_dl_pid_alive "$pid" || return 1
+	cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+	case $cmd in
+	*"$DL_CLUSTER_DIR"*) return 0 ;;
+	esac
+	return 1
+}
+
+_dl_pid_of() { # role -> pid (from harness.pids; last entry wins)
+	local role=$1 f=$DL_CLUSTER_DIR/run/harness.pids
+	[ -f "$f" ] || return 1
+	awk -v r="$role" '$1 == r { p = $2 } END { if (p == "") exit 1; print p }' "$f"
+}
+
+dl_cluster_pids() {
+	[ -n "${DL_CLUSTER_DIR:-}" ] && [ -f "$DL_CLUSTER_DIR/run/harness.pids" ] || return 0
+	cat "$DL_CLUSTER_DIR/run/harness.pids"
+}
+
+# _dl_spawn ROLE CMD ARGS... : run CMD in the background (foreground mode of
+# the daemon), stdout/stderr to log/ROLE.out, stdin /dev/null, fds >2 closed
+# (so e.g. bats' fd 3 does not keep the test runner waiting), record its PID.
+_dl_spawn() {
+	local role=$1
+	shift
+	local out=$DL_CLUSTER_DIR/log/$role.out
+	(
+		for _fd in /proc/$BASHPID/fd/*; do
+			_fd=${_fd##*/}
+			if [ "$_fd" -gt 2 ] 2>/dev/null; then
+				eval "exec $_fd>&-" 2>/dev/null || true
+			fi
+		done
+		export DL_CLUSTER_ID="$DL_CLUSTER_DIR"
+		export SLURM_CONF="$DL_CLUSTER_DIR/etc/slurm.conf"
+		exec "$@"
+	) </dev/null >>"$out" 2>&1 &
+	local pid=$!
+	disown "$pid" 2>/dev/null || true
+	echo "$role $pid" >>"$DL_CLUSTER_DIR/run/harness.pids"
+	_DL_LAST_PID=$pid
+}
+
+# _dl_kill_pid PID [WAIT_S]: SIGTERM, wait, SIGKILL.  Only if the pid is ours.
+_dl_kill_pid() {
+	local pid=$1 wait_s=${2:-5} i=0 n
+	_dl_pid_ours "$pid" || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	n=$((wait_s * 10))
+	while [ "$i" -lt "$n" ]; do
+		_dl_pid_alive "$pid" || return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	_dl_msg "pid $pid did not exit after SIGTERM, sending SIGKILL"
+	kill -KILL "$pid" 2>/dev/null || true
+	i=0
+	while [ "$i" -lt 20 ]; do
+		_dl_pid_alive "$pid" || return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 0
+}
+
+# ports in LISTEN state, as upper-case 4-digit hex
+_dl_listening_ports_hex() {
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk '$4 == "0A" { split($2, a, ":"); print a[2] }' | sort -u || true
+}
+
+_dl_ports_free() { # base nodes
+	local base=$1 nodes=$2 listening p i
+	listening=" $(_dl_listening_ports_hex | tr '\n' ' ') "
+	for p in "$base" $(i=1; while [ "$i" -le "$nodes" ]; do echo $((base + 100 + i)); i=$((i + 1)); done); do
+		case $listening in
+		*" $(printf '%04X' "$p") "*) return 1 ;;
+		esac
+	done
+	return 0
+}
+
+# Reserve a port base: lock dir /tmp/dl_cluster.ports.BASE holding the owner
+# cluster dir; stale if that dir no longer exists.
+_dl_lock_ports() { # base -> 0 if locked by us
+	local base=$1 lock=/tmp/dl_cluster.ports.$1 owner
+	if mkdir "$lock" 2>/dev/null; then
+		echo "$DL_CLUSTER_DIR" >"$lock/owner"
+		return 0
+	fi
+	owner=$(cat "$lock/owner" 2>/dev/null || true)
+	if [ -n "$owner" ] && [ ! -d "$owner" ]; then
+		echo "$DL_CLUSTER_DIR" >"$lock/owner"
+		return 0
+	fi
+	return 1
+}
+
+_dl_pick_ports() { # nodes
+	local nodes=$1 base tries=0
+	if [ -n "${DL_CLUSTER_PORT_BASE:-}" ]; then
+		base=$DL_CLUSTER_PORT_BASE
+		if ! _dl_ports_free "$base" "$nodes"; then
+			_dl_err "ports $base / $((base + 101))..$((base + 100 + nodes)) are in use"
+			return 1
+		fi
+		_dl_lock_ports "$base" || _dl_msg "warning: port base $base locked by another cluster"
+		_DL_PORT_BASE=$base
+		return 0
+	fi
+	while [ "$tries" -lt 100 ]; do
+		base=$((20000 + 200 * (RANDOM % 60)))
+		tries=$((tries + 1))
+		_dl_ports_free "$base" "$nodes" || continue
+		_dl_lock_ports "$base" || continue
+		_DL_PORT_BASE=$base
+		return 0
+	done
+	_dl_err "could not find free ports"
+	return 1
+}
+
+_dl_parse_opts() {
+	_DL_EXTRA_LINES=()
+	_DL_ETC_FILES=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--nodes) DL_NODES=$2; shift 2 ;;
+		--cpus) DL_NODE_CPUS=$2; shift 2 ;;
+		--mem) DL_NODE_MEM=$2; shift 2 ;;
+		--sched) DL_SCHED_TYPE=$2; shift 2 ;;
+		--sched-params) DL_SCHED_PARAMS=$2; shift 2 ;;
+		--select-params) DL_SELECT_PARAMS=$2; shift 2 ;;
+		--job-submit) DL_JOB_SUBMIT=$2; shift 2 ;;
+		--plugin-dir) DL_PLUGIN_DIR=$2; shift 2 ;;
+		--prolog) DL_PROLOG=$2; shift 2 ;;
+		--epilog) DL_EPILOG=$2; shift 2 ;;
+		--extra-conf) _DL_EXTRA_LINES+=("$2"); shift 2 ;;
+		--etc-file) _DL_ETC_FILES+=("$2"); shift 2 ;;
+		--pre-start) DL_CLUSTER_PRE_START=$2; shift 2 ;;
+		--port-base) DL_CLUSTER_PORT_BASE=$2; shift 2 ;;
+		--timeout) DL_CLUSTER_TIMEOUT=$2; shift 2 ;;
+		--debug) DL_DEBUG=$2; shift 2 ;;
+		*)
+			_dl_err "unknown option: $1"
+			return 1
+			;;
+		esac
+	done
+	return 0
+}
+
+_dl_write_conf() {
+	local d=$DL_CLUSTER_DIR conf=$DL_CLUSTER_DIR/etc/slurm.conf
+	local nodes=${DL_NODES:-4} cpus=${DL_NODE_CPUS:-1} mem=${DL_NODE_MEM:-1000}
+	local pdir=$_DL_DEBIAN_PLUGIN_DIR i l sp
+	if [ -n "${DL_PLUGIN_DIR:-}" ]; then
+		pdir=$DL_PLUGIN_DIR:$_DL_DEBIAN_PLUGIN_DIR
+	fi
+	local base=$DL_CLUSTER_DIR/run/slurm.conf.base extra=$DL_CLUSTER_DIR/run/slurm.conf.extra
+	{
+		echo "# generated by test/cluster/cluster.sh"
+		echo "ClusterName=dltest"
+		echo "SlurmctldHost=localhost(127.0.0.1)"
+		echo "SlurmctldPort=$_DL_PORT_BASE"
+		echo "SlurmUser=root"
+		echo "SlurmdUser=root"
+		echo "AuthType=auth/munge"
+		echo "CredType=cred/munge"
+		echo "AuthInfo=socket=$d/munge/munge.socket"
+		echo "PluginDir=$pdir"
+		echo "StateSaveLocation=$d/state"
+		echo "SlurmdSpoolDir=$d/spool/%n"
+		echo "SlurmctldPidFile=$d/run/slurmctld.pid"
+		echo "SlurmdPidFile=$d/run/slurmd.%n.pid"
+		echo "SlurmctldLogFile=$d/log/slurmctld.log"
+		echo "SlurmdLogFile=$d/log/slurmd.%n.log"
+		echo "SlurmctldDebug=${DL_DEBUG:-info}"
+		echo "SlurmdDebug=${DL_DEBUG:-info}"
+		echo "SlurmdParameters=config_overrides"
+		echo "ProctrackType=proctrack/linuxproc"
+		echo "TaskPlugin=task/none"
+		echo "JobAcctGatherType=jobacct_gather/none"
+		echo "SelectType=select/cons_tres"
+		echo "SelectTypeParameters=${DL_SELECT_PARAMS:-CR_Core}"
+		echo "SchedulerType=${DL_SCHED_TYPE:-sched/builtin}"
+		sp=${DL_SCHED_PARAMS:-}
+		case $sp in
+		*batch_sched_delay=*) ;;
+		*)
+			if [ -n "${DL_BATCH_SCHED_DELAY-0}" ]; then
+				sp="batch_sched_delay=${DL_BATCH_SCHED_DELAY-0}${sp:+,$sp}"
+			fi
+			;;
+		esac
+		if [ -n "$sp" ]; then echo "SchedulerParameters=$sp"; fi
+		if [ -n "${DL_JOB_SUBMIT:-}" ]; then echo "JobSubmitPlugins=$DL_JOB_SUBMIT"; fi
+		if [ -n "${DL_PROLOG:-}" ]; then echo "Prolog=$DL_PROLOG"; fi
+		if [ -n "${DL_EPILOG:-}" ]; then echo "Epilog=$DL_EPILOG"; fi
+		echo "MpiDefault=none"
+		echo "SwitchType=switch/none"
+		echo "JobCompType=jobcomp/none"
+		echo "AccountingStorageType=accounting_storage/none"
+		echo "MailProg=/bin/true"
+		echo "ReturnToService=2"
+		echo "MinJobAge=600"
+		echo "KillWait=2"
+		echo "SlurmctldTimeout=10"
+		echo "SlurmdTimeout=${DL_SLURMD_TIMEOUT:-15}"
+		echo "InactiveLimit=0"
+		echo "Waittime=0"
+		i=1
+		while [ "$i" -le "$nodes" ]; do
+			echo "NodeName=n$i NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((_DL_PORT_BASE + 100 + i)) CPUs=$cpus RealMemory=$mem State=UNKNOWN"
+			i=$((i + 1))
+		done
+		echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+	} >"$base" || return 1
+	{
+		if [ -n "${DL_CLUSTER_EXTRA_CONF:-}" ]; then
+			echo "# DL_CLUSTER_EXTRA_CONF"
+			printf '%s\n' "$DL_CLUSTER_EXTRA_CONF"
+		fi
+		if [ "${#_DL_EXTRA_LINES[@]}" -gt 0 ]; then
+			echo "# --extra-conf"
+			for l in "${_DL_EXTRA_LINES[@]}"; do printf '%s\n' "$l"; done
+		fi
+	} >"$extra" || return 1
+	# A "Key=..." line in the extra config replaces the generated line with
+	# the same key (case-insensitive), so Slurm does not log "specified more
+	# than once" errors.  Keys that may legitimately repeat are only appended.
+	awk '
+		function key(line,   k) {
+			if (line ~ /^[ \t]*#/ || line !~ /=/) return ""
+			k = line; sub(/^[ \t]*/, "", k); sub(/=.*/, "", k)
+			k = tolower(k)
+			if (k ~ /^(nodename|partitionname|downnodes|nodeset|frontendname|include)$/) return ""
+			return k
+		}
+		FILENAME == ARGV[1] { k = key($0); if (k != "") over[k] = 1; next }
+		{ k = key($0); if (k == "" || !(k in over)) print }
+	' "$extra" "$base" >"$conf" || return 1
+	cat "$extra" >>"$conf"
+}
+
+# dl_cluster_init [options]: fresh dir, munge key, slurm.conf.  No daemons.
+dl_cluster_init() {
+	if [ -n "${_DL_INITED:-}" ] && [ "${_DL_INITED}" = "${DL_CLUSTER_DIR:-}" ] && [ -d "$DL_CLUSTER_DIR" ]; then
+		_dl_err "cluster already initialised in $DL_CLUSTER_DIR (call dl_cluster_stop first)"
+		return 1
+	fi
+	_dl_parse_opts "$@" || return 1
+	local nodes=${DL_NODES:-4} i f
+	case $nodes in
+	'' | *[!0-9]*) _dl_err "DL_NODES must be a number (got '$nodes')"; return 1 ;;
+	esac
+	if [ "$nodes" -lt 1 ] || [ "$nodes" -gt 99 ]; then
+		_dl_err "DL_NODES must be 1..99"
+		return 1
+	fi
+	DL_CLUSTER_DIR=$(mktemp -d /tmp/dl_cluster.XXXXXX) || return 1
+	export DL_CLUSTER_DIR
+	_DL_INITED=$DL_CLUSTER_DIR
+	_DL_STARTED=
+	chmod 755 "$DL_CLUSTER_DIR"
+	mkdir -p "$DL_CLUSTER_DIR"/{etc,munge,log,run,state,out} || return 1
+	i=1
+	while [ "$i" -le "$nodes" ]; do
+		mkdir -p "$DL_CLUSTER_DIR/spool/n$i"
+		i=$((i + 1))
+	done
+	chmod 755 "$DL_CLUSTER_DIR/munge" "$DL_CLUSTER_DIR/log" "$DL_CLUSTER_DIR/run"
+	: >"$DL_CLUSTER_DIR/run/harness.pids"
+	echo "$nodes" >"$DL_CLUSTER_DIR/run/nodes"
+	# munge key: owned by us (root), 0400
+	(umask 077 && dd if=/dev/urandom of="$DL_CLUSTER_DIR/munge/munge.key" bs=1 count=1024 status=none) || return 1
+	chmod 0400 "$DL_CLUSTER_DIR/munge/munge.key"
+	_dl_pick_ports "$nodes" || return 1
+	echo "$_DL_PORT_BASE" >"$DL_CLUSTER_DIR/run/port_base"
+	_dl_write_conf || return 1
+	for f in "${_DL_ETC_FILES[@]}" ${DL_CLUSTER_ETC_FILES:-}; do
+		cp "$f" "$DL_CLUSTER_DIR/etc/" || { _dl_err "cannot copy $f"; return 1; }
+	done
+	return 0
+}
+
+_dl_conf() { echo "$DL_CLUSTER_DIR/etc/slurm.conf"; }
+
+_dl_start_munged() {
+	local d=$DL_CLUSTER_DIR/munge i=0 n
+	_dl_spawn munged /usr/sbin/munged --foreground --force \
+		--socket="$d/munge.socket" --key-file="$d/munge.key" \
+		--pid-file="$d/munged.pid" --seed-file="$d/munged.seed" \
+		--log-file="$DL_CLUSTER_DIR/log/munged.log" --num-threads=4
+	n=$((${DL_CLUSTER_TIMEOUT:-30} * 10))
+	while [ "$i" -lt "$n" ]; do
+		if [ -S "$d/munge.socket" ] && munge -n -S "$d/munge.socket" 2>/dev/null | unmunge -S "$d/munge.socket" >/dev/null 2>&1; then
+			return 0
+		fi
+		_dl_pid_alive "$_DL_LAST_PID" || { _dl_err "munged died"; return 1; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	_dl_err "munged did not come up"
+	return 1
+}
+
+_dl_ctld_up() {
+	local out
+	out=$(scontrol ping 2>/dev/null) || return 1
+	case $out in
+	*" is UP"*) return 0 ;;
+	esac
+	return 1
+}
+
+_dl_start_ctld() {
+	local i=0 n
+	_dl_spawn slurmctld /usr/sbin/slurmctld -D -f "$(_dl_conf)"
+	local pid=$_DL_LAST_PID
+	n=$((${DL_CLUSTER_TIMEOUT:-30} * 10))
+	while [ "$i" -lt "$n" ]; do
+		_dl_ctld_up && return 0
+		_dl_pid_alive "$pid" || { _dl_err "slurmctld (pid $pid) died"; return 1; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	_dl_err "slurmctld did not answer within ${DL_CLUSTER_TIMEOUT:-30}s"
+	return 1
+}
+
+dl_cluster_start_slurmd() {
+	local node=$1
+	_dl_spawn "slurmd.$node" /usr/sbin/slurmd -D -N "$node" -f "$(_dl_conf)"
+}
+
+dl_cluster_stop_slurmd() {
+	local node=$1 pid
+	pid=$(_dl_pid_of "slurmd.$node") || return 0
+	_dl_kill_pid "$pid" 5
+}
+
+_dl_nnodes() { cat "$DL_CLUSTER_DIR/run/nodes"; }
+
+# dl_cluster_wait_nodes [REGEX [TIMEOUT]]
+dl_cluster_wait_nodes() {
+	local re=${1:-idle} timeout=${2:-30} i=0 n states bad nodes
+	nodes=$(_dl_nnodes)
+	n=$((timeout * 10))
+	while [ "$i" -lt "$n" ]; do
+		if states=$(sinfo -h -N -o '%N %T' 2>/dev/null); then
+			bad=$(printf '%s\n' "$states" | awk -v re="^($re)\$" 'NF == 2 { seen[$1] = 1; if ($2 !~ re) b++ } END { c = 0; for (k in seen) c++; print b + 0, c }')
+			if [ "${bad% *}" = 0 ] && [ "${bad#* }" = "$nodes" ]; then
+				return 0
+			fi
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	_dl_err "nodes not all in state '$re' after ${timeout}s:"
+	sinfo -N -o '%N %T %E' >&2 2>&1 || true
+	return 1
+}
+
+# dl_cluster_start [options]
+dl_cluster_start() {
+	local t0 t1 node i nodes
+	t0=$(_dl_now_ms)
+	if [ -z "${_DL_INITED:-}" ] || [ "${_DL_INITED}" != "${DL_CLUSTER_DIR:-}" ] || [ -n "${_DL_STARTED:-}" ]; then
+		dl_cluster_init "$@" || { dl_cluster_stop; return 1; }
+	elif [ $# -gt 0 ]; then
+		_dl_msg "warning: options ignored, cluster was initialised by dl_cluster_init"
+	fi
+	_DL_STARTED=1
+	export SLURM_CONF="$DL_CLUSTER_DIR/etc/slurm.conf"
+	if [ -n "${DL_CLUSTER_PRE_START:-}" ]; then
+		eval "$DL_CLUSTER_PRE_START" || { _dl_err "pre-start hook failed"; dl_cluster_stop; return 1; }
+	fi
+	if ! _dl_start_munged || ! _dl_start_ctld; then
+		dl_cluster_logs_tail 30 >&2
+		dl_cluster_stop
+		return 1
+	fi
+	nodes=$(_dl_nnodes)
+	i=1
+	while [ "$i" -le "$nodes" ]; do
+		dl_cluster_start_slurmd "n$i"
+		i=$((i + 1))
+	done
+	if ! dl_cluster_wait_nodes idle "${DL_CLUSTER_TIMEOUT:-30}"; then
+		dl_cluster_logs_tail 30 >&2
+		dl_cluster_stop
+		return 1
+	fi
+	t1=$(_dl_now_ms)
+	DL_CLUSTER_STARTUP_MS=$((t1 - t0))
+	_dl_msg "cluster up in ${DL_CLUSTER_STARTUP_MS} ms: $nodes nodes, dir $DL_CLUSTER_DIR, ctld port $(cat "$DL_CLUSTER_DIR/run/port_base")"
+	return 0
+}
+
+# processes (other than us and our ancestors) carrying our DL_CLUSTER_ID in
+# their environment: leftover slurmstepd etc.
+_dl_marked_pids() {
+	local self_chain=" " p=$BASHPID e pp pid
+	while [ -n "$p" ] && [ "$p" != 0 ]; do
+		self_chain="$self_chain$p "
+		pp=$(awk '{ s = $0; sub(/.*\) /, "", s); split(s, a, " "); print a[2] }' "/proc/$p/stat" 2>/dev/null) || break
+		[ "$pp" = "$p" ] && break
+		p=$pp
+	done
+	for e in /proc/[0-9]*/environ; do
+		pid=${e#/proc/}
+		pid=${pid%/environ}
+		case $self_chain in *" $pid "*) continue ;; esac
+		if grep -qzxF "DL_CLUSTER_ID=$DL_CLUSTER_DIR" "$e" 2>/dev/null; then
+			echo "$pid"
+		fi
+	done
+}
+
+dl_cluster_stop() {
+	local dir=${DL_CLUSTER_DIR:-} pid role jobs i pids left base
+	[ -n "$dir" ] && [ -d "$dir" ] || return 0
+	[ -f "$dir/run/harness.pids" ] || return 0
+	# 1. cancel active jobs while slurmctld/slurmd are still there, so that
+	#    slurmstepd and job processes go away cleanly
+	pid=$(_dl_pid_of slurmctld 2>/dev/null || true)
+	if [ -n "$pid" ] && _dl_pid_ours "$pid"; then
+		jobs=$(SLURM_CONF=$dir/etc/slurm.conf timeout 5 squeue -h -t PD,CF,R,CG,S -o %i 2>/dev/null || true)
+		if [ -n "$jobs" ]; then
+			# shellcheck disable=SC2086
+			SLURM_CONF=$dir/etc/slurm.conf timeout 5 scancel $jobs >/dev/null 2>&1 || true
+			i=0
+			while [ "$i" -lt 50 ]; do
+				jobs=$(SLURM_CONF=$dir/etc/slurm.conf timeout 5 squeue -h -t PD,CF,R,CG -o %i 2>/dev/null || true)
+				[ -z "$jobs" ] && break
+				sleep 0.1
+				i=$((i + 1))
+			done
+		fi
+	fi
+	# 2. SIGTERM everything we started (slurmd, slurmctld, munged last),
+	#    in parallel, then wait / SIGKILL
+	pids=
+	for role in slurmd slurmctld munged; do
+		while read -r r pid; do
+			case $r in "$role"*) ;; *) continue ;; esac
+			if _dl_pid_ours "$pid"; then
+				kill -TERM "$pid" 2>/dev/null || true
+				pids="$pids $pid"
+			fi
+		done <"$dir/run/harness.pids"
+		if [ "$role" = slurmctld ]; then
+			# give slurmds a moment before the controller goes away
+			:
+		fi
+	done
+	i=0
+	while [ "$i" -lt 50 ]; do
+		left=
+		for pid in $pids; do _dl_pid_alive "$pid" && left="$left $pid"; done
+		[ -z "$left" ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	for pid in $pids; do
+		if _dl_pid_alive "$pid"; then
+			_dl_msg "pid $pid still alive after 5s, SIGKILL"
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+	done
+	# 3. leftovers that inherited our marker (slurmstepd of killed jobs)
+	for pid in $(_dl_marked_pids); do
+		_dl_msg "killing leftover process $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-60))"
+		kill -KILL "$pid" 2>/dev/null || true
+	done
+	i=0
+	while [ "$i" -lt 20 ]; do
+		left=
+		for pid in $pids; do _dl_pid_alive "$pid" && left="$left $pid"; done
+		[ -z "$left" ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# 4. release port lock and remove dir
+	base=$(cat "$dir/run/port_base" 2>/dev/null || true)
+	if [ -n "$base" ] && [ "$(cat "/tmp/dl_cluster.ports.$base/owner" 2>/dev/null || true)" = "$dir" ]; then
+		rm -rf "/tmp/dl_cluster.ports.$base"
+	fi
+	mv "$dir/run/harness.pids" "$dir/run/harness.pids.stopped" 2>/dev/null || true
+	if [ "${DL_KEEP:-0}" = 1 ]; then
+		_dl_msg "DL_KEEP=1: keeping $dir"
+	else
+		rm -rf "$dir"
+	fi
+	_DL_INITED=
+	_DL_STARTED=
+	return 0
+}
+
+# dl_cluster_wait_jobs_done [TIMEOUT]
+dl_cluster_wait_jobs_done() {
+	local timeout=${1:-60} i=0 n jobs
+	n=$((timeout * 10))
+	while [ "$i" -lt "$n" ]; do
+		if jobs=$(squeue -h -t PD,CF,R,CG -o %i 2>/dev/null); then
+			[ -z "$jobs" ] && return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	_dl_err "jobs still active after ${timeout}s:"
+	squeue -o '%i %j %T %r %N' >&2 2>&1 || true
+	return 1
+}
+
+# dl_cluster_job_field JOBID FIELD
+dl_cluster_job_field() {
+	local jobid=$1 field=$2 line
+	line=$(scontrol show job -o "$jobid" 2>/dev/null) || return 1
+	[ -n "$line" ] || return 1
+	printf '%s\n' "$line" | awk -v f="$field=" '
+		NR == 1 { for (i = 1; i <= NF; i++) if (index($i, f) == 1) { print substr($i, length(f) + 1); found = 1; exit } }
+		END { exit found ? 0 : 1 }'
+}
+
+dl_cluster_restart_slurmctld() {
+	local pid
+	pid=$(_dl_pid_of slurmctld) || { _dl_err "no slurmctld recorded"; return 1; }
+	_dl_kill_pid "$pid" 10
+	_dl_start_ctld || { dl_cluster_logs_tail 30 >&2; return 1; }
+	# wait until every node responds again (sinfo appends '*' to the state of
+	# non-responding nodes, so "idle*" does not match)
+	dl_cluster_wait_nodes 'idle|mixed|allocated|completing' "${DL_CLUSTER_TIMEOUT:-30}"
+}
+
+dl_cluster_log_ctld() { echo "$DL_CLUSTER_DIR/log/slurmctld.log"; }
+dl_cluster_log_slurmd() { echo "$DL_CLUSTER_DIR/log/slurmd.$1.log"; }
+
+dl_cluster_logs_tail() {
+	local n=${1:-30} f
+	[ -n "${DL_CLUSTER_DIR:-}" ] && [ -d "$DL_CLUSTER_DIR/log" ] || return 0
+	for f in "$DL_CLUSTER_DIR"/log/*; do
+		[ -s "$f" ] || continue
+		echo "===== $f (last $n lines) ====="
+		tail -n "$n" "$f"
+	done
+	return 0
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# test_dispatch.sh - sched/datalocality and job_submit/datalocality on a
+# real local Slurm cluster (munged, slurmctld, 4 slurmd) started and
+# stopped here.
+#
+#  (a) annotated jobs run exactly on the node the plugin chose;
+#  (b) a second wave sharing files with the first lands where they are;
+#  (c) unannotated and multi-node jobs still run;
+#  (d) a malformed annotation is rejected by sbatch with a clear message;
+#  (e) a job waiting for its data node says so in its Reason;
+#  (f) slurmctld is still up and answering at the end.
+#
+# Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+# shellcheck source=../cluster/cluster.sh
+source "$here/../cluster/cluster.sh"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+export DL_SCHED_TYPE=sched/datalocality
+export DL_SCHED_PARAMS=sched_interval=-1,defer
+export DL_JOB_SUBMIT=datalocality
+export DL_PLUGIN_DIR="$DL_BUILD_DIR/.libs"
+export DL_NODES=4
+trap dl_cluster_stop EXIT
+dl_cluster_start
+log=$(dl_cluster_log_ctld)
+data=$DL_CLUSTER_DIR/data
+out=$DL_CLUSTER_DIR/out
+
+# Four groups of three 1-3 MiB files; jobs of a group share all three.
+for g in 0 1 2 3; do
+	for f in 1 2 3; do
+		dl_t_mkfile "$data/g$g/f$f" "$f"
+	done
+done
+files_of() { echo "files:$data/g$1/f1,$data/g$1/f2,$data/g$1/f3"; }
+
+submit() { # submit GROUP SECONDS -> job id
+	sbatch --parsable -o "$out/%j.out" --comment="$(files_of "$1")" \
+		--wrap "sleep $2"
+}
+
+# The plugin's own decision for a job, from its log line.
+planned_node() {
+	sed -n "s/.*sched\/datalocality: started JobId=$1 on \([^ ]*\) (planned \([^:]*\):.*/\2/p" \
+		"$log" | tail -1
+}
+
+# --- (a) wave 1 -----------------------------------------------------------
+declare -A group_of nodes_of_group
+wave1=()
+for i in 0 1 2 3 4 5 6 7; do
+	g=$((i % 4))
+	id=$(submit "$g" 2)
+	wave1+=("$id")
+	group_of[$id]=$g
+done
+dl_cluster_wait_jobs_done 120
+bad=0
+for id in "${wave1[@]}"; do
+	node=$(dl_cluster_job_field "$id" NodeList)
+	state=$(dl_cluster_job_field "$id" JobState)
+	plan=$(planned_node "$id")
+	if [ "$state" != COMPLETED ] || [ -z "$plan" ] || [ "$plan" != "$node" ]; then
+		echo "  JobId=$id state=$state ran on '$node', plugin planned '$plan'"
+		bad=$((bad + 1))
+	fi
+	nodes_of_group[${group_of[$id]}]+=" $node"
+done
+dl_t_eq "(a) all 8 annotated jobs completed on the node the plugin chose" 0 "$bad"
+for g in 0 1 2 3; do echo "  group $g ran on:${nodes_of_group[$g]}"; done
+
+# Sharing jobs were grouped: 8 jobs over 4 groups used at most 4 distinct
+# (group, node) pairs beyond one per group, i.e. some jobs reused a node.
+pairs=0
+for g in 0 1 2 3; do
+	pairs=$((pairs + $(tr ' ' '\n' <<<"${nodes_of_group[$g]}" | sort -u | grep -c .)))
+done
+dl_t_check "(a) jobs sharing files were grouped ($pairs group-node pairs for 8 jobs)" \
+	test "$pairs" -lt 8
+
+# --- (b) wave 2 lands where its files are ----------------------------------
+bad=0
+wave2=()
+for g in 0 1 2 3; do
+	id=$(submit "$g" 1)
+	wave2+=("$id")
+	group_of[$id]=$g
+done
+dl_cluster_wait_jobs_done 120
+for id in "${wave2[@]}"; do
+	node=$(dl_cluster_job_field "$id" NodeList)
+	g=${group_of[$id]}
+	if ! grep -qw "$node" <<<"${nodes_of_group[$g]}"; then
+		echo "  JobId=$id (group $g) ran on $node, files are on:${nodes_of_group[$g]}"
+		bad=$((bad + 1))
+	fi
+	if ! grep -q "started JobId=$id on $node (planned $node: 3/3 files" "$log"; then
+		echo "  JobId=$id: no '3/3 files' decision in the log"
+		bad=$((bad + 1))
+	fi
+done
+dl_t_eq "(b) second wave ran where its group's files are cached (3/3 files)" 0 "$bad"
+
+# --- (c) unannotated, multi-node and array jobs still run ------------------
+plain=$(sbatch --parsable -o "$out/%j.out" --wrap hostname)
+multi=$(sbatch --parsable -o "$out/%j.out" -N 2 --wrap 'srun hostname')
+arr=$(sbatch --parsable -o "$out/%A_%a.out" --array=1-3 \
+	--comment="$(files_of 1)" --wrap 'sleep 0.2')
+dl_cluster_wait_jobs_done 120
+dl_t_eq "(c) unannotated job completed" COMPLETED "$(dl_cluster_job_field "$plain" JobState)"
+dl_t_eq "(c) 2-node job completed on 2 nodes" "COMPLETED 2" \
+	"$(dl_cluster_job_field "$multi" JobState) $(dl_cluster_job_field "$multi" NumNodes)"
+arr_done=$(squeue -h -t all -r -j "$arr" -o '%T' 2>/dev/null | grep -c COMPLETED || true)
+if [ "$arr_done" = 0 ]; then
+	arr_done=$(scontrol show job -o "$arr" | grep -c 'JobState=COMPLETED' || true)
+fi
+dl_t_eq "(c) annotated array job: 3 tasks completed" 3 "$arr_done"
+dl_t_check "(c) unannotated job logged without data preference" \
+	grep -q "started JobId=$plain on .* (no data preference)" "$log"
+
+# --- (d) malformed annotations are rejected at submit ----------------------
+check_reject() { # check_reject COMMENT EXPECTED-MESSAGE-PART
+	local err rc=0
+	err=$(sbatch --comment="$1" --wrap true 2>&1 >/dev/null) || rc=$?
+	if [ "$rc" -ne 0 ] && grep -qF -- "$2" <<<"$err"; then
+		dl_t_ok "(d) rejected '$1': $(grep -F -- "$2" <<<"$err" | head -1)"
+	else
+		dl_t_fail "(d) '$1' not rejected with '$2' (rc=$rc): $err"
+	fi
+}
+check_reject "files:data/x.img" "absolute"
+check_reject "files:/a/../etc/shadow" ".."
+check_reject "files:/a,,/b" "empty"
+check_reject "files:/a=12Q" "size"
+check_reject "files:@/nonexistent/list" "/nonexistent/list"
+ok=$(sbatch --parsable --comment="just a comment; not files" --wrap true 2>&1) &&
+	dl_t_ok "(d) a comment without files: is accepted unchanged" ||
+	dl_t_fail "(d) plain comment rejected: $ok"
+
+# --- (e) a job waiting for its data node explains itself -------------------
+# Pin group 2 to one node with a running job, then queue a job of group 2:
+# its node is busy and the others idle, yet it waits for its data.
+hold=$(submit 2 8)
+deadline=$((SECONDS + 30))
+while [ "$(dl_cluster_job_field "$hold" JobState)" != RUNNING ] &&
+      [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+hold_node=$(dl_cluster_job_field "$hold" NodeList)
+waiter=$(submit 2 1)
+reason=""
+deadline=$((SECONDS + 10))
+while [ $SECONDS -lt $deadline ]; do
+	reason=$(dl_cluster_job_field "$waiter" Reason)
+	case "$reason" in DataLocality*) break ;; esac
+	sleep 0.2
+done
+echo "  waiting job Reason=$reason"
+dl_t_check "(e) Reason says it waits for $hold_node with its cached files" \
+	grep -q "^DataLocality:_waiting_for_${hold_node}_(3/3_files," <<<"$reason"
+scancel "$hold"
+dl_cluster_wait_jobs_done 60
+dl_t_eq "(e) the waiting job then ran on $hold_node" "$hold_node" \
+	"$(dl_cluster_job_field "$waiter" NodeList)"
+
+# --- (f) slurmctld survived all of it --------------------------------------
+dl_t_check "(f) slurmctld answers scontrol ping" \
+	bash -c 'scontrol ping | grep -q UP'
+# Every job that ran was started by this plugin, none by Slurm's own
+# scheduler (which would log "sched: Allocate").
+unstarted=0
+for id in $(scontrol show job -o | sed -n 's/^JobId=\([0-9]*\) .*JobState=COMPLETED.*/\1/p'); do
+	grep -q "sched/datalocality: started JobId=$id on" "$log" ||
+		{ echo "  JobId=$id ran without a decision of the plugin"; unstarted=$((unstarted + 1)); }
+done
+dl_t_eq "(f) every completed job was started by sched/datalocality" 0 "$unstarted"
+dl_t_check "(f) Slurm's main scheduler started nothing" \
+	bash -c "! grep -q 'sched: Allocate' '$log'"
+
+dl_t_summary

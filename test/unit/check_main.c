@@ -1,0 +1,17 @@
+/* check_main.c - runs every module's suite; exit status is the verdict. */
+#include <stdlib.h>
+
+#include "check_suites.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(make_files_suite());
+	int failed;
+
+	srunner_add_suite(sr, make_cache_suite());
+	srunner_add_suite(sr, make_policy_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,296 @@
+/* check_policy.c - the state model, the policy registry and "locality". */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_suites.h"
+#include "dl_error.h"
+#include "dl_policy.h"
+#include "u64set.h"
+
+#define MB (1ULL << 20)
+
+/* A tracker and a state with n nodes of one CPU each. */
+static dl_cache_t *tc;
+static dl_state_t *ts;
+
+static void _setup(uint32_t n)
+{
+	char name[16];
+	uint32_t i;
+
+	tc = dl_cache_create(n, DL_EVICT_VALUE, 1);
+	ck_assert_ptr_nonnull(tc);
+	ts = dl_state_create(tc, NULL);
+	ck_assert_ptr_nonnull(ts);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "n%u", i + 1);
+		ck_assert_int_eq(dl_state_add_node(ts, name, 1, 1), (int)i);
+	}
+}
+
+static void _teardown(void)
+{
+	dl_state_destroy(ts);
+	dl_cache_destroy(tc);
+	ts = NULL;
+	tc = NULL;
+}
+
+static uint32_t _file(const char *path, uint64_t size)
+{
+	int64_t id = dl_cache_file_intern(tc, path, size);
+
+	ck_assert_int_ge(id, 0);
+	return (uint32_t)id;
+}
+
+static int _add_job(uint32_t id, const uint32_t *files, uint32_t n,
+		    dl_job_state_t state, int32_t node, uint64_t prio)
+{
+	dl_job_t j = { 0 };
+
+	j.id = id;
+	j.state = state;
+	j.files = (uint32_t *)files;
+	j.nfiles = n;
+	j.node = node;
+	j.priority = prio;
+	j.arrival = id;
+	j.compute = -1;
+	return dl_state_add_job(ts, &j);
+}
+
+static dl_plan_t *_plan(const char *params)
+{
+	int err = 1;
+	dl_policy_t *p = dl_policy_create("locality", params, &err);
+	dl_plan_t *plan = NULL;
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(err, 0);
+	ck_assert_int_eq(dl_policy_plan(p, ts, &plan), 0);
+	dl_policy_destroy(p);
+	return plan;
+}
+
+START_TEST(test_u64set)
+{
+	dl__u64set_t s;
+	uint64_t k;
+
+	dl__u64set_init(&s);
+	ck_assert_int_eq(dl__u64set_has(&s, 5), 0);
+	for (k = 0; k < 10000; k++)
+		ck_assert_int_eq(dl__u64set_add(&s, k * 7919), 1);
+	ck_assert_int_eq(dl__u64set_add(&s, 7919), 0);
+	ck_assert_uint_eq(s.count, 10000);
+	for (k = 0; k < 10000; k++) {
+		ck_assert_int_eq(dl__u64set_has(&s, k * 7919), 1);
+		ck_assert_int_eq(dl__u64set_has(&s, k * 7919 + 1), 0);
+	}
+	dl__u64set_fini(&s);
+	ck_assert_int_eq(dl__u64set_has(&s, 0), 0);
+}
+END_TEST
+
+START_TEST(test_registry)
+{
+	int err = 0;
+
+	ck_assert_ptr_null(dl_policy_create("no-such-policy", NULL, &err));
+	ck_assert_int_eq(err, DL_ENOPOLICY);
+	ck_assert_ptr_null(dl_policy_create("locality", "slack=abc", &err));
+	ck_assert_int_eq(err, DL_EINVAL);
+	ck_assert_ptr_null(dl_policy_create("locality", "slack=-1", &err));
+	ck_assert_int_eq(err, DL_EINVAL);
+	ck_assert_ptr_nonnull(dl_policy_list()[0]);
+	ck_assert_str_eq(dl_policy_list()[0]->name, "locality");
+}
+END_TEST
+
+START_TEST(test_params)
+{
+	char v[8];
+	double d = 3;
+
+	ck_assert_int_eq(dl_params_get("a=1,bb=22,c=3", "bb", v, sizeof(v)), 1);
+	ck_assert_str_eq(v, "22");
+	ck_assert_int_eq(dl_params_get("a=1,bb=22", "b", v, sizeof(v)), 0);
+	ck_assert_int_eq(dl_params_get(NULL, "b", v, sizeof(v)), 0);
+	ck_assert_int_eq(dl_params_get("k=123456789", "k", v, sizeof(v)), 1);
+	ck_assert_str_eq(v, "1234567"); /* truncated to the buffer */
+	ck_assert_int_eq(dl_params_double("x=2.5", "x", 0, 10, &d), 0);
+	ck_assert_double_eq(d, 2.5);
+	ck_assert_int_eq(dl_params_double("x=25", "x", 0, 10, &d), DL_EINVAL);
+	ck_assert_int_eq(dl_params_double("y=1", "x", 0, 10, &d), 0);
+	ck_assert_double_eq(d, 2.5); /* absent: default kept */
+}
+END_TEST
+
+START_TEST(test_state_rejects)
+{
+	uint32_t bad = 12345;
+	dl_job_t j = { 0 };
+
+	_setup(2);
+	j.id = 1;
+	j.files = &bad;
+	j.nfiles = 1;
+	ck_assert_int_eq(dl_state_add_job(ts, &j), DL_EINVAL);
+	j.nfiles = 0;
+	j.state = DL_JOB_RUNNING;
+	j.node = 7;
+	ck_assert_int_eq(dl_state_add_job(ts, &j), DL_EINVAL);
+	ck_assert_uint_eq(ts->njobs, 0);
+	j.node = 1;
+	ck_assert_int_eq(dl_state_add_job(ts, &j), 0);
+	/* Nodes cannot be added once jobs sized eligible[] by nnodes. */
+	ck_assert_int_eq(dl_state_add_node(ts, "late", 1, 1), DL_EINVAL);
+	_teardown();
+}
+END_TEST
+
+/* Jobs sharing a file follow the node its cached copy is on. */
+START_TEST(test_locality_follows_cache)
+{
+	uint32_t a, b, fa[1], fb[1];
+	dl_plan_t *plan;
+
+	_setup(4);
+	a = _file("/d/a", 64 * MB);
+	b = _file("/d/b", 64 * MB);
+	ck_assert_int_eq(dl_cache_insert(tc, 2, a, 1, NULL, NULL), 0);
+	ck_assert_int_eq(dl_cache_insert(tc, 1, b, 1, NULL, NULL), 0);
+	fa[0] = a;
+	fb[0] = b;
+	_add_job(10, fa, 1, DL_JOB_PENDING, -1, 5);
+	_add_job(11, fb, 1, DL_JOB_PENDING, -1, 5);
+	plan = _plan(NULL);
+	ck_assert_int_eq(plan->a[0].node, 2);
+	ck_assert_int_eq(plan->a[1].node, 1);
+	ck_assert_uint_eq(plan->a[0].files_cached, 1);
+	ck_assert_uint_eq(plan->a[0].bytes_cached, 64 * MB);
+	ck_assert_uint_eq(plan->cut_bytes, 0);
+	dl_plan_free(plan);
+	_teardown();
+}
+END_TEST
+
+/*
+ * A burst of jobs sharing files, nothing cached yet: the first two go
+ * together (slack 1 lets a node queue one job more than the emptiest),
+ * the third spills to another node; every job gets exactly one node.
+ */
+START_TEST(test_locality_groups_burst)
+{
+	uint32_t f[3];
+	dl_plan_t *plan;
+	size_t i;
+
+	_setup(4);
+	f[0] = _file("/d/x", 100 * MB);
+	f[1] = _file("/d/y", 100 * MB);
+	f[2] = _file("/d/z", 100 * MB);
+	_add_job(1, f, 3, DL_JOB_PENDING, -1, 9);
+	_add_job(2, f, 3, DL_JOB_PENDING, -1, 8);
+	_add_job(3, f, 3, DL_JOB_PENDING, -1, 7);
+	plan = _plan(NULL);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_ge(plan->a[i].node, 0);
+		ck_assert_int_lt(plan->a[i].node, 4);
+	}
+	ck_assert_int_eq(plan->a[0].node, plan->a[1].node);
+	ck_assert_int_ne(plan->a[2].node, plan->a[0].node);
+	/* The files go to two nodes: one transfer of 300 MB beyond the first. */
+	ck_assert_uint_eq(plan->cut_bytes, 300 * MB);
+	ck_assert(plan->a[0].order < plan->a[1].order);
+	dl_plan_free(plan);
+
+	/* With a larger slack all three share one node and the cut is 0. */
+	plan = _plan("slack=3");
+	ck_assert_int_eq(plan->a[0].node, plan->a[2].node);
+	ck_assert_uint_eq(plan->cut_bytes, 0);
+	dl_plan_free(plan);
+	_teardown();
+}
+END_TEST
+
+/* Running jobs stay put, ineligible and unusable nodes are never chosen. */
+START_TEST(test_locality_constraints)
+{
+	uint32_t a, fa[1];
+	uint8_t elig[3] = { 0, 1, 1 };
+	dl_job_t j = { 0 };
+	dl_plan_t *plan;
+
+	_setup(3);
+	ts->nodes[2].usable = 0;
+	a = _file("/d/a", 10 * MB);
+	ck_assert_int_eq(dl_cache_insert(tc, 0, a, 1, NULL, NULL), 0);
+	fa[0] = a;
+	_add_job(1, fa, 1, DL_JOB_RUNNING, 0, 1);
+	j.id = 2;
+	j.files = fa;
+	j.nfiles = 1;
+	j.eligible = elig;
+	j.priority = 1;
+	ck_assert_int_eq(dl_state_add_job(ts, &j), 1);
+	_add_job(3, NULL, 0, DL_JOB_PENDING, -1, 1);
+	plan = _plan(NULL);
+	ck_assert_int_eq(plan->a[0].node, 0); /* running: fixed */
+	ck_assert_int_eq(plan->a[1].node, 1); /* n1 excluded, n3 down */
+	ck_assert_int_eq(plan->a[2].node, -1); /* no files: no preference */
+	dl_plan_free(plan);
+	_teardown();
+}
+END_TEST
+
+/* The same state gives the same plan. */
+START_TEST(test_locality_deterministic)
+{
+	uint32_t files[40], fj[3];
+	dl_plan_t *p1, *p2;
+	char path[32];
+	uint32_t i;
+
+	_setup(8);
+	for (i = 0; i < 40; i++) {
+		snprintf(path, sizeof(path), "/d/f%u", i);
+		files[i] = _file(path, (i % 5 + 1) * MB);
+	}
+	for (i = 0; i < 200; i++) {
+		fj[0] = files[i % 40];
+		fj[1] = files[(i * 7) % 40];
+		fj[2] = files[(i * 13 + 1) % 40];
+		_add_job(100 + i, fj, fj[0] == fj[1] ? 1 : 3, DL_JOB_PENDING,
+			 -1, i % 3);
+	}
+	p1 = _plan(NULL);
+	p2 = _plan(NULL);
+	for (i = 0; i < p1->n; i++) {
+		ck_assert_int_eq(p1->a[i].node, p2->a[i].node);
+		ck_assert_int_ge(p1->a[i].node, 0);
+	}
+	ck_assert_uint_eq(p1->cut_bytes, p2->cut_bytes);
+	dl_plan_free(p1);
+	dl_plan_free(p2);
+	_teardown();
+}
+END_TEST
+
+Suite *make_policy_suite(void)
+{
+	Suite *s = suite_create("policy");
+	TCase *tc_core = tcase_create("core");
+
+	tcase_add_test(tc_core, test_u64set);
+	tcase_add_test(tc_core, test_registry);
+	tcase_add_test(tc_core, test_params);
+	tcase_add_test(tc_core, test_state_rejects);
+	tcase_add_test(tc_core, test_locality_follows_cache);
+	tcase_add_test(tc_core, test_locality_groups_burst);
+	tcase_add_test(tc_core, test_locality_constraints);
+	tcase_add_test(tc_core, test_locality_deterministic);
+	suite_add_tcase(s, tc_core);
+	return s;
+}
