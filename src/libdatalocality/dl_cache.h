@@ -141,7 +141,7 @@ int dl_cache_set_capacity(dl_cache_t *cache, uint32_t node, uint64_t bytes);
  * IN size - bytes, or DL_CACHE_SIZE_UNKNOWN
  * \return the id (>= 0) on success,
  *         DL_EINVAL for a NULL tracker or path, an empty or too long path,
- *         DL_ETOOBIG if 2^31 - 1 files are already interned,
+ *         DL_ETOOBIG if 1.5e9 files are already interned,
  *         DL_ENOMEM.
  */
 int64_t dl_cache_file_intern(dl_cache_t *cache, const char *path,
@@ -205,7 +205,7 @@ typedef void (*dl_cache_evict_cb)(uint32_t node, uint32_t file, void *arg);
  *         is evicted,
  *         DL_EINVAL for a NULL tracker, an invalid node or file, or a file
  *         of unknown size (callers substitute a default size),
- *         DL_ETOOBIG if 2^31 - 1 copies are already cached,
+ *         DL_ETOOBIG if 1.5e9 copies are already cached,
  *         DL_ENOMEM.
  */
 int dl_cache_insert(dl_cache_t *cache, uint32_t node, uint32_t file,

@@ -529,24 +529,34 @@ dl_cluster_start() {
 	return 0
 }
 
-# processes (other than us and our ancestors) carrying our DL_CLUSTER_ID in
-# their environment: leftover slurmstepd etc.
-_dl_marked_pids() {
-	local self_chain=" " p=$BASHPID e pp pid
+# Leftover processes of this cluster, other than us and our ancestors:
+#  - processes that inherited DL_CLUSTER_ID=<dir> (set for every daemon),
+#  - slurmstepd (slurmd clears its environment, but stepd keeps the slurmd
+#    log $dir/log/slurmd.nX.log open) and anything with a file open in spool/,
+#  - job processes: SLURM_CONF=<our slurm.conf> plus SLURM_JOB_ID in their
+#    environment, or a command line under spool/ (the batch script).
+# Normally empty: dl_cluster_stop cancels jobs while the daemons still run.
+# Needed when slurmctld/slurmd were killed (e.g. by a test) with jobs running.
+_dl_leftover_pids() {
+	local dir=$1 self_chain=" " p pp
+	p=$BASHPID
 	while [ -n "$p" ] && [ "$p" != 0 ]; do
 		self_chain="$self_chain$p "
 		pp=$(awk '{ s = $0; sub(/.*\) /, "", s); split(s, a, " "); print a[2] }' "/proc/$p/stat" 2>/dev/null) || break
 		[ "$pp" = "$p" ] && break
 		p=$pp
 	done
-	for e in /proc/[0-9]*/environ; do
-		pid=${e#/proc/}
-		pid=${pid%/environ}
-		case $self_chain in *" $pid "*) continue ;; esac
-		if grep -qzxF "DL_CLUSTER_ID=$DL_CLUSTER_DIR" "$e" 2>/dev/null; then
-			echo "$pid"
-		fi
+	{
+		grep -lzxF "DL_CLUSTER_ID=$dir" /proc/[0-9]*/environ 2>/dev/null || true
+		grep -lzxF "SLURM_CONF=$dir/etc/slurm.conf" /proc/[0-9]*/environ 2>/dev/null |
+			xargs -r grep -lz '^SLURM_JOB_ID=' 2>/dev/null || true
+		grep -lzF "$dir/spool/" /proc/[0-9]*/cmdline 2>/dev/null || true
+		find /proc/[0-9]*/fd -maxdepth 1 \( -lname "$dir/spool/*" -o -lname "$dir/log/slurmd.*" \) 2>/dev/null || true
+	} | sed -n 's#^/proc/\([0-9]*\)/.*#\1#p' | sort -un | while read -r p; do
+		case $self_chain in *" $p "*) continue ;; esac
+		_dl_pid_alive "$p" && echo "$p"
 	done
+	return 0
 }
 
 dl_cluster_stop() {
@@ -581,10 +591,6 @@ dl_cluster_stop() {
 				pids="$pids $pid"
 			fi
 		done <"$dir/run/harness.pids"
-		if [ "$role" = slurmctld ]; then
-			# give slurmds a moment before the controller goes away
-			:
-		fi
 	done
 	i=0
 	while [ "$i" -lt 50 ]; do
@@ -600,11 +606,16 @@ dl_cluster_stop() {
 			kill -KILL "$pid" 2>/dev/null || true
 		fi
 	done
-	# 3. leftovers that inherited our marker (slurmstepd of killed jobs)
-	for pid in $(_dl_marked_pids); do
-		_dl_msg "killing leftover process $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-60))"
-		kill -KILL "$pid" 2>/dev/null || true
-	done
+	# 3. leftovers (slurmstepd / job processes of jobs that could not be
+	#    cancelled, e.g. because a test killed slurmctld)
+	left=$(_dl_leftover_pids "$dir")
+	if [ -n "$left" ]; then
+		for pid in $left; do
+			_dl_msg "killing leftover process $pid: $(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | cut -c1-70)"
+			kill -KILL "$pid" 2>/dev/null || true
+		done
+		pids="$pids $left"
+	fi
 	i=0
 	while [ "$i" -lt 20 ]; do
 		left=

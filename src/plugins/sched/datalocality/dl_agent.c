@@ -48,8 +48,10 @@
 #define PFX "sched/datalocality"
 /* How often the thread looks for changes, in milliseconds. */
 #define POLL_MS 100
+/* _start_job(): the job may not start now (limits, licenses); it waits. */
+#define RC_NOT_RUNNABLE (-100)
 
-/* Settings from datalocality.conf; see doc/datalocality.conf.5. */
+/* Settings from datalocality.conf; see doc/datalocality.dl_conf.5. */
 typedef struct {
 	char *policy;           /* xmalloc'd */
 	char *policy_params;    /* xmalloc'd, may be NULL */
@@ -67,7 +69,7 @@ typedef struct {
 	int32_t cached_on;      /* node its files were recorded on, or -1 */
 	uint64_t seen;          /* cycle in which it was last seen */
 	bool parsed;
-} job_info_t;
+} seen_job_t;
 
 /* One job as copied under the read lock. */
 typedef struct {
@@ -101,7 +103,7 @@ static bool stop_agent;
 static bool reconfig_pending = true;
 
 /* Owned by the agent thread alone. */
-static agent_conf_t conf;
+static agent_conf_t dl_conf;
 static dl_policy_t *policy;
 static dl_cache_t *cache;
 static uint32_t cache_nodes;
@@ -110,7 +112,7 @@ static uint64_t cycle_no;
 
 static void _job_info_id(void *item, const char **key, uint32_t *len)
 {
-	job_info_t *ji = item;
+	seen_job_t *ji = item;
 
 	*key = ji->key;
 	*len = strlen(ji->key);
@@ -118,16 +120,16 @@ static void _job_info_id(void *item, const char **key, uint32_t *len)
 
 static void _job_info_free(void *item)
 {
-	job_info_t *ji = item;
+	seen_job_t *ji = item;
 
 	xfree(ji->files);
 	xfree(ji);
 }
 
-static job_info_t *_job_info(uint32_t job_id, bool create)
+static seen_job_t *_job_info(uint32_t job_id, bool create)
 {
 	char key[12];
-	job_info_t *ji;
+	seen_job_t *ji;
 
 	snprintf(key, sizeof(key), "%u", job_id);
 	ji = xhash_get_str(jobs_seen, key);
@@ -187,22 +189,22 @@ static void _conf_double(s_p_hashtbl_t *tbl, const char *key, double min,
 }
 
 /*
- * Read datalocality.conf next to slurm.conf.  A missing file means the
+ * Read datalocality.conf next to slurm.dl_conf.  A missing file means the
  * defaults; a bad value is logged and replaced by its default, never fatal.
  */
 static void _conf_read(agent_conf_t *c)
 {
 	static const s_p_options_t options[] = {
-		{"Policy", S_P_STRING},
-		{"PolicyParameters", S_P_STRING},
-		{"EvictionPolicy", S_P_STRING},
-		{"CacheCapacity", S_P_STRING},
-		{"UnknownFileSize", S_P_STRING},
-		{"StorageBandwidth", S_P_DOUBLE},
-		{"LocalDiskBandwidth", S_P_DOUBLE},
-		{"ComputeCostPerByte", S_P_DOUBLE},
-		{"CacheDir", S_P_STRING},
-		{NULL}
+		{.key = "Policy", .type = S_P_STRING},
+		{.key = "PolicyParameters", .type = S_P_STRING},
+		{.key = "EvictionPolicy", .type = S_P_STRING},
+		{.key = "CacheCapacity", .type = S_P_STRING},
+		{.key = "UnknownFileSize", .type = S_P_STRING},
+		{.key = "StorageBandwidth", .type = S_P_DOUBLE},
+		{.key = "LocalDiskBandwidth", .type = S_P_DOUBLE},
+		{.key = "ComputeCostPerByte", .type = S_P_DOUBLE},
+		{.key = "CacheDir", .type = S_P_STRING},
+		{.key = NULL}
 	};
 	char *path = get_extra_conf_path("datalocality.conf");
 	s_p_hashtbl_t *tbl;
@@ -250,11 +252,11 @@ static void _reconfigure(void)
 	int err;
 	uint32_t n;
 
-	_conf_read(&conf);
-	p = dl_policy_create(conf.policy, conf.policy_params, &err);
+	_conf_read(&dl_conf);
+	p = dl_policy_create(dl_conf.policy, dl_conf.policy_params, &err);
 	if (!p) {
-		error("%s: policy %s(%s): %s; using locality", PFX, conf.policy,
-		      conf.policy_params ? conf.policy_params : "",
+		error("%s: policy %s(%s): %s; using locality", PFX, dl_conf.policy,
+		      dl_conf.policy_params ? dl_conf.policy_params : "",
 		      dl_strerror(err));
 		p = dl_policy_create("locality", NULL, &err);
 	}
@@ -269,20 +271,20 @@ static void _reconfigure(void)
 	if (!cache || cache_nodes != (uint32_t)node_record_count) {
 		dl_cache_destroy(cache);
 		cache_nodes = node_record_count;
-		cache = dl_cache_create(cache_nodes, conf.evict, 1);
+		cache = dl_cache_create(cache_nodes, dl_conf.evict, 1);
 		xhash_clear(jobs_seen);
 	}
 	for (n = 0; cache && n < cache_nodes; n++)
-		dl_cache_set_capacity(cache, n, conf.capacity);
+		dl_cache_set_capacity(cache, n, dl_conf.capacity);
 	if (!xstrcasestr(slurm_conf.sched_params, "sched_interval=-1") ||
 	    !xstrcasestr(slurm_conf.sched_params, "defer"))
-		error("%s: SchedulerParameters lacks sched_interval=-1,defer: Slurm's main scheduler will also start jobs, on nodes of its own choosing, and data placement will be lost. Add SchedulerParameters=sched_interval=-1,defer to slurm.conf.",
+		error("%s: SchedulerParameters lacks sched_interval=-1,defer: Slurm's main scheduler will also start jobs, on nodes of its own choosing, and data placement will be lost. Add SchedulerParameters=sched_interval=-1,defer to slurm.dl_conf.",
 		      PFX);
 	info("%s: policy %s%s%s, eviction %s, cache capacity %s per node",
-	     PFX, dl_policy_name(policy), conf.policy_params ? " " : "",
-	     conf.policy_params ? conf.policy_params : "",
-	     dl_evict_name(conf.evict),
-	     conf.capacity == UINT64_MAX ? "unlimited" : "set");
+	     PFX, dl_policy_name(policy), dl_conf.policy_params ? " " : "",
+	     dl_conf.policy_params ? dl_conf.policy_params : "",
+	     dl_evict_name(dl_conf.evict),
+	     dl_conf.capacity == UINT64_MAX ? "unlimited" : "set");
 }
 
 /* ------------------------------------------------------------------ */
@@ -346,7 +348,7 @@ static void _snapshot(snapshot_t *s)
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it)) && s->njobs < cap) {
 		snap_job_t *sj;
-		job_info_t *ji;
+		seen_job_t *ji;
 
 		if (!IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr))
 			continue;
@@ -416,7 +418,7 @@ static void _snapshot_free(snapshot_t *s)
 /* phase 2: plan                                                       */
 
 /* Parse a job's annotation once and intern its files in the tracker. */
-static void _parse_job(job_info_t *ji, snap_job_t *sj)
+static void _parse_job(seen_job_t *ji, snap_job_t *sj)
 {
 	dl_filelist_t *files = NULL;
 	char *msg = NULL;
@@ -461,7 +463,7 @@ static void _parse_job(job_info_t *ji, snap_job_t *sj)
  * Until node-side staging reports what nodes really hold, a job's files
  * are taken to be cached on its node from the moment it starts there.
  */
-static void _record_running(job_info_t *ji, int32_t node)
+static void _record_running(seen_job_t *ji, int32_t node)
 {
 	uint64_t now = (uint64_t)time(NULL);
 	uint32_t i;
@@ -490,7 +492,7 @@ typedef struct {
 
 static void _find_stale(void *item, void *arg)
 {
-	job_info_t *ji = item;
+	seen_job_t *ji = item;
 	stale_arg_t *sa = arg;
 
 	if (ji->seen == sa->cycle)
@@ -520,7 +522,7 @@ static void _forget_stale(void)
 /* Build the library's state from the snapshot and run the policy. */
 static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp)
 {
-	dl_state_t *st = dl_state_create(cache, &conf.params);
+	dl_state_t *st = dl_state_create(cache, &dl_conf.params);
 	dl_plan_t *plan = NULL;
 	uint32_t i;
 	int rc;
@@ -532,7 +534,7 @@ static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp)
 		dl_state_add_node(st, s->names[i], s->cpus[i], s->usable[i]);
 	for (i = 0; i < s->njobs; i++) {
 		snap_job_t *sj = &s->jobs[i];
-		job_info_t *ji = _job_info(sj->job_id, true);
+		seen_job_t *ji = _job_info(sj->job_id, true);
 		dl_job_t j = { 0 };
 
 		ji->seen = cycle_no;
@@ -597,11 +599,11 @@ static int _start_job(job_record_t *job_ptr, int32_t node)
 
 	if (!acct_policy_job_runnable_state(job_ptr) &&
 	    !acct_policy_job_runnable_pre_select(job_ptr, false))
-		return ESLURM_ACCOUNTING_POLICY;
+		return RC_NOT_RUNNABLE;
 	if (license_job_test(job_ptr, time(NULL), true) != SLURM_SUCCESS) {
 		job_ptr->state_reason = WAIT_LICENSES;
 		xfree(job_ptr->state_desc);
-		return ESLURM_LICENSES_UNAVAILABLE;
+		return RC_NOT_RUNNABLE;
 	}
 	if (node >= 0) {
 		bitstr_t *others = bit_alloc(node_record_count);
@@ -757,8 +759,8 @@ static void _apply(const dl_plan_t *plan, const dl_state_t *st)
 			/* Its node is full: it and the jobs after it wait. */
 			node_full[node] = 1;
 			i--;
-		} else if (node >= 0 && rc != ESLURM_ACCOUNTING_POLICY &&
-			   rc != ESLURM_LICENSES_UNAVAILABLE) {
+		} else if (node >= 0 && rc != RC_NOT_RUNNABLE &&
+			   rc != ESLURM_ACCOUNTING_POLICY) {
 			/*
 			 * The planned node cannot ever take it (memory,
 			 * features, ...): rather than wait forever, run it
@@ -908,8 +910,8 @@ void dl_agent_stop(void)
 	dl_cache_destroy(cache);
 	cache = NULL;
 	xhash_free_ptr(&jobs_seen);
-	xfree(conf.policy);
-	xfree(conf.policy_params);
+	xfree(dl_conf.policy);
+	xfree(dl_conf.policy_params);
 }
 
 void dl_agent_reconfig(void)
