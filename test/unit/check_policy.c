@@ -1,4 +1,5 @@
 /* check_policy.c - the state model, the policy registry and "locality". */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
