@@ -73,7 +73,7 @@ struct plan {
 	size_t nkeep;		/* pending entries to append */
 	struct update *upd;	/* sizes for old entries that had none */
 	size_t nupd;
-	size_t conflict;	/* first entry with a clashing size or SIZE_MAX */
+	size_t conflict;	/* first entry with a clashing size, or SIZE_MAX */
 	size_t conflict_with;	/* the entry whose size it clashes with */
 };
 
@@ -496,7 +496,7 @@ static int _merge(dl_filelist_t *list, struct pendvec *pv, const char *unit,
 
 	rc = _plan(list->files, list->count, pv, &pl);
 	if (rc) {
-		_fail(err, errlen, NULL, "files: out of memory");
+		/* DL_ENOMEM: the caller says so. */
 	} else if (pl.conflict != SIZE_MAX) {
 		_fail_conflict(&pl, list->count, list->files, pv, unit, other,
 			       err, errlen);
@@ -506,8 +506,8 @@ static int _merge(dl_filelist_t *list, struct pendvec *pv, const char *unit,
 		      "files: the job would have more than %d files",
 		      DL_FILES_MAX);
 		rc = DL_ETOOBIG;
-	} else if ((rc = _commit(list, pv, &pl))) {
-		_fail(err, errlen, NULL, "files: out of memory");
+	} else {
+		rc = _commit(list, pv, &pl);
 	}
 	_plan_free(&pl);
 	return rc;
@@ -661,11 +661,8 @@ static int _parse_entries(const char *seg, size_t seglen,
 					     "two commas in a row?");
 			return DL_ESYNTAX;
 		}
-		if ((rc = _parse_entry(&w, files, lists, err, errlen))) {
-			if (rc == DL_ENOMEM)
-				_fail(err, errlen, NULL, "files: out of memory");
+		if ((rc = _parse_entry(&w, files, lists, err, errlen)))
 			return rc;
-		}
 		if (comma == end)
 			return 0;
 		p = comma + 1;
@@ -736,15 +733,15 @@ int dl_files_parse(const char *comment, dl_filelist_t **out, char *err,
 		goto fail;
 	if ((rc = _merge(list, &files, "files: entry", "entry", err, errlen)))
 		goto fail;
-	if ((rc = _set_lists(list, &lists))) {
-		_fail(err, errlen, NULL, "files: out of memory");
+	if ((rc = _set_lists(list, &lists)))
 		goto fail;
-	}
 	_pend_free(&files);
 	_pend_free(&lists);
 	*out = list;
 	return 0;
 fail:
+	if (rc == DL_ENOMEM)
+		_fail(err, errlen, NULL, "files: out of memory");
 	_pend_free(&files);
 	_pend_free(&lists);
 	dl_filelist_free(list);
@@ -850,11 +847,8 @@ int dl_files_parse_list(const char *text, size_t len, dl_filelist_t *list,
 			rc = DL_ETOOBIG;
 			goto out;
 		}
-		if ((rc = _parse_line(&w, &pv, err, errlen))) {
-			if (rc == DL_ENOMEM)
-				_fail(err, errlen, NULL, "files: out of memory");
+		if ((rc = _parse_line(&w, &pv, err, errlen)))
 			goto out;
-		}
 	}
 	rc = _merge(list, &pv, "list line", "line", err, errlen);
 out:

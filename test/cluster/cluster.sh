@@ -19,7 +19,10 @@
 # Layout of $DL_CLUSTER_DIR:
 #     etc/slurm.conf   etc/<extra files>     (SLURM_CONF points here)
 #     munge/{munge.key,munge.socket,munged.pid,munged.seed}
-#     log/{slurmctld.log,slurmd.nX.log,munged.log,*.out}   (*.out = daemon stdout/stderr)
+#     log/{slurmctld.log,slurmd.nX.log}      Slurm daemon logs
+#     log/{munged,slurmctld,slurmd.nX}.out   daemon stdout/stderr (munged
+#                      logs only here; fatal config errors of slurmctld/slurmd
+#                      appear here before their log file is opened)
 #     run/{harness.pids,slurmctld.pid,slurmd.nX.pid}
 #     state/   (StateSaveLocation)     spool/nX/  (SlurmdSpoolDir)
 #     out/     (free for job output; selftest uses it)
@@ -422,7 +425,7 @@ _dl_start_munged() {
 	_dl_spawn munged /usr/sbin/munged --foreground --force \
 		--socket="$d/munge.socket" --key-file="$d/munge.key" \
 		--pid-file="$d/munged.pid" --seed-file="$d/munged.seed" \
-		--log-file="$DL_CLUSTER_DIR/log/munged.log" --num-threads=4
+		--num-threads=4
 	n=$((${DL_CLUSTER_TIMEOUT:-30} * 10))
 	while [ "$i" -lt "$n" ]; do
 		if [ -S "$d/munge.socket" ] && munge -n -S "$d/munge.socket" 2>/dev/null | unmunge -S "$d/munge.socket" >/dev/null 2>&1; then
