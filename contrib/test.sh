@@ -62,7 +62,7 @@ else
 	fail=$((fail + 1))
 fi
 
-for t in test/integration/test_*.sh; do
+for t in test/cluster/selftest.sh test/integration/test_*.sh; do
 	step "integration: $t"
 	DL_BUILD_DIR="$build" bash "$t" >"$build/$(basename "$t").log" 2>&1
 	rc=$?

@@ -30,10 +30,9 @@
 
 /* Where a message points: "files: entry 3 ..." or "list line 7 ...". */
 struct where {
-	const char *unit;  /* "files: entry" or "list line" */
-	const char *other; /* how to name an earlier one: "entry", "line" */
-	size_t num;	   /* 1-based entry or line number */
-	const char *text;  /* the entry or line as written, trimmed */
+	const char *unit; /* "files: entry" or "list line" */
+	size_t num;	  /* 1-based entry or line number */
+	const char *text; /* the entry or line as written, trimmed */
 	size_t len;
 };
 
@@ -73,8 +72,8 @@ struct plan {
 	size_t nkeep;		/* pending entries to append */
 	struct update *upd;	/* sizes for old entries that had none */
 	size_t nupd;
-	size_t conflict;	/* first entry with a clashing size, or SIZE_MAX */
-	size_t conflict_with;	/* the entry whose size it clashes with */
+	size_t conflict;	/* first entry whose size clashes, or SIZE_MAX */
+	size_t conflict_with;	/* the entry it clashes with */
 };
 
 /*
@@ -135,13 +134,16 @@ static void _quote(char *buf, const char *s, size_t len)
 	buf[o] = '\0';
 }
 
+static void _fail(char *err, size_t errlen, const struct where *w,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /*
  * Write a message for the user into err: "<unit> <num> "<text>": <reason>",
  * or just the reason when w is NULL.  snprintf() truncates safely and
  * always terminates.
  */
-__attribute__((format(printf, 4, 5))) static void
-_fail(char *err, size_t errlen, const struct where *w, const char *fmt, ...)
+static void _fail(char *err, size_t errlen, const struct where *w,
+		  const char *fmt, ...)
 {
 	char reason[REASON_BUF], quoted[QUOTE_BUF];
 	va_list ap;
@@ -293,6 +295,37 @@ int dl_files_parse_size(const char *s, size_t len, uint64_t *bytes)
 	return 0;
 }
 
+/* _norm_path() for an entry or line, telling the user what is wrong. */
+static int _entry_path(const struct where *w, const char *p, size_t len,
+		       char **out, char *err, size_t errlen)
+{
+	char why[REASON_BUF];
+	int rc = _norm_path(p, len, out, why, sizeof(why));
+
+	if (rc == DL_ESYNTAX)
+		_fail(err, errlen, w, "%s", why);
+	return rc;
+}
+
+/* dl_files_parse_size() for an entry or line, telling the user too. */
+static int _entry_size(const struct where *w, const char *s, size_t len,
+		       uint64_t *size, char *err, size_t errlen)
+{
+	char quoted[QUOTE_BUF];
+	int rc = dl_files_parse_size(s, len, size);
+
+	if (!rc)
+		return 0;
+	_quote(quoted, s, len);
+	if (rc == DL_ERANGE)
+		_fail(err, errlen, w,
+		      "size %s is too large (the limit is 16 EiB)", quoted);
+	else
+		_fail(err, errlen, w, "bad size %s (use e.g. 4096, 64M, 2GiB)",
+		      quoted);
+	return rc;
+}
+
 /* Append an entry; takes path, freeing it on failure. */
 static int _push(struct pendvec *pv, char *path, uint64_t size,
 		 const struct where *w)
@@ -349,7 +382,8 @@ static void _plan_free(struct plan *pl)
  * Find the duplicates among old[0..nold) and the pending entries by
  * sorting (path, index) pairs: equal paths end up side by side, the first
  * appearance first, so a single pass decides what to keep.  A duplicate
- * that brings a size where the kept entry had none gives it that size.
+ * that brings a size where the kept entry had none gives it that size:
+ * pending sizes are set in place, old ones recorded in pl->upd.
  * The old entries are assumed to be free of duplicates already.
  * OUT pl - free with _plan_free(), also on error
  * RET 0 or DL_ENOMEM; a size conflict is reported in pl->conflict
@@ -431,7 +465,7 @@ static void _fail_conflict(const struct plan *pl, size_t nold,
 			   size_t errlen)
 {
 	const struct pending *c = &pv->v[pl->conflict - nold];
-	struct where w = { unit, other, c->num, c->text, c->len };
+	struct where w = { unit, c->num, c->text, c->len };
 	char quoted[QUOTE_BUF];
 
 	if (pl->conflict_with < nold) {
@@ -494,21 +528,23 @@ static int _merge(dl_filelist_t *list, struct pendvec *pv, const char *unit,
 	struct plan pl;
 	int rc;
 
-	rc = _plan(list->files, list->count, pv, &pl);
-	if (rc) {
-		/* DL_ENOMEM: the caller says so. */
-	} else if (pl.conflict != SIZE_MAX) {
+	if ((rc = _plan(list->files, list->count, pv, &pl)))
+		goto out;
+	if (pl.conflict != SIZE_MAX) {
 		_fail_conflict(&pl, list->count, list->files, pv, unit, other,
 			       err, errlen);
 		rc = DL_ESYNTAX;
-	} else if (pl.nkeep > DL_FILES_MAX - list->count) {
+		goto out;
+	}
+	if (pl.nkeep > DL_FILES_MAX - list->count) {
 		_fail(err, errlen, NULL,
 		      "files: the job would have more than %d files",
 		      DL_FILES_MAX);
 		rc = DL_ETOOBIG;
-	} else {
-		rc = _commit(list, pv, &pl);
+		goto out;
 	}
+	rc = _commit(list, pv, &pl);
+out:
 	_plan_free(&pl);
 	return rc;
 }
@@ -562,8 +598,8 @@ int dl_files_has_annotation(const char *comment)
 static int _parse_entry(const struct where *w, struct pendvec *files,
 			struct pendvec *lists, char *err, size_t errlen)
 {
-	char why[REASON_BUF], *path = NULL;
 	const char *s = w->text, *eq;
+	char *path = NULL;
 	uint64_t size = DL_SIZE_UNKNOWN;
 	size_t plen = w->len;
 	int rc;
@@ -579,9 +615,7 @@ static int _parse_entry(const struct where *w, struct pendvec *files,
 			      "a list file takes no size (put sizes inside it)");
 			return DL_ESYNTAX;
 		}
-		rc = _norm_path(s + 1, w->len - 1, &path, why, sizeof(why));
-		if (rc == DL_ESYNTAX)
-			_fail(err, errlen, w, "%s", why);
+		rc = _entry_path(w, s + 1, w->len - 1, &path, err, errlen);
 		if (rc)
 			return rc;
 		return _push(lists, path, DL_SIZE_UNKNOWN, w);
@@ -594,28 +628,12 @@ static int _parse_entry(const struct where *w, struct pendvec *files,
 			return DL_ESYNTAX;
 		}
 	}
-	rc = _norm_path(s, plen, &path, why, sizeof(why));
-	if (rc == DL_ESYNTAX)
-		_fail(err, errlen, w, "%s", why);
-	if (rc)
+	if ((rc = _entry_path(w, s, plen, &path, err, errlen)))
 		return rc;
-	if (eq) {
-		char quoted[QUOTE_BUF];
-		size_t slen = w->len - plen - 1;
-
-		rc = dl_files_parse_size(eq + 1, slen, &size);
-		_quote(quoted, eq + 1, slen);
-		if (rc == DL_ESYNTAX)
-			_fail(err, errlen, w,
-			      "bad size %s (use e.g. 4096, 64M, 2GiB)", quoted);
-		else if (rc == DL_ERANGE)
-			_fail(err, errlen, w,
-			      "size %s is too large (the limit is 16 EiB)",
-			      quoted);
-		if (rc) {
-			free(path);
-			return rc;
-		}
+	if (eq && (rc = _entry_size(w, eq + 1, w->len - plen - 1, &size, err,
+				    errlen))) {
+		free(path);
+		return rc;
 	}
 	return _push(files, path, size, w);
 }
@@ -626,7 +644,7 @@ static int _parse_entries(const char *seg, size_t seglen,
 			  char *err, size_t errlen)
 {
 	const char *end = seg + seglen, *p = seg, *s, *e, *comma;
-	struct where w = { "files: entry", "entry", 0, NULL, 0 };
+	struct where w = { "files: entry", 0, NULL, 0 };
 	size_t n = 1;
 	int rc;
 
@@ -638,12 +656,13 @@ static int _parse_entries(const char *seg, size_t seglen,
 		return DL_ESYNTAX;
 	}
 	/* Count first, so that a huge list fails before any allocation. */
-	for (s = seg; (comma = memchr(s, ',', end - s)); s = comma + 1)
+	for (s = seg; (comma = memchr(s, ',', end - s)); s = comma + 1) {
 		if (++n > DL_FILES_MAX) {
 			_fail(err, errlen, NULL, "files: more than %d entries",
 			      DL_FILES_MAX);
 			return DL_ETOOBIG;
 		}
+	}
 
 	for (;;) {
 		if (!(comma = memchr(p, ',', end - p)))
@@ -754,7 +773,7 @@ static int _parse_line(const struct where *w, struct pendvec *pv, char *err,
 {
 	const char *s = w->text, *end = s + w->len, *pe, *z = NULL, *ze = NULL;
 	uint64_t size = DL_SIZE_UNKNOWN;
-	char why[REASON_BUF], *path;
+	char *path;
 	int rc;
 
 	for (pe = s; pe < end && !_is_blank(*pe); pe++)
@@ -780,27 +799,11 @@ static int _parse_line(const struct where *w, struct pendvec *pv, char *err,
 		      "'=' is not allowed in a path (a line is \"path [size]\")");
 		return DL_ESYNTAX;
 	}
-	rc = _norm_path(s, pe - s, &path, why, sizeof(why));
-	if (rc == DL_ESYNTAX)
-		_fail(err, errlen, w, "%s", why);
-	if (rc)
+	if ((rc = _entry_path(w, s, pe - s, &path, err, errlen)))
 		return rc;
-	if (z) {
-		char quoted[QUOTE_BUF];
-
-		rc = dl_files_parse_size(z, ze - z, &size);
-		_quote(quoted, z, ze - z);
-		if (rc == DL_ESYNTAX)
-			_fail(err, errlen, w,
-			      "bad size %s (use e.g. 4096, 64M, 2GiB)", quoted);
-		else if (rc == DL_ERANGE)
-			_fail(err, errlen, w,
-			      "size %s is too large (the limit is 16 EiB)",
-			      quoted);
-		if (rc) {
-			free(path);
-			return rc;
-		}
+	if (z && (rc = _entry_size(w, z, ze - z, &size, err, errlen))) {
+		free(path);
+		return rc;
 	}
 	return _push(pv, path, size, w);
 }
@@ -808,7 +811,7 @@ static int _parse_line(const struct where *w, struct pendvec *pv, char *err,
 int dl_files_parse_list(const char *text, size_t len, dl_filelist_t *list,
 			char *err, size_t errlen)
 {
-	struct where w = { "list line", "line", 0, NULL, 0 };
+	struct where w = { "list line", 0, NULL, 0 };
 	struct pendvec pv = { 0 };
 	const char *nul, *s, *e;
 	size_t pos, eol;
@@ -852,6 +855,8 @@ int dl_files_parse_list(const char *text, size_t len, dl_filelist_t *list,
 	}
 	rc = _merge(list, &pv, "list line", "line", err, errlen);
 out:
+	if (rc == DL_ENOMEM)
+		_fail(err, errlen, NULL, "files: out of memory");
 	_pend_free(&pv);
 	return rc;
 }
@@ -919,43 +924,54 @@ static bool _bb_source(const char *s, size_t len, const char **src,
 	return true;
 }
 
+/*
+ * Add the file that one line of a burst-buffer spec stages in, if any.
+ * RET 0, DL_ETOOBIG or DL_ENOMEM
+ */
+static int _bb_line(const char *s, size_t len, struct pendvec *pv)
+{
+	const char *src;
+	size_t srclen;
+	char *path;
+	int rc;
+
+	if (!_bb_source(s, len, &src, &srclen))
+		return 0;
+	/*
+	 * A source with a scheme such as s3:// is not absolute, and a bad
+	 * path is skipped like any other malformed directive.
+	 */
+	rc = _norm_path(src, srclen, &path, NULL, 0);
+	if (rc == DL_ESYNTAX)
+		return 0;
+	if (rc)
+		return rc;
+	if (pv->n == DL_FILES_MAX) {
+		free(path);
+		return DL_ETOOBIG;
+	}
+	return _push(pv, path, DL_SIZE_UNKNOWN, NULL);
+}
+
 int dl_files_bb_stage_in(const char *bb_spec, dl_filelist_t *list)
 {
 	struct pendvec pv = { 0 };
-	const char *p, *nl, *src;
-	size_t srclen;
-	char *path;
-	int rc = 0;
+	const char *p;
+	size_t len;
+	int rc;
 
 	if (!list)
 		return DL_EINVAL;
 	if (!bb_spec)
 		return 0;
-	for (p = bb_spec;; p = nl + 1) {
-		size_t len = strcspn(p, "\n");
-
-		nl = p + len;
-		/* A scheme such as s3:// fails the leading '/' test here. */
-		if (_bb_source(p, len, &src, &srclen) && srclen &&
-		    src[0] == '/') {
-			rc = _norm_path(src, srclen, &path, NULL, 0);
-			if (rc == DL_ENOMEM)
-				goto out;
-			if (!rc) {
-				if (pv.n == DL_FILES_MAX) {
-					free(path);
-					rc = DL_ETOOBIG;
-					goto out;
-				}
-				if ((rc = _push(&pv, path, DL_SIZE_UNKNOWN,
-						NULL)))
-					goto out;
-			}
-			rc = 0;
-		}
-		if (!*nl)
+	for (p = bb_spec;; p += len + 1) {
+		len = strcspn(p, "\n");
+		if ((rc = _bb_line(p, len, &pv)))
+			goto out;
+		if (!p[len])
 			break;
 	}
+	/* Without sizes there can be no conflict, hence no message. */
 	rc = _merge(list, &pv, "bb line", "line", NULL, 0);
 out:
 	_pend_free(&pv);

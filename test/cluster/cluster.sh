@@ -36,6 +36,9 @@
 #   DL_NODE_MEM             --mem MB            1000       RealMemory= of every node
 #   DL_SCHED_TYPE           --sched TYPE        sched/builtin
 #   DL_SCHED_PARAMS         --sched-params P    ""         SchedulerParameters=
+#                                                          (batch_sched_delay=0 is
+#                                                          prepended unless P sets it)
+#   DL_BATCH_SCHED_DELAY                        0          "" = do not prepend it
 #   DL_SELECT_PARAMS        --select-params P   CR_Core    SelectTypeParameters=
 #   DL_JOB_SUBMIT           --job-submit P      ""         JobSubmitPlugins=
 #   DL_PLUGIN_DIR           --plugin-dir D      ""         prepended to Debian's
@@ -43,7 +46,12 @@
 #   DL_PROLOG / DL_EPILOG   --prolog / --epilog ""         Prolog= / Epilog=
 #   DL_CLUSTER_EXTRA_CONF   --extra-conf LINE   ""         appended verbatim to
 #                           (repeatable)                   slurm.conf (may be
-#                                                          multi-line)
+#                                                          multi-line); a Key=...
+#                                                          line REPLACES the
+#                                                          generated Key= line
+#                                                          (except NodeName,
+#                                                          PartitionName, NodeSet,
+#                                                          DownNodes, Include)
 #   DL_CLUSTER_ETC_FILES    --etc-file PATH     ""         files copied into
 #                           (repeatable)                   $DL_CLUSTER_DIR/etc
 #                                                          (env: space separated)
@@ -62,6 +70,23 @@
 #                                                          the temp dir
 #   DL_CLUSTER_QUIET                            0          1: no progress messages
 #
+# Set by the library: DL_CLUSTER_DIR, SLURM_CONF (exported),
+# DL_CLUSTER_STARTUP_MS (ms dl_cluster_start took).
+#
+# DL_PLUGIN_DIR: every directory of PluginDir must exist, or slurmctld dies
+# with 'Bad value ... for PluginDir'.  Plugins are found as <dir>/<type>_<name>.so
+# (e.g. sched_datalocality.so for SchedulerType=sched/datalocality).
+# Extra config files (datalocality.conf, ...) are looked up by Slurm next to
+# slurm.conf, i.e. in $DL_CLUSTER_DIR/etc.
+#
+# Timing notes (Slurm 22.05): the first scheduling pass happens ~3 s after
+# slurmctld starts (batch_sched_delay is hard-wired to 3 until the first pass
+# parses SchedulerParameters); after that pending batch jobs are scheduled on
+# the ~1 s background tick.  After dl_cluster_restart_slurmctld the nodes
+# re-register ~4 s after the new slurmctld starts.  Batch jobs inherit the
+# caller's environment (incl. SLURM_CONF) and their default output file is
+# slurm-%j.out in the submit directory: pass -o "$DL_CLUSTER_DIR/out/%j.out".
+#
 # To put files into etc/ before the daemons start (e.g. datalocality.conf),
 # either pass --etc-file, use --pre-start, or split the start in two:
 #     dl_cluster_init [options]                 # creates dir + slurm.conf only
@@ -75,20 +100,29 @@
 #                                    slurmds; waits until all nodes are IDLE;
 #                                    exports SLURM_CONF, DL_CLUSTER_DIR
 #   dl_cluster_stop                  scancel active jobs, SIGTERM (5 s) then
-#                                    SIGKILL the recorded PIDs, rm the dir
-#                                    unless DL_KEEP=1.  Idempotent, always
-#                                    returns 0 (use it as EXIT trap).
+#                                    SIGKILL the recorded PIDs, SIGKILL
+#                                    leftover slurmstepd/job processes of this
+#                                    cluster (only if a daemon had died), rm
+#                                    the dir unless DL_KEEP=1.  Idempotent,
+#                                    always returns 0 (use it as EXIT trap).
 #   dl_cluster_wait_jobs_done [T]    wait (T s, default 60) until squeue has no
 #                                    PENDING/CONFIGURING/RUNNING/COMPLETING job
-#   dl_cluster_wait_nodes [REGEX [T]] wait until every node's state (sinfo %T,
-#                                    e.g. "idle", "mixed", "allocated") matches
+#   dl_cluster_wait_nodes [REGEX [T [NODE...]]]
+#                                    wait until the state (sinfo %T, e.g.
+#                                    "idle", "mixed", "allocated", "down";
+#                                    non-responding ones get a '*' suffix) of
+#                                    every node (or of NODE...) matches
 #                                    ^(REGEX)$; default "idle", T=30
 #   dl_cluster_job_field JOBID FIELD print FIELD (NodeList, JobState, Reason,
 #                                    ExitCode, ...) from `scontrol show job -o`;
 #                                    returns 1 if job/field not found
-#   dl_cluster_restart_slurmctld     stop slurmctld (by PID), start it again
-#                                    with the same config and saved state, wait
-#                                    until it answers and all nodes respond
+#   dl_cluster_restart_slurmctld [--no-wait]
+#                                    stop slurmctld (by PID, SIGTERM so it
+#                                    saves state), start it again with the
+#                                    same config and saved state (no -c/-i),
+#                                    wait until it answers and (unless
+#                                    --no-wait) every node with a running
+#                                    slurmd has registered (~4 s)
 #   dl_cluster_stop_slurmd NODE      stop one slurmd (by PID)
 #   dl_cluster_start_slurmd NODE     (re)start one slurmd
 #   dl_cluster_log_ctld              print path of slurmctld log
@@ -159,13 +193,14 @@ _dl_spawn() {
 	shift
 	local out=$DL_CLUSTER_DIR/log/$role.out
 	(
-		for _fd in /proc/$BASHPID/fd/*; do
+		for _fd in "/proc/$BASHPID/fd/"*; do
 			_fd=${_fd##*/}
 			if [ "$_fd" -gt 2 ] 2>/dev/null; then
 				eval "exec $_fd>&-" 2>/dev/null || true
 			fi
 		done
 		export DL_CLUSTER_ID="$DL_CLUSTER_DIR"
+		# shellcheck disable=SC2030
 		export SLURM_CONF="$DL_CLUSTER_DIR/etc/slurm.conf"
 		exec "$@"
 	) </dev/null >>"$out" 2>&1 &
@@ -476,22 +511,31 @@ dl_cluster_stop_slurmd() {
 
 _dl_nnodes() { cat "$DL_CLUSTER_DIR/run/nodes"; }
 
-# dl_cluster_wait_nodes [REGEX [TIMEOUT]]
+# dl_cluster_wait_nodes [REGEX [TIMEOUT [NODE...]]]
 dl_cluster_wait_nodes() {
-	local re=${1:-idle} timeout=${2:-30} i=0 n states bad nodes
-	nodes=$(_dl_nnodes)
+	local re=${1:-idle} timeout=${2:-30} i=0 n states bad want
+	if [ $# -gt 2 ]; then
+		shift 2
+		want=" $* "
+	else
+		want=" "
+		i=1
+		n=$(_dl_nnodes)
+		while [ "$i" -le "$n" ]; do want="${want}n$i "; i=$((i + 1)); done
+		i=0
+	fi
 	n=$((timeout * 10))
 	while [ "$i" -lt "$n" ]; do
 		if states=$(sinfo -h -N -o '%N %T' 2>/dev/null); then
-			bad=$(printf '%s\n' "$states" | awk -v re="^($re)\$" 'NF == 2 { seen[$1] = 1; if ($2 !~ re) b++ } END { c = 0; for (k in seen) c++; print b + 0, c }')
-			if [ "${bad% *}" = 0 ] && [ "${bad#* }" = "$nodes" ]; then
-				return 0
-			fi
+			bad=$(printf '%s\n' "$states" | awk -v re="^($re)\$" -v want="$want" '
+				NF == 2 && index(want, " " $1 " ") { seen[$1] = 1; if ($2 !~ re) b++ }
+				END { c = 0; for (k in seen) c++; n = split(want, w, " "); print ((b == 0 && c == n) ? "ok" : "no") }')
+			[ "$bad" = ok ] && return 0
 		fi
 		sleep 0.1
 		i=$((i + 1))
 	done
-	_dl_err "nodes not all in state '$re' after ${timeout}s:"
+	_dl_err "nodes${want% } not all in state '$re' after ${timeout}s:"
 	sinfo -N -o '%N %T %E' >&2 2>&1 || true
 	return 1
 }
@@ -506,6 +550,7 @@ dl_cluster_start() {
 		_dl_msg "warning: options ignored, cluster was initialised by dl_cluster_init"
 	fi
 	_DL_STARTED=1
+	# shellcheck disable=SC2031
 	export SLURM_CONF="$DL_CLUSTER_DIR/etc/slurm.conf"
 	if [ -n "${DL_CLUSTER_PRE_START:-}" ]; then
 		eval "$DL_CLUSTER_PRE_START" || { _dl_err "pre-start hook failed"; dl_cluster_stop; return 1; }
@@ -669,14 +714,25 @@ dl_cluster_job_field() {
 		END { exit found ? 0 : 1 }'
 }
 
+# dl_cluster_restart_slurmctld [--no-wait]
 dl_cluster_restart_slurmctld() {
-	local pid
+	local pid node live=
 	pid=$(_dl_pid_of slurmctld) || { _dl_err "no slurmctld recorded"; return 1; }
 	_dl_kill_pid "$pid" 10
 	_dl_start_ctld || { dl_cluster_logs_tail 30 >&2; return 1; }
-	# wait until every node responds again (sinfo appends '*' to the state of
-	# non-responding nodes, so "idle*" does not match)
-	dl_cluster_wait_nodes 'idle|mixed|allocated|completing' "${DL_CLUSTER_TIMEOUT:-30}"
+	[ "${1:-}" = --no-wait ] && return 0
+	# Wait until every node whose slurmd is running has registered again
+	# (22.05 asks the nodes to register ~4 s after start; until then their
+	# state is "unknown", and sinfo appends '*' to non-responding nodes, so
+	# "idle*" does not match).
+	# shellcheck disable=SC2013
+	for node in $(awk '$1 ~ /^slurmd\./ { sub(/^slurmd\./, "", $1); print $1 }' "$DL_CLUSTER_DIR/run/harness.pids" | sort -u); do
+		pid=$(_dl_pid_of "slurmd.$node") || continue
+		_dl_pid_alive "$pid" && live="$live $node"
+	done
+	[ -n "$live" ] || return 0
+	# shellcheck disable=SC2086
+	dl_cluster_wait_nodes '(idle|mixed|allocated|completing|drained|draining|reserved|planned)' "${DL_CLUSTER_TIMEOUT:-30}" $live
 }
 
 dl_cluster_log_ctld() { echo "$DL_CLUSTER_DIR/log/slurmctld.log"; }

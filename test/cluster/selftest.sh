@@ -9,7 +9,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=cluster.sh
+# shellcheck source=test/cluster/cluster.sh
 source "$here/cluster.sh"
 trap dl_cluster_stop EXIT
 
@@ -67,9 +67,11 @@ check "slurmctld log exists" test -s "$(dl_cluster_log_ctld)"
 out=$DL_CLUSTER_DIR/out
 declare -A pinned=()
 free=()
+# shellcheck disable=SC2016
 for n in 1 2 3 4; do
 	pinned[n$n]=$(sbatch --parsable -w "n$n" -o "$out/%j.out" --wrap 'hostname; echo node=$SLURMD_NODENAME; sleep 1')
 done
+# shellcheck disable=SC2016
 for _ in 1 2 3; do
 	free+=("$(sbatch --parsable -o "$out/%j.out" --wrap 'hostname; echo node=$SLURMD_NODENAME; sleep 1')")
 done

@@ -207,8 +207,8 @@ END_TEST
 START_TEST(test_size_bad)
 {
 	static const char *const bad[] = {
-		"",   "K",   "B",    "4Q",	 "4i",	"4iB", "4 K", "-1",
-		"+1", "4KK", "4KiBB", "0x10", "4.5G", " 4",  "4 ",  "4KBi",
+		"", "K", "B", "4Q", "4i", "4iB", "4 K", "-1", "+1", "4KK",
+		"4KiBB", "0x10", "4.5G", " 4", "4 ", "4KBi",
 	};
 	uint64_t bytes = 42;
 	size_t i;

@@ -1,0 +1,157 @@
+/* cost.c - the cost model of online-hps-khanna section 4.2; see dl_cost.h. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "dl_cost.h"
+#include "dl_error.h"
+
+/*
+ * Seconds per unit for a bandwidth: a bandwidth that is not a positive
+ * number is infinite, so that a host can switch a term off with 0.
+ */
+static double _inv(double bw)
+{
+	return (bw > 0 && isfinite(bw)) ? 1.0 / bw : 0.0;
+}
+
+/* The local-disk bandwidth of node: its own if set, else the default. */
+static double _node_lbw(const dl_state_t *st, uint32_t node)
+{
+	if (node < st->nnodes && st->nodes[node].lbw > 0)
+		return st->nodes[node].lbw;
+	return st->params.lbw;
+}
+
+double dl_cost_transfer_per_byte(const dl_params_t *p, uint32_t sharers,
+				 uint32_t nparts)
+{
+	double fne, fe, inv;
+
+	if (!p)
+		return 0.0;
+	inv = _inv(p->rbw);
+	fne = 1.0 / (sharers ? sharers : 1);
+	fe = 1.0 / (nparts ? nparts : 1);
+	/* eq. 5 in online-hps-khanna */
+	return fne * inv + (1.0 - fne) * (1.0 - fe) * inv;
+}
+
+double dl_cost_job_estimate(const dl_state_t *st, const dl_job_t *j,
+			    const uint32_t *sharers, uint32_t nparts)
+{
+	double total = 0.0, per_byte_local, cpb;
+	uint32_t i;
+
+	if (!st || !j)
+		return 0.0;
+	per_byte_local = _inv(st->params.lbw);
+	cpb = j->compute >= 0 ? 0.0 : st->params.cpb;
+	for (i = 0; i < j->nfiles; i++) {
+		uint32_t f = j->files[i];
+		double size = (double)dl_file_bytes(st, f);
+		double tr = dl_cost_transfer_per_byte(
+			&st->params, sharers ? sharers[f] : 1, nparts);
+
+		/* eq. 6 in online-hps-khanna */
+		total += size * (tr + per_byte_local + cpb);
+	}
+	if (j->compute >= 0)
+		total += j->compute;
+	return total;
+}
+
+int dl_cost_sharers(const dl_state_t *st, uint32_t **out)
+{
+	uint32_t nf, *count, k;
+	size_t *last, i; /* last[f]: 1 + the last job that counted f */
+
+	if (!st || !out)
+		return DL_EINVAL;
+	nf = dl_cache_file_count(st->cache);
+	count = calloc(nf ? nf : 1, sizeof(*count));
+	last = calloc(nf ? nf : 1, sizeof(*last));
+	if (!count || !last) {
+		free(count);
+		free(last);
+		return DL_ENOMEM;
+	}
+	for (i = 0; i < st->njobs; i++) {
+		const dl_job_t *j = &st->jobs[i];
+
+		if (j->state != DL_JOB_PENDING)
+			continue;
+		for (k = 0; k < j->nfiles; k++) {
+			uint32_t f = j->files[k];
+
+			if (f >= nf || last[f] == i + 1)
+				continue;
+			last[f] = i + 1;
+			count[f]++;
+		}
+	}
+	free(last);
+	*out = count;
+	return 0;
+}
+
+double dl_cost_job_compute(const dl_state_t *st, const dl_job_t *j)
+{
+	if (!st || !j)
+		return 0.0;
+	if (j->compute >= 0)
+		return j->compute;
+	return st->params.cpb * (double)dl_job_bytes(st, j);
+}
+
+double dl_cost_read_time(const dl_state_t *st, uint32_t node, uint64_t bytes)
+{
+	if (!st)
+		return 0.0;
+	return (double)bytes * _inv(_node_lbw(st, node));
+}
+
+double dl_cost_transfer_time(const dl_state_t *st, uint64_t bytes)
+{
+	if (!st)
+		return 0.0;
+	return (double)bytes * _inv(st->params.rbw);
+}
+
+double dl_cost_job_on_node(const dl_state_t *st, const dl_job_t *j,
+			   uint32_t node)
+{
+	uint64_t all = 0, remote = 0;
+	uint32_t i;
+
+	if (!st || !j)
+		return 0.0;
+	for (i = 0; i < j->nfiles; i++) {
+		uint64_t b = dl_file_bytes(st, j->files[i]);
+
+		all += b;
+		if (!dl_cache_contains(st->cache, node, j->files[i]))
+			remote += b;
+	}
+	return dl_cost_transfer_time(st, remote) +
+	       dl_cost_read_time(st, node, all) + dl_cost_job_compute(st, j);
+}
+
+double dl_cost_job_remaining(const dl_state_t *st, const dl_job_t *j)
+{
+	double exec, ran;
+
+	if (!st || !j || j->node < 0 || (uint32_t)j->node >= st->nnodes)
+		return 0.0;
+	exec = dl_cost_job_on_node(st, j, (uint32_t)j->node);
+	ran = st->now - j->start;
+	if (!(ran > 0))
+		ran = 0.0; /* a start in the future (clock skew) or NaN */
+	return exec > ran ? exec - ran : 0.0;
+}
+
+uint32_t dl_cost_storage_of(const dl_state_t *st, uint32_t file)
+{
+	if (!st)
+		return 0;
+	return file % (st->params.nstorage ? st->params.nstorage : 1);
+}

@@ -1,0 +1,213 @@
+/*
+ * dl_partition.h - K-way partitioning of the job/file hypergraph
+ * (online-hps-khanna §4.1-4.2): connectivity-1 cut, balanced vertex
+ * weights, running jobs and cache anchors fixed to their node's part.
+ *
+ * The multilevel partitioner is Zoltan's PHG, which needs MPI.  MPI must
+ * not run inside slurmctld (Open MPI's singleton init forks an orted, and
+ * MPI cannot be initialised again after MPI_Finalize, which a plugin reload
+ * would need), so Zoltan runs in a helper program, dl-partitiond, that the
+ * partitioner starts on first use and keeps alive across requests.  They
+ * talk over pipes with a small binary protocol (below).  Whenever the
+ * helper is missing, crashes, answers garbage or misses its deadline, the
+ * partitioner kills it, answers with the greedy partitioner of this
+ * library instead (dl_partition_greedy()) and starts a new helper on a
+ * later call.  A caller therefore always gets a valid partition unless its
+ * arguments are wrong or memory runs out.
+ *
+ * Errors follow dl_error.h: int functions return 0 or a negative DL_E*
+ * code, pointer functions NULL; a failed call leaves its outputs unchanged.
+ *
+ * Threads: a dl_partitioner_t is thread-compatible: use one object from one
+ * thread at a time.  It blocks SIGPIPE in the calling thread only while it
+ * writes to the helper, and never touches signal dispositions.  It reaps
+ * its own helper with waitpid(pid) and nothing else; a host that reaps
+ * every child (waitpid(-1)) or ignores SIGCHLD still works, but then the
+ * helper's exit status is not logged.
+ */
+#ifndef DL_PARTITION_H
+#define DL_PARTITION_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dl_hgraph.h"
+
+/* Values of dl_partition_opts_t.refine. */
+enum dl_partition_refine {
+	DL_REFINE_NONE = 0,	/* partition from scratch, ignore prev */
+	DL_REFINE_REPART = 1,	/* Zoltan LB_APPROACH=REPARTITION from prev */
+	DL_REFINE_LOCAL = 2,	/* Zoltan LB_APPROACH=REFINE: local moves only */
+};
+
+typedef struct dl_partition_opts {
+	/* Path of dl-partitiond.  NULL: $DL_PARTITIOND if set, else
+	 * DL_PARTITIOND_PATH as compiled in (a bare name is looked up in
+	 * PATH).  Copied by dl_partitioner_create(). */
+	const char *helper;
+	/* > 1: run the helper as "mpirun -np nprocs helper". */
+	unsigned nprocs;
+	/* Deadline of the helper's start-up (until it greets) and, separately,
+	 * of each request; 0 means the default, 5000. */
+	unsigned timeout_ms;
+	/* Largest part weight over the mean part weight, >= 1.0 (Zoltan's
+	 * IMBALANCE_TOL); default 1.1. */
+	double imbalance;
+	/* Seed of Zoltan's random generator, reset before every request so
+	 * that the same input gives the same parts; default 1. */
+	unsigned seed;
+	/* One of enum dl_partition_refine; used only when the caller passes
+	 * a previous partition to dl_partitioner_run().  Default NONE. */
+	int refine;
+} dl_partition_opts_t;
+
+typedef struct dl_partition_stats {
+	double cut;		/* connectivity-1 cut, in net-cost units */
+	double imbalance;	/* max part weight / mean part weight - 1 */
+	double seconds;		/* wall time of the call */
+	int used_fallback;	/* 1: the parts came from the greedy fallback */
+	int helper_restarts;	/* helpers started after the first, so far */
+} dl_partition_stats_t;
+
+typedef struct dl_partitioner dl_partitioner_t;
+
+/* dl_partition_opts_default - fill o with the defaults documented above. */
+void dl_partition_opts_default(dl_partition_opts_t *o);
+
+/**
+ * dl_partitioner_create - a partitioner; the helper is not started yet.
+ * IN o - options, NULL for the defaults; copied
+ * \return a partitioner to free with dl_partitioner_destroy(); NULL on
+ * ENOMEM or invalid options (imbalance < 1, refine out of range).
+ */
+dl_partitioner_t *dl_partitioner_create(const dl_partition_opts_t *o);
+
+/**
+ * dl_partitioner_destroy - stop the helper (close its input, wait up to
+ * one second for it to exit, then SIGKILL its process group), reap it and
+ * free the partitioner.  NULL is a no-op.
+ */
+void dl_partitioner_destroy(dl_partitioner_t *p);
+
+/**
+ * dl_partitioner_run - partition a hypergraph into h->nparts parts.
+ *
+ * Fixed vertices (h->fixed[v] >= 0) keep their part.  Parts may be left
+ * empty.  With opts.refine != DL_REFINE_NONE and prev != NULL, vertices
+ * with a previous part start there (new ones are first placed greedily)
+ * and Zoltan improves that partition instead of starting afresh; prev
+ * values outside [0, nparts) count as "no previous part".
+ *
+ * If the helper fails (cannot start, dies, times out, answers an invalid
+ * partition), it is killed and reaped, the greedy partitioner answers
+ * (stats->used_fallback = 1) and a new helper is started on a later call.
+ * After repeated failures the partitioner skips the helper for a growing
+ * number of calls (1, 3, 7, ... up to 63) to avoid paying the timeout on
+ * every call; those calls also report used_fallback.
+ *
+ * IN h - the hypergraph; every pin < nvtx, no pin twice in a net, weights
+ *        and costs finite and >= 0, fixed parts < nparts, nparts >= 1
+ * IN prev - NULL or [nvtx] previous part of every vertex, or -1
+ * OUT part - [nvtx] the part of every vertex; unchanged on error
+ * OUT stats - NULL or filled on success
+ * \return 0; DL_EINVAL (NULL argument or invalid graph); DL_ENOMEM.
+ */
+int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
+		       const int32_t *prev, int32_t *part,
+		       dl_partition_stats_t *stats);
+
+/**
+ * dl_partition_greedy - the fallback partitioner.  Fixed vertices stay.
+ * Free vertices, heaviest first (ties: lower index), go to the part that
+ * adds the least connectivity-1 cost among the parts whose weight stays
+ * <= imbalance * mean part weight; ties go to the lighter part, then the
+ * lower part number.  If no part has room, the vertex goes to the lightest
+ * part.  Deterministic; O(nparts * nvtx + sum of net connectivities over
+ * pins).
+ * IN imbalance - >= 1.0
+ * OUT part - [nvtx]; unchanged on error
+ * \return 0, DL_EINVAL, DL_ENOMEM.
+ */
+int dl_partition_greedy(const dl_hgraph_t *h, double imbalance,
+			int32_t *part);
+
+/*
+ * ---- Internal: for tests and for dl-partitiond only ----------------------
+ */
+
+/* The helper's pid, or -1 when none runs. */
+pid_t dl__partitioner_pid(const dl_partitioner_t *p);
+
+/*
+ * The wire protocol between partition.c and dl-partitiond.  Both ends run
+ * on one host, so integers and doubles travel in host order.  Every message
+ * starts with a magic and the protocol version; a peer that sees another
+ * magic or version gives up on the connection.
+ *
+ *   helper -> library, once after start-up:  dl__proto_hello_t
+ *   library -> helper, per request:          dl__proto_req_t, then
+ *	double   vwgt[nvtx]
+ *	int32_t  fixed[nvtx]
+ *	int32_t  init[nvtx]           only if flags & DL__PROTO_F_INIT
+ *	double   ncost[nnets]         bytes; the helper scales them
+ *	uint32_t xpins[nnets + 1]
+ *	uint32_t pins[npins]
+ *   helper -> library, per request:          dl__proto_resp_t, then
+ *	int32_t  part[nvtx]           only if status == DL__PROTO_OK
+ *
+ * EOF on the helper's input ends it (MPI_Finalize, exit 0).  After a
+ * request it cannot parse, the helper answers DL__PROTO_EBADREQ and exits.
+ */
+#define DL__PROTO_VERSION 1u
+#define DL__PROTO_HELLO 0x48504c44u	/* "DLPH" */
+#define DL__PROTO_REQ 0x51504c44u	/* "DLPQ" */
+#define DL__PROTO_RESP 0x52504c44u	/* "DLPR" */
+#define DL__PROTO_F_INIT 1u		/* init[] follows fixed[] */
+
+/* Request approaches: Zoltan LB_APPROACH values. */
+enum {
+	DL__PROTO_PARTITION = 0,
+	DL__PROTO_REPARTITION = 1,
+	DL__PROTO_REFINE = 2,
+};
+
+/* Response status. */
+enum {
+	DL__PROTO_OK = 0,
+	DL__PROTO_EBADREQ = 1,	/* malformed request; the helper exits */
+	DL__PROTO_ENOMEM = 2,
+	DL__PROTO_EZOLTAN = 3,	/* Zoltan failed; the helper stays */
+	DL__PROTO_EINVAL = 4,	/* well-framed but invalid graph */
+};
+
+typedef struct dl__proto_hello {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t nprocs;	/* MPI ranks of the helper */
+	uint32_t reserved;
+} dl__proto_hello_t;
+
+typedef struct dl__proto_req {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t nvtx;
+	uint32_t nnets;
+	uint32_t npins;
+	uint32_t nparts;
+	uint32_t approach;	/* DL__PROTO_PARTITION, ... */
+	uint32_t seed;
+	uint32_t flags;		/* DL__PROTO_F_* */
+	uint32_t reserved;
+	double imbalance;
+	double repart_multiplier;
+} dl__proto_req_t;
+
+typedef struct dl__proto_resp {
+	uint32_t magic;
+	uint32_t version;
+	int32_t status;		/* DL__PROTO_OK, ... */
+	uint32_t nvtx;
+	double seconds;		/* time spent in Zoltan */
+} dl__proto_resp_t;
+
+#endif /* DL_PARTITION_H */
