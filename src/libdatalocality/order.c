@@ -246,9 +246,9 @@ static uint64_t _nf_key(uint32_t node, uint32_t file)
 }
 
 /*
- * The ECT of job i on its node given the charts and what its node holds
- * (eq.-free: online-hps-khanna section 4.3).  With record set, the chosen
- * transfers are left in o->xf for _commit().
+ * The ECT of job i on its node given the charts and the files its node
+ * holds or will hold (online-hps-khanna section 4.3).  With record set,
+ * the chosen transfers are left in o->xf for _commit().
  */
 static double _eval(_order_t *o, uint32_t i, int record, double *staged)
 {
@@ -515,6 +515,7 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	}
 	for (i = 0; i < nj; i++) {
 		const dl_job_t *j = &st->jobs[i];
+		double end;
 		uint32_t f;
 
 		o->node_of[i] = -1;
@@ -527,9 +528,9 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 			}
 			continue;
 		}
-		if (st->now + dl_cost_job_remaining(st, j) > o->avail[j->node])
-			o->avail[j->node] =
-				st->now + dl_cost_job_remaining(st, j);
+		end = st->now + dl_cost_job_remaining(st, j);
+		if (end > o->avail[j->node])
+			o->avail[j->node] = end;
 		for (f = 0; f < j->nfiles; f++)
 			if (dl__u64set_add(&o->fetched,
 					   _nf_key((uint32_t)j->node,
@@ -627,15 +628,9 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	/* Initial ECTs (all exact at epoch 1), group heaps, group heap. */
 	o->now_epoch = 1;
 	o->top = (_heap_t){ o->gheap, 0, o->gpos, o->gkey, o->grank };
-	for (i = 0, g = 0; g < nn; g++) {
-		uint32_t start = i;
-
-		while (i < nord && (uint32_t)o->node_of[bynode[i]] == g)
-			i++;
-		o->group[g] = (_heap_t){ o->gbuf + start, 0, o->jpos, o->key,
-					 o->rank };
-		(void)start;
-	}
+	for (g = 0; g < nn; g++) /* gcount[g] is now where group g ends */
+		o->group[g] = (_heap_t){ o->gbuf + (g ? gcount[g - 1] : 0), 0,
+					 o->jpos, o->key, o->rank };
 	for (i = 0; i < nord; i++) {
 		uint32_t jb = bynode[i];
 

@@ -176,6 +176,10 @@ for id in $(scontrol show job -o | sed -n 's/^JobId=\([0-9]*\) .*JobState=COMPLE
 		{ echo "  JobId=$id ran without a decision of the plugin"; unstarted=$((unstarted + 1)); }
 done
 dl_t_eq "(f) every completed job was started by sched/datalocality" 0 "$unstarted"
+dups=$(sed -n 's/.*sched\/datalocality: started JobId=\([0-9]*\) .*/\1/p' "$log" | sort | uniq -d | tr '\n' ' ')
+dl_t_eq "(f) no job was started twice" "" "$dups"
+dl_t_check "(f) slurmctld logged no job completing on a node it did not run on" \
+	bash -c "! grep -q 'sent from wrong node' '$log'"
 dl_t_check "(f) Slurm's main scheduler started nothing" \
 	bash -c "! grep -q 'sched: Allocate' '$log'"
 

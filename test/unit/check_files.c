@@ -2,6 +2,11 @@
  * check_files.c - unit tests of the files: annotation, list-file and
  * burst-buffer parsers (files.c).
  */
+/* strdup() and clock_gettime() are POSIX, not C11. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +41,7 @@ static void _parse_fail(const char *comment, int code, const char *substr,
 			int line)
 {
 	char err[ERRLEN] = "";
+	/* Any non-NULL value, to see that a failing call resets it. */
 	dl_filelist_t *list = (dl_filelist_t *)&list;
 	int rc = dl_files_parse(comment, &list, err, sizeof(err));
 

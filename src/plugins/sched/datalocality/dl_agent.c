@@ -14,6 +14,7 @@
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -42,6 +43,7 @@
 #include "dl_files.h"
 #include "dl_policy.h"
 #include "dl_state.h"
+#include "u64set.h"
 #include "dl_agent.h"
 #include "dl_slurm.h"
 
@@ -597,6 +599,8 @@ static int _start_job(job_record_t *job_ptr, int32_t node)
 	bool array_head = job_ptr->array_recs != NULL;
 	int rc;
 
+	if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details)
+		return RC_NOT_RUNNABLE; /* never start a job twice */
 	if (!acct_policy_job_runnable_state(job_ptr) &&
 	    !acct_policy_job_runnable_pre_select(job_ptr, false))
 		return RC_NOT_RUNNABLE;
@@ -683,20 +687,52 @@ static int _cmp_cand(const void *x, const void *y)
 	return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
-static const dl_assign_t *_find_assign(const dl_plan_t *plan, uint32_t id)
+static int _cmp_assign_id(const void *x, const void *y)
 {
+	const dl_assign_t *a = *(const dl_assign_t *const *)x;
+	const dl_assign_t *b = *(const dl_assign_t *const *)y;
+
+	return (a->job_id > b->job_id) - (a->job_id < b->job_id);
+}
+
+/*
+ * The plan's decisions with a node, sorted by job id for lookups from the
+ * job queue.  RET an xmalloc'd array of *n pointers into plan.
+ */
+static const dl_assign_t **_index_plan(const dl_plan_t *plan, size_t *n)
+{
+	const dl_assign_t **idx;
 	size_t i;
 
-	/* Plans list jobs in snapshot order; ids are few enough to scan. */
-	for (i = 0; plan && i < plan->n; i++)
-		if (plan->a[i].job_id == id && plan->a[i].node >= 0)
-			return &plan->a[i];
-	return NULL;
+	*n = 0;
+	if (!plan)
+		return NULL;
+	idx = xcalloc(plan->n ? plan->n : 1, sizeof(*idx));
+	for (i = 0; i < plan->n; i++)
+		if (plan->a[i].node >= 0)
+			idx[(*n)++] = &plan->a[i];
+	qsort(idx, *n, sizeof(*idx), _cmp_assign_id);
+	return idx;
+}
+
+static const dl_assign_t *_find_assign(const dl_assign_t **idx, size_t n,
+				       uint32_t id)
+{
+	dl_assign_t key = { .job_id = id };
+	const dl_assign_t *kp = &key, **hit;
+
+	if (!n)
+		return NULL;
+	hit = bsearch(&kp, idx, n, sizeof(*idx), _cmp_assign_id);
+	return hit ? *hit : NULL;
 }
 
 static void _apply(const dl_plan_t *plan, const dl_state_t *st)
 {
 	List queue = build_job_queue(false, false);
+	size_t nidx;
+	const dl_assign_t **idx = _index_plan(plan, &nidx);
+	dl__u64set_t queued;
 	job_queue_rec_t *rec;
 	cand_t *cand;
 	uint8_t *node_full;
@@ -707,22 +743,23 @@ static void _apply(const dl_plan_t *plan, const dl_state_t *st)
 	cap = list_count(queue);
 	cand = xcalloc(cap ? cap : 1, sizeof(*cand));
 	node_full = xcalloc(node_record_count ? node_record_count : 1, 1);
+	dl__u64set_init(&queued);
 	while ((rec = list_pop(queue))) {
-		size_t k;
-
-		/* A job queued in several partitions: its best one only. */
-		for (k = 0; k < n; k++)
-			if (cand[k].rec->job_ptr == rec->job_ptr)
-				break;
-		if (k < n || !IS_JOB_PENDING(rec->job_ptr)) {
+		/*
+		 * A job queued in several partitions: its first (best) record
+		 * only; an array's pending tasks share the head's record.
+		 */
+		if (!IS_JOB_PENDING(rec->job_ptr) ||
+		    dl__u64set_add(&queued, (uintptr_t)rec->job_ptr) != 1) {
 			xfree(rec);
 			continue;
 		}
 		cand[n].rec = rec;
-		cand[n].a = _find_assign(plan, rec->job_id);
+		cand[n].a = _find_assign(idx, nidx, rec->job_id);
 		cand[n].rank = n;
 		n++;
 	}
+	dl__u64set_fini(&queued);
 	qsort(cand, n, sizeof(*cand), _cmp_cand);
 
 	for (i = 0; i < n; i++) {
@@ -774,10 +811,24 @@ static void _apply(const dl_plan_t *plan, const dl_state_t *st)
 				     PFX, job_ptr->job_id, job_ptr->nodes,
 				     st->nodes[node].name, slurm_strerror(rc));
 		}
+		if (rc == SLURM_SUCCESS && job_ptr->array_task_id != NO_VAL) {
+			/*
+			 * The started task left its pending siblings in a new
+			 * head record: offer the same decision to them.
+			 */
+			job_record_t *head = find_job_record(job_ptr->array_job_id);
+
+			if (head && head != job_ptr && IS_JOB_PENDING(head) &&
+			    head->array_recs) {
+				cand[i].rec->job_ptr = head;
+				i--;
+			}
+		}
 	}
 	for (i = 0; i < n; i++)
 		xfree(cand[i].rec);
 	xfree(cand);
+	xfree(idx);
 	xfree(node_full);
 	FREE_NULL_LIST(queue);
 }

@@ -1,0 +1,594 @@
+/*
+ * bench_partition.c - time and quality of the partitioner (dl_partition.h)
+ * on synthetic job/file hypergraphs.
+ *
+ * Build and run from the top of the source tree (the helper first):
+ *
+ *   gcc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags ompi-c) \
+ *       -I/usr/include/trilinos -Isrc/libdatalocality \
+ *       src/partitiond/dl-partitiond.c -o /tmp/dl-partitiond \
+ *       -ltrilinos_zoltan $(pkg-config --libs ompi-c) -lm
+ *   gcc -std=c11 -D_GNU_SOURCE -O2 -Isrc/libdatalocality \
+ *       contrib/bench_partition.c src/libdatalocality/partition.c \
+ *       src/libdatalocality/error.c src/libdatalocality/log.c \
+ *       -lm -o /tmp/bench_partition
+ *   /tmp/bench_partition -H /tmp/dl-partitiond
+ *
+ * Options: -H helper path ($DL_PARTITIOND), -n jobs list (1000,10000,
+ * 100000), -k parts list (16,64,256), -P mpi processes (1), -b seconds
+ * budget per configuration (60: larger configurations that the previous
+ * size suggests would exceed it are skipped), -s seed, -v log to stderr.
+ *
+ * Workload: N pending jobs, N/2 files, each job reads 4-10 distinct files
+ * drawn with Zipf-like popularity (s = 1); a file is 4 MiB (3 in 4) or
+ * 64 MiB; a job's weight is its bytes over 80 MB/s (a stand-in for eq. 6
+ * of online-hps-khanna).  Each part also holds two running jobs and one
+ * zero-weight cache anchor on 8 popular files, all fixed there.
+ *
+ * Columns: helper wall time of dl_partitioner_run() (warm helper, pipe
+ * transfer included), its cut (in GiB moved) and imbalance; the cut of a
+ * random balanced assignment and of the greedy partitioner (and greedy's
+ * time); then refinement: 5% new jobs are added and the graph partitioned
+ * again, from scratch and from the previous parts (REPARTITION, REFINE).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dl_error.h"
+#include "dl_log.h"
+#include "dl_partition.h"
+
+#define MIB 1048576.0
+#define GIB (1024 * MIB)
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t _rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static double _rngf(void)
+{
+	return (_rng() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double _now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void *_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+/* ---- workload ------------------------------------------------------------- */
+
+/* The jobs' file lists, kept so that new jobs can be added later. */
+struct workload {
+	uint32_t nfiles, njobs, nparts;
+	double *fsize;		/* [nfiles] bytes */
+	double *cdf;		/* [nfiles] Zipf CDF */
+	uint32_t *xfiles;	/* [njobs + 1] */
+	uint32_t *files;	/* job file lists */
+	size_t cap;
+	uint32_t *anchor_files;	/* [nparts * 8] */
+};
+
+static uint32_t _zipf(const struct workload *w)
+{
+	double u = _rngf();
+	uint32_t lo = 0, hi = w->nfiles - 1;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (w->cdf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void _add_jobs(struct workload *w, uint32_t n)
+{
+	w->xfiles = realloc(w->xfiles, (w->njobs + n + 1) * sizeof(*w->xfiles));
+	if (!w->xfiles)
+		exit(1);
+	for (uint32_t j = w->njobs; j < w->njobs + n; j++) {
+		uint32_t k = 4 + _rng() % 7, start = w->xfiles[j], got = 0;
+
+		if (start + k > w->cap) {
+			w->cap = 2 * (start + k);
+			w->files = realloc(w->files, w->cap * sizeof(*w->files));
+			if (!w->files)
+				exit(1);
+		}
+		while (got < k) {
+			uint32_t f = _zipf(w), i;
+
+			for (i = 0; i < got; i++)
+				if (w->files[start + i] == f)
+					break;
+			if (i == got)
+				w->files[start + got++] = f;
+		}
+		w->xfiles[j + 1] = start + k;
+	}
+	w->njobs += n;
+}
+
+static void _workload(struct workload *w, uint32_t njobs, uint32_t nparts)
+{
+	double sum = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->nparts = nparts;
+	w->nfiles = njobs / 2 > 16 ? njobs / 2 : 16;
+	w->fsize = _xmalloc(w->nfiles * sizeof(*w->fsize));
+	w->cdf = _xmalloc(w->nfiles * sizeof(*w->cdf));
+	for (uint32_t f = 0; f < w->nfiles; f++) {
+		w->fsize[f] = (_rng() % 4 ? 4 : 64) * MIB;
+		sum += 1.0 / (f + 1);
+		w->cdf[f] = sum;
+	}
+	for (uint32_t f = 0; f < w->nfiles; f++)
+		w->cdf[f] /= sum;
+	w->xfiles = _xmalloc(sizeof(*w->xfiles));
+	w->xfiles[0] = 0;
+	_add_jobs(w, njobs);
+	w->anchor_files = _xmalloc(nparts * 8 * sizeof(*w->anchor_files));
+	for (uint32_t i = 0; i < nparts * 8; i++)
+		w->anchor_files[i] = _zipf(w);
+}
+
+static void _workload_free(struct workload *w)
+{
+	free(w->fsize);
+	free(w->cdf);
+	free(w->xfiles);
+	free(w->files);
+	free(w->anchor_files);
+}
+
+/* Running job i (of 3 per part) reads the files of an early pending job. */
+static uint32_t _running_src(const struct workload *w, uint32_t i)
+{
+	uint32_t span = w->njobs < 1000 ? w->njobs : 1000;
+
+	return (uint32_t)((i * 2654435761u) % span);
+}
+
+/* The files of vertex v: a pending job, a running job or an anchor. */
+static uint32_t _vfiles(const struct workload *w, uint32_t v,
+			const uint32_t **files)
+{
+	uint32_t src, i;
+
+	if (v < w->njobs)
+		src = v;
+	else if ((i = v - w->njobs) % 3 < 2)
+		src = _running_src(w, i);
+	else {
+		*files = w->anchor_files + (i / 3) * 8;
+		return 8;
+	}
+	*files = w->files + w->xfiles[src];
+	return w->xfiles[src + 1] - w->xfiles[src];
+}
+
+/*
+ * The hypergraph: vertices 0..njobs-1 are the pending jobs, then per part
+ * two running jobs (file lists of early pending jobs, reused) and an
+ * anchor.  Only files with a pin are nets.
+ */
+static dl_hgraph_t *_graph(const struct workload *w)
+{
+	const uint32_t K = w->nparts, nvtx = w->njobs + 3 * K;
+	dl_hgraph_t *h = calloc(1, sizeof(*h));
+	uint32_t *cnt = calloc(w->nfiles + 1, sizeof(*cnt));
+	uint32_t *netof = _xmalloc(w->nfiles * sizeof(*netof));
+	uint32_t *fill, npins = 0, nnets = 0, nf;
+	const uint32_t *vf;
+
+	if (!h || !cnt)
+		exit(1);
+	h->nvtx = nvtx;
+	h->nparts = K;
+	h->vwgt = _xmalloc(nvtx * sizeof(*h->vwgt));
+	h->fixed = _xmalloc(nvtx * sizeof(*h->fixed));
+	h->vjob = _xmalloc(nvtx * sizeof(*h->vjob));
+
+
+	for (uint32_t v = 0; v < nvtx; v++) {
+		double bytes = 0;
+
+		h->vjob[v] = v;
+		h->fixed[v] = v < w->njobs ? -1 : (int32_t)((v - w->njobs) / 3);
+		nf = _vfiles(w, v, &vf);
+		for (uint32_t i = 0; i < nf; i++) {
+			bytes += w->fsize[vf[i]];
+			cnt[vf[i]]++;
+		}
+		/* Anchors may list a file twice: count it once below. */
+		h->vwgt[v] = v >= w->njobs && (v - w->njobs) % 3 == 2 ?
+				     0 :
+				     bytes / 80e6;
+	}
+	for (uint32_t f = 0; f < w->nfiles; f++) {
+		netof[f] = cnt[f] ? nnets++ : UINT32_MAX;
+		npins += cnt[f];
+	}
+	h->nnets = nnets;
+	h->xpins = calloc(nnets + 1, sizeof(*h->xpins));
+	h->ncost = _xmalloc(nnets * sizeof(*h->ncost));
+	h->net_file = _xmalloc(nnets * sizeof(*h->net_file));
+	h->pins = _xmalloc(npins * sizeof(*h->pins));
+	fill = calloc(nnets + 1, sizeof(*fill));
+	if (!h->xpins || !fill)
+		exit(1);
+	for (uint32_t f = 0; f < w->nfiles; f++)
+		if (netof[f] != UINT32_MAX) {
+			h->xpins[netof[f] + 1] = cnt[f];
+			h->ncost[netof[f]] = w->fsize[f];
+			h->net_file[netof[f]] = f;
+		}
+	for (uint32_t n = 0; n < nnets; n++)
+		h->xpins[n + 1] += h->xpins[n];
+	for (uint32_t v = 0; v < nvtx; v++) {
+		nf = _vfiles(w, v, &vf);
+		for (uint32_t i = 0; i < nf; i++) {
+			uint32_t n = netof[vf[i]], at = h->xpins[n] + fill[n];
+
+			/* Skip an anchor's repeated file. */
+			if (!fill[n] || h->pins[at - 1] != v) {
+				h->pins[at] = v;
+				fill[n]++;
+			}
+		}
+	}
+	/* Compact nets that lost repeated anchor pins. */
+	{
+		uint32_t k = 0;
+
+		for (uint32_t n = 0; n < nnets; n++) {
+			uint32_t s = h->xpins[n];
+
+			h->xpins[n] = k;
+			memmove(h->pins + k, h->pins + s,
+				fill[n] * sizeof(*h->pins));
+			k += fill[n];
+		}
+		h->xpins[nnets] = k;
+	}
+	h->part_node = _xmalloc(K * sizeof(*h->part_node));
+	for (uint32_t q = 0; q < K; q++)
+		h->part_node[q] = q;
+	free(cnt);
+	free(netof);
+	free(fill);
+	return h;
+}
+
+static void _graph_free(dl_hgraph_t *h)
+{
+	free(h->vwgt);
+	free(h->fixed);
+	free(h->vjob);
+	free(h->net_file);
+	free(h->ncost);
+	free(h->xpins);
+	free(h->pins);
+	free(h->part_node);
+	free(h);
+}
+
+/* ---- measures ------------------------------------------------------------- */
+
+static double _cut(const dl_hgraph_t *h, const int32_t *part)
+{
+	uint32_t *stamp = calloc(h->nparts, sizeof(*stamp));
+	double cut = 0;
+
+	for (uint32_t n = 0; n < h->nnets; n++) {
+		uint32_t lambda = 0;
+
+		for (uint32_t i = h->xpins[n]; i < h->xpins[n + 1]; i++) {
+			uint32_t q = (uint32_t)part[h->pins[i]];
+
+			if (stamp[q] != n + 1) {
+				stamp[q] = n + 1;
+				lambda++;
+			}
+		}
+		if (lambda > 1)
+			cut += h->ncost[n] * (lambda - 1);
+	}
+	free(stamp);
+	return cut;
+}
+
+static double _imbalance(const dl_hgraph_t *h, const int32_t *part)
+{
+	double *pw = calloc(h->nparts, sizeof(*pw)), total = 0, max = 0;
+
+	for (uint32_t v = 0; v < h->nvtx; v++) {
+		pw[part[v]] += h->vwgt[v];
+		total += h->vwgt[v];
+	}
+	for (uint32_t q = 0; q < h->nparts; q++)
+		max = pw[q] > max ? pw[q] : max;
+	free(pw);
+	return max / (total / h->nparts) - 1;
+}
+
+/* Random order, each free vertex to the currently lightest part. */
+static void _random_balanced(const dl_hgraph_t *h, int32_t *part)
+{
+	uint32_t *order = _xmalloc(h->nvtx * sizeof(*order));
+	double *pw = calloc(h->nparts, sizeof(*pw));
+
+	for (uint32_t v = 0; v < h->nvtx; v++) {
+		order[v] = v;
+		part[v] = h->fixed[v];
+		if (part[v] >= 0)
+			pw[part[v]] += h->vwgt[v];
+	}
+	for (uint32_t v = h->nvtx; v > 1; v--) {
+		uint32_t k = _rng() % v, t = order[v - 1];
+
+		order[v - 1] = order[k];
+		order[k] = t;
+	}
+	for (uint32_t i = 0; i < h->nvtx; i++) {
+		uint32_t v = order[i], light = 0;
+
+		if (part[v] >= 0)
+			continue;
+		for (uint32_t q = 1; q < h->nparts; q++)
+			if (pw[q] < pw[light])
+				light = q;
+		part[v] = (int32_t)light;
+		pw[light] += h->vwgt[v];
+	}
+	free(order);
+	free(pw);
+}
+
+/* ---- driver --------------------------------------------------------------- */
+
+static int verbose;
+
+static void _log(int level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (verbose || level == DL_LOG_ERROR)
+		fprintf(stderr, "  [log] %s\n", msg);
+}
+
+static dl_partitioner_t *_partitioner(const char *helper, unsigned nprocs,
+				      int refine)
+{
+	dl_partition_opts_t o;
+	dl_partitioner_t *p;
+
+	dl_partition_opts_default(&o);
+	o.helper = helper;
+	o.nprocs = nprocs;
+	o.timeout_ms = 600000;
+	o.refine = refine;
+	p = dl_partitioner_create(&o);
+	if (!p) {
+		fprintf(stderr, "dl_partitioner_create failed\n");
+		exit(1);
+	}
+	return p;
+}
+
+/* Start the helper outside the measurement (MPI_Init, greeting). */
+static void _warm(dl_partitioner_t *p)
+{
+	struct workload w;
+	dl_hgraph_t *h;
+	int32_t *part;
+	dl_partition_stats_t st;
+
+	_workload(&w, 64, 4);
+	h = _graph(&w);
+	part = _xmalloc(h->nvtx * sizeof(*part));
+	dl_partitioner_run(p, h, NULL, part, &st);
+	free(part);
+	_graph_free(h);
+	_workload_free(&w);
+}
+
+static int _parse_list(const char *s, uint32_t *out, int max)
+{
+	int n = 0;
+
+	while (*s && n < max) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s)
+			break;
+		out[n++] = (uint32_t)v;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t ns[8] = { 1000, 10000, 100000 }, ks[8] = { 16, 64, 256 };
+	int nn = 3, nk = 3, opt;
+	unsigned nprocs = 1;
+	double budget = 60;
+	const char *helper = getenv("DL_PARTITIOND");
+	dl_partitioner_t *scratch, *repart, *local;
+	double last_time[8] = { 0 };
+
+	while ((opt = getopt(argc, argv, "H:n:k:P:b:s:v")) != -1) {
+		switch (opt) {
+		case 'H':
+			helper = optarg;
+			break;
+		case 'n':
+			nn = _parse_list(optarg, ns, 8);
+			break;
+		case 'k':
+			nk = _parse_list(optarg, ks, 8);
+			break;
+		case 'P':
+			nprocs = (unsigned)atoi(optarg);
+			break;
+		case 'b':
+			budget = atof(optarg);
+			break;
+		case 's':
+			rng_state = strtoull(optarg, NULL, 0) | 1;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-H helper] [-n 1000,...] "
+					"[-k 16,...] [-P nprocs] [-b budget] "
+					"[-s seed] [-v]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	dl_log_set(_log, NULL);
+	scratch = _partitioner(helper, nprocs, DL_REFINE_NONE);
+	repart = _partitioner(helper, nprocs, DL_REFINE_REPART);
+	local = _partitioner(helper, nprocs, DL_REFINE_LOCAL);
+	_warm(scratch);
+	_warm(repart);
+	_warm(local);
+
+	printf("%7s %4s %8s %8s | %8s %9s %6s | %9s | %9s %7s | "
+	       "%8s %9s | %8s %9s | %8s %9s\n",
+	       "jobs", "K", "nets", "pins", "helper_s", "cut_GiB", "imb",
+	       "rand_GiB", "greedy", "grdy_s", "new_s", "new_cut", "repart_s",
+	       "rep_cut", "refine_s", "ref_cut");
+	for (int a = 0; a < nn; a++) {
+		for (int b = 0; b < nk; b++) {
+			struct workload w;
+			dl_hgraph_t *h, *h2;
+			int32_t *z, *r, *g, *prev, *z2;
+			dl_partition_stats_t st, st2;
+			double t, tg, t_new, c_new, t_rep, c_rep, t_loc, c_loc;
+			uint32_t oldn;
+
+			/* Skip what the last size predicts to be too slow. */
+			if (last_time[b] > 0 && a > 0 &&
+			    last_time[b] * ns[a] / ns[a - 1] * 1.5 > budget) {
+				printf("%7u %4u   skipped: about %.0f s predicted, "
+				       "over the %.0f s budget\n",
+				       ns[a], ks[b],
+				       last_time[b] * ns[a] / ns[a - 1] * 1.5,
+				       budget);
+				continue;
+			}
+			_workload(&w, ns[a], ks[b]);
+			h = _graph(&w);
+			z = _xmalloc(h->nvtx * sizeof(*z));
+			r = _xmalloc(h->nvtx * sizeof(*r));
+			g = _xmalloc(h->nvtx * sizeof(*g));
+
+			t = _now();
+			if (dl_partitioner_run(scratch, h, NULL, z, &st))
+				return 1;
+			t = _now() - t;
+			last_time[b] = t;
+			_random_balanced(h, r);
+			tg = _now();
+			if (dl_partition_greedy(h, 1.1, g))
+				return 1;
+			tg = _now() - tg;
+
+			if (getenv("BENCH_SEEDED")) {
+				int32_t *x = _xmalloc(h->nvtx * sizeof(*x));
+				double t1 = _now();
+
+				dl_partitioner_run(local, h, g, x, &st2);
+				t1 = _now() - t1;
+				printf("    seeded REFINE from greedy: %.3f s cut %.1f imb %.3f\n", t1, st2.cut / GIB, st2.imbalance);
+				t1 = _now();
+				dl_partitioner_run(repart, h, g, x, &st2);
+				t1 = _now() - t1;
+				printf("    seeded REPART from greedy: %.3f s cut %.1f imb %.3f\n", t1, st2.cut / GIB, st2.imbalance);
+				free(x);
+			}
+			/* Refinement: 5% new jobs, prev = the old parts. */
+			oldn = w.njobs;
+			_add_jobs(&w, w.njobs / 20);
+			h2 = _graph(&w);
+			prev = _xmalloc(h2->nvtx * sizeof(*prev));
+			z2 = _xmalloc(h2->nvtx * sizeof(*z2));
+			for (uint32_t v = 0; v < h2->nvtx; v++)
+				prev[v] = v < oldn ? z[v] :
+					  v < w.njobs ?
+						 -1 :
+						 h2->fixed[v];
+			t_new = _now();
+			if (dl_partitioner_run(scratch, h2, NULL, z2, &st2))
+				return 1;
+			t_new = _now() - t_new;
+			c_new = st2.cut;
+			t_rep = _now();
+			if (dl_partitioner_run(repart, h2, prev, z2, &st2))
+				return 1;
+			t_rep = _now() - t_rep;
+			c_rep = st2.cut;
+			t_loc = _now();
+			if (dl_partitioner_run(local, h2, prev, z2, &st2))
+				return 1;
+			t_loc = _now() - t_loc;
+			c_loc = st2.cut;
+
+			printf("%7u %4u %8u %8u | %8.3f %9.1f %6.3f | %9.1f | "
+			       "%9.1f %7.3f | %8.3f %9.1f | %8.3f %9.1f | "
+			       "%8.3f %9.1f%s\n",
+			       ns[a], ks[b], h->nnets, h->xpins[h->nnets], t,
+			       st.cut / GIB, _imbalance(h, z), _cut(h, r) / GIB,
+			       _cut(h, g) / GIB, tg, t_new, c_new / GIB, t_rep,
+			       c_rep / GIB, t_loc, c_loc / GIB,
+			       st.used_fallback ? "  (FALLBACK)" : "");
+			fflush(stdout);
+			free(z);
+			free(r);
+			free(g);
+			free(prev);
+			free(z2);
+			_graph_free(h);
+			_graph_free(h2);
+			_workload_free(&w);
+		}
+	}
+	dl_partitioner_destroy(scratch);
+	dl_partitioner_destroy(repart);
+	dl_partitioner_destroy(local);
+	return 0;
+}

@@ -1,0 +1,1085 @@
+/*
+ * partition.c - the partitioner of dl_partition.h: a greedy partitioner in
+ * process, and the client side of the dl-partitiond helper (Zoltan PHG).
+ *
+ * The helper runs as a child process in its own process group, with its
+ * stdin, stdout and stderr on three pipes.  Every wait on it is a poll()
+ * with a deadline, and while waiting the partitioner drains the helper's
+ * stderr into the log so that a chatty helper cannot block on a full pipe.
+ * Any failure ends with the whole process group killed and the child
+ * reaped, so neither a hung helper nor a zombie outlives the request.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dl_error.h"
+#include "dl_log.h"
+#include "dl_partition.h"
+
+/* Where the build installs the helper; a bare name is searched in PATH. */
+#ifndef DL_PARTITIOND_PATH
+#define DL_PARTITIOND_PATH "dl-partitiond"
+#endif
+#ifndef DL_MPIRUN_PATH
+#define DL_MPIRUN_PATH "mpirun"
+#endif
+
+#define DEFAULT_TIMEOUT_MS 5000u
+#define STOP_GRACE_MS 1000
+#define MAX_SKIP 63u
+/*
+ * PHG_REPART_MULTIPLIER: REPARTITION minimises multiplier * cut (MiB) +
+ * migration (one unit per moved job, see dl-partitiond.c), so moving a
+ * job is worth about 10 KiB of transfers: the previous plan only wins
+ * near-ties.
+ */
+#define REPART_MULTIPLIER 100.0
+
+extern char **environ;
+
+struct dl_partitioner {
+	dl_partition_opts_t o;	/* o.helper is not used: see helper */
+	char *helper;		/* resolved helper path; owned */
+	pid_t pid;		/* -1: no helper */
+	int to_fd;		/* helper's stdin */
+	int from_fd;		/* helper's stdout */
+	int err_fd;		/* helper's stderr; -1 after its EOF */
+	int started;		/* a helper was started at least once */
+	int restarts;
+	unsigned failures;	/* consecutive helper failures */
+	unsigned skip;		/* calls left to answer without the helper */
+	size_t errlen;
+	char errbuf[256];	/* partial line of the helper's stderr */
+};
+
+/* ---- graph checks and measures -------------------------------------------- */
+
+static uint32_t _npins(const dl_hgraph_t *h)
+{
+	return h->nnets ? h->xpins[h->nnets] : 0;
+}
+
+/*
+ * Check everything the partitioners rely on.  stamp[] is nvtx scratch for
+ * the duplicate-pin check.
+ * \return 0, DL_EINVAL, DL_ENOMEM.
+ */
+static int _check_graph(const dl_hgraph_t *h)
+{
+	uint32_t *stamp;
+
+	if (!h || !h->nparts || h->nparts > INT32_MAX || h->nvtx > INT32_MAX ||
+	    h->nnets >= INT32_MAX)
+		return DL_EINVAL;
+	if (h->nvtx && (!h->vwgt || !h->fixed))
+		return DL_EINVAL;
+	if (h->nnets && (!h->xpins || !h->ncost))
+		return DL_EINVAL;
+	if (h->nnets && h->xpins[0] != 0)
+		return DL_EINVAL;
+	if (_npins(h) && !h->pins)
+		return DL_EINVAL;
+	for (uint32_t v = 0; v < h->nvtx; v++) {
+		if (!isfinite(h->vwgt[v]) || h->vwgt[v] < 0)
+			return DL_EINVAL;
+		if (h->fixed[v] < -1 || h->fixed[v] >= (int32_t)h->nparts)
+			return DL_EINVAL;
+	}
+	for (uint32_t n = 0; n < h->nnets; n++)
+		if (h->xpins[n] > h->xpins[n + 1] || !isfinite(h->ncost[n]) ||
+		    h->ncost[n] < 0)
+			return DL_EINVAL;
+	if (_npins(h) > INT32_MAX)
+		return DL_EINVAL;
+	stamp = calloc(h->nvtx ? h->nvtx : 1, sizeof(*stamp));
+	if (!stamp)
+		return DL_ENOMEM;
+	for (uint32_t n = 0; n < h->nnets; n++) {
+		for (uint32_t i = h->xpins[n]; i < h->xpins[n + 1]; i++) {
+			uint32_t v = h->pins[i];
+
+			if (v >= h->nvtx || stamp[v] == n + 1) {
+				free(stamp);
+				return DL_EINVAL;
+			}
+			stamp[v] = n + 1;
+		}
+	}
+	free(stamp);
+	return 0;
+}
+
+/* Connectivity-1 cut; part[] must be valid.  \return the cut, or -1 on
+ * ENOMEM. */
+static double _cut(const dl_hgraph_t *h, const int32_t *part)
+{
+	uint32_t *stamp = calloc(h->nparts, sizeof(*stamp));
+	double cut = 0;
+
+	if (!stamp)
+		return -1;
+	for (uint32_t n = 0; n < h->nnets; n++) {
+		uint32_t lambda = 0;
+
+		for (uint32_t i = h->xpins[n]; i < h->xpins[n + 1]; i++) {
+			uint32_t q = (uint32_t)part[h->pins[i]];
+
+			if (stamp[q] != n + 1) {
+				stamp[q] = n + 1;
+				lambda++;
+			}
+		}
+		if (lambda > 1)
+			cut += h->ncost[n] * (lambda - 1);
+	}
+	free(stamp);
+	return cut;
+}
+
+/* max part weight / mean part weight - 1; 0 for a weightless graph.
+ * \return the imbalance, or -1 on ENOMEM. */
+static double _imbalance(const dl_hgraph_t *h, const int32_t *part)
+{
+	double *pw = calloc(h->nparts, sizeof(*pw));
+	double total = 0, max = 0;
+
+	if (!pw)
+		return -1;
+	for (uint32_t v = 0; v < h->nvtx; v++) {
+		pw[part[v]] += h->vwgt[v];
+		total += h->vwgt[v];
+	}
+	for (uint32_t q = 0; q < h->nparts; q++)
+		if (pw[q] > max)
+			max = pw[q];
+	free(pw);
+	return total > 0 ? max / (total / h->nparts) - 1 : 0;
+}
+
+/* ---- greedy --------------------------------------------------------------- */
+
+struct greedy_order {
+	double w;
+	uint32_t v;
+};
+
+static int _order_cmp(const void *a, const void *b)
+{
+	const struct greedy_order *x = a, *y = b;
+
+	if (x->w != y->w)
+		return x->w > y->w ? -1 : 1;
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/*
+ * The greedy partitioner.  Vertices with init[v] in range (init may be
+ * NULL) are pre-placed like fixed ones; fixed[] wins over init[].  Writes
+ * every out[v].  \return 0 or DL_ENOMEM.
+ */
+static int _greedy(const dl_hgraph_t *h, double imbalance,
+		   const int32_t *init, int32_t *out)
+{
+	const uint32_t nvtx = h->nvtx, nparts = h->nparts, npins = _npins(h);
+	uint32_t *vx = NULL, *vnets = NULL, *poff = NULL, *pcnt = NULL,
+		 *plist = NULL, *fill = NULL;
+	double *pw = NULL, *gain = NULL, total = 0, cap;
+	struct greedy_order *order = NULL;
+	uint32_t nfree = 0;
+	int rc = DL_ENOMEM;
+
+	vx = calloc((size_t)nvtx + 1, sizeof(*vx));
+	vnets = malloc((npins ? npins : 1) * sizeof(*vnets));
+	poff = malloc(((size_t)h->nnets + 1) * sizeof(*poff));
+	pcnt = calloc(h->nnets ? h->nnets : 1, sizeof(*pcnt));
+	fill = calloc(nvtx ? nvtx : 1, sizeof(*fill));
+	pw = calloc(nparts, sizeof(*pw));
+	gain = calloc(nparts, sizeof(*gain));
+	order = malloc((nvtx ? nvtx : 1) * sizeof(*order));
+	if (!vx || !vnets || !poff || !pcnt || !fill || !pw || !gain || !order)
+		goto out;
+
+	/* Vertex -> nets (transpose of the CSR). */
+	for (uint32_t i = 0; i < npins; i++)
+		vx[h->pins[i] + 1]++;
+	for (uint32_t v = 0; v < nvtx; v++)
+		vx[v + 1] += vx[v];
+	for (uint32_t n = 0; n < h->nnets; n++)
+		for (uint32_t i = h->xpins[n]; i < h->xpins[n + 1]; i++) {
+			uint32_t v = h->pins[i];
+
+			vnets[vx[v] + fill[v]++] = n;
+		}
+
+	/* Per net, room for the parts it touches: at most min(size, K). */
+	poff[0] = 0;
+	for (uint32_t n = 0; n < h->nnets; n++) {
+		uint32_t sz = h->xpins[n + 1] - h->xpins[n];
+
+		poff[n + 1] = poff[n] + (sz < nparts ? sz : nparts);
+	}
+	plist = malloc((poff[h->nnets] ? poff[h->nnets] : 1) * sizeof(*plist));
+	if (!plist)
+		goto out;
+
+	for (uint32_t v = 0; v < nvtx; v++) {
+		int32_t q = h->fixed[v];
+
+		total += h->vwgt[v];
+		if (q < 0 && init && init[v] >= 0 && init[v] < (int32_t)nparts)
+			q = init[v];
+		out[v] = q;
+		if (q < 0) {
+			order[nfree].w = h->vwgt[v];
+			order[nfree].v = v;
+			nfree++;
+			continue;
+		}
+		pw[q] += h->vwgt[v];
+	}
+	/* Mark the parts of the pre-placed pins in their nets. */
+	for (uint32_t n = 0; n < h->nnets; n++)
+		for (uint32_t i = h->xpins[n]; i < h->xpins[n + 1]; i++) {
+			int32_t q = out[h->pins[i]];
+			uint32_t k;
+
+			if (q < 0)
+				continue;
+			for (k = 0; k < pcnt[n]; k++)
+				if (plist[poff[n] + k] == (uint32_t)q)
+					break;
+			if (k == pcnt[n])
+				plist[poff[n] + pcnt[n]++] = (uint32_t)q;
+		}
+
+	/* Tolerance so that exact balance is not lost to rounding. */
+	cap = imbalance * total / nparts * (1 + 1e-12);
+	qsort(order, nfree, sizeof(*order), _order_cmp);
+	for (uint32_t k = 0; k < nfree; k++) {
+		uint32_t v = order[k].v, best = UINT32_MAX, light = 0;
+		double w = h->vwgt[v];
+
+		/* gain[q]: cost of v's nets already present in part q, i.e.
+		 * the cost that putting v in q does not add. */
+		for (uint32_t j = vx[v]; j < vx[v + 1]; j++) {
+			uint32_t n = vnets[j];
+
+			for (uint32_t i = 0; i < pcnt[n]; i++)
+				gain[plist[poff[n] + i]] += h->ncost[n];
+		}
+		for (uint32_t q = 0; q < nparts; q++) {
+			if (pw[q] < pw[light])
+				light = q;
+			if (pw[q] + w > cap)
+				continue;
+			if (best == UINT32_MAX || gain[q] > gain[best] ||
+			    (gain[q] == gain[best] && pw[q] < pw[best]))
+				best = q;
+		}
+		if (best == UINT32_MAX)
+			best = light;
+		out[v] = (int32_t)best;
+		pw[best] += w;
+		for (uint32_t j = vx[v]; j < vx[v + 1]; j++) {
+			uint32_t n = vnets[j];
+
+			for (uint32_t i = 0; i < pcnt[n]; i++)
+				gain[plist[poff[n] + i]] = 0;
+		}
+		for (uint32_t j = vx[v]; j < vx[v + 1]; j++) {
+			uint32_t n = vnets[j], i;
+
+			for (i = 0; i < pcnt[n]; i++)
+				if (plist[poff[n] + i] == best)
+					break;
+			if (i == pcnt[n])
+				plist[poff[n] + pcnt[n]++] = best;
+		}
+	}
+	rc = 0;
+out:
+	free(vx);
+	free(vnets);
+	free(poff);
+	free(pcnt);
+	free(plist);
+	free(fill);
+	free(pw);
+	free(gain);
+	free(order);
+	return rc;
+}
+
+int dl_partition_greedy(const dl_hgraph_t *h, double imbalance,
+			int32_t *part)
+{
+	int32_t *out;
+	int rc;
+
+	if (!h || !part || !(imbalance >= 1.0) || !isfinite(imbalance))
+		return DL_EINVAL;
+	rc = _check_graph(h);
+	if (rc)
+		return rc;
+	out = malloc((h->nvtx ? h->nvtx : 1) * sizeof(*out));
+	if (!out)
+		return DL_ENOMEM;
+	rc = _greedy(h, imbalance, NULL, out);
+	if (!rc)
+		memcpy(part, out, (size_t)h->nvtx * sizeof(*out));
+	free(out);
+	return rc;
+}
+
+/* ---- time, fds, signals --------------------------------------------------- */
+
+static int64_t _now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static double _now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void _close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/*
+ * A pipe end must not be 0, 1 or 2 (possible when the host closed its
+ * stdio): dup2() onto itself in the child would keep FD_CLOEXEC.
+ */
+static int _above_stdio(int *fd)
+{
+	int nfd;
+
+	if (*fd > 2)
+		return 0;
+	nfd = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+	if (nfd < 0)
+		return -1;
+	close(*fd);
+	*fd = nfd;
+	return 0;
+}
+
+static int _pipe(int fds[2])
+{
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	if (_above_stdio(&fds[0]) || _above_stdio(&fds[1])) {
+		_close(&fds[0]);
+		_close(&fds[1]);
+		return -1;
+	}
+	return 0;
+}
+
+static void _nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/*
+ * Writes to a dead helper raise SIGPIPE, which would kill the host.  Block
+ * it in this thread for the duration of the writes; if a write then fails
+ * with EPIPE, take the SIGPIPE it left pending (unless one was pending
+ * before) so that it is not delivered when the mask is restored.
+ */
+struct sigpipe_guard {
+	sigset_t old;
+	int was_pending;
+};
+
+static void _sigpipe_block(struct sigpipe_guard *g)
+{
+	sigset_t set, pending;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, &g->old);
+	sigpending(&pending);
+	g->was_pending = sigismember(&pending, SIGPIPE);
+}
+
+static void _sigpipe_unblock(struct sigpipe_guard *g, int got_epipe)
+{
+	if (got_epipe && !g->was_pending) {
+		sigset_t set;
+		struct timespec zero = { 0, 0 };
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGPIPE);
+		while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+/* ---- the helper's stderr -------------------------------------------------- */
+
+static void _err_flush(dl_partitioner_t *p)
+{
+	if (!p->errlen)
+		return;
+	p->errbuf[p->errlen] = '\0';
+	dl__log(DL_LOG_INFO, "dl-partitiond[%d]: %s", (int)p->pid, p->errbuf);
+	p->errlen = 0;
+}
+
+/* Read what the helper wrote to stderr and log it line by line. */
+static void _err_drain(dl_partitioner_t *p)
+{
+	char buf[1024];
+
+	while (p->err_fd >= 0) {
+		ssize_t n = read(p->err_fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			_err_flush(p);
+			_close(&p->err_fd);
+			return;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				_err_flush(p);
+				continue;
+			}
+			p->errbuf[p->errlen++] = buf[i];
+			if (p->errlen == sizeof(p->errbuf) - 1)
+				_err_flush(p);
+		}
+	}
+}
+
+/* ---- helper process ------------------------------------------------------- */
+
+/* Reap the helper if it already exited.  \return 1 if it is gone. */
+static int _reap_nohang(dl_partitioner_t *p, int *status)
+{
+	pid_t r;
+
+	do
+		r = waitpid(p->pid, status, WNOHANG);
+	while (r < 0 && errno == EINTR);
+	/* ECHILD: the host reaped it for us (SIGCHLD ignored, waitpid(-1)). */
+	if (r < 0 && errno == ECHILD) {
+		*status = -1;
+		return 1;
+	}
+	return r == p->pid;
+}
+
+static void _log_exit(const dl_partitioner_t *p, int status, int lvl)
+{
+	if (status == -1)
+		dl__log(lvl, "partitioner: helper %d reaped elsewhere",
+			(int)p->pid);
+	else if (WIFEXITED(status))
+		dl__log(lvl, "partitioner: helper %d exited with status %d",
+			(int)p->pid, WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		dl__log(lvl, "partitioner: helper %d killed by signal %d",
+			(int)p->pid, WTERMSIG(status));
+}
+
+/* Drop a helper that has been reaped already. */
+static void _forget(dl_partitioner_t *p)
+{
+	_err_drain(p);
+	_err_flush(p);
+	_close(&p->to_fd);
+	_close(&p->from_fd);
+	_close(&p->err_fd);
+	p->pid = -1;
+}
+
+/*
+ * Stop the helper.  graceful: close its input and give it STOP_GRACE_MS
+ * to exit on its own first.  Then SIGKILL the whole process group (mpirun
+ * and its ranks share it) and reap the leader.
+ */
+static void _stop(dl_partitioner_t *p, int graceful)
+{
+	int status = 0, gone = 0;
+
+	if (p->pid < 0)
+		return;
+	_close(&p->to_fd);
+	if (graceful) {
+		int64_t deadline = _now_ms() + STOP_GRACE_MS;
+
+		while (!(gone = _reap_nohang(p, &status)) &&
+		       _now_ms() < deadline) {
+			struct pollfd pfd = { .fd = p->err_fd,
+					      .events = POLLIN };
+
+			/* Sleep 10 ms, or less when stderr has news. */
+			if (poll(&pfd, p->err_fd >= 0, 10) > 0)
+				_err_drain(p);
+		}
+	}
+	if (!gone) {
+		kill(-p->pid, SIGKILL);
+		kill(p->pid, SIGKILL);
+		while (waitpid(p->pid, &status, 0) < 0) {
+			if (errno != EINTR) {
+				status = -1;
+				break;
+			}
+		}
+	}
+	_log_exit(p, status, graceful ? DL_LOG_DEBUG : DL_LOG_INFO);
+	_forget(p);
+}
+
+/*
+ * Wait until fd is ready for events or the deadline passes, draining the
+ * helper's stderr meanwhile.  Errors and hang-ups count as ready: the next
+ * read or write reports them.
+ * \return 0 or DL_ETIMEDOUT.
+ */
+static int _wait_fd(dl_partitioner_t *p, int fd, short events,
+		    int64_t deadline)
+{
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = fd, .events = events },
+			{ .fd = p->err_fd, .events = POLLIN },
+		};
+		int64_t left = deadline - _now_ms();
+		int n;
+
+		if (left <= 0)
+			return DL_ETIMEDOUT;
+		n = poll(pfd, p->err_fd >= 0 ? 2 : 1,
+			 left > INT_MAX ? INT_MAX : (int)left);
+		if (n < 0 && errno != EINTR)
+			return DL_EIO;
+		if (n <= 0)
+			continue;
+		if (p->err_fd >= 0 && pfd[1].revents)
+			_err_drain(p);
+		if (pfd[0].revents)
+			return 0;
+	}
+}
+
+/* \return 0, DL_ETIMEDOUT, DL_EIO (EPIPE: *epipe = 1). */
+static int _write_all(dl_partitioner_t *p, const void *buf, size_t len,
+		      int64_t deadline, int *epipe)
+{
+	const char *c = buf;
+
+	while (len) {
+		ssize_t n = write(p->to_fd, c, len);
+		int rc;
+
+		if (n > 0) {
+			c += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			rc = _wait_fd(p, p->to_fd, POLLOUT, deadline);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (n < 0 && errno == EPIPE)
+			*epipe = 1;
+		return DL_EIO;
+	}
+	return 0;
+}
+
+/* \return 0, DL_ETIMEDOUT, DL_EIO (error or EOF). */
+static int _read_all(dl_partitioner_t *p, void *buf, size_t len,
+		     int64_t deadline)
+{
+	char *c = buf;
+
+	while (len) {
+		ssize_t n = read(p->from_fd, c, len);
+		int rc;
+
+		if (n > 0) {
+			c += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			rc = _wait_fd(p, p->from_fd, POLLIN, deadline);
+			if (rc)
+				return rc;
+			continue;
+		}
+		return DL_EIO;
+	}
+	return 0;
+}
+
+/*
+ * The environment of the helper: the host's, plus, for a singleton,
+ * OMPI_MCA_ess_singleton_isolated=1 so that MPI_Init does not fork an
+ * orted.  \return a malloc'd array (strings borrowed), NULL on ENOMEM.
+ */
+static char **_helper_env(int singleton)
+{
+	static char isolated[] = "OMPI_MCA_ess_singleton_isolated=1";
+	const size_t plen = sizeof("OMPI_MCA_ess_singleton_isolated=") - 1;
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ && environ[n])
+		n++;
+	env = malloc((n + 2) * sizeof(*env));
+	if (!env)
+		return NULL;
+	if (singleton)
+		env[k++] = isolated;
+	for (size_t i = 0; i < n; i++)
+		if (!singleton || strncmp(environ[i], isolated, plen))
+			env[k++] = environ[i];
+	env[k] = NULL;
+	return env;
+}
+
+/*
+ * Start the helper and wait for its greeting.
+ * \return 0, DL_EIO (cannot start, bad greeting), DL_ETIMEDOUT, DL_ENOMEM.
+ */
+static int _start(dl_partitioner_t *p)
+{
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, dflt;
+	char np[16], *argv[8];
+	char **env = NULL;
+	dl__proto_hello_t hello;
+	int k = 0, rc, spawn_rc;
+	pid_t pid;
+
+	if (p->o.nprocs > 1) {
+		argv[k++] = DL_MPIRUN_PATH;
+		/* mpirun refuses root without it; slurmctld may be root. */
+		if (geteuid() == 0)
+			argv[k++] = "--allow-run-as-root";
+		argv[k++] = "--oversubscribe";
+		argv[k++] = "-np";
+		snprintf(np, sizeof(np), "%u", p->o.nprocs);
+		argv[k++] = np;
+	}
+	argv[k++] = p->helper;
+	argv[k] = NULL;
+
+	env = _helper_env(p->o.nprocs <= 1);
+	if (!env)
+		return DL_ENOMEM;
+	if (_pipe(in) || _pipe(out) || _pipe(err)) {
+		dl__log(DL_LOG_ERROR, "partitioner: pipe: %s", strerror(errno));
+		rc = DL_EIO;
+		goto fail;
+	}
+
+	/*
+	 * posix_spawn, not fork: the host may be a multi-threaded slurmctld,
+	 * and nothing but exec may run in a forked child there.  Every fd of
+	 * ours is O_CLOEXEC; closefrom also covers the host's other fds.
+	 */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+#if defined(__GLIBC__) && \
+	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
+	/* Own process group (killed as a whole), default signal state. */
+	posix_spawnattr_init(&attr);
+	sigemptyset(&none);
+	sigemptyset(&dflt);
+	sigaddset(&dflt, SIGPIPE);
+	sigaddset(&dflt, SIGINT);
+	sigaddset(&dflt, SIGTERM);
+	sigaddset(&dflt, SIGHUP);
+	sigaddset(&dflt, SIGQUIT);
+	sigaddset(&dflt, SIGCHLD);
+	sigaddset(&dflt, SIGUSR1);
+	sigaddset(&dflt, SIGUSR2);
+	sigaddset(&dflt, SIGALRM);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &dflt);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+						POSIX_SPAWN_SETSIGDEF |
+						POSIX_SPAWN_SETPGROUP);
+	spawn_rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	_close(&in[0]);
+	_close(&out[1]);
+	_close(&err[1]);
+	if (spawn_rc) {
+		dl__log(DL_LOG_ERROR, "partitioner: cannot start %s: %s",
+			argv[0], strerror(spawn_rc));
+		rc = DL_EIO;
+		goto fail;
+	}
+	free(env);
+	env = NULL;
+
+	if (p->started)
+		p->restarts++;
+	p->started = 1;
+	p->pid = pid;
+	p->to_fd = in[1];
+	p->from_fd = out[0];
+	p->err_fd = err[0];
+	_nonblock(p->to_fd);
+	_nonblock(p->from_fd);
+	_nonblock(p->err_fd);
+	dl__log(DL_LOG_DEBUG, "partitioner: started %s as pid %d", p->helper,
+		(int)pid);
+
+	rc = _read_all(p, &hello, sizeof(hello), _now_ms() + p->o.timeout_ms);
+	if (!rc && (hello.magic != DL__PROTO_HELLO ||
+		    hello.version != DL__PROTO_VERSION)) {
+		dl__log(DL_LOG_ERROR,
+			"partitioner: %s is not a dl-partitiond of protocol %u",
+			p->helper, DL__PROTO_VERSION);
+		rc = DL_EIO;
+	}
+	if (rc) {
+		if (rc == DL_ETIMEDOUT)
+			dl__log(DL_LOG_ERROR,
+				"partitioner: helper %d did not greet within %u ms",
+				(int)pid, p->o.timeout_ms);
+		_stop(p, 0);
+		return rc;
+	}
+	return 0;
+
+fail:
+	free(env);
+	_close(&in[0]);
+	_close(&in[1]);
+	_close(&out[0]);
+	_close(&out[1]);
+	_close(&err[0]);
+	_close(&err[1]);
+	return rc;
+}
+
+/*
+ * One request to the helper; out[] gets validated parts.
+ * \return 0; DL_EPARTITION (the helper reported an error and stays up);
+ * DL_EIO, DL_ETIMEDOUT, DL_EFORMAT (the helper was stopped); DL_ENOMEM.
+ */
+static int _helper_run(dl_partitioner_t *p, const dl_hgraph_t *h,
+		       const int32_t *init, uint32_t approach, int32_t *out)
+{
+	static const uint32_t zero = 0;
+	const uint32_t npins = _npins(h);
+	dl__proto_req_t req = {
+		.magic = DL__PROTO_REQ,
+		.version = DL__PROTO_VERSION,
+		.nvtx = h->nvtx,
+		.nnets = h->nnets,
+		.npins = npins,
+		.nparts = h->nparts,
+		.approach = approach,
+		.seed = p->o.seed,
+		.flags = init ? DL__PROTO_F_INIT : 0,
+		.imbalance = p->o.imbalance,
+		.repart_multiplier = REPART_MULTIPLIER,
+	};
+	dl__proto_resp_t resp;
+	struct sigpipe_guard g;
+	int64_t deadline;
+	int rc, epipe = 0, status;
+
+	if (p->pid >= 0 && _reap_nohang(p, &status)) {
+		/* It died while idle: no harm done, just start another. */
+		_log_exit(p, status, DL_LOG_INFO);
+		_forget(p);
+	}
+	if (p->pid < 0) {
+		rc = _start(p);
+		if (rc)
+			return rc;
+	}
+
+	deadline = _now_ms() + p->o.timeout_ms;
+	_sigpipe_block(&g);
+	rc = _write_all(p, &req, sizeof(req), deadline, &epipe);
+	if (!rc)
+		rc = _write_all(p, h->vwgt, h->nvtx * sizeof(*h->vwgt),
+				deadline, &epipe);
+	if (!rc)
+		rc = _write_all(p, h->fixed, h->nvtx * sizeof(*h->fixed),
+				deadline, &epipe);
+	if (!rc && init)
+		rc = _write_all(p, init, h->nvtx * sizeof(*init), deadline,
+				&epipe);
+	if (!rc)
+		rc = _write_all(p, h->ncost, h->nnets * sizeof(*h->ncost),
+				deadline, &epipe);
+	if (!rc)
+		rc = h->nnets ? _write_all(p, h->xpins,
+					   ((size_t)h->nnets + 1) *
+						   sizeof(*h->xpins),
+					   deadline, &epipe) :
+				_write_all(p, &zero, sizeof(zero), deadline,
+					   &epipe);
+	if (!rc)
+		rc = _write_all(p, h->pins, (size_t)npins * sizeof(*h->pins),
+				deadline, &epipe);
+	_sigpipe_unblock(&g, epipe);
+	if (!rc)
+		rc = _read_all(p, &resp, sizeof(resp), deadline);
+	if (rc) {
+		dl__log(DL_LOG_ERROR, "partitioner: helper %d: %s", (int)p->pid,
+			rc == DL_ETIMEDOUT ? "no answer in time" :
+					     "connection lost");
+		goto kill;
+	}
+	if (resp.magic != DL__PROTO_RESP || resp.version != DL__PROTO_VERSION) {
+		dl__log(DL_LOG_ERROR, "partitioner: helper %d: garbled answer",
+			(int)p->pid);
+		rc = DL_EFORMAT;
+		goto kill;
+	}
+	if (resp.status != DL__PROTO_OK) {
+		dl__log(DL_LOG_ERROR, "partitioner: helper %d: error %d",
+			(int)p->pid, (int)resp.status);
+		/* After EBADREQ/ENOMEM the helper exits: reap it. */
+		if (resp.status == DL__PROTO_EBADREQ ||
+		    resp.status == DL__PROTO_ENOMEM) {
+			rc = DL_EIO;
+			goto kill;
+		}
+		return DL_EPARTITION;
+	}
+	if (resp.nvtx != h->nvtx) {
+		rc = DL_EFORMAT;
+		goto kill;
+	}
+	rc = _read_all(p, out, h->nvtx * sizeof(*out), deadline);
+	if (rc)
+		goto kill;
+	/* Trust nothing: a wrong part number would index out of bounds. */
+	for (uint32_t v = 0; v < h->nvtx; v++) {
+		if (out[v] < 0 || out[v] >= (int32_t)h->nparts ||
+		    (h->fixed[v] >= 0 && out[v] != h->fixed[v])) {
+			dl__log(DL_LOG_ERROR,
+				"partitioner: helper %d: vertex %u got part %d "
+				"(nparts %u, fixed %d)",
+				(int)p->pid, v, (int)out[v], h->nparts,
+				(int)h->fixed[v]);
+			rc = DL_EFORMAT;
+			goto kill;
+		}
+	}
+	dl__log(DL_LOG_DEBUG, "partitioner: %u vertices, %u parts: %.3f s in "
+		"Zoltan", h->nvtx, h->nparts, resp.seconds);
+	return 0;
+kill:
+	_stop(p, 0);
+	return rc;
+}
+
+/* ---- public API ----------------------------------------------------------- */
+
+void dl_partition_opts_default(dl_partition_opts_t *o)
+{
+	if (!o)
+		return;
+	memset(o, 0, sizeof(*o));
+	o->helper = NULL;
+	o->nprocs = 1;
+	o->timeout_ms = DEFAULT_TIMEOUT_MS;
+	o->imbalance = 1.1;
+	o->seed = 1;
+	o->refine = DL_REFINE_NONE;
+}
+
+dl_partitioner_t *dl_partitioner_create(const dl_partition_opts_t *o)
+{
+	dl_partition_opts_t def;
+	dl_partitioner_t *p;
+	const char *path;
+
+	if (!o) {
+		dl_partition_opts_default(&def);
+		o = &def;
+	}
+	if (!(o->imbalance >= 1.0) || !isfinite(o->imbalance) ||
+	    o->refine < DL_REFINE_NONE || o->refine > DL_REFINE_LOCAL)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->o = *o;
+	if (!p->o.timeout_ms)
+		p->o.timeout_ms = DEFAULT_TIMEOUT_MS;
+	path = o->helper;
+	if (!path || !*path)
+		path = getenv("DL_PARTITIOND");
+	if (!path || !*path)
+		path = DL_PARTITIOND_PATH;
+	p->helper = strdup(path);
+	if (!p->helper) {
+		free(p);
+		return NULL;
+	}
+	p->o.helper = NULL;
+	p->pid = -1;
+	p->to_fd = p->from_fd = p->err_fd = -1;
+	return p;
+}
+
+void dl_partitioner_destroy(dl_partitioner_t *p)
+{
+	if (!p)
+		return;
+	_stop(p, 1);
+	free(p->helper);
+	free(p);
+}
+
+pid_t dl__partitioner_pid(const dl_partitioner_t *p)
+{
+	return p ? p->pid : -1;
+}
+
+/* Count a helper failure and back off: skip the next 2^(k-1) - 1 calls. */
+static void _failed(dl_partitioner_t *p)
+{
+	unsigned shift = p->failures < 6 ? p->failures : 6;
+
+	p->failures++;
+	p->skip = (1u << shift) - 1;
+	if (p->skip > MAX_SKIP)
+		p->skip = MAX_SKIP;
+	if (p->skip)
+		dl__log(DL_LOG_INFO,
+			"partitioner: helper failed %u times in a row; "
+			"greedy for the next %u calls",
+			p->failures, p->skip);
+}
+
+int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
+		       const int32_t *prev, int32_t *part,
+		       dl_partition_stats_t *stats)
+{
+	double t0 = _now_s();
+	int32_t *out = NULL, *init = NULL;
+	int rc, fallback = 0;
+
+	if (!p || !h || !part)
+		return DL_EINVAL;
+	rc = _check_graph(h);
+	if (rc)
+		return rc;
+	out = malloc((h->nvtx ? h->nvtx : 1) * sizeof(*out));
+	if (!out)
+		return DL_ENOMEM;
+
+	if (h->nparts == 1) {
+		/* Nothing to decide; fixed parts are all 0 too. */
+		memset(out, 0, (size_t)h->nvtx * sizeof(*out));
+	} else if (h->nvtx) {
+		uint32_t approach = DL__PROTO_PARTITION;
+
+		if (prev && p->o.refine != DL_REFINE_NONE) {
+			/* Previous parts stay, new vertices go greedily. */
+			init = malloc(h->nvtx * sizeof(*init));
+			if (!init) {
+				rc = DL_ENOMEM;
+				goto out;
+			}
+			rc = _greedy(h, p->o.imbalance, prev, init);
+			if (rc)
+				goto out;
+			approach = p->o.refine == DL_REFINE_REPART ?
+					   DL__PROTO_REPARTITION :
+					   DL__PROTO_REFINE;
+		}
+		if (p->skip) {
+			p->skip--;
+			rc = DL_EPARTITION;
+		} else {
+			rc = _helper_run(p, h, init, approach, out);
+			if (rc == 0)
+				p->failures = 0;
+			else if (rc != DL_EPARTITION)
+				_failed(p);
+		}
+		if (rc) {
+			/* The fallback ignores prev: a stale plan may be
+			 * unbalanced, and greedy respects the balance. */
+			fallback = 1;
+			rc = _greedy(h, p->o.imbalance, NULL, out);
+			if (rc)
+				goto out;
+		}
+	}
+
+	if (stats) {
+		dl_partition_stats_t s = {
+			.used_fallback = fallback,
+			.helper_restarts = p->restarts,
+		};
+
+		s.cut = _cut(h, out);
+		s.imbalance = _imbalance(h, out);
+		if (s.cut < 0 || s.imbalance < 0) {
+			rc = DL_ENOMEM;
+			goto out;
+		}
+		s.seconds = _now_s() - t0;
+		*stats = s;
+	}
+	memcpy(part, out, (size_t)h->nvtx * sizeof(*out));
+	rc = 0;
+out:
+	free(out);
+	free(init);
+	return rc;
+}

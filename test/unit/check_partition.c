@@ -1,0 +1,1069 @@
+/*
+ * check_partition.c - unit tests of the partitioner (dl_partition.h).
+ *
+ * Graphs are built by hand here (no dependency on hgraph.c), and the cut
+ * is recomputed independently.  The helper tests run the real
+ * dl-partitiond: $DL_PARTITIOND, or ./dl-partitiond in the build directory.
+ * The failure tests use small shell scripts as fake helpers, written to a
+ * private temporary directory.
+ *
+ * Check runs every test in a forked process, so "the test process has no
+ * child left" (waitpid(-1) fails with ECHILD) proves that the partitioner
+ * left neither a running helper nor a zombie behind.
+ */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dl_error.h"
+#include "dl_log.h"
+#include "dl_partition.h"
+
+/* ---- hand-made hypergraphs ------------------------------------------------ */
+
+/* A deterministic generator, so that every run builds the same graphs. */
+static uint64_t _rng(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static double _rngf(uint64_t *s)
+{
+	return (_rng(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Net lists under construction: per net, a growing list of vertices. */
+struct netlists {
+	uint32_t nnets;
+	uint32_t *len, *cap;
+	uint32_t **v;
+	double *cost;
+};
+
+static void _nl_init(struct netlists *nl, uint32_t nnets)
+{
+	nl->nnets = nnets;
+	nl->len = calloc(nnets, sizeof(*nl->len));
+	nl->cap = calloc(nnets, sizeof(*nl->cap));
+	nl->v = calloc(nnets, sizeof(*nl->v));
+	nl->cost = calloc(nnets, sizeof(*nl->cost));
+	ck_assert(nl->len && nl->cap && nl->v && nl->cost);
+}
+
+/*
+ * Add v to net n unless it is there already.  Callers add all the nets of
+ * one vertex before the next vertex, so v can only be the last pin.
+ */
+static void _nl_add(struct netlists *nl, uint32_t n, uint32_t v)
+{
+	if (nl->len[n] && nl->v[n][nl->len[n] - 1] == v)
+		return;
+	if (nl->len[n] == nl->cap[n]) {
+		nl->cap[n] = nl->cap[n] ? 2 * nl->cap[n] : 8;
+		nl->v[n] = realloc(nl->v[n], nl->cap[n] * sizeof(**nl->v));
+		ck_assert(nl->v[n]);
+	}
+	nl->v[n][nl->len[n]++] = v;
+}
+
+/* A graph with malloc'd arrays; free with _hg_free(). */
+static dl_hgraph_t *_hg_new(uint32_t nvtx, uint32_t nparts,
+			    struct netlists *nl)
+{
+	dl_hgraph_t *h = calloc(1, sizeof(*h));
+	uint32_t npins = 0;
+
+	ck_assert(h);
+	h->nvtx = nvtx;
+	h->nparts = nparts;
+	h->vwgt = calloc(nvtx ? nvtx : 1, sizeof(*h->vwgt));
+	h->fixed = malloc((nvtx ? nvtx : 1) * sizeof(*h->fixed));
+	h->vjob = calloc(nvtx ? nvtx : 1, sizeof(*h->vjob));
+	ck_assert(h->vwgt && h->fixed && h->vjob);
+	for (uint32_t v = 0; v < nvtx; v++) {
+		h->vwgt[v] = 1;
+		h->fixed[v] = -1;
+		h->vjob[v] = v;
+	}
+	h->nnets = nl ? nl->nnets : 0;
+	h->xpins = calloc(h->nnets + 1, sizeof(*h->xpins));
+	h->ncost = calloc(h->nnets ? h->nnets : 1, sizeof(*h->ncost));
+	h->net_file = calloc(h->nnets ? h->nnets : 1, sizeof(*h->net_file));
+	ck_assert(h->xpins && h->ncost && h->net_file);
+	for (uint32_t n = 0; n < h->nnets; n++)
+		npins += nl->len[n];
+	h->pins = malloc((npins ? npins : 1) * sizeof(*h->pins));
+	ck_assert(h->pins);
+	for (uint32_t n = 0, k = 0; n < h->nnets; n++) {
+		h->net_file[n] = n;
+		h->ncost[n] = nl->cost[n];
+		for (uint32_t i = 0; i < nl->len[n]; i++)
+			h->pins[k++] = nl->v[n][i];
+		h->xpins[n + 1] = k;
+	}
+	h->part_node = calloc(nparts, sizeof(*h->part_node));
+	ck_assert(h->part_node);
+	for (uint32_t q = 0; q < nparts; q++)
+		h->part_node[q] = q;
+	if (nl) {
+		for (uint32_t n = 0; n < nl->nnets; n++)
+			free(nl->v[n]);
+		free(nl->len);
+		free(nl->cap);
+		free(nl->v);
+		free(nl->cost);
+	}
+	return h;
+}
+
+static void _hg_free(dl_hgraph_t *h)
+{
+	free(h->vwgt);
+	free(h->fixed);
+	free(h->vjob);
+	free(h->net_file);
+	free(h->ncost);
+	free(h->xpins);
+	free(h->pins);
+	free(h->part_node);
+	free(h->node_part);
+	free(h);
+}
+
+/* Number of distinct parts on net n. */
+static uint32_t _lambda(const dl_hgraph_t *h, const int32_t *part,
+			uint32_t n)
+{
+	uint32_t lambda = 0;
+	char *seen = calloc(h->nparts, 1);
+
+	ck_assert(seen);
+	for (uint32_t i = h->xpins[n]; i < h->xpins[n + 1]; i++) {
+		int32_t q = part[h->pins[i]];
+
+		if (!seen[q]) {
+			seen[q] = 1;
+			lambda++;
+		}
+	}
+	free(seen);
+	return lambda;
+}
+
+/* Connectivity-1 cut, eq. in online-hps-khanna §4.1. */
+static double _cut(const dl_hgraph_t *h, const int32_t *part)
+{
+	double cut = 0;
+
+	for (uint32_t n = 0; n < h->nnets; n++) {
+		uint32_t l = _lambda(h, part, n);
+
+		if (l > 1)
+			cut += h->ncost[n] * (l - 1);
+	}
+	return cut;
+}
+
+static double _max_part_weight(const dl_hgraph_t *h, const int32_t *part,
+			       double *mean)
+{
+	double *pw = calloc(h->nparts, sizeof(*pw)), total = 0, max = 0;
+
+	ck_assert(pw);
+	for (uint32_t v = 0; v < h->nvtx; v++) {
+		pw[part[v]] += h->vwgt[v];
+		total += h->vwgt[v];
+	}
+	for (uint32_t q = 0; q < h->nparts; q++)
+		max = pw[q] > max ? pw[q] : max;
+	free(pw);
+	*mean = total / h->nparts;
+	return max;
+}
+
+/* Every vertex in range, every fixed vertex on its part. */
+static void _assert_valid(const dl_hgraph_t *h, const int32_t *part)
+{
+	for (uint32_t v = 0; v < h->nvtx; v++) {
+		ck_assert_int_ge(part[v], 0);
+		ck_assert_int_lt(part[v], (int32_t)h->nparts);
+		if (h->fixed[v] >= 0)
+			ck_assert_int_eq(part[v], h->fixed[v]);
+	}
+}
+
+/*
+ * Clustered sharing: njobs pending jobs in nparts clusters; each cluster
+ * has 6 files of 1-100 MB, each job reads 3 of its cluster's files and,
+ * with probability 0.1, one of 20 global files.  Each part also gets a
+ * running job (weight 5) and a zero-weight cache anchor on two of its
+ * cluster's files, both fixed there.
+ */
+static dl_hgraph_t *_gen_clustered(uint32_t njobs, uint32_t nparts,
+				   uint64_t seed)
+{
+	const uint32_t per = 6, nglobal = 20;
+	uint32_t nfiles = nparts * per + nglobal, nvtx = njobs + 2 * nparts;
+	struct netlists nl;
+	dl_hgraph_t *h;
+	uint32_t *cluster = malloc(nvtx * sizeof(*cluster));
+	double *w = malloc(nvtx * sizeof(*w));
+	int32_t *fixed = malloc(nvtx * sizeof(*fixed));
+
+	ck_assert(cluster && w && fixed);
+	_nl_init(&nl, nfiles);
+	for (uint32_t f = 0; f < nfiles; f++)
+		nl.cost[f] = (1 + _rng(&seed) % 100) * 1048576.0;
+	for (uint32_t j = 0; j < njobs; j++) {
+		uint32_t c = _rng(&seed) % nparts;
+
+		cluster[j] = c;
+		w[j] = 1 + _rng(&seed) % 10;
+		fixed[j] = -1;
+		for (int k = 0; k < 3; k++)
+			_nl_add(&nl, c * per + _rng(&seed) % per, j);
+		if (_rngf(&seed) < 0.1)
+			_nl_add(&nl, nparts * per + _rng(&seed) % nglobal, j);
+	}
+	for (uint32_t q = 0; q < nparts; q++) {
+		uint32_t run = njobs + 2 * q, anchor = run + 1;
+
+		w[run] = 5;
+		fixed[run] = (int32_t)q;
+		_nl_add(&nl, q * per, run);
+		w[anchor] = 0;
+		fixed[anchor] = (int32_t)q;
+		_nl_add(&nl, q * per + 1, anchor);
+		_nl_add(&nl, q * per + 2, anchor);
+	}
+	h = _hg_new(nvtx, nparts, &nl);
+	memcpy(h->vwgt, w, nvtx * sizeof(*w));
+	memcpy(h->fixed, fixed, nvtx * sizeof(*fixed));
+	free(cluster);
+	free(w);
+	free(fixed);
+	return h;
+}
+
+/* A random assignment of the free vertices, balanced by weight. */
+static void _random_balanced(const dl_hgraph_t *h, uint64_t seed,
+			     int32_t *part)
+{
+	uint32_t *order = malloc(h->nvtx * sizeof(*order));
+	double *pw = calloc(h->nparts, sizeof(*pw));
+
+	ck_assert(order && pw);
+	for (uint32_t v = 0; v < h->nvtx; v++) {
+		order[v] = v;
+		part[v] = h->fixed[v];
+		if (part[v] >= 0)
+			pw[part[v]] += h->vwgt[v];
+	}
+	for (uint32_t v = h->nvtx; v > 1; v--) {
+		uint32_t k = _rng(&seed) % v, t = order[v - 1];
+
+		order[v - 1] = order[k];
+		order[k] = t;
+	}
+	for (uint32_t i = 0; i < h->nvtx; i++) {
+		uint32_t v = order[i], light = 0;
+
+		if (part[v] >= 0)
+			continue;
+		for (uint32_t q = 1; q < h->nparts; q++)
+			if (pw[q] < pw[light])
+				light = q;
+		part[v] = (int32_t)light;
+		pw[light] += h->vwgt[v];
+	}
+	free(order);
+	free(pw);
+}
+
+/* Two clusters of four jobs; A shares f0, f1; B shares f2, f3. */
+static dl_hgraph_t *_two_clusters(void)
+{
+	struct netlists nl;
+
+	_nl_init(&nl, 4);
+	for (uint32_t j = 0; j < 8; j++) {
+		uint32_t base = j < 4 ? 0 : 2;
+
+		/* Interleave the clusters in vertex order. */
+		uint32_t v = j < 4 ? 2 * j : 2 * (j - 4) + 1;
+
+		_nl_add(&nl, base, v);
+		_nl_add(&nl, base + 1, v);
+	}
+	for (uint32_t n = 0; n < 4; n++)
+		nl.cost[n] = 1e9;
+	return _hg_new(8, 2, &nl);
+}
+
+static const char *_helper_path(void)
+{
+	const char *p = getenv("DL_PARTITIOND");
+
+	return p && *p ? p : "./dl-partitiond";
+}
+
+static dl_partitioner_t *_partitioner(const char *helper, unsigned timeout)
+{
+	dl_partition_opts_t o;
+	dl_partitioner_t *p;
+
+	dl_partition_opts_default(&o);
+	o.helper = helper;
+	if (timeout)
+		o.timeout_ms = timeout;
+	p = dl_partitioner_create(&o);
+	ck_assert_ptr_nonnull(p);
+	return p;
+}
+
+/* No child of the test process is left, running or zombie. */
+static void _assert_no_children(void)
+{
+	int st;
+
+	ck_assert_int_eq(waitpid(-1, &st, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+}
+
+static double _now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- log capture ---------------------------------------------------------- */
+
+static char logbuf[8192];
+
+static void _log_capture(int level, const char *msg, void *arg)
+{
+	size_t len = strlen(logbuf);
+
+	(void)level;
+	(void)arg;
+	snprintf(logbuf + len, sizeof(logbuf) - len, "%s\n", msg);
+}
+
+/* ---- fake helpers --------------------------------------------------------- */
+
+static char tmpdir[64];
+
+/* Remove the fake helpers of this test (each test is its own process). */
+static void _rm_scripts(void)
+{
+	static const char *const names[] = { "hang", "mute", "dies",
+					     "garbage", "liar" };
+	char path[128];
+
+	if (!tmpdir[0])
+		return;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
+		unlink(path);
+	}
+	rmdir(tmpdir);
+	tmpdir[0] = '\0';
+}
+
+/* Write an executable shell script; \return its path (static buffer). */
+static const char *_script(const char *name, const char *body)
+{
+	static char path[128];
+	FILE *f;
+
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_partition.XXXXXX");
+		ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	}
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0700), 0);
+	return path;
+}
+
+/* The greeting of protocol version 1, as printf(1) octal escapes. */
+#define HELLO_PRINTF                                                   \
+	"printf 'DLPH\\001\\000\\000\\000\\001\\000\\000\\000\\000\\000" \
+	"\\000\\000'"
+
+/* ---- greedy --------------------------------------------------------------- */
+
+START_TEST(test_greedy_two_clusters)
+{
+	dl_hgraph_t *h = _two_clusters();
+	int32_t part[8];
+	double mean;
+
+	ck_assert_int_eq(dl_partition_greedy(h, 1.0, part), 0);
+	_assert_valid(h, part);
+	ck_assert(_cut(h, part) == 0);
+	/* Even vertices are cluster A, odd ones cluster B. */
+	for (int v = 2; v < 8; v++)
+		ck_assert_int_eq(part[v], part[v % 2]);
+	ck_assert_int_ne(part[0], part[1]);
+	ck_assert(_max_part_weight(h, part, &mean) == 4);
+	_hg_free(h);
+}
+END_TEST
+
+START_TEST(test_greedy_fixed_and_range)
+{
+	dl_hgraph_t *h = _gen_clustered(300, 7, 42);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+
+	/* Fix a few pending jobs against their cluster too. */
+	for (uint32_t v = 0; v < 30; v++)
+		h->fixed[v * 10] = (int32_t)(v % 7);
+	ck_assert_int_eq(dl_partition_greedy(h, 1.05, part), 0);
+	_assert_valid(h, part);
+	free(part);
+	_hg_free(h);
+}
+END_TEST
+
+START_TEST(test_greedy_deterministic)
+{
+	dl_hgraph_t *h = _gen_clustered(500, 8, 7);
+	int32_t *a = malloc(h->nvtx * sizeof(*a));
+	int32_t *b = malloc(h->nvtx * sizeof(*b));
+
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, a), 0);
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, b), 0);
+	ck_assert_mem_eq(a, b, h->nvtx * sizeof(*a));
+	free(a);
+	free(b);
+	_hg_free(h);
+}
+END_TEST
+
+START_TEST(test_greedy_balance)
+{
+	static const double tol[] = { 1.0, 1.03, 1.1, 1.5 };
+	dl_hgraph_t *h = _gen_clustered(1000, 16, 3);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+
+	for (size_t i = 0; i < sizeof(tol) / sizeof(tol[0]); i++) {
+		double mean, max;
+
+		ck_assert_int_eq(dl_partition_greedy(h, tol[i], part), 0);
+		_assert_valid(h, part);
+		max = _max_part_weight(h, part, &mean);
+		/*
+		 * Heaviest first, so only the last, light vertices meet a
+		 * full part; a vertex weighs at most 10, a part about 340.
+		 */
+		if (tol[i] > 1.0)
+			ck_assert(max <= tol[i] * mean * (1 + 1e-9));
+		else
+			ck_assert(max <= mean + 10);
+	}
+	free(part);
+	_hg_free(h);
+}
+END_TEST
+
+/* Greedy beats a random balanced assignment by far on clustered data. */
+START_TEST(test_greedy_quality)
+{
+	dl_hgraph_t *h = _gen_clustered(400, 8, 11);
+	int32_t *g = malloc(h->nvtx * sizeof(*g));
+	int32_t *r = malloc(h->nvtx * sizeof(*r));
+
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, g), 0);
+	_random_balanced(h, 5, r);
+	ck_assert(_cut(h, g) < 0.5 * _cut(h, r));
+	free(g);
+	free(r);
+	_hg_free(h);
+}
+END_TEST
+
+START_TEST(test_greedy_invalid)
+{
+	dl_hgraph_t *h = _two_clusters();
+	int32_t part[8], keep[8];
+
+	for (int v = 0; v < 8; v++)
+		part[v] = keep[v] = 77;
+	ck_assert_int_eq(dl_partition_greedy(NULL, 1.1, part), DL_EINVAL);
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, NULL), DL_EINVAL);
+	ck_assert_int_eq(dl_partition_greedy(h, 0.9, part), DL_EINVAL);
+	ck_assert_int_eq(dl_partition_greedy(h, NAN, part), DL_EINVAL);
+	h->pins[3] = 8; /* out of range */
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, part), DL_EINVAL);
+	h->pins[3] = h->pins[2]; /* twice in a net */
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, part), DL_EINVAL);
+	h->pins[3] = 6;
+	h->fixed[1] = 2; /* part out of range */
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, part), DL_EINVAL);
+	h->fixed[1] = -1;
+	h->vwgt[0] = -1;
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, part), DL_EINVAL);
+	h->vwgt[0] = 1;
+	h->ncost[0] = INFINITY;
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, part), DL_EINVAL);
+	ck_assert_mem_eq(part, keep, sizeof(part));
+	h->ncost[0] = 1;
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, part), 0);
+	_hg_free(h);
+}
+END_TEST
+
+START_TEST(test_greedy_trivial)
+{
+	dl_hgraph_t *h = _hg_new(0, 3, NULL);
+	int32_t part[4] = { 9, 9, 9, 9 };
+
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, part), 0);
+	ck_assert_int_eq(part[0], 9);
+	_hg_free(h);
+	/* More parts than vertices, no nets. */
+	h = _hg_new(3, 8, NULL);
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, part), 0);
+	_assert_valid(h, part);
+	ck_assert(part[0] != part[1] && part[1] != part[2] &&
+		  part[0] != part[2]);
+	_hg_free(h);
+}
+END_TEST
+
+/* ---- the real helper ------------------------------------------------------ */
+
+START_TEST(test_helper_quality)
+{
+	dl_hgraph_t *h = _gen_clustered(200, 8, 1);
+	int32_t *z = malloc(h->nvtx * sizeof(*z));
+	int32_t *g = malloc(h->nvtx * sizeof(*g));
+	int32_t *r = malloc(h->nvtx * sizeof(*r));
+	dl_partitioner_t *p = _partitioner(_helper_path(), 0);
+	dl_partition_stats_t st;
+	double mean, max;
+
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, z, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	ck_assert_int_eq(st.helper_restarts, 0);
+	ck_assert_int_gt(dl__partitioner_pid(p), 0);
+	_assert_valid(h, z);
+	ck_assert(fabs(st.cut - _cut(h, z)) <= 1e-6 * st.cut);
+	max = _max_part_weight(h, z, &mean);
+	ck_assert(fabs(st.imbalance - (max / mean - 1)) < 1e-9);
+	/* Zoltan treats IMBALANCE_TOL as a target; allow a little over. */
+	ck_assert(st.imbalance < 0.2);
+
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, g), 0);
+	_random_balanced(h, 9, r);
+	ck_assert(_cut(h, z) <= 1.5 * _cut(h, g));
+	ck_assert(_cut(h, z) < 0.3 * _cut(h, r));
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	free(z);
+	free(g);
+	free(r);
+	_hg_free(h);
+}
+END_TEST
+
+/*
+ * One big file shared by 60% of the jobs, small files shared in pairs.
+ * With Zoltan's default PHG_EDGE_SIZE_THRESHOLD (0.25) the big net is
+ * dropped before partitioning, and its jobs spread over all 8 parts.
+ * Balance needs ceil(0.6 / (1.1 / 8)) = 5 parts for them.
+ */
+START_TEST(test_helper_big_net)
+{
+	const uint32_t njobs = 400, nparts = 8;
+	uint32_t nbig = 0, small = njobs / 2;
+	struct netlists nl;
+	uint64_t seed = 99;
+	dl_hgraph_t *h;
+	int32_t *part;
+	dl_partitioner_t *p = _partitioner(_helper_path(), 0);
+	dl_partition_stats_t st;
+
+	_nl_init(&nl, 1 + small);
+	nl.cost[0] = 1e10;
+	for (uint32_t n = 1; n <= small; n++)
+		nl.cost[n] = 1e6;
+	for (uint32_t j = 0; j < njobs; j++) {
+		if (_rngf(&seed) < 0.6) {
+			_nl_add(&nl, 0, j);
+			nbig++;
+		}
+		_nl_add(&nl, 1 + _rng(&seed) % small, j);
+		_nl_add(&nl, 1 + _rng(&seed) % small, j);
+	}
+	ck_assert_uint_gt(nbig, njobs / 2);
+	h = _hg_new(njobs, nparts, &nl);
+	part = malloc(h->nvtx * sizeof(*part));
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	_assert_valid(h, part);
+	ck_assert_uint_le(_lambda(h, part, 0), 6);
+	dl_partitioner_destroy(p);
+	free(part);
+	_hg_free(h);
+}
+END_TEST
+
+START_TEST(test_helper_deterministic)
+{
+	dl_hgraph_t *h = _gen_clustered(300, 8, 5);
+	int32_t *a = malloc(h->nvtx * sizeof(*a));
+	int32_t *b = malloc(h->nvtx * sizeof(*b));
+	int32_t *c = malloc(h->nvtx * sizeof(*c));
+	dl_partitioner_t *p = _partitioner(_helper_path(), 0);
+	dl_partitioner_t *q = _partitioner(_helper_path(), 0);
+	dl_partition_stats_t st;
+
+	/* Same helper twice, then a fresh helper. */
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, a, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, b, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	ck_assert_int_eq(dl_partitioner_run(q, h, NULL, c, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	ck_assert_mem_eq(a, b, h->nvtx * sizeof(*a));
+	ck_assert_mem_eq(a, c, h->nvtx * sizeof(*a));
+	dl_partitioner_destroy(p);
+	dl_partitioner_destroy(q);
+	free(a);
+	free(b);
+	free(c);
+	_hg_free(h);
+}
+END_TEST
+
+START_TEST(test_helper_refine)
+{
+	dl_hgraph_t *h = _gen_clustered(400, 8, 21);
+	int32_t *first = malloc(h->nvtx * sizeof(*first));
+	int32_t *prev = malloc(h->nvtx * sizeof(*prev));
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	int modes[] = { DL_REFINE_REPART, DL_REFINE_LOCAL };
+
+	{
+		dl_partitioner_t *p = _partitioner(_helper_path(), 0);
+
+		ck_assert_int_eq(dl_partitioner_run(p, h, NULL, first, NULL),
+				 0);
+		dl_partitioner_destroy(p);
+	}
+	/* Forget the previous part of every tenth vertex: "new jobs". */
+	for (uint32_t v = 0; v < h->nvtx; v++)
+		prev[v] = v % 10 ? first[v] : -1;
+	for (size_t m = 0; m < 2; m++) {
+		dl_partition_opts_t o;
+		dl_partitioner_t *p;
+		dl_partition_stats_t st;
+		uint32_t kept = 0, had = 0;
+
+		dl_partition_opts_default(&o);
+		o.helper = _helper_path();
+		o.refine = modes[m];
+		p = dl_partitioner_create(&o);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(dl_partitioner_run(p, h, prev, part, &st), 0);
+		ck_assert_int_eq(st.used_fallback, 0);
+		_assert_valid(h, part);
+		for (uint32_t v = 0; v < h->nvtx; v++) {
+			if (prev[v] < 0 || h->fixed[v] >= 0)
+				continue;
+			had++;
+			kept += part[v] == prev[v];
+		}
+		/* A good previous plan mostly survives. */
+		ck_assert_uint_ge(kept, had * 8 / 10);
+		ck_assert(st.cut <= 1.5 * _cut(h, first) + 1);
+		dl_partitioner_destroy(p);
+	}
+	_assert_no_children();
+	free(first);
+	free(prev);
+	free(part);
+	_hg_free(h);
+}
+END_TEST
+
+START_TEST(test_helper_small_cases)
+{
+	dl_partitioner_t *p = _partitioner(_helper_path(), 0);
+	dl_partition_stats_t st;
+	dl_hgraph_t *h = _two_clusters();
+	int32_t part[8];
+
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	_assert_valid(h, part);
+	ck_assert(st.cut == 0);
+	_hg_free(h);
+	/* More parts than vertices. */
+	h = _hg_new(3, 8, NULL);
+	h->fixed[2] = 5;
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	_assert_valid(h, part);
+	_hg_free(h);
+	/* One part, no vertex: no helper needed. */
+	h = _hg_new(4, 1, NULL);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(part[3], 0);
+	_hg_free(h);
+	h = _hg_new(0, 4, NULL);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	_hg_free(h);
+	/* Invalid graph: error, no fallback. */
+	h = _two_clusters();
+	h->pins[0] = 100;
+	part[0] = 42;
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st),
+			 DL_EINVAL);
+	ck_assert_int_eq(part[0], 42);
+	ck_assert_int_eq(dl_partitioner_run(p, NULL, NULL, part, &st),
+			 DL_EINVAL);
+	ck_assert_int_eq(dl_partitioner_run(NULL, h, NULL, part, &st),
+			 DL_EINVAL);
+	_hg_free(h);
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+}
+END_TEST
+
+/* ---- failures ------------------------------------------------------------- */
+
+START_TEST(test_fail_missing_helper)
+{
+	dl_partitioner_t *p = _partitioner("/nonexistent/dl-partitiond", 0);
+	dl_hgraph_t *h = _gen_clustered(100, 4, 2);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	int32_t *g = malloc(h->nvtx * sizeof(*g));
+	dl_partition_stats_t st;
+
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	ck_assert_int_eq(dl__partitioner_pid(p), -1);
+	_assert_valid(h, part);
+	/* The fallback is the greedy partitioner. */
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, g), 0);
+	ck_assert_mem_eq(part, g, h->nvtx * sizeof(*g));
+	ck_assert(st.cut == _cut(h, part));
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	free(part);
+	free(g);
+	_hg_free(h);
+}
+END_TEST
+
+/* The helper never greets: start-up times out. */
+START_TEST(test_fail_hang_at_start)
+{
+	const char *path = _script("hang", "exec sleep 100");
+	dl_partitioner_t *p = _partitioner(path, 300);
+	dl_hgraph_t *h = _gen_clustered(100, 4, 2);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	dl_partition_stats_t st;
+	double t0 = _now();
+
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	ck_assert_int_eq(st.helper_restarts, 0);
+	ck_assert(_now() - t0 < 2.0);
+	_assert_valid(h, part);
+	_assert_no_children();
+	/* The next call starts a new helper (which hangs again). */
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	ck_assert_int_eq(st.helper_restarts, 1);
+	_assert_no_children();
+	/* Two failures in a row: the third call skips the helper. */
+	t0 = _now();
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	ck_assert_int_eq(st.helper_restarts, 1);
+	ck_assert(_now() - t0 < 0.25);
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	free(part);
+	_hg_free(h);
+	_rm_scripts();
+}
+END_TEST
+
+/*
+ * The helper greets, then neither reads nor answers.  The request (over
+ * 1 MB) does not fit in the pipe, so the write side times out too.
+ */
+START_TEST(test_fail_hang_in_request)
+{
+	const char *path = _script("mute", HELLO_PRINTF "; exec sleep 100");
+	dl_partitioner_t *p = _partitioner(path, 300);
+	dl_hgraph_t *h = _gen_clustered(40000, 16, 2);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	dl_partition_stats_t st;
+	double t0 = _now();
+
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	ck_assert(_now() - t0 < 5.0);
+	_assert_valid(h, part);
+	_assert_no_children();
+	dl_partitioner_destroy(p);
+	free(part);
+	_hg_free(h);
+	_rm_scripts();
+}
+END_TEST
+
+/*
+ * The helper greets, reads a little and dies mid-request: the next write
+ * fails with EPIPE.  The test process must not die of SIGPIPE, and no
+ * SIGPIPE may stay pending.  The helper's stderr reaches the log.
+ */
+START_TEST(test_fail_dies_in_request)
+{
+	const char *path = _script("dies", HELLO_PRINTF
+				   "; head -c 100 >/dev/null; "
+				   "echo 'fake helper gives up' >&2; exit 3");
+	dl_partitioner_t *p = _partitioner(path, 5000);
+	dl_hgraph_t *h = _gen_clustered(40000, 16, 2);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	dl_partition_stats_t st;
+	sigset_t pending;
+
+	logbuf[0] = '\0';
+	dl_log_set(_log_capture, NULL);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	dl_log_set(NULL, NULL);
+	ck_assert_int_eq(st.used_fallback, 1);
+	_assert_valid(h, part);
+	_assert_no_children();
+	sigpending(&pending);
+	ck_assert(!sigismember(&pending, SIGPIPE));
+	ck_assert_ptr_nonnull(strstr(logbuf, "fake helper gives up"));
+	dl_partitioner_destroy(p);
+	free(part);
+	_hg_free(h);
+	_rm_scripts();
+}
+END_TEST
+
+/* Garbage instead of a greeting, and an answer with parts out of range. */
+START_TEST(test_fail_garbage)
+{
+	const char *garbage = _script("garbage", "echo this-is-not-a-helper; "
+						 "exec sleep 100");
+	/* Answer (magic DLPR, v1, status 0, nvtx 8, 0.0 s) with parts 7. */
+	const char *liar = _script(
+		"liar",
+		HELLO_PRINTF "; printf 'DLPR\\001\\000\\000\\000"
+			     "\\000\\000\\000\\000\\010\\000\\000\\000"
+			     "\\000\\000\\000\\000\\000\\000\\000\\000'; "
+			     "i=0; while [ $i -lt 8 ]; do "
+			     "printf '\\007\\000\\000\\000'; i=$((i+1)); done; "
+			     "exec sleep 100");
+	dl_hgraph_t *h = _two_clusters();
+	int32_t part[8];
+	dl_partition_stats_t st;
+	dl_partitioner_t *p;
+	double t0 = _now();
+
+	p = _partitioner(garbage, 3000);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	ck_assert(_now() - t0 < 2.0); /* rejected, not timed out */
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+
+	p = _partitioner(liar, 3000);
+	t0 = _now();
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	ck_assert(_now() - t0 < 2.0);
+	_assert_valid(h, part);
+	ck_assert(st.cut == 0);
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	_hg_free(h);
+	_rm_scripts();
+}
+END_TEST
+
+/* Wait until pid is a zombie (dead, not yet reaped). */
+static void _wait_zombie(pid_t pid)
+{
+	for (int i = 0; i < 500; i++) {
+		char path[64], buf[256], *s;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "r");
+		ck_assert_ptr_nonnull(f);
+		s = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		ck_assert_ptr_nonnull(s);
+		s = strrchr(buf, ')');
+		if (s && s[1] == ' ' && s[2] == 'Z')
+			return;
+		usleep(10000);
+	}
+	ck_abort_msg("helper %d did not die", (int)pid);
+}
+
+/* The helper dies between requests: the next call just starts another. */
+START_TEST(test_fail_killed_idle)
+{
+	dl_hgraph_t *h = _gen_clustered(200, 8, 4);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	dl_partitioner_t *p = _partitioner(_helper_path(), 0);
+	dl_partition_stats_t st;
+	pid_t pid;
+
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	pid = dl__partitioner_pid(p);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(kill(pid, SIGKILL), 0);
+	_wait_zombie(pid);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	ck_assert_int_eq(st.helper_restarts, 1);
+	ck_assert_int_ne(dl__partitioner_pid(p), pid);
+	_assert_valid(h, part);
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	free(part);
+	_hg_free(h);
+}
+END_TEST
+
+struct killer {
+	pid_t pid;
+	unsigned delay_ms;
+};
+
+static void *_killer(void *arg)
+{
+	struct killer *k = arg;
+
+	usleep(k->delay_ms * 1000);
+	kill(k->pid, SIGKILL);
+	return NULL;
+}
+
+/*
+ * The real helper is killed while it partitions: fallback now, a new
+ * helper on the next call.  The graph is big enough to keep Zoltan busy
+ * well past the 50 ms delay (about a second here).
+ */
+START_TEST(test_fail_killed_busy)
+{
+	dl_hgraph_t *h = _gen_clustered(100000, 64, 4);
+	dl_hgraph_t *small = _two_clusters();
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	dl_partitioner_t *p = _partitioner(_helper_path(), 20000);
+	dl_partition_stats_t st;
+	struct killer k = { .delay_ms = 50 };
+	pthread_t t;
+
+	ck_assert_int_eq(dl_partitioner_run(p, small, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	k.pid = dl__partitioner_pid(p);
+	ck_assert_int_gt(k.pid, 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, _killer, &k), 0);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(st.used_fallback, 1);
+	_assert_valid(h, part);
+	_assert_no_children();
+	ck_assert_int_eq(dl_partitioner_run(p, small, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	ck_assert_int_eq(st.helper_restarts, 1);
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	free(part);
+	_hg_free(h);
+	_hg_free(small);
+}
+END_TEST
+
+START_TEST(test_opts)
+{
+	dl_partition_opts_t o;
+	dl_partitioner_t *p;
+
+	dl_partition_opts_default(&o);
+	ck_assert(o.imbalance == 1.1);
+	ck_assert_uint_eq(o.timeout_ms, 5000);
+	ck_assert_uint_eq(o.nprocs, 1);
+	ck_assert_int_eq(o.refine, DL_REFINE_NONE);
+	o.imbalance = 0.5;
+	ck_assert_ptr_null(dl_partitioner_create(&o));
+	o.imbalance = 1.1;
+	o.refine = 3;
+	ck_assert_ptr_null(dl_partitioner_create(&o));
+	p = dl_partitioner_create(NULL);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(dl__partitioner_pid(p), -1);
+	dl_partitioner_destroy(p);
+	dl_partitioner_destroy(NULL);
+}
+END_TEST
+
+Suite *make_partition_suite(void)
+{
+	Suite *s = suite_create("partition");
+	TCase *tc = tcase_create("greedy");
+
+	tcase_add_test(tc, test_greedy_two_clusters);
+	tcase_add_test(tc, test_greedy_fixed_and_range);
+	tcase_add_test(tc, test_greedy_deterministic);
+	tcase_add_test(tc, test_greedy_balance);
+	tcase_add_test(tc, test_greedy_quality);
+	tcase_add_test(tc, test_greedy_invalid);
+	tcase_add_test(tc, test_greedy_trivial);
+	tcase_add_test(tc, test_opts);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("helper");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_helper_quality);
+	tcase_add_test(tc, test_helper_big_net);
+	tcase_add_test(tc, test_helper_deterministic);
+	tcase_add_test(tc, test_helper_refine);
+	tcase_add_test(tc, test_helper_small_cases);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("failure");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_fail_missing_helper);
+	tcase_add_test(tc, test_fail_hang_at_start);
+	tcase_add_test(tc, test_fail_hang_in_request);
+	tcase_add_test(tc, test_fail_dies_in_request);
+	tcase_add_test(tc, test_fail_garbage);
+	tcase_add_test(tc, test_fail_killed_idle);
+	tcase_add_test(tc, test_fail_killed_busy);
+	suite_add_tcase(s, tc);
+	return s;
+}
