@@ -208,6 +208,8 @@ typedef struct {
 	int32_t *node_of;           /* the node, -1: not ordered */
 	uint32_t *rank;             /* tie-break: priority order */
 	double *tail;               /* read + compute on its node */
+	uint64_t *rem;              /* bytes it still has to transfer */
+	uint64_t *shared;           /* epoch a job of its node brought one */
 	double *key;                /* ECT, or a lower bound when stale */
 	uint64_t *epoch;            /* when key was computed exactly */
 	size_t *jf_off;             /* [njobs + 1] into jf */
@@ -325,13 +327,31 @@ static void _gsync(_order_t *o, uint32_t g)
 }
 
 /*
- * Schedule job i: reserve its transfers, move its node's availability to
- * its ECT, and lower the keys of the jobs of that node that need a file
- * it brought (their ECT may drop, down to node available + tail).
+ * A lower bound of job k's ECT on its node: the node's files arrive one
+ * at a time, so staging takes at least the sum of the transfers still
+ * needed.  It is lowered by a relative 1e-9 so that rounding (the ECT adds
+ * the transfers one by one) can never lift it above the exact value.
+ */
+static double _bound(const _order_t *o, uint32_t k)
+{
+	double b = o->avail[o->node_of[k]] +
+		   dl_cost_transfer_time(o->st, o->rem[k]) + o->tail[k];
+
+	return b - fabs(b) * 1e-9;
+}
+
+/*
+ * Schedule job i: reserve its transfers and move its node's availability
+ * to its ECT.  The other jobs of that node then start later, and those
+ * that need a file it brought have less to fetch (and their greedy
+ * staging may even finish earlier than their key said): every one of
+ * them is re-keyed, in one pass and one heapify, with _bound(), keeping
+ * its old key when higher unless it shared a file.
  */
 static int _commit(_order_t *o, uint32_t i, dl_order_item_t *item)
 {
 	uint32_t n = (uint32_t)o->node_of[i], x;
+	_heap_t *gh = &o->group[n];
 	double staged, ect;
 	int rc;
 
@@ -353,10 +373,11 @@ static int _commit(_order_t *o, uint32_t i, dl_order_item_t *item)
 	item->staged = staged;
 	item->end = ect;
 	o->avail[n] = ect;
-	_hremove(&o->group[n], i);
+	_hremove(gh, i);
 
 	for (x = 0; x < o->nxf; x++) {
 		uint32_t f = o->xf[x].file;
+		uint64_t bytes = dl_file_bytes(o->st, f);
 		size_t lo = o->inv_off[f], hi = o->inv_off[f + 1];
 
 		/* The first job of node n in f's list (grouped by node). */
@@ -370,16 +391,22 @@ static int _commit(_order_t *o, uint32_t i, dl_order_item_t *item)
 		}
 		for (; lo < o->inv_off[f + 1]; lo++) {
 			uint32_t k = o->inv[lo];
-			double bound = o->avail[n] + o->tail[k];
 
 			if ((uint32_t)o->node_of[k] != n)
 				break;
-			if (o->jpos[k] == NIL || bound >= o->key[k])
-				continue;
-			o->key[k] = bound;
-			_hfix(&o->group[n], k);
+			o->rem[k] -= bytes;
+			o->shared[k] = o->now_epoch;
 		}
 	}
+	for (x = 0; x < gh->n; x++) {
+		uint32_t k = gh->a[x];
+		double b = _bound(o, k);
+
+		if (o->shared[k] == o->now_epoch || b > o->key[k])
+			o->key[k] = b;
+	}
+	for (x = gh->n / 2; x-- > 0;)
+		_hdown(gh, x);
 	_gsync(o, n);
 	return 0;
 }
@@ -414,6 +441,8 @@ static void _free(_order_t *o)
 	free(o->node_of);
 	free(o->rank);
 	free(o->tail);
+	free(o->rem);
+	free(o->shared);
 	free(o->key);
 	free(o->epoch);
 	free(o->jf_off);
@@ -488,6 +517,8 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	o->node_of = malloc((nj ? nj : 1) * sizeof(*o->node_of));
 	o->rank = malloc((nj ? nj : 1) * sizeof(*o->rank));
 	o->tail = calloc(nj ? nj : 1, sizeof(*o->tail));
+	o->rem = calloc(nj ? nj : 1, sizeof(*o->rem));
+	o->shared = calloc(nj ? nj : 1, sizeof(*o->shared));
 	o->key = calloc(nj ? nj : 1, sizeof(*o->key));
 	o->epoch = calloc(nj ? nj : 1, sizeof(*o->epoch));
 	o->jf_off = calloc((size_t)nj + 1, sizeof(*o->jf_off));
@@ -503,7 +534,7 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	byprio = malloc((nj ? nj : 1) * sizeof(*byprio));
 	bynode = malloc((nj ? nj : 1) * sizeof(*bynode));
 	if (!o->gantt || !o->avail || !o->node_of || !o->rank || !o->tail ||
-	    !o->key || !o->epoch || !o->jf_off || !o->inv_off || !o->jpos ||
+	    !o->key || !o->epoch || !o->rem || !o->shared || !o->jf_off || !o->inv_off || !o->jpos ||
 	    !o->group || !o->gkey || !o->grank || !o->gpos || !o->gheap ||
 	    !gcount || !last || !byprio || !bynode)
 		goto out;
@@ -597,6 +628,9 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 			last[id] = (size_t)i + 1;
 			o->jf[at++] = id;
 			o->inv_off[id + 1]++;
+			if (!dl__u64set_has(&o->fetched,
+					    _nf_key((uint32_t)o->node_of[i], id)))
+				o->rem[i] += dl_file_bytes(st, id);
 		}
 		o->tail[i] = dl_cost_read_time(st, (uint32_t)o->node_of[i],
 					       dl_job_bytes(st, j)) +

@@ -168,6 +168,181 @@ static double _imbalance(const dl_hgraph_t *h, const int32_t *part)
 	return total > 0 ? max / (total / h->nparts) - 1 : 0;
 }
 
+/* ---- bookkeeping shared by greedy and refinement ------------------------- */
+
+/*
+ * The vertex -> nets transpose of the graph, and per net the parts it
+ * touches with the number of its pins in each.  A net touches at most
+ * min(size, nparts) parts, so its slots fit in npins entries overall.
+ */
+struct topo {
+	uint32_t *vx;		/* [nvtx + 1] offsets into vnets */
+	uint32_t *vnets;	/* [npins] nets of each vertex */
+	uint32_t *poff;		/* [nnets + 1] first slot of each net */
+	uint32_t *pcnt;		/* [nnets] slots in use */
+	uint32_t *slot_part;	/* part of each slot */
+	uint32_t *slot_pins;	/* pins of the net in that part */
+	double *pw;		/* [nparts] part weights */
+	double *gain;		/* [nparts] scratch, all zero between uses */
+	uint32_t *touched;	/* [nparts] scratch: parts with a gain entry */
+	uint8_t *seen;		/* [nparts] scratch, all zero between uses */
+	double cap;		/* largest allowed part weight */
+};
+
+static void _topo_free(struct topo *t)
+{
+	free(t->vx);
+	free(t->vnets);
+	free(t->poff);
+	free(t->pcnt);
+	free(t->slot_part);
+	free(t->slot_pins);
+	free(t->pw);
+	free(t->gain);
+	free(t->touched);
+	free(t->seen);
+}
+
+/* An empty placement: no vertex has a part yet.  \return 0 or DL_ENOMEM. */
+static int _topo_init(struct topo *t, const dl_hgraph_t *h, double imbalance)
+{
+	const uint32_t nvtx = h->nvtx, npins = _npins(h), K = h->nparts;
+	uint32_t *fill;
+	double total = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->vx = calloc((size_t)nvtx + 1, sizeof(*t->vx));
+	t->vnets = malloc((npins ? npins : 1) * sizeof(*t->vnets));
+	t->poff = malloc(((size_t)h->nnets + 1) * sizeof(*t->poff));
+	t->pcnt = calloc(h->nnets ? h->nnets : 1, sizeof(*t->pcnt));
+	t->pw = calloc(K, sizeof(*t->pw));
+	t->gain = calloc(K, sizeof(*t->gain));
+	t->touched = malloc(K * sizeof(*t->touched));
+	t->seen = calloc(K, sizeof(*t->seen));
+	fill = calloc(nvtx ? nvtx : 1, sizeof(*fill));
+	if (!t->vx || !t->vnets || !t->poff || !t->pcnt || !t->pw ||
+	    !t->gain || !t->touched || !t->seen || !fill)
+		goto nomem;
+	for (uint32_t i = 0; i < npins; i++)
+		t->vx[h->pins[i] + 1]++;
+	for (uint32_t v = 0; v < nvtx; v++)
+		t->vx[v + 1] += t->vx[v];
+	for (uint32_t n = 0; n < h->nnets; n++)
+		for (uint32_t i = h->xpins[n]; i < h->xpins[n + 1]; i++) {
+			uint32_t v = h->pins[i];
+
+			t->vnets[t->vx[v] + fill[v]++] = n;
+		}
+	t->poff[0] = 0;
+	for (uint32_t n = 0; n < h->nnets; n++) {
+		uint32_t sz = h->xpins[n + 1] - h->xpins[n];
+
+		t->poff[n + 1] = t->poff[n] + (sz < K ? sz : K);
+	}
+	t->slot_part = malloc((t->poff[h->nnets] ? t->poff[h->nnets] : 1) *
+			      sizeof(*t->slot_part));
+	t->slot_pins = malloc((t->poff[h->nnets] ? t->poff[h->nnets] : 1) *
+			      sizeof(*t->slot_pins));
+	if (!t->slot_part || !t->slot_pins)
+		goto nomem;
+	for (uint32_t v = 0; v < nvtx; v++)
+		total += h->vwgt[v];
+	/* Slack so that exact balance is not lost to rounding. */
+	t->cap = imbalance * total / K * (1 + 1e-12);
+	free(fill);
+	return 0;
+nomem:
+	free(fill);
+	_topo_free(t);
+	return DL_ENOMEM;
+}
+
+/* The slot of part q in net n, or UINT32_MAX. */
+static uint32_t _slot(const struct topo *t, uint32_t n, uint32_t q)
+{
+	for (uint32_t s = t->poff[n], e = s + t->pcnt[n]; s < e; s++)
+		if (t->slot_part[s] == q)
+			return s;
+	return UINT32_MAX;
+}
+
+/* Put v (without a part so far) into part q. */
+static void _place(struct topo *t, const dl_hgraph_t *h, uint32_t v,
+		   uint32_t q)
+{
+	for (uint32_t j = t->vx[v]; j < t->vx[v + 1]; j++) {
+		uint32_t n = t->vnets[j], s = _slot(t, n, q);
+
+		if (s == UINT32_MAX) {
+			s = t->poff[n] + t->pcnt[n]++;
+			t->slot_part[s] = q;
+			t->slot_pins[s] = 0;
+		}
+		t->slot_pins[s]++;
+	}
+	t->pw[q] += h->vwgt[v];
+}
+
+/* Take v out of part q. */
+static void _unplace(struct topo *t, const dl_hgraph_t *h, uint32_t v,
+		     uint32_t q)
+{
+	for (uint32_t j = t->vx[v]; j < t->vx[v + 1]; j++) {
+		uint32_t n = t->vnets[j], s = _slot(t, n, q);
+		uint32_t last = t->poff[n] + t->pcnt[n] - 1;
+
+		if (--t->slot_pins[s] == 0) {
+			t->slot_part[s] = t->slot_part[last];
+			t->slot_pins[s] = t->slot_pins[last];
+			t->pcnt[n]--;
+		}
+	}
+	t->pw[q] -= h->vwgt[v];
+}
+
+/*
+ * Sum into t->gain[q], for every part q != skip that v's nets touch, the
+ * cost of those nets; list those parts in t->touched.  With skip = v's
+ * own part, *leave gets the cost of the nets v is the last pin of in that
+ * part, *wv the cost of all of v's nets.  \return the number of parts.
+ */
+static uint32_t _gains(struct topo *t, const dl_hgraph_t *h, uint32_t v,
+		       uint32_t skip, double *leave, double *wv)
+{
+	uint32_t nt = 0;
+
+	*leave = *wv = 0;
+	for (uint32_t j = t->vx[v]; j < t->vx[v + 1]; j++) {
+		uint32_t n = t->vnets[j];
+		double c = h->ncost[n];
+
+		*wv += c;
+		for (uint32_t s = t->poff[n], e = s + t->pcnt[n]; s < e; s++) {
+			uint32_t q = t->slot_part[s];
+
+			if (q == skip) {
+				if (t->slot_pins[s] == 1)
+					*leave += c;
+				continue;
+			}
+			if (!t->seen[q]) {
+				t->seen[q] = 1;
+				t->touched[nt++] = q;
+			}
+			t->gain[q] += c;
+		}
+	}
+	return nt;
+}
+
+static void _gains_clear(struct topo *t, uint32_t nt)
+{
+	for (uint32_t i = 0; i < nt; i++) {
+		t->gain[t->touched[i]] = 0;
+		t->seen[t->touched[i]] = 0;
+	}
+}
+
 /* ---- greedy --------------------------------------------------------------- */
 
 struct greedy_order {
@@ -192,134 +367,127 @@ static int _order_cmp(const void *a, const void *b)
 static int _greedy(const dl_hgraph_t *h, double imbalance,
 		   const int32_t *init, int32_t *out)
 {
-	const uint32_t nvtx = h->nvtx, nparts = h->nparts, npins = _npins(h);
-	uint32_t *vx = NULL, *vnets = NULL, *poff = NULL, *pcnt = NULL,
-		 *plist = NULL, *fill = NULL;
-	double *pw = NULL, *gain = NULL, total = 0, cap;
-	struct greedy_order *order = NULL;
+	const uint32_t nparts = h->nparts;
+	struct greedy_order *order;
+	struct topo t;
 	uint32_t nfree = 0;
-	int rc = DL_ENOMEM;
 
-	vx = calloc((size_t)nvtx + 1, sizeof(*vx));
-	vnets = malloc((npins ? npins : 1) * sizeof(*vnets));
-	poff = malloc(((size_t)h->nnets + 1) * sizeof(*poff));
-	pcnt = calloc(h->nnets ? h->nnets : 1, sizeof(*pcnt));
-	fill = calloc(nvtx ? nvtx : 1, sizeof(*fill));
-	pw = calloc(nparts, sizeof(*pw));
-	gain = calloc(nparts, sizeof(*gain));
-	order = malloc((nvtx ? nvtx : 1) * sizeof(*order));
-	if (!vx || !vnets || !poff || !pcnt || !fill || !pw || !gain || !order)
-		goto out;
-
-	/* Vertex -> nets (transpose of the CSR). */
-	for (uint32_t i = 0; i < npins; i++)
-		vx[h->pins[i] + 1]++;
-	for (uint32_t v = 0; v < nvtx; v++)
-		vx[v + 1] += vx[v];
-	for (uint32_t n = 0; n < h->nnets; n++)
-		for (uint32_t i = h->xpins[n]; i < h->xpins[n + 1]; i++) {
-			uint32_t v = h->pins[i];
-
-			vnets[vx[v] + fill[v]++] = n;
-		}
-
-	/* Per net, room for the parts it touches: at most min(size, K). */
-	poff[0] = 0;
-	for (uint32_t n = 0; n < h->nnets; n++) {
-		uint32_t sz = h->xpins[n + 1] - h->xpins[n];
-
-		poff[n + 1] = poff[n] + (sz < nparts ? sz : nparts);
+	if (_topo_init(&t, h, imbalance))
+		return DL_ENOMEM;
+	order = malloc((h->nvtx ? h->nvtx : 1) * sizeof(*order));
+	if (!order) {
+		_topo_free(&t);
+		return DL_ENOMEM;
 	}
-	plist = malloc((poff[h->nnets] ? poff[h->nnets] : 1) * sizeof(*plist));
-	if (!plist)
-		goto out;
-
-	for (uint32_t v = 0; v < nvtx; v++) {
+	for (uint32_t v = 0; v < h->nvtx; v++) {
 		int32_t q = h->fixed[v];
 
-		total += h->vwgt[v];
 		if (q < 0 && init && init[v] >= 0 && init[v] < (int32_t)nparts)
 			q = init[v];
 		out[v] = q;
-		if (q < 0) {
-			order[nfree].w = h->vwgt[v];
-			order[nfree].v = v;
-			nfree++;
+		if (q >= 0) {
+			_place(&t, h, v, (uint32_t)q);
 			continue;
 		}
-		pw[q] += h->vwgt[v];
+		order[nfree].w = h->vwgt[v];
+		order[nfree].v = v;
+		nfree++;
 	}
-	/* Mark the parts of the pre-placed pins in their nets. */
-	for (uint32_t n = 0; n < h->nnets; n++)
-		for (uint32_t i = h->xpins[n]; i < h->xpins[n + 1]; i++) {
-			int32_t q = out[h->pins[i]];
-			uint32_t k;
-
-			if (q < 0)
-				continue;
-			for (k = 0; k < pcnt[n]; k++)
-				if (plist[poff[n] + k] == (uint32_t)q)
-					break;
-			if (k == pcnt[n])
-				plist[poff[n] + pcnt[n]++] = (uint32_t)q;
-		}
-
-	/* Tolerance so that exact balance is not lost to rounding. */
-	cap = imbalance * total / nparts * (1 + 1e-12);
 	qsort(order, nfree, sizeof(*order), _order_cmp);
 	for (uint32_t k = 0; k < nfree; k++) {
-		uint32_t v = order[k].v, best = UINT32_MAX, light = 0;
-		double w = h->vwgt[v];
+		uint32_t v = order[k].v, best = UINT32_MAX, light = 0, nt;
+		double w = h->vwgt[v], leave, wv;
 
 		/* gain[q]: cost of v's nets already present in part q, i.e.
 		 * the cost that putting v in q does not add. */
-		for (uint32_t j = vx[v]; j < vx[v + 1]; j++) {
-			uint32_t n = vnets[j];
-
-			for (uint32_t i = 0; i < pcnt[n]; i++)
-				gain[plist[poff[n] + i]] += h->ncost[n];
-		}
+		nt = _gains(&t, h, v, UINT32_MAX, &leave, &wv);
 		for (uint32_t q = 0; q < nparts; q++) {
-			if (pw[q] < pw[light])
+			if (t.pw[q] < t.pw[light])
 				light = q;
-			if (pw[q] + w > cap)
+			if (t.pw[q] + w > t.cap)
 				continue;
-			if (best == UINT32_MAX || gain[q] > gain[best] ||
-			    (gain[q] == gain[best] && pw[q] < pw[best]))
+			if (best == UINT32_MAX || t.gain[q] > t.gain[best] ||
+			    (t.gain[q] == t.gain[best] && t.pw[q] < t.pw[best]))
 				best = q;
 		}
+		_gains_clear(&t, nt);
 		if (best == UINT32_MAX)
 			best = light;
 		out[v] = (int32_t)best;
-		pw[best] += w;
-		for (uint32_t j = vx[v]; j < vx[v + 1]; j++) {
-			uint32_t n = vnets[j];
-
-			for (uint32_t i = 0; i < pcnt[n]; i++)
-				gain[plist[poff[n] + i]] = 0;
-		}
-		for (uint32_t j = vx[v]; j < vx[v + 1]; j++) {
-			uint32_t n = vnets[j], i;
-
-			for (i = 0; i < pcnt[n]; i++)
-				if (plist[poff[n] + i] == best)
-					break;
-			if (i == pcnt[n])
-				plist[poff[n] + pcnt[n]++] = best;
-		}
+		_place(&t, h, v, best);
 	}
-	rc = 0;
-out:
-	free(vx);
-	free(vnets);
-	free(poff);
-	free(pcnt);
-	free(plist);
-	free(fill);
-	free(pw);
-	free(gain);
 	free(order);
-	return rc;
+	_topo_free(&t);
+	return 0;
+}
+
+/* ---- k-way refinement ----------------------------------------------------- */
+
+#define REFINE_PASSES 4
+
+/*
+ * Improve a partition by single-vertex moves: each free vertex, in index
+ * order, moves to the part that lowers the connectivity-1 cut most while
+ * keeping that part under the balance cap.  Stops after REFINE_PASSES
+ * passes or when a pass gains less than 0.1% of the cut.  Never raises
+ * the cut; deterministic.  Zoltan's recursive bisection leaves such moves
+ * behind, mostly around nets that span many parts.
+ * \return 0 or DL_ENOMEM (part unchanged).
+ */
+static int _refine(const dl_hgraph_t *h, double imbalance, int32_t *part)
+{
+	struct topo t;
+	double cut;
+
+	if (_topo_init(&t, h, imbalance))
+		return DL_ENOMEM;
+	cut = _cut(h, part);
+	if (cut < 0) {
+		_topo_free(&t);
+		return DL_ENOMEM;
+	}
+	for (uint32_t v = 0; v < h->nvtx; v++)
+		_place(&t, h, v, (uint32_t)part[v]);
+	for (int pass = 0; pass < REFINE_PASSES; pass++) {
+		double gained = 0;
+
+		for (uint32_t v = 0; v < h->nvtx; v++) {
+			uint32_t p = (uint32_t)part[v], best = UINT32_MAX, nt;
+			double w = h->vwgt[v], leave, wv, bestd = 0;
+
+			if (h->fixed[v] >= 0)
+				continue;
+			nt = _gains(&t, h, v, p, &leave, &wv);
+			/* Moving v from p to q changes the cut by the cost
+			 * of its nets absent from q minus those it leaves. */
+			for (uint32_t i = 0; i < nt; i++) {
+				uint32_t q = t.touched[i];
+				double d = (wv - t.gain[q]) - leave;
+
+				if (t.pw[q] + w > t.cap)
+					continue;
+				if (d < bestd || (best != UINT32_MAX &&
+						  d == bestd &&
+						  t.pw[q] < t.pw[best])) {
+					best = q;
+					bestd = d;
+				}
+			}
+			_gains_clear(&t, nt);
+			/* Strictly better only, beyond rounding noise. */
+			if (best == UINT32_MAX || !(bestd < -1e-9 * wv))
+				continue;
+			_unplace(&t, h, v, p);
+			_place(&t, h, v, best);
+			part[v] = (int32_t)best;
+			gained -= bestd;
+		}
+		cut -= gained;
+		if (gained <= 1e-3 * cut)
+			break;
+	}
+	_topo_free(&t);
+	return 0;
 }
 
 int dl_partition_greedy(const dl_hgraph_t *h, double imbalance,

@@ -191,7 +191,7 @@ static void _conf_double(s_p_hashtbl_t *tbl, const char *key, double min,
 }
 
 /*
- * Read datalocality.conf next to slurm.dl_conf.  A missing file means the
+ * Read datalocality.conf next to slurm.conf.  A missing file means the
  * defaults; a bad value is logged and replaced by its default, never fatal.
  */
 static void _conf_read(agent_conf_t *c)
@@ -219,12 +219,23 @@ static void _conf_read(agent_conf_t *c)
 		xfree(path);
 		return;
 	}
+	/*
+	 * Strict first, so that a typo in a key is reported; then lenient,
+	 * so that one bad line does not throw away the good ones.
+	 */
 	tbl = s_p_hashtbl_create(options);
-	if (s_p_parse_file(tbl, NULL, path, true, NULL) != SLURM_SUCCESS) {
-		error("%s: cannot parse %s, using defaults", PFX, path);
+	if (s_p_parse_file(tbl, NULL, path, false, NULL) != SLURM_SUCCESS) {
 		s_p_hashtbl_destroy(tbl);
-		xfree(path);
-		return;
+		tbl = s_p_hashtbl_create(options);
+		if (s_p_parse_file(tbl, NULL, path, true, NULL) !=
+		    SLURM_SUCCESS) {
+			error("%s: cannot parse %s, using defaults", PFX, path);
+			s_p_hashtbl_destroy(tbl);
+			xfree(path);
+			return;
+		}
+		error("%s: cannot parse %s fully (see the error above), using the settings that could be read",
+		      PFX, path);
 	}
 	if (s_p_get_string(&val, "Policy", tbl)) {
 		xfree(c->policy);
@@ -261,6 +272,9 @@ static void _reconfigure(void)
 		      dl_conf.policy_params ? dl_conf.policy_params : "",
 		      dl_strerror(err));
 		p = dl_policy_create("locality", NULL, &err);
+		xfree(dl_conf.policy);
+		xfree(dl_conf.policy_params);
+		dl_conf.policy = xstrdup("locality");
 	}
 	if (p) {
 		dl_policy_destroy(policy);
@@ -280,7 +294,7 @@ static void _reconfigure(void)
 		dl_cache_set_capacity(cache, n, dl_conf.capacity);
 	if (!xstrcasestr(slurm_conf.sched_params, "sched_interval=-1") ||
 	    !xstrcasestr(slurm_conf.sched_params, "defer"))
-		error("%s: SchedulerParameters lacks sched_interval=-1,defer: Slurm's main scheduler will also start jobs, on nodes of its own choosing, and data placement will be lost. Add SchedulerParameters=sched_interval=-1,defer to slurm.dl_conf.",
+		error("%s: SchedulerParameters lacks sched_interval=-1,defer: Slurm's main scheduler will also start jobs, on nodes of its own choosing, and data placement will be lost. Add SchedulerParameters=sched_interval=-1,defer to slurm.conf.",
 		      PFX);
 	info("%s: policy %s%s%s, eviction %s, cache capacity %s per node",
 	     PFX, dl_policy_name(policy), dl_conf.policy_params ? " " : "",

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# test_config.sh - datalocality.conf on a real slurmctld: bad values are
+# logged and replaced by defaults, never fatal; good values are applied;
+# a missing SchedulerParameters setting is reported loudly.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+# shellcheck source=../cluster/cluster.sh
+source "$here/../cluster/cluster.sh"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+export DL_SCHED_TYPE=sched/datalocality
+export DL_JOB_SUBMIT=datalocality
+export DL_PLUGIN_DIR="$DL_BUILD_DIR/.libs"
+export DL_NODES=2
+trap dl_cluster_stop EXIT
+
+# --- 1. bad values, and the required SchedulerParameters missing ----------
+export DL_SCHED_PARAMS=""
+dl_cluster_init
+cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<'CONF'
+Policy=no-such-policy
+PolicyParameters=slack=banana
+EvictionPolicy=sometimes
+CacheCapacity=lots
+StorageBandwidth=-5
+CONF
+dl_cluster_start
+log=$(dl_cluster_log_ctld)
+sleep 1
+for pat in "policy no-such-policy(slack=banana): unknown policy; using locality" \
+	   "unknown EvictionPolicy=sometimes" \
+	   "CacheCapacity=lots is not a size" \
+	   "StorageBandwidth=-5 must be above 0" \
+	   "SchedulerParameters lacks sched_interval=-1,defer"; do
+	dl_t_check "bad setting reported: $pat" grep -qF -- "$pat" "$log"
+done
+id=$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname --wrap true)
+dl_cluster_wait_jobs_done 60
+dl_t_eq "jobs still run with a broken datalocality.conf" COMPLETED \
+	"$(dl_cluster_job_field "$id" JobState)"
+dl_t_check "slurmctld is up" bash -c 'scontrol ping | grep -q UP'
+dl_cluster_stop
+
+# --- 2. an unparsable file: defaults, not a crash -------------------------
+export DL_SCHED_PARAMS=sched_interval=-1,defer
+dl_cluster_init
+printf 'this is = not\n\001\002 a config ==== file\nPolicy\n' \
+	>"$DL_CLUSTER_DIR/etc/datalocality.conf"
+dl_cluster_start
+log=$(dl_cluster_log_ctld)
+sleep 1
+dl_t_check "unparsable file reported" grep -q "cannot parse .*datalocality.conf" "$log"
+dl_t_check "defaults in force" grep -q "policy locality, eviction value, cache capacity unlimited" "$log"
+dl_t_check "no SchedulerParameters error when they are set" \
+	bash -c "! grep -q 'SchedulerParameters lacks' '$log'"
+
+# --- 3. good values are applied, also on scontrol reconfigure -------------
+cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<'CONF'
+Policy=locality
+PolicyParameters=slack=2
+EvictionPolicy=lru
+CacheCapacity=1G
+CONF
+scontrol reconfigure
+deadline=$((SECONDS + 10))
+until grep -q "policy locality slack=2, eviction lru, cache capacity set" "$log" ||
+      [ $SECONDS -ge $deadline ]; do sleep 0.2; done
+dl_t_check "reconfigure applies the new settings" \
+	grep -q "policy locality slack=2, eviction lru, cache capacity set" "$log"
+id=$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname --wrap true)
+dl_cluster_wait_jobs_done 60
+dl_t_eq "jobs run after reconfigure" COMPLETED "$(dl_cluster_job_field "$id" JobState)"
+dl_t_summary
