@@ -14,8 +14,10 @@
  * ranks shuffled over the ids) and nodes uniformly; each draw is one
  * dl_cache_insert() (a hit counts as an access), until 3 copies per file
  * have been placed on average, so about a third of them must be evicted.
- * Then 10,000,000 random dl_cache_contains() are timed.  Each policy runs
- * in its own child process so that peak RSS is per policy.
+ * Then 10,000,000 dl_cache_contains() are timed on random (node, file)
+ * pairs (nearly all misses) and 10,000,000 on pairs among the last 2^20
+ * inserted (mostly hits).  Each policy runs in its own child process so
+ * that peak RSS is per policy.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -36,6 +38,7 @@
 #define MIB ((uint64_t)1 << 20)
 #define COPIES_PLACED 3u
 #define NCONTAINS 10000000u
+#define NRECENT (1u << 20) /* recent inserts, for contains() that hit */
 #define ZIPF_S 0.9
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
@@ -118,12 +121,13 @@ static int _run(dl_evict_t policy)
 	dl_cache_t *c = dl_cache_create(NNODES, policy, 1);
 	struct zipf z;
 	uint64_t total = 0, evictions = 0, inserts = 0, placed = 0;
-	uint64_t copies = 0, hits = 0, sink = 0;
-	double t0, t_intern, t_insert, t_contains;
+	uint64_t copies = 0, hits = 0, sink = 0, sink_hit = 0;
+	double t0, t_intern, t_insert, t_contains, t_hit;
+	uint32_t *recent = calloc(2 * NRECENT, sizeof(*recent));
 	struct rusage ru;
 	char path[64];
 
-	if (!c || _zipf_init(&z, NFILES, ZIPF_S)) {
+	if (!c || !recent || _zipf_init(&z, NFILES, ZIPF_S)) {
 		fprintf(stderr, "out of memory\n");
 		return 1;
 	}
@@ -158,6 +162,8 @@ static int _run(dl_evict_t policy)
 			fprintf(stderr, "insert: %s\n", dl_strerror(rc));
 			return 1;
 		}
+		recent[2 * (inserts % NRECENT)] = n;
+		recent[2 * (inserts % NRECENT) + 1] = f;
 		inserts++;
 		placed += !had;
 		hits += had;
@@ -175,6 +181,15 @@ static int _run(dl_evict_t policy)
 	}
 	t_contains = _now() - t0;
 
+	t0 = _now();
+	for (uint32_t i = 0; i < NCONTAINS; i++) {
+		uint32_t k = (uint32_t)_rand64() % NRECENT;
+
+		sink_hit += dl_cache_contains(c, recent[2 * k],
+					      recent[2 * k + 1]);
+	}
+	t_hit = _now() - t0;
+
 	getrusage(RUSAGE_SELF, &ru);
 	printf("policy %-6s  files %u  nodes %u  capacity/node %.1f GiB\n",
 	       dl_evict_name(policy), NFILES, NNODES,
@@ -188,17 +203,21 @@ static int _run(dl_evict_t policy)
 	       (double)copies / NFILES);
 	printf("  insert           %.0f ns/call (evictions included)\n",
 	       t_insert * 1e9 / inserts);
-	printf("  contains         %.0f ns/call (%.1f%% hits)\n",
-	       t_contains * 1e9 / NCONTAINS, 100.0 * sink / NCONTAINS);
+	printf("  contains         %.0f ns/call random pairs (%.1f%% hits), "
+	       "%.0f ns/call recent inserts (%.1f%% hits)\n",
+	       t_contains * 1e9 / NCONTAINS, 100.0 * sink / NCONTAINS,
+	       t_hit * 1e9 / NCONTAINS, 100.0 * sink_hit / NCONTAINS);
 	printf("  dl_cache_memory  %.1f MiB\n",
 	       dl_cache_memory(c) / (double)MIB);
 	printf("  peak RSS         %.1f MiB (benchmark's own tables: %.1f)\n",
 	       ru.ru_maxrss / 1024.0,
-	       (double)NFILES * (sizeof(double) + sizeof(uint32_t)) / MIB);
+	       ((double)NFILES * (sizeof(double) + sizeof(uint32_t)) +
+		2.0 * NRECENT * sizeof(uint32_t)) / MIB);
 	fflush(stdout);
 	dl_cache_destroy(c);
 	free(z.cdf);
 	free(z.id);
+	free(recent);
 	return 0;
 }
 
@@ -217,7 +236,10 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < npol; i++) {
 		double t0 = _now();
-		pid_t pid = fork();
+		pid_t pid;
+
+		fflush(stdout); /* or the child would print it again */
+		pid = fork();
 		int status;
 
 		if (pid == 0)
@@ -228,6 +250,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		printf("  wall time        %.1f s\n\n", _now() - t0);
+		fflush(stdout);
 	}
 	return failed;
 }

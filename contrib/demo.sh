@@ -14,6 +14,8 @@ export DL_SCHED_TYPE=sched/datalocality
 export DL_SCHED_PARAMS=sched_interval=-1,defer
 export DL_JOB_SUBMIT=datalocality
 export DL_PLUGIN_DIR="$build/.libs"
+# slurmctld inherits it: the partitioner helper of this build.
+export DL_PARTITIOND="$build/dl-partitiond"
 export DL_NODES=${DL_NODES:-4}
 export DL_CLUSTER_QUIET=1
 trap dl_cluster_stop EXIT

@@ -3,17 +3,20 @@
  *
  * Layout, chosen so that memory grows with the cached copies and not with
  * nnodes * nfiles:
- *   - files[]: one 40-byte record per interned file; the path strings live
+ *   - files[]: one 48-byte record per interned file; the path strings live
  *     in 1 MiB chunks that never move, so dl_cache_file_path() pointers stay
  *     valid; ftab[] maps path -> id (open addressing, linear probing).
- *   - ents[]: one record per cached copy (node, file), in a pool recycled
- *     through a free list; etab[] maps (node, file) -> entry for O(1)
- *     contains(); the copies of a file form a doubly linked list through
- *     the entries, so copies/holders/removal need no per-file allocation.
- *   - each node keeps an array of its entries: the unpinned ones first, as
- *     a binary min-heap in eviction order (any order for random), then the
- *     pinned ones, which can never be chosen.  Pinning moves an entry from
- *     one part to the other in O(log n).
+ *   - ents[]: one 24-byte record per cached copy (node, file), in a pool
+ *     recycled through a free list; etab[] maps (node, file) -> entry for
+ *     O(1) contains(); the copies of a file form a doubly linked list
+ *     through the entries, so copies/holders/removal need no per-file
+ *     allocation.
+ *   - each node keeps an array of slots, one per entry, holding the entry's
+ *     eviction key: the unpinned ones first, as a binary min-heap in
+ *     eviction order (any order for random), then the pinned ones, which
+ *     can never be chosen.  Keys live in the slots, not in the entries, so
+ *     that sifting reads contiguous memory instead of one random entry per
+ *     comparison.  Pinning moves a slot from one part to the other.
  *
  * Every modifying call first reserves all the memory it may need, so that
  * a failed allocation returns DL_ENOMEM before anything changed.
@@ -47,22 +50,43 @@ struct cfile {
 	uint32_t hash;   /* of the path, kept for rehashing */
 	uint32_t copies; /* Numcopies of eq. 7 */
 	uint32_t head;   /* first entry of the list of copies, or NIL */
-	uint32_t bound;  /* value: see _value_new_copy() */
+	uint32_t bound;  /* value: see "Policy: value" below */
+	uint32_t xhead;  /* value: first exception, or NIL */
 };
 
 struct centry {
-	uint64_t t;    /* caller's clock at the last use (fifo: insertion) */
-	uint64_t seq;  /* call order of the same event, unique */
 	uint32_t node; /* NIL while the slot is free */
 	uint32_t file;
 	uint32_t next; /* next copy of the file, or next free slot */
 	uint32_t prev; /* previous copy of the file, or NIL */
-	uint32_t pos;  /* index in the node's array */
+	uint32_t pos;  /* index of its slot in the node's array */
 	uint32_t pins;
 };
 
+/*
+ * An entry's place in its node's eviction order: lowest (k1, k2) first.
+ *   lru, fifo: k1 = caller's clock at the last use (fifo: at insertion)
+ *   lfu:       k1 = uses on this node
+ *   value:     k1 = bits of a lower bound of eq. 7 (a non-negative double,
+ *              whose bits sort like its value)
+ *   k2 = call order of the last use (fifo: of the insertion), unique.
+ */
+struct cslot {
+	uint64_t k1;
+	uint64_t k2;
+	uint32_t e;
+	uint32_t file; /* a copy of ents[e].file, which fills the padding */
+};
+
+/* value only, per entry: see "Policy: value" below. */
+struct cvext {
+	uint32_t bound; /* copies for which the slot's lower bound holds */
+	uint32_t xnext; /* exception list */
+	uint32_t xprev; /* NOT_LISTED when not in it */
+};
+
 struct cnode {
-	uint32_t *arr; /* entries: [0, nh) unpinned heap, [nh, n) pinned */
+	struct cslot *arr; /* [0, nh) unpinned heap, [nh, n) pinned */
 	uint32_t n;
 	uint32_t nh;
 	uint32_t cap;
@@ -91,14 +115,8 @@ struct dl_cache {
 	size_t cur_left;
 
 	struct centry *ents;
-	/*
-	 * Per-entry keys kept apart so that policies that do not need them do
-	 * not pay for them: lfu uses key_acc as the node's use count; value
-	 * uses (key_acc, key_copies) as a lower bound of eq. 7.
-	 */
-	uint64_t *key_acc;
-	uint32_t *key_copies;
-	uint32_t ecap;  /* slots allocated in ents[] (and the key arrays) */
+	struct cvext *vx; /* value only */
+	uint32_t ecap;  /* slots allocated in ents[] (and vx[]) */
 	uint32_t ehigh; /* slots ever used */
 	uint32_t efree; /* head of the free list */
 	uint32_t nents; /* live entries */
@@ -190,56 +208,6 @@ static uint64_t _rand64(struct dl_cache *c)
 static uint32_t _rand_below(struct dl_cache *c, uint32_t n)
 {
 	return (uint32_t)(((_rand64(c) >> 32) * (uint64_t)n) >> 32);
-}
-
-/* hi:lo = a * b */
-static inline void _mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
-{
-#ifdef __SIZEOF_INT128__
-	unsigned __int128 p = (unsigned __int128)a * b;
-
-	*hi = (uint64_t)(p >> 64);
-	*lo = (uint64_t)p;
-#else
-	uint64_t al = a & 0xffffffffu, ah = a >> 32;
-	uint64_t bl = b & 0xffffffffu, bh = b >> 32;
-	uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
-	uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
-
-	*lo = (mid << 32) | (ll & 0xffffffffu);
-	*hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-#endif
-}
-
-/* w[2]:w[1]:w[0] = a * s * k, exact (at most 160 bits). */
-static inline void _mul3(uint64_t a, uint64_t s, uint32_t k, uint64_t w[3])
-{
-	uint64_t hi, lo, h1, l1, h2, l2;
-
-	_mul64(a, s, &hi, &lo);
-	_mul64(lo, k, &h1, &l1);
-	_mul64(hi, k, &h2, &l2);
-	w[0] = l1;
-	w[1] = h1 + l2;
-	w[2] = h2 + (w[1] < h1);
-}
-
-/*
- * Compare a1 * s1 / c1 with a2 * s2 / c2 exactly, as a1 s1 c2 vs a2 s2 c1
- * (Value of eq. 7 in online-hps-khanna; c1, c2 >= 1).
- * \return <0, 0 or >0.
- */
-static int _value_cmp(uint64_t a1, uint64_t s1, uint32_t c1, uint64_t a2,
-		      uint64_t s2, uint32_t c2)
-{
-	uint64_t x[3], y[3];
-
-	_mul3(a1, s1, c2, x);
-	_mul3(a2, s2, c1, y);
-	for (int i = 2; i >= 0; i--)
-		if (x[i] != y[i])
-			return x[i] < y[i] ? -1 : 1;
-	return 0;
 }
 
 /* Whether used + size fits in capacity, without overflow. */
@@ -375,6 +343,7 @@ int64_t dl_cache_file_intern(dl_cache_t *c, const char *path, uint64_t size)
 	f->copies = 0;
 	f->head = NIL;
 	f->bound = 0;
+	f->xhead = NIL;
 	_ftab_place(c->ftab, c->fmask, h, id);
 	return id;
 }
@@ -498,19 +467,11 @@ static int _ent_reserve(struct dl_cache *c, struct cnode *nd)
 		if (!p)
 			return DL_ENOMEM;
 		c->ents = p;
-		if (c->policy == DL_EVICT_VALUE || c->policy == DL_EVICT_LFU) {
-			p = realloc(c->key_acc,
-				    (size_t)ncap * sizeof(*c->key_acc));
-			if (!p)
-				return DL_ENOMEM;
-			c->key_acc = p;
-		}
 		if (c->policy == DL_EVICT_VALUE) {
-			p = realloc(c->key_copies,
-				    (size_t)ncap * sizeof(*c->key_copies));
+			p = realloc(c->vx, (size_t)ncap * sizeof(*c->vx));
 			if (!p)
 				return DL_ENOMEM;
-			c->key_copies = p;
+			c->vx = p;
 		}
 		c->ecap = ncap;
 	}
@@ -536,8 +497,8 @@ static int _ent_reserve(struct dl_cache *c, struct cnode *nd)
 		c->emask = nslots - 1;
 	}
 	if (nd->n == nd->cap) {
-		uint32_t ncap = nd->cap ? nd->cap * 2 : NODE_ARR_MIN;
-		uint32_t *p = realloc(nd->arr, (size_t)ncap * sizeof(*p));
+		uint32_t ncap = nd->cap ? nd->cap + nd->cap / 2 : NODE_ARR_MIN;
+		struct cslot *p = realloc(nd->arr, (size_t)ncap * sizeof(*p));
 
 		if (!p)
 			return DL_ENOMEM;
@@ -550,57 +511,37 @@ static int _ent_reserve(struct dl_cache *c, struct cnode *nd)
 /* ---------------------------------------------------------------------- */
 /* Per-node heap of unpinned entries                                      */
 
-/* Whether entry a goes before entry b in eviction order. */
-static bool _before(const struct dl_cache *c, uint32_t a, uint32_t b)
+/* Whether slot a goes before slot b in eviction order. */
+static inline bool _before(const struct cslot *a, const struct cslot *b)
 {
-	const struct centry *ea = &c->ents[a], *eb = &c->ents[b];
-
-	switch (c->policy) {
-	case DL_EVICT_VALUE: {
-		int r = _value_cmp(c->key_acc[a], c->files[ea->file].size,
-				   c->key_copies[a], c->key_acc[b],
-				   c->files[eb->file].size, c->key_copies[b]);
-		if (r)
-			return r < 0;
-		break;
-	}
-	case DL_EVICT_LFU:
-		if (c->key_acc[a] != c->key_acc[b])
-			return c->key_acc[a] < c->key_acc[b];
-		break;
-	default:
-		break;
-	}
-	if (ea->t != eb->t)
-		return ea->t < eb->t;
-	return ea->seq < eb->seq;
+	return a->k1 < b->k1 || (a->k1 == b->k1 && a->k2 < b->k2);
 }
 
 static inline void _set(struct dl_cache *c, struct cnode *nd, uint32_t i,
-			uint32_t e)
+			const struct cslot *s)
 {
-	nd->arr[i] = e;
-	c->ents[e].pos = i;
+	nd->arr[i] = *s;
+	c->ents[s->e].pos = i;
 }
 
 static void _sift_up(struct dl_cache *c, struct cnode *nd, uint32_t i)
 {
-	uint32_t e = nd->arr[i];
+	struct cslot s = nd->arr[i];
 
 	while (i > 0) {
 		uint32_t p = (i - 1) / 2;
 
-		if (!_before(c, e, nd->arr[p]))
+		if (!_before(&s, &nd->arr[p]))
 			break;
-		_set(c, nd, i, nd->arr[p]);
+		_set(c, nd, i, &nd->arr[p]);
 		i = p;
 	}
-	_set(c, nd, i, e);
+	_set(c, nd, i, &s);
 }
 
 static void _sift_down(struct dl_cache *c, struct cnode *nd, uint32_t i)
 {
-	uint32_t e = nd->arr[i];
+	struct cslot s = nd->arr[i];
 
 	for (;;) {
 		uint32_t l = 2 * i + 1, m;
@@ -608,50 +549,53 @@ static void _sift_down(struct dl_cache *c, struct cnode *nd, uint32_t i)
 		if (l >= nd->nh)
 			break;
 		m = l;
-		if (l + 1 < nd->nh && _before(c, nd->arr[l + 1], nd->arr[l]))
+		if (l + 1 < nd->nh && _before(&nd->arr[l + 1], &nd->arr[l]))
 			m = l + 1;
-		if (!_before(c, nd->arr[m], e))
+		if (!_before(&nd->arr[m], &s))
 			break;
-		_set(c, nd, i, nd->arr[m]);
+		_set(c, nd, i, &nd->arr[m]);
 		i = m;
 	}
-	_set(c, nd, i, e);
+	_set(c, nd, i, &s);
 }
 
-/* Restore the heap after the key of the entry at i < nh changed. */
+/* Restore the heap after the key of the slot at i < nh changed. */
 static void _sift(struct dl_cache *c, struct cnode *nd, uint32_t i)
 {
 	if (!c->heap)
 		return;
-	if (i > 0 && _before(c, nd->arr[i], nd->arr[(i - 1) / 2]))
+	if (i > 0 && _before(&nd->arr[i], &nd->arr[(i - 1) / 2]))
 		_sift_up(c, nd, i);
 	else
 		_sift_down(c, nd, i);
 }
 
-/* Move the unpinned entry at i out of the heap, to index nh (first pinned). */
+static void _swap(struct dl_cache *c, struct cnode *nd, uint32_t i,
+		  uint32_t j)
+{
+	struct cslot s = nd->arr[i];
+
+	_set(c, nd, i, &nd->arr[j]);
+	_set(c, nd, j, &s);
+}
+
+/* Move the unpinned slot at i out of the heap, to index nh (first pinned). */
 static void _heap_take(struct dl_cache *c, struct cnode *nd, uint32_t i)
 {
 	uint32_t last = nd->nh - 1;
-	uint32_t e = nd->arr[i];
 
 	nd->nh--;
 	if (i != last) {
-		_set(c, nd, i, nd->arr[last]);
-		_set(c, nd, last, e);
+		_swap(c, nd, i, last);
 		_sift(c, nd, i);
 	}
 }
 
-/* Move the pinned entry at i >= nh into the heap. */
+/* Move the pinned slot at i >= nh into the heap. */
 static void _heap_put(struct dl_cache *c, struct cnode *nd, uint32_t i)
 {
-	uint32_t e = nd->arr[i];
-
-	if (i != nd->nh) {
-		_set(c, nd, i, nd->arr[nd->nh]);
-		_set(c, nd, nd->nh, e);
-	}
+	if (i != nd->nh)
+		_swap(c, nd, i, nd->nh);
 	nd->nh++;
 	if (c->heap)
 		_sift_up(c, nd, nd->nh - 1);
@@ -661,54 +605,139 @@ static void _heap_put(struct dl_cache *c, struct cnode *nd, uint32_t i)
 /* Policy: value (eq. 7 in online-hps-khanna)                             */
 
 /*
- * The heap of a node orders its entries by a stored lower bound of their
- * Value, key_acc * size / key_copies, instead of the Value itself, which
- * moves whenever another node uses or copies the file.  The bound stays a
- * lower bound when AccessFreq grows (key_acc is an old AccessFreq) and
- * when copies disappear; it only breaks when Numcopies grows past
- * key_copies.  Every file therefore keeps a bound >= its copies and <= the
- * key_copies of each of its entries: a new copy within the bound costs
- * nothing; past it, the bound grows by half and every copy is re-keyed.
- * _value_victim() refreshes a stale top entry before trusting it.
+ * Value(f) = AccessFreq(f) * size(f) / Numcopies(f) changes whenever any
+ * node uses or copies f, which would mean re-sorting every copy of f in
+ * every node's heap.  Instead each slot keeps a lower bound,
+ * D(acc * size / vbound[e]) for some past acc and some vbound[e] >= copies
+ * (D: computed in double precision, which is monotonic, so the bound
+ * survives the rounding).  The bound stays valid while AccessFreq grows
+ * (an old acc is smaller) and while copies disappear; it only breaks when
+ * copies grow past vbound[e].  _value_victim() trusts the top entry of a
+ * heap only once its bound is exact (every other entry's true Value is at
+ * least its stored bound, which is at least the top's), and otherwise
+ * raises it, so stale bounds cost one re-key each when they surface.
+ *
+ * To keep a new copy from re-keying all the others, every file keeps
+ * bound >= copies, and every copy has vbound[e] >= bound except the
+ * "exceptions", made exact at the top of a heap (vbound[e] = copies) and
+ * kept in a list from xhead through vxnext[]/vxprev[].  A new copy re-keys
+ * the exceptions only; when copies outgrow bound, bound grows by half and
+ * the copies under it are re-keyed: amortized O(1) re-keys per new copy,
+ * plus one per exception, which is an entry at the bottom of some heap.
  */
+#define NOT_LISTED (NIL - 1)
+
+static inline uint64_t _value_bits(const struct cfile *f, uint32_t copies)
+{
+	double v = (double)f->acc * (double)f->size / (double)copies;
+	uint64_t bits;
+
+	/* v >= 0 and finite: its bits sort like its value. */
+	memcpy(&bits, &v, sizeof(bits));
+	return bits;
+}
+
+/* Give entry e the lower bound of its file's Value valid for kc copies. */
+static void _value_rekey(struct dl_cache *c, uint32_t e, uint32_t kc)
+{
+	const struct centry *en = &c->ents[e];
+	struct cnode *nd = &c->nodes[en->node];
+
+	c->vx[e].bound = kc;
+	nd->arr[en->pos].k1 = _value_bits(&c->files[en->file], kc);
+	if (en->pos < nd->nh)
+		_sift(c, nd, en->pos);
+}
+
+static void _value_list(struct dl_cache *c, struct cfile *f, uint32_t e)
+{
+	if (c->vx[e].xprev != NOT_LISTED)
+		return;
+	c->vx[e].xprev = NIL;
+	c->vx[e].xnext = f->xhead;
+	if (f->xhead != NIL)
+		c->vx[f->xhead].xprev = e;
+	f->xhead = e;
+}
+
+static void _value_unlist(struct dl_cache *c, struct cfile *f, uint32_t e)
+{
+	struct cvext *x = &c->vx[e];
+
+	if (x->xprev == NOT_LISTED)
+		return;
+	if (x->xprev != NIL)
+		c->vx[x->xprev].xnext = x->xnext;
+	else
+		f->xhead = x->xnext;
+	if (x->xnext != NIL)
+		c->vx[x->xnext].xprev = x->xprev;
+	x->xprev = NOT_LISTED;
+}
+
+/* Before f gets one more copy: keep every stored bound valid. */
 static void _value_new_copy(struct dl_cache *c, struct cfile *f)
 {
 	uint32_t want = f->copies + 1;
+	uint32_t e, next;
 
-	if (want <= f->bound)
+	if (want <= f->bound) {
+		/*
+		 * Only the exceptions can break.  They sit near the bottom of
+		 * some heap, so they stay exact (for want copies) rather than
+		 * loosen and come back up: a small sift, usually none.
+		 */
+		for (e = f->xhead; e != NIL; e = c->vx[e].xnext)
+			if (c->vx[e].bound < want)
+				_value_rekey(c, e, want);
 		return;
-	f->bound = want + want / 2;
-	for (uint32_t e = f->head; e != NIL; e = c->ents[e].next) {
-		struct centry *en = &c->ents[e];
-		struct cnode *nd = &c->nodes[en->node];
-
-		if (c->key_copies[e] >= f->bound)
-			continue;
-		c->key_copies[e] = f->bound;
-		/* A smaller lower bound: the entry can only move up. */
-		if (en->pos < nd->nh)
-			_sift_up(c, nd, en->pos);
 	}
+	for (e = f->xhead; e != NIL; e = next) {
+		next = c->vx[e].xnext;
+		c->vx[e].xprev = NOT_LISTED;
+	}
+	f->xhead = NIL;
+	f->bound = want + want / 2;
+	for (e = f->head; e != NIL; e = c->ents[e].next)
+		if (c->vx[e].bound < f->bound)
+			_value_rekey(c, e, f->bound);
 }
 
 static uint32_t _value_victim(struct dl_cache *c, struct cnode *nd)
 {
 	for (;;) {
-		uint32_t e = nd->arr[0];
-		struct cfile *f = &c->files[c->ents[e].file];
+		struct cslot *top = &nd->arr[0];
+		uint32_t e = top->e;
+		struct cfile *f = &c->files[top->file];
+		uint64_t exact = _value_bits(f, f->copies);
+		uint64_t looser;
+		uint32_t m = 1;
 
-		/*
-		 * Every other entry's true key is at least its stored key,
-		 * which is at least this one's: if this bound is exact, this
-		 * entry has the lowest Value (ties by LRU order) of the node.
-		 */
-		if (!_value_cmp(c->key_acc[e], f->size, c->key_copies[e],
-				f->acc, f->size, f->copies))
+		if (exact == top->k1)
 			return e;
-		/* Exact again, so the file's bound must come down to it. */
-		c->key_acc[e] = f->acc;
-		c->key_copies[e] = f->copies;
-		f->bound = f->copies;
+		/*
+		 * Also the lowest if its exact key is below the stored key of
+		 * both children, which bound every other entry from below.
+		 */
+		if (m + 1 < nd->nh && _before(&nd->arr[2], &nd->arr[1]))
+			m = 2;
+		if (m >= nd->nh || exact < nd->arr[m].k1 ||
+		    (exact == nd->arr[m].k1 && top->k2 < nd->arr[m].k2))
+			return e;
+		/*
+		 * Raise the bound: first within its own vbound (AccessFreq may
+		 * have grown), which keeps the file's bound; if that gains
+		 * nothing, make it exact and list it as an exception.
+		 */
+		looser = _value_bits(f, c->vx[e].bound);
+		if (looser > top->k1) {
+			top->k1 = looser;
+		} else {
+			top->k1 = exact;
+			c->vx[e].bound = f->copies;
+			if (f->copies < f->bound)
+				_value_list(c, f, e);
+		}
 		_sift_down(c, nd, 0);
 	}
 }
@@ -722,9 +751,9 @@ static uint32_t _victim(struct dl_cache *c, struct cnode *nd)
 	case DL_EVICT_VALUE:
 		return _value_victim(c, nd);
 	case DL_EVICT_RANDOM:
-		return nd->arr[_rand_below(c, nd->nh)];
+		return nd->arr[_rand_below(c, nd->nh)].e;
 	default:
-		return nd->arr[0];
+		return nd->arr[0].e;
 	}
 }
 
@@ -738,10 +767,10 @@ static void _detach(struct dl_cache *c, uint32_t e)
 
 	_etab_delete(c, e);
 	_heap_take(c, nd, en->pos);
-	/* The entry is now at nh, the first pinned slot: fill the hole. */
+	/* The slot is now at nh, the first pinned one: fill the hole. */
 	last = nd->n - 1;
 	if (nd->nh != last)
-		_set(c, nd, nd->nh, nd->arr[last]);
+		_set(c, nd, nd->nh, &nd->arr[last]);
 	nd->n--;
 	nd->used -= f->size;
 	if (en->prev != NIL)
@@ -750,6 +779,8 @@ static void _detach(struct dl_cache *c, uint32_t e)
 		f->head = en->next;
 	if (en->next != NIL)
 		c->ents[en->next].prev = en->prev;
+	if (c->policy == DL_EVICT_VALUE)
+		_value_unlist(c, f, e);
 	if (--f->copies == 0)
 		f->bound = 0;
 	en->node = NIL;
@@ -763,15 +794,17 @@ static void _touch(struct dl_cache *c, uint32_t e, uint64_t now)
 {
 	struct centry *en = &c->ents[e];
 	struct cnode *nd = &c->nodes[en->node];
+	struct cslot *s = &nd->arr[en->pos];
 
 	c->files[en->file].acc++;
 	c->seq++;
 	if (c->policy == DL_EVICT_FIFO)
 		return;
-	en->t = now;
-	en->seq = c->seq;
-	if (c->policy == DL_EVICT_LFU && c->key_acc[e] != UINT64_MAX)
-		c->key_acc[e]++;
+	if (c->policy == DL_EVICT_LRU)
+		s->k1 = now;
+	else if (c->policy == DL_EVICT_LFU && s->k1 != UINT64_MAX)
+		s->k1++;
+	s->k2 = c->seq;
 	if (en->pos < nd->nh)
 		_sift(c, nd, en->pos);
 }
@@ -786,8 +819,10 @@ static int _lookup(const struct dl_cache *c, uint32_t node, uint32_t file,
 	return 0;
 }
 
-/* Evict in policy order until used + size fits; the caller checked that
- * pinned + size fits, so unpinned entries remain while it does not. */
+/*
+ * Evict in policy order until used + size fits; the caller checked that
+ * pinned + size fits, so unpinned entries remain while it does not.
+ */
 static void _evict_until(struct dl_cache *c, uint32_t node, uint64_t size,
 			 dl_cache_evict_cb cb, void *arg)
 {
@@ -809,6 +844,7 @@ int dl_cache_insert(dl_cache_t *c, uint32_t node, uint32_t file,
 	struct cnode *nd;
 	struct cfile *f;
 	struct centry *en;
+	struct cslot s;
 	uint32_t e;
 	int rc;
 
@@ -841,18 +877,26 @@ int dl_cache_insert(dl_cache_t *c, uint32_t node, uint32_t file,
 	f->acc++;
 	c->seq++;
 	en = &c->ents[e];
-	en->t = now;
-	en->seq = c->seq;
 	en->node = node;
 	en->file = file;
 	en->pins = 0;
-	if (c->policy == DL_EVICT_LFU)
-		c->key_acc[e] = 1;
-	if (c->policy == DL_EVICT_VALUE) {
+	s.e = e;
+	s.file = file;
+	s.k2 = c->seq;
+	switch (c->policy) {
+	case DL_EVICT_LFU:
+		s.k1 = 1;
+		break;
+	case DL_EVICT_VALUE:
 		/* Before linking e: only the other copies need re-keying. */
 		_value_new_copy(c, f);
-		c->key_acc[e] = f->acc;
-		c->key_copies[e] = f->bound;
+		c->vx[e].bound = f->bound;
+		c->vx[e].xprev = NOT_LISTED;
+		s.k1 = _value_bits(f, f->bound);
+		break;
+	default:
+		s.k1 = now;
+		break;
 	}
 	en->prev = NIL;
 	en->next = f->head;
@@ -863,7 +907,7 @@ int dl_cache_insert(dl_cache_t *c, uint32_t node, uint32_t file,
 	_etab_place(c->etab, c->emask, _ent_hash(node, file), e);
 	nd->used += f->size;
 	/* Append as pinned, then move into the heap. */
-	_set(c, nd, nd->n++, e);
+	_set(c, nd, nd->n++, &s);
 	_heap_put(c, nd, nd->n - 1);
 	return 0;
 }
@@ -987,8 +1031,7 @@ void dl_cache_destroy(dl_cache_t *c)
 		free(c->chunks[i]);
 	free(c->chunks);
 	free(c->ents);
-	free(c->key_acc);
-	free(c->key_copies);
+	free(c->vx);
 	free(c->etab);
 	free(c);
 }
@@ -1076,7 +1119,7 @@ int dl_cache_foreach(const dl_cache_t *c, uint32_t node,
 		return DL_EINVAL;
 	nd = &c->nodes[node];
 	for (uint32_t i = 0; i < nd->n; i++) {
-		int rc = fn(c->ents[nd->arr[i]].file, arg);
+		int rc = fn(nd->arr[i].file, arg);
 
 		if (rc)
 			return rc;
@@ -1109,13 +1152,11 @@ size_t dl_cache_memory(const dl_cache_t *c)
 
 	if (!c)
 		return 0;
-	if (c->policy == DL_EVICT_VALUE || c->policy == DL_EVICT_LFU)
-		per_ent += sizeof(uint64_t);
 	if (c->policy == DL_EVICT_VALUE)
-		per_ent += sizeof(uint32_t);
+		per_ent += sizeof(struct cvext);
 	sum = sizeof(*c) + (size_t)c->nnodes * sizeof(struct cnode);
 	for (uint32_t i = 0; i < c->nnodes; i++)
-		sum += (size_t)c->nodes[i].cap * sizeof(uint32_t);
+		sum += (size_t)c->nodes[i].cap * sizeof(struct cslot);
 	sum += (size_t)c->fcap * sizeof(struct cfile);
 	sum += c->ftab ? ((size_t)c->fmask + 1) * sizeof(uint32_t) : 0;
 	sum += c->nchunks * ARENA_CHUNK + c->chunks_cap * sizeof(char *);

@@ -85,25 +85,38 @@ typedef struct dl_order_item {
  *         DL_ENOMEM.
  *         On error *out, *nout and order_key are unchanged.
  *
- * Complexity: with n ordered jobs, m files per job, k the intervals on a
- * storage chart and g the gaps a first-fit search skips, one ECT costs
- * O(m log m + m (log k + g)) (the files sit in a heap keyed by their last
- * TCT, refreshed when they reach the top: a TCT never decreases as the
- * node's transfers go on).  Each group keeps its jobs in a heap keyed by
- * their last ECT, and the groups sit in a heap keyed by their best job's:
- * reservations and a later node availability only delay a job, so a key
- * is a lower bound and only the jobs reaching the top are recomputed (a
- * job in the scheduled job's group that needs one of the files it brought
- * is re-keyed to the bound "node available + read + compute").  All n ECTs
- * are computed once at the start; then each pick recomputes a handful, in
- * place of the n ECTs a naive recomputation would take.  Adjacent busy
- * intervals are merged, so the charts stay short while a storage node is
- * busy without a break.
- * Caveat: the greedy staging is not monotone in every case (a reservation
- * that delays one file can let a better transfer order through and make a
- * job finish earlier); such a job keeps its older, higher key until it
- * reaches the top of its group, so the lazy order may then differ from a
- * full recomputation.  The result is deterministic either way.
+ * Cost: a naive implementation recomputes every pending job's ECT at
+ * every pick, O(n^2) ECTs for n jobs.  Here, with m files per job and k
+ * busy intervals per chart, one ECT costs O(m log m (log k + g)), g being
+ * the too-short gaps a first fit skips (the files sit in a heap keyed by
+ * their last TCT, recomputed when on top: a TCT never decreases as the
+ * node's transfers go on).  The groups sit in a heap keyed by their best
+ * ECT or a lower bound of it, and after each pick only the groups that
+ * reach the top are looked at again:
+ *   - a group whose best job still finds free every slot its transfers
+ *     took keeps it, at the same ECT (first fit gives the same slots, the
+ *     other files' TCTs only grew, so the greedy makes the same choices);
+ *   - otherwise its key is raised to "frontier + c", a lower bound for
+ *     every job of the group (c: the job's remaining transfer time plus
+ *     its read and compute; frontier: the first gap on any storage node,
+ *     after the node is free, long enough for its shortest transfer);
+ *   - if still on top, its jobs are scanned by increasing c until that
+ *     bound passes the best ECT found; a job whose slots are all free
+ *     keeps its last ECT, and one whose last ECT is already too high is
+ *     skipped.
+ * Setup is O(F + n log n + nfiles) for F file references.  Measured on
+ * 10,000 jobs and 64 nodes, 1-8 files of 1-8 units per job, transfers
+ * dominating (compiled with -O2): 0.3 s with one storage node, 0.05 s
+ * with 64; about 3 s with 8 storage nodes all saturated and riddled with
+ * short gaps, where most reservations move most jobs' ECTs.
+ *
+ * Exactness: the shortcuts assume that a job's ECT does not drop while
+ * its node runs nothing new and it needs the same files.  The greedy
+ * staging breaks this now and then (a reservation that delays one file
+ * can let a better transfer order through); the order may then differ
+ * from the naive one.  A job that needs a file a job of its node brought
+ * is recomputed from scratch, so sharing alone never causes this.  The
+ * result is deterministic either way.
  */
 int dl_order_ect(const dl_state_t *st, const int32_t *assign,
 		 dl_order_item_t **out, size_t *nout, double *order_key);

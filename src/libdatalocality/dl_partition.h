@@ -11,9 +11,14 @@
  * talk over pipes with a small binary protocol (below).  Whenever the
  * helper is missing, crashes, answers garbage or misses its deadline, the
  * partitioner kills it, answers with the greedy partitioner of this
- * library instead (dl_partition_greedy()) and starts a new helper on a
- * later call.  A caller therefore always gets a valid partition unless its
- * arguments are wrong or memory runs out.
+ * library instead (dl_partition_greedy(), then refined) and starts a new
+ * helper on a later call.  A caller therefore always gets a valid
+ * partition unless its arguments are wrong or memory runs out.
+ *
+ * Zoltan's recursive bisection handles heavy nets that span many parts
+ * (popular files) poorly, and greedy handles them well; by default the
+ * partitioner refines both answers with single-vertex k-way moves and
+ * keeps the lower cut (opts.polish; contrib/bench_partition.c measures).
  *
  * Errors follow dl_error.h: int functions return 0 or a negative DL_E*
  * code, pointer functions NULL; a failed call leaves its outputs unchanged.
@@ -37,7 +42,10 @@
 enum dl_partition_refine {
 	DL_REFINE_NONE = 0,	/* partition from scratch, ignore prev */
 	DL_REFINE_REPART = 1,	/* Zoltan LB_APPROACH=REPARTITION from prev */
-	DL_REFINE_LOCAL = 2,	/* Zoltan LB_APPROACH=REFINE: local moves only */
+	DL_REFINE_LOCAL = 2,	/* Zoltan LB_APPROACH=REFINE: local moves */
+	DL_REFINE_LIBRARY = 3,	/* no helper: prev, new vertices placed
+				 * greedily, then the library's k-way
+				 * refinement; fastest, keeps most of prev */
 };
 
 typedef struct dl_partition_opts {
@@ -59,13 +67,20 @@ typedef struct dl_partition_opts {
 	/* One of enum dl_partition_refine; used only when the caller passes
 	 * a previous partition to dl_partitioner_run().  Default NONE. */
 	int refine;
+	/* 1 (default): improve the helper's parts with the library's k-way
+	 * refinement, do the same from the greedy partition (or, in refine
+	 * mode, from the previous plan), and return the lower cut.  0: return
+	 * the helper's parts as they are (the fallback is then plain
+	 * greedy). */
+	int polish;
 } dl_partition_opts_t;
 
 typedef struct dl_partition_stats {
 	double cut;		/* connectivity-1 cut, in net-cost units */
 	double imbalance;	/* max part weight / mean part weight - 1 */
 	double seconds;		/* wall time of the call */
-	int used_fallback;	/* 1: the parts came from the greedy fallback */
+	int used_fallback;	/* 1: the helper failed; greedy answered */
+	int greedy_won;		/* 1: polish found greedy's parts better */
 	int helper_restarts;	/* helpers started after the first, so far */
 } dl_partition_stats_t;
 
@@ -84,8 +99,9 @@ dl_partitioner_t *dl_partitioner_create(const dl_partition_opts_t *o);
 
 /**
  * dl_partitioner_destroy - stop the helper (close its input, wait up to
- * one second for it to exit, then SIGKILL its process group), reap it and
- * free the partitioner.  NULL is a no-op.
+ * one second for it to exit; under mpirun SIGTERM mpirun and wait another
+ * second; then SIGKILL its process group), reap it and free the
+ * partitioner.  NULL is a no-op.
  */
 void dl_partitioner_destroy(dl_partitioner_t *p);
 
@@ -95,8 +111,10 @@ void dl_partitioner_destroy(dl_partitioner_t *p);
  * Fixed vertices (h->fixed[v] >= 0) keep their part.  Parts may be left
  * empty.  With opts.refine != DL_REFINE_NONE and prev != NULL, vertices
  * with a previous part start there (new ones are first placed greedily)
- * and Zoltan improves that partition instead of starting afresh; prev
- * values outside [0, nparts) count as "no previous part".
+ * and Zoltan (or, for DL_REFINE_LIBRARY, the library alone) improves that
+ * partition instead of starting afresh; prev values outside [0, nparts)
+ * count as "no previous part".  Incremental plans drift: a host should
+ * still partition from scratch (prev = NULL) now and then.
  *
  * If the helper fails (cannot start, dies, times out, answers an invalid
  * partition), it is killed and reaped, the greedy partitioner answers
@@ -121,9 +139,9 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
  * Free vertices, heaviest first (ties: lower index), go to the part that
  * adds the least connectivity-1 cost among the parts whose weight stays
  * <= imbalance * mean part weight; ties go to the lighter part, then the
- * lower part number.  If no part has room, the vertex goes to the lightest
- * part.  Deterministic; O(nparts * nvtx + sum of net connectivities over
- * pins).
+ * lower part number.  If no part has room, the candidates are the parts
+ * that end up no heavier than the lightest one would.  Deterministic;
+ * O(nparts * nvtx + sum of net connectivities over pins).
  * IN imbalance - >= 1.0
  * OUT part - [nvtx]; unchanged on error
  * \return 0, DL_EINVAL, DL_ENOMEM.

@@ -74,6 +74,24 @@ int dl_policy_plan(dl_policy_t *p, const dl_state_t *st, dl_plan_t **out);
 /* dl_plan_free - free a plan; NULL is a no-op. */
 void dl_plan_free(dl_plan_t *plan);
 
+/* One job to start now on one node (indices into the state). */
+typedef struct dl_start {
+	uint32_t job;
+	uint32_t node;
+} dl_start_t;
+
+/**
+ * dl_plan_starts - what to start now, the way every driver dispatches a
+ * plan: each node with free slots (cpus - busy) takes the jobs planned on
+ * it in plan order while they fit, stopping at the first that does not;
+ * then jobs without a preference (node -1), in priority order, go to the
+ * lowest-index eligible node with room.
+ * OUT out - a new array of *n starts in start order, free with free()
+ * \return 0 or DL_ENOMEM, DL_EINVAL if plan does not match st.
+ */
+int dl_plan_starts(const dl_state_t *st, const dl_plan_t *plan,
+		   dl_start_t **out, size_t *n);
+
 /**
  * dl_policy_list - the registered policies, NULL-terminated, in the order
  * they should be shown to users.

@@ -96,6 +96,14 @@ int dl_state_job_eligible(const dl_state_t *st, const dl_job_t *j, uint32_t n);
 /* dl_job_bytes - total input bytes of a job (unknown sizes as params). */
 uint64_t dl_job_bytes(const dl_state_t *st, const dl_job_t *j);
 
+/**
+ * dl_state_priority_order - the indices of the pending jobs, highest
+ * priority first (ties: earlier arrival, then lower id).
+ * OUT idx - a new array of *n indices into st->jobs, free with free()
+ * \return 0 or DL_ENOMEM.
+ */
+int dl_state_priority_order(const dl_state_t *st, size_t **idx, size_t *n);
+
 /* dl_file_bytes - a file's size, or params.unknown_size when unknown. */
 uint64_t dl_file_bytes(const dl_state_t *st, uint32_t file);
 

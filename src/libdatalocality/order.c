@@ -1,16 +1,19 @@
 /*
  * order.c - job ordering with storage Gantt charts (online-hps-khanna
- * section 4.3); the model and the lazy evaluation are in dl_order.h.
+ * section 4.3); the model, and why the shortcuts below are exact, are in
+ * dl_order.h.
  *
- * Layout: the ordered jobs are grouped by node; each job keeps the list of
- * files it may have to transfer (its files, deduplicated, minus those its
- * node cached when the snapshot was taken), and each such file the list of
- * those jobs, grouped by node, so that when a file reaches a node the jobs
- * of that node that need it are found by binary search.  Three kinds of
- * binary heap share one implementation: the files of the job being
- * evaluated (by TCT), the jobs of each group (by ECT) and the groups (by
- * their best job's ECT).
+ * Layout: the ordered jobs are grouped by node.  Each job keeps the list
+ * of the files it still has to transfer (its files once each, minus those
+ * its node caches, those a job running there brings and those a job
+ * scheduled before it there brought), with where each sat in its last
+ * ECT; each file keeps the list of the jobs that may transfer it, grouped
+ * by node, so that when a file reaches a node the jobs of that node that
+ * need it are found by binary search.  One indexed binary heap serves the
+ * files of the job being evaluated (by TCT) and the groups (by their best
+ * ECT or a lower bound of it).
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +40,9 @@ static int _hless(const _heap_t *h, uint32_t x, uint32_t y)
 {
 	if (h->key[x] != h->key[y])
 		return h->key[x] < h->key[y];
-	return h->tie ? h->tie[x] < h->tie[y] : x < y;
+	if (h->tie && h->tie[x] != h->tie[y])
+		return h->tie[x] < h->tie[y];
+	return x < y;
 }
 
 static void _hset(_heap_t *h, uint32_t i, uint32_t id)
@@ -190,51 +195,79 @@ static int _gantt_reserve(_gantt_t *g, double s, double e)
 
 /* ---------------------------------------------------------------------- */
 
+/* A file a job still has to transfer: where from and how long. */
+typedef struct {
+	uint32_t file, storage;
+	double d;
+	double s;           /* its start in the job's last ECT */
+} _need_t;
+
 /* A transfer of the job being evaluated, kept to be reserved. */
 typedef struct {
 	uint32_t file, storage;
 	double s, e;
 } _xfer_t;
 
+/*
+ * A group: the jobs mapped to one node not scheduled yet, in two sorted
+ * lists.  Those with nothing left to transfer complete exactly at
+ * "available + tail", so l0, sorted by tail, has its best job first.  The
+ * others complete no earlier than "frontier + c" (see _frontier()), so
+ * l1, sorted by c, can be scanned until that bound passes the best ECT
+ * found (a threshold scan): this is what keeps the number of ECTs
+ * computed per pick small even when every reservation delays every job.
+ */
+typedef struct {
+	uint32_t *l0, n0;   /* by (tail, rank) */
+	uint32_t *l1, n1;   /* by (c, rank) */
+	double dmin;        /* shortest transfer any job of l1 may need */
+	double front;       /* _frontier() at front_epoch */
+	uint64_t front_epoch;
+	uint64_t epoch;     /* when gkey was last set, 0: never */
+	int fresh;          /* gkey is the exact ECT of best (at epoch) */
+	uint32_t best;      /* NIL: none since the last job scheduled */
+	uint64_t gen;       /* jobs scheduled on the node, + 1 */
+} _group_t;
+
 typedef struct {
 	const dl_state_t *st;
 	const uint32_t *storage_of; /* NULL: round-robin */
 	uint32_t nstorage;
 	_gantt_t *gantt;            /* [nstorage] */
+	/* Times are kept relative to st->now, for precision. */
 	double *avail;              /* [nnodes] node free from */
-	dl__u64set_t fetched;       /* node << 32 | file, brought by jobs */
 
 	/* Per job of the state; meaningful for the ordered ones. */
 	int32_t *node_of;           /* the node, -1: not ordered */
+	uint8_t *done;              /* scheduled already */
 	uint32_t *rank;             /* tie-break: priority order */
 	double *tail;               /* read + compute on its node */
 	uint64_t *rem;              /* bytes it still has to transfer */
-	uint64_t *shared;           /* epoch a job of its node brought one */
-	double *key;                /* ECT, or a lower bound when stale */
-	uint64_t *epoch;            /* when key was computed exactly */
+	double *c;                  /* transfer_time(rem) + tail */
+	double *last;               /* last ECT computed, -inf: none valid */
+	uint64_t *vgen;             /* its group's gen then, 0: invalid */
 	size_t *jf_off;             /* [njobs + 1] into jf */
-	uint32_t *jf;               /* files it may have to transfer */
+	uint32_t *jn;               /* files it still has to transfer */
+	_need_t *jf;                /* those files: jf[jf_off[k] .. + jn[k]] */
 
 	/* Per file: the jobs needing it, grouped by node. */
 	size_t *inv_off;            /* [nfiles + 1] into inv */
 	uint32_t *inv;
 
-	/* Groups and their heaps. */
-	uint32_t *gbuf;             /* heap arrays of all groups */
-	uint32_t *jpos;             /* [njobs] heap positions */
-	_heap_t *group;             /* [nnodes] */
-	double *gkey;               /* [nnodes] key of the group's best */
-	uint32_t *grank;            /* [nnodes] rank of the group's best */
-	uint32_t *gpos;             /* [nnodes] */
-	uint32_t *gheap;            /* [nnodes] */
+	/* Groups, and the heap of groups by gkey (ties: gtie, then id). */
+	_group_t *group;            /* [nnodes] */
+	uint32_t *gbuf0, *gbuf1;    /* l0 and l1 arrays of all groups */
+	double *gkey;               /* lower bound or exact best ECT */
+	uint32_t *gtie;             /* 0 unless fresh: rank of best + 1 */
+	uint32_t *gpos, *gheap;
 	_heap_t top;
 
 	/* Scratch of one evaluation, sized for the longest file list. */
-	uint32_t *cf, *cst, *cpos, *cheap;
-	double *cd, *ct;
+	uint32_t *cpos, *cheap;     /* the heap of its files by TCT */
+	double *ct;                 /* their TCTs (lower bounds when stale) */
 	_xfer_t *xf;
 	uint32_t nxf;
-	uint64_t now_epoch;
+	uint64_t now_epoch;         /* bumped by each scheduled job */
 } _order_t;
 
 static uint32_t _storage(const _order_t *o, uint32_t file)
@@ -247,6 +280,11 @@ static uint64_t _nf_key(uint32_t node, uint32_t file)
 	return (uint64_t)node << 32 | file;
 }
 
+static uint32_t _nfiles(const _order_t *o, uint32_t k)
+{
+	return o->jn[k];
+}
+
 /*
  * The ECT of job i on its node given the charts and the files its node
  * holds or will hold (online-hps-khanna section 4.3).  With record set,
@@ -254,38 +292,28 @@ static uint64_t _nf_key(uint32_t node, uint32_t file)
  */
 static double _eval(_order_t *o, uint32_t i, int record, double *staged)
 {
-	uint32_t n = (uint32_t)o->node_of[i];
-	double t = o->avail[n];
+	_need_t *need = &o->jf[o->jf_off[i]];
+	double t = o->avail[o->node_of[i]];
 	_heap_t h = { o->cheap, 0, o->cpos, o->ct, NULL };
-	size_t k;
-	uint32_t c = 0;
+	uint32_t c;
 
 	o->nxf = 0;
-	for (k = o->jf_off[i]; k < o->jf_off[i + 1]; k++) {
-		uint32_t f = o->jf[k];
-		double d;
-
-		if (dl__u64set_has(&o->fetched, _nf_key(n, f)))
-			continue;
-		d = dl_cost_transfer_time(o->st, dl_file_bytes(o->st, f));
-		if (!(d > 0))
-			continue; /* instantaneous: nothing to reserve */
-		o->cf[c] = f;
-		o->cd[c] = d;
-		o->cst[c] = _storage(o, f);
-		o->ct[c] = _gantt_fit(&o->gantt[o->cst[c]], t, d) + d;
-		_hpush(&h, c++);
+	for (c = 0; c < o->jn[i]; c++) {
+		o->ct[c] = _gantt_fit(&o->gantt[need[c].storage], t, need[c].d) +
+			   need[c].d;
+		_hpush(&h, c);
 	}
 	/*
 	 * The file with the minimum TCT goes next.  A TCT only grows as t
 	 * does, so a key is a lower bound: recompute the top, and take it
-	 * if it did not move; this is the greedy of section 4.3 in
-	 * O(m log m) recomputations instead of O(m^2).
+	 * if it did not move; this is the greedy of section 4.3 without
+	 * recomputing every TCT after every choice.
 	 */
 	while (h.n) {
 		uint32_t top = h.a[0];
-		double s = _gantt_fit(&o->gantt[o->cst[top]], t, o->cd[top]);
-		double tct = s + o->cd[top];
+		double s = _gantt_fit(&o->gantt[need[top].storage], t,
+				      need[top].d);
+		double tct = s + need[top].d;
 
 		if (tct > o->ct[top]) {
 			o->ct[top] = tct;
@@ -293,11 +321,12 @@ static double _eval(_order_t *o, uint32_t i, int record, double *staged)
 			continue;
 		}
 		_hremove(&h, top);
+		need[top].s = s;
 		if (record) {
 			_xfer_t *x = &o->xf[o->nxf++];
 
-			x->file = o->cf[top];
-			x->storage = o->cst[top];
+			x->file = need[top].file;
+			x->storage = need[top].storage;
 			x->s = s;
 			x->e = tct;
 		}
@@ -305,55 +334,229 @@ static double _eval(_order_t *o, uint32_t i, int record, double *staged)
 	}
 	if (staged)
 		*staged = t;
-	return t + o->tail[i];
+	o->vgen[i] = o->group[o->node_of[i]].gen;
+	o->last[i] = t + o->tail[i];
+	return o->last[i];
 }
 
-/* Make the group's best job its key in the heap of groups. */
-static void _gsync(_order_t *o, uint32_t g)
+/* Whether [a, b) is free on a chart. */
+static int _gantt_free(const _gantt_t *g, double a, double b)
 {
-	_heap_t *gh = &o->group[g];
+	size_t i = _gantt_after(g, a);
 
-	if (!gh->n) {
-		if (o->gpos[g] != NIL)
-			_hremove(&o->top, g);
-		return;
-	}
-	o->gkey[g] = o->key[gh->a[0]];
-	o->grank[g] = o->rank[gh->a[0]];
-	if (o->gpos[g] == NIL)
-		_hpush(&o->top, g);
-	else
-		_hfix(&o->top, g);
+	return i == g->n || g->v[i].s >= b;
 }
 
 /*
- * A lower bound of job k's ECT on its node: the node's files arrive one
- * at a time, so staging takes at least the sum of the transfers still
- * needed.  It is lowered by a relative 1e-9 so that rounding (the ECT adds
- * the transfers one by one) can never lift it above the exact value.
+ * Whether job k's last ECT still holds: its node has run nothing since,
+ * it still needs the same files, and every slot its staging took is still
+ * free.  Reservations only remove free time, so each first fit it made
+ * gives the same slot, and the other files' TCTs can only have grown: the
+ * greedy makes the same choices (ties included).  Exact, whatever the
+ * greedy's anomalies.
  */
-static double _bound(const _order_t *o, uint32_t k)
+static int _valid(const _order_t *o, uint32_t k)
 {
-	double b = o->avail[o->node_of[k]] +
-		   dl_cost_transfer_time(o->st, o->rem[k]) + o->tail[k];
+	const _need_t *need = &o->jf[o->jf_off[k]];
+	uint32_t x;
 
-	return b - fabs(b) * 1e-9;
+	if (o->vgen[k] != o->group[o->node_of[k]].gen)
+		return 0;
+	for (x = 0; x < o->jn[k]; x++)
+		if (!_gantt_free(&o->gantt[need[x].storage], need[x].s,
+				 need[x].s + need[x].d))
+			return 0;
+	return 1;
+}
+
+/*
+ * Lower a bound by more than the rounding its exact counterpart may have
+ * gathered (one rounding per addition, about m + 4 of them for a job of m
+ * files), so that a bound never exceeds the value _eval() computes.
+ */
+static double _lower(double b, size_t m)
+{
+	if (!isfinite(b))
+		return b;
+	return b - fabs(b) * DBL_EPSILON * 4.0 * (double)(m + 4);
+}
+
+/*
+ * The group's frontier: no transfer of its jobs can start before the
+ * first gap, on any storage node, at or after the node is available and
+ * long enough for the group's shortest transfer.  From there the node
+ * receives one file at a time, so a job of l1 completes no earlier than
+ * frontier + c (c = transfer_time(rem) + tail).  Computed once per
+ * scheduled job; the loop stops at the first storage node free at once.
+ */
+static double _frontier(_order_t *o, uint32_t g)
+{
+	_group_t *gr = &o->group[g];
+	double t = o->avail[g], f = INFINITY;
+	uint32_t s;
+
+	if (gr->front_epoch == o->now_epoch)
+		return gr->front;
+	for (s = 0; s < o->nstorage && f > t; s++) {
+		double v = _gantt_fit(&o->gantt[s], t, gr->dmin);
+
+		if (v < f)
+			f = v;
+	}
+	gr->front = f;
+	gr->front_epoch = o->now_epoch;
+	return f;
+}
+
+/* A lower bound of the best ECT of a non-empty group, without an ECT. */
+static double _group_bound(_order_t *o, uint32_t g)
+{
+	_group_t *gr = &o->group[g];
+	double b = INFINITY;
+
+	if (gr->n0)
+		b = o->avail[g] + o->tail[gr->l0[0]];
+	if (gr->n1) {
+		uint32_t k = gr->l1[0];
+		double v = _lower(_frontier(o, g) + o->c[k], _nfiles(o, k));
+
+		if (v < b)
+			b = v;
+	}
+	return b;
+}
+
+/* Whether ECT e of job a beats ECT f of job b: lower, then by rank. */
+static int _before(const _order_t *o, double e, uint32_t a, double f,
+		   uint32_t b)
+{
+	return e < f || (e == f && o->rank[a] < o->rank[b]);
+}
+
+/*
+ * The exact best job of a non-empty group: l0's first, or better, the
+ * best of l1 found by the threshold scan.  A job's last ECT, when still
+ * valid (nothing of its node's changed but later reservations and a
+ * later start), is a lower bound too and spares recomputing it.
+ */
+static void _group_scan(_order_t *o, uint32_t g)
+{
+	_group_t *gr = &o->group[g];
+	uint32_t best = NIL, x;
+	double be = INFINITY, front = gr->n1 ? _frontier(o, g) : 0;
+
+	if (gr->n0) {
+		best = gr->l0[0];
+		be = o->avail[g] + o->tail[best];
+	}
+	for (x = 0; x < gr->n1; x++) {
+		uint32_t k = gr->l1[x];
+		double lb = _lower(front + o->c[k], _nfiles(o, k)), e;
+
+		if (best != NIL && be < lb)
+			break; /* l1 is sorted by c: no later job can win */
+		if (_valid(o, k)) {
+			e = o->last[k];
+		} else {
+			if (o->last[k] > lb)
+				lb = o->last[k];
+			if (best != NIL && !_before(o, lb, k, be, best))
+				continue;
+			e = _eval(o, k, 0, NULL);
+		}
+		if (best == NIL || _before(o, e, k, be, best)) {
+			best = k;
+			be = e;
+		}
+	}
+	gr->best = best;
+	gr->fresh = 1;
+	gr->epoch = o->now_epoch;
+	o->gkey[g] = be;
+	o->gtie[g] = o->rank[best] + 1;
+}
+
+/* Put a group in the heap of groups, or fix its place, or drop it. */
+static void _gsync(_order_t *o, uint32_t g)
+{
+	const _group_t *gr = &o->group[g];
+
+	if (!gr->n0 && !gr->n1) {
+		if (o->gpos[g] != NIL)
+			_hremove(&o->top, g);
+	} else if (o->gpos[g] == NIL) {
+		_hpush(&o->top, g);
+	} else {
+		_hfix(&o->top, g);
+	}
+}
+
+static int _cmp_l0(const void *a, const void *b, void *arg)
+{
+	const _order_t *o = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (o->tail[x] != o->tail[y])
+		return o->tail[x] < o->tail[y] ? -1 : 1;
+	return (o->rank[x] > o->rank[y]) - (o->rank[x] < o->rank[y]);
+}
+
+static int _cmp_l1(const void *a, const void *b, void *arg)
+{
+	const _order_t *o = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (o->c[x] != o->c[y])
+		return o->c[x] < o->c[y] ? -1 : 1;
+	return (o->rank[x] > o->rank[y]) - (o->rank[x] < o->rank[y]);
+}
+
+/* Set job k's c; \return whether it has a file left to transfer. */
+static int _needs(_order_t *o, uint32_t k)
+{
+	o->c[k] = dl_cost_transfer_time(o->st, o->rem[k]) + o->tail[k];
+	return o->jn[k] > 0;
+}
+
+/* Remove id from a list, keeping the order. */
+static void _list_remove(uint32_t *l, uint32_t *n, uint32_t id)
+{
+	uint32_t x;
+
+	for (x = 0; x < *n && l[x] != id; x++)
+		;
+	if (x == *n)
+		return;
+	memmove(&l[x], &l[x + 1], (*n - x - 1) * sizeof(*l));
+	(*n)--;
+}
+
+/* Job k has file f now: drop it from its list, keeping the order. */
+static void _need_remove(_order_t *o, uint32_t k, uint32_t f)
+{
+	_need_t *need = &o->jf[o->jf_off[k]];
+	uint32_t x;
+
+	for (x = 0; x < o->jn[k] && need[x].file != f; x++)
+		;
+	if (x == o->jn[k])
+		return;
+	memmove(&need[x], &need[x + 1], (o->jn[k] - x - 1) * sizeof(*need));
+	o->jn[k]--;
 }
 
 /*
  * Schedule job i: reserve its transfers and move its node's availability
- * to its ECT.  The other jobs of that node then start later, and those
- * that need a file it brought have less to fetch (and their greedy
- * staging may even finish earlier than their key said): every one of
- * them is re-keyed, in one pass and one heapify, with _bound(), keeping
- * its old key when higher unless it shared a file.
+ * to its ECT.  The jobs of that node needing a file it brought have less
+ * to transfer: their c drops (and they may move to l0), and their last
+ * ECT is no bound any more (the greedy staging may even finish earlier).
  */
 static int _commit(_order_t *o, uint32_t i, dl_order_item_t *item)
 {
-	uint32_t n = (uint32_t)o->node_of[i], x;
-	_heap_t *gh = &o->group[n];
+	uint32_t n = (uint32_t)o->node_of[i], x, y;
+	_group_t *gr = &o->group[n];
 	double staged, ect;
-	int rc;
+	int rc, changed = 0;
 
 	ect = _eval(o, i, 1, &staged);
 	for (x = 0; x < o->nxf; x++) {
@@ -362,18 +565,17 @@ static int _commit(_order_t *o, uint32_t i, dl_order_item_t *item)
 		rc = _gantt_reserve(&o->gantt[xf->storage], xf->s, xf->e);
 		if (rc < 0)
 			return rc;
-		rc = dl__u64set_add(&o->fetched, _nf_key(n, xf->file));
-		if (rc < 0)
-			return rc;
 	}
 	item->job = i;
 	item->node = n;
 	item->transfers = o->nxf;
-	item->start = o->avail[n];
-	item->staged = staged;
-	item->end = ect;
+	item->start = o->st->now + o->avail[n];
+	item->staged = o->st->now + staged;
+	item->end = o->st->now + ect;
 	o->avail[n] = ect;
-	_hremove(gh, i);
+	o->done[i] = 1;
+	_list_remove(gr->l0, &gr->n0, i);
+	_list_remove(gr->l1, &gr->n1, i);
 
 	for (x = 0; x < o->nxf; x++) {
 		uint32_t f = o->xf[x].file;
@@ -394,19 +596,35 @@ static int _commit(_order_t *o, uint32_t i, dl_order_item_t *item)
 
 			if ((uint32_t)o->node_of[k] != n)
 				break;
+			if (o->done[k])
+				continue;
+			_need_remove(o, k, f);
 			o->rem[k] -= bytes;
-			o->shared[k] = o->now_epoch;
+			o->last[k] = -INFINITY;
+			o->vgen[k] = 0;
+			changed = 1;
 		}
 	}
-	for (x = 0; x < gh->n; x++) {
-		uint32_t k = gh->a[x];
-		double b = _bound(o, k);
+	if (changed) {
+		for (x = 0, y = 0; x < gr->n1; x++) {
+			uint32_t k = gr->l1[x];
 
-		if (o->shared[k] == o->now_epoch || b > o->key[k])
-			o->key[k] = b;
+			if (_needs(o, k))
+				gr->l1[y++] = k;
+			else
+				gr->l0[gr->n0++] = k;
+		}
+		gr->n1 = y;
+		qsort_r(gr->l0, gr->n0, sizeof(*gr->l0), _cmp_l0, o);
+		qsort_r(gr->l1, gr->n1, sizeof(*gr->l1), _cmp_l1, o);
 	}
-	for (x = gh->n / 2; x-- > 0;)
-		_hdown(gh, x);
+	/* Its old key is no bound now: the group starts over. */
+	gr->epoch = 0;
+	gr->fresh = 0;
+	gr->best = NIL;
+	gr->gen++;
+	o->gkey[n] = -INFINITY;
+	o->gtie[n] = 0;
 	_gsync(o, n);
 	return 0;
 }
@@ -437,30 +655,28 @@ static void _free(_order_t *o)
 			free(o->gantt[s].v);
 	free(o->gantt);
 	free(o->avail);
-	dl__u64set_fini(&o->fetched);
 	free(o->node_of);
+	free(o->done);
 	free(o->rank);
 	free(o->tail);
 	free(o->rem);
-	free(o->shared);
-	free(o->key);
-	free(o->epoch);
+	free(o->c);
+	free(o->last);
+	free(o->vgen);
 	free(o->jf_off);
+	free(o->jn);
 	free(o->jf);
 	free(o->inv_off);
 	free(o->inv);
-	free(o->gbuf);
-	free(o->jpos);
 	free(o->group);
+	free(o->gbuf0);
+	free(o->gbuf1);
 	free(o->gkey);
-	free(o->grank);
+	free(o->gtie);
 	free(o->gpos);
 	free(o->gheap);
-	free(o->cf);
-	free(o->cst);
 	free(o->cpos);
 	free(o->cheap);
-	free(o->cd);
 	free(o->ct);
 	free(o->xf);
 }
@@ -497,11 +713,13 @@ static int _check_args(const dl_state_t *st, const int32_t *assign,
 	return 0;
 }
 
+#define ALLOC(p, n) ((p) = malloc(((n) ? (size_t)(n) : 1) * sizeof(*(p))))
+
 /*
  * Everything but the picks: node availability and files of running jobs,
- * the groups, the tie-break ranks, the per-job file lists and per-file job
- * lists, and the initial ECTs.  \return the number of ordered jobs (>= 0)
- * or DL_ENOMEM.
+ * the tie-break ranks, the per-job lists of files to transfer and the
+ * per-file lists of jobs, and the groups.
+ * \return the number of ordered jobs (>= 0) or DL_ENOMEM.
  */
 static int64_t _setup(_order_t *o, const int32_t *assign)
 {
@@ -509,40 +727,49 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	uint32_t nn = st->nnodes, nfiles = dl_cache_file_count(st->cache);
 	uint32_t nj = (uint32_t)st->njobs, i, g, maxc = 0, nord = 0;
 	uint32_t *gcount = NULL, *byprio = NULL, *bynode = NULL;
-	size_t *last = NULL, k, total = 0;
+	size_t *last = NULL, k, total;
+	dl__u64set_t held; /* node << 32 | file: a running job's files */
 	int64_t rc = DL_ENOMEM;
 
+	dl__u64set_init(&held);
 	o->gantt = calloc(o->nstorage, sizeof(*o->gantt));
-	o->avail = malloc((nn ? nn : 1) * sizeof(*o->avail));
-	o->node_of = malloc((nj ? nj : 1) * sizeof(*o->node_of));
-	o->rank = malloc((nj ? nj : 1) * sizeof(*o->rank));
-	o->tail = calloc(nj ? nj : 1, sizeof(*o->tail));
+	o->group = calloc(nn ? nn : 1, sizeof(*o->group));
+	o->done = calloc(nj ? nj : 1, sizeof(*o->done));
 	o->rem = calloc(nj ? nj : 1, sizeof(*o->rem));
-	o->shared = calloc(nj ? nj : 1, sizeof(*o->shared));
-	o->key = calloc(nj ? nj : 1, sizeof(*o->key));
-	o->epoch = calloc(nj ? nj : 1, sizeof(*o->epoch));
+	o->jn = calloc(nj ? nj : 1, sizeof(*o->jn));
+	o->vgen = calloc(nj ? nj : 1, sizeof(*o->vgen));
 	o->jf_off = calloc((size_t)nj + 1, sizeof(*o->jf_off));
 	o->inv_off = calloc((size_t)nfiles + 1, sizeof(*o->inv_off));
-	o->jpos = malloc((nj ? nj : 1) * sizeof(*o->jpos));
-	o->group = calloc(nn ? nn : 1, sizeof(*o->group));
-	o->gkey = calloc(nn ? nn : 1, sizeof(*o->gkey));
-	o->grank = calloc(nn ? nn : 1, sizeof(*o->grank));
-	o->gpos = malloc((nn ? nn : 1) * sizeof(*o->gpos));
-	o->gheap = malloc((nn ? nn : 1) * sizeof(*o->gheap));
 	gcount = calloc((size_t)nn + 1, sizeof(*gcount));
 	last = calloc(nfiles ? nfiles : 1, sizeof(*last));
-	byprio = malloc((nj ? nj : 1) * sizeof(*byprio));
-	bynode = malloc((nj ? nj : 1) * sizeof(*bynode));
-	if (!o->gantt || !o->avail || !o->node_of || !o->rank || !o->tail ||
-	    !o->key || !o->epoch || !o->rem || !o->shared || !o->jf_off || !o->inv_off || !o->jpos ||
-	    !o->group || !o->gkey || !o->grank || !o->gpos || !o->gheap ||
-	    !gcount || !last || !byprio || !bynode)
+	ALLOC(o->avail, nn);
+	ALLOC(o->gkey, nn);
+	ALLOC(o->gtie, nn);
+	ALLOC(o->gpos, nn);
+	ALLOC(o->gheap, nn);
+	ALLOC(o->node_of, nj);
+	ALLOC(o->rank, nj);
+	ALLOC(o->tail, nj);
+	ALLOC(o->c, nj);
+	ALLOC(o->last, nj);
+	ALLOC(byprio, nj);
+	ALLOC(bynode, nj);
+	if (!o->gantt || !o->group || !o->done || !o->rem || !o->jn ||
+	    !o->vgen ||
+	    !o->jf_off || !o->inv_off || !gcount || !last || !o->avail ||
+	    !o->gkey || !o->gtie || !o->gpos || !o->gheap || !o->node_of ||
+	    !o->rank || !o->tail || !o->c || !o->last || !byprio || !bynode)
 		goto out;
 
 	/* Running jobs hold their node and bring their files to it. */
 	for (g = 0; g < nn; g++) {
-		o->avail[g] = st->now;
+		o->avail[g] = 0;
+		o->gkey[g] = -INFINITY;
+		o->gtie[g] = 0;
 		o->gpos[g] = NIL;
+		o->group[g].dmin = INFINITY;
+		o->group[g].best = NIL;
+		o->group[g].gen = 1;
 	}
 	for (i = 0; i < nj; i++) {
 		const dl_job_t *j = &st->jobs[i];
@@ -550,7 +777,7 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 		uint32_t f;
 
 		o->node_of[i] = -1;
-		o->jpos[i] = NIL;
+		o->last[i] = -INFINITY;
 		if (j->state != DL_JOB_RUNNING) {
 			if (assign[i] >= 0) {
 				o->node_of[i] = assign[i];
@@ -559,13 +786,12 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 			}
 			continue;
 		}
-		end = st->now + dl_cost_job_remaining(st, j);
+		end = dl_cost_job_remaining(st, j);
 		if (end > o->avail[j->node])
 			o->avail[j->node] = end;
 		for (f = 0; f < j->nfiles; f++)
-			if (dl__u64set_add(&o->fetched,
-					   _nf_key((uint32_t)j->node,
-						   j->files[f])) < 0)
+			if (dl__u64set_add(&held, _nf_key((uint32_t)j->node,
+							  j->files[f])) < 0)
 				goto out;
 	}
 
@@ -574,10 +800,14 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	for (i = 0; i < nord; i++)
 		o->rank[byprio[i]] = i;
 
-	/* Each job's files that may need a transfer, deduplicated. */
+	/*
+	 * The files each job has to transfer: its files, once each, but
+	 * those its node caches, those a running job there brings and
+	 * those that take no time.  Two passes: count, then fill.
+	 */
 	for (i = 0; i < nj; i++) {
 		const dl_job_t *j = &st->jobs[i];
-		uint32_t f, c = 0;
+		uint32_t n = (uint32_t)o->node_of[i], f;
 
 		o->jf_off[i + 1] = o->jf_off[i];
 		if (o->node_of[i] < 0)
@@ -586,54 +816,57 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 			uint32_t id = j->files[f];
 
 			if (last[id] == (size_t)i + 1 ||
-			    dl_cache_contains(st->cache,
-					      (uint32_t)o->node_of[i], id))
+			    dl_cache_contains(st->cache, n, id) ||
+			    dl__u64set_has(&held, _nf_key(n, id)) ||
+			    !(dl_cost_transfer_time(st, dl_file_bytes(st, id)) >
+			      0))
 				continue;
 			last[id] = (size_t)i + 1;
-			c++;
+			o->jn[i]++;
 		}
-		o->jf_off[i + 1] += c;
-		if (c > maxc)
-			maxc = c;
+		o->jf_off[i + 1] += o->jn[i];
+		if (o->jn[i] > maxc)
+			maxc = o->jn[i];
 	}
 	total = o->jf_off[nj];
-	o->jf = malloc((total ? total : 1) * sizeof(*o->jf));
-	o->inv = malloc((total ? total : 1) * sizeof(*o->inv));
-	o->cf = malloc((maxc ? maxc : 1) * sizeof(*o->cf));
-	o->cst = malloc((maxc ? maxc : 1) * sizeof(*o->cst));
-	o->cpos = malloc((maxc ? maxc : 1) * sizeof(*o->cpos));
-	o->cheap = malloc((maxc ? maxc : 1) * sizeof(*o->cheap));
-	o->cd = malloc((maxc ? maxc : 1) * sizeof(*o->cd));
-	o->ct = malloc((maxc ? maxc : 1) * sizeof(*o->ct));
-	o->xf = malloc((maxc ? maxc : 1) * sizeof(*o->xf));
-	o->gbuf = malloc((nord ? nord : 1) * sizeof(*o->gbuf));
-	if (!o->jf || !o->inv || !o->cf || !o->cst || !o->cpos ||
-	    !o->cheap || !o->cd || !o->ct || !o->xf || !o->gbuf)
+	ALLOC(o->jf, total);
+	ALLOC(o->inv, total);
+	ALLOC(o->cpos, maxc);
+	ALLOC(o->cheap, maxc);
+	ALLOC(o->ct, maxc);
+	ALLOC(o->xf, maxc);
+	ALLOC(o->gbuf0, nord);
+	ALLOC(o->gbuf1, nord);
+	if (!o->jf || !o->inv || !o->cpos || !o->cheap || !o->ct || !o->xf ||
+	    !o->gbuf0 || !o->gbuf1)
 		goto out;
 	memset(last, 0, (nfiles ? nfiles : 1) * sizeof(*last));
 	for (i = 0; i < nj; i++) {
 		const dl_job_t *j = &st->jobs[i];
-		size_t at = o->jf_off[i];
-		uint32_t f;
+		_need_t *need = &o->jf[o->jf_off[i]];
+		uint32_t n = (uint32_t)o->node_of[i], f, c = 0;
 
 		if (o->node_of[i] < 0)
 			continue;
 		for (f = 0; f < j->nfiles; f++) {
 			uint32_t id = j->files[f];
+			uint64_t bytes = dl_file_bytes(st, id);
+			double d = dl_cost_transfer_time(st, bytes);
 
 			if (last[id] == (size_t)i + 1 ||
-			    dl_cache_contains(st->cache,
-					      (uint32_t)o->node_of[i], id))
+			    dl_cache_contains(st->cache, n, id) ||
+			    dl__u64set_has(&held, _nf_key(n, id)) || !(d > 0))
 				continue;
 			last[id] = (size_t)i + 1;
-			o->jf[at++] = id;
+			need[c].file = id;
+			need[c].storage = _storage(o, id);
+			need[c++].d = d;
 			o->inv_off[id + 1]++;
-			if (!dl__u64set_has(&o->fetched,
-					    _nf_key((uint32_t)o->node_of[i], id)))
-				o->rem[i] += dl_file_bytes(st, id);
+			o->rem[i] += bytes;
+			if (d < o->group[n].dmin)
+				o->group[n].dmin = d;
 		}
-		o->tail[i] = dl_cost_read_time(st, (uint32_t)o->node_of[i],
-					       dl_job_bytes(st, j)) +
+		o->tail[i] = dl_cost_read_time(st, n, dl_job_bytes(st, j)) +
 			     dl_cost_job_compute(st, j);
 	}
 
@@ -646,6 +879,10 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	for (g = nn; g > 0; g--)
 		gcount[g] = gcount[g - 1];
 	gcount[0] = 0;
+	for (g = 0; g < nn; g++) {
+		o->group[g].l0 = o->gbuf0 + gcount[g];
+		o->group[g].l1 = o->gbuf1 + gcount[g];
+	}
 	for (i = 0; i < nj; i++)
 		if (o->node_of[i] >= 0)
 			bynode[gcount[o->node_of[i]]++] = i;
@@ -654,28 +891,27 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	memcpy(last, o->inv_off, nfiles * sizeof(*last)); /* fill cursors */
 	for (i = 0; i < nord; i++) {
 		uint32_t jb = bynode[i];
+		_group_t *gr = &o->group[o->node_of[jb]];
 
-		for (k = o->jf_off[jb]; k < o->jf_off[jb + 1]; k++)
-			o->inv[last[o->jf[k]]++] = jb;
+		for (k = 0; k < o->jn[jb]; k++)
+			o->inv[last[o->jf[o->jf_off[jb] + k].file]++] = jb;
+		if (_needs(o, jb))
+			gr->l1[gr->n1++] = jb;
+		else
+			gr->l0[gr->n0++] = jb;
 	}
-
-	/* Initial ECTs (all exact at epoch 1), group heaps, group heap. */
 	o->now_epoch = 1;
-	o->top = (_heap_t){ o->gheap, 0, o->gpos, o->gkey, o->grank };
-	for (g = 0; g < nn; g++) /* gcount[g] is now where group g ends */
-		o->group[g] = (_heap_t){ o->gbuf + (g ? gcount[g - 1] : 0), 0,
-					 o->jpos, o->key, o->rank };
-	for (i = 0; i < nord; i++) {
-		uint32_t jb = bynode[i];
+	o->top = (_heap_t){ o->gheap, 0, o->gpos, o->gkey, o->gtie };
+	for (g = 0; g < nn; g++) {
+		_group_t *gr = &o->group[g];
 
-		o->key[jb] = _eval(o, jb, 0, NULL);
-		o->epoch[jb] = o->now_epoch;
-		_hpush(&o->group[o->node_of[jb]], jb);
-	}
-	for (g = 0; g < nn; g++)
+		qsort_r(gr->l0, gr->n0, sizeof(*gr->l0), _cmp_l0, o);
+		qsort_r(gr->l1, gr->n1, sizeof(*gr->l1), _cmp_l1, o);
 		_gsync(o, g);
+	}
 	rc = nord;
 out:
+	dl__u64set_fini(&held);
 	free(gcount);
 	free(last);
 	free(byprio);
@@ -684,23 +920,44 @@ out:
 }
 
 /*
- * The next job to schedule: the lowest ECT over the groups, the excluded
- * one aside.  Stale keys are lower bounds, so the top group's best job is
- * recomputed until a group's best is exact and on top.
+ * The next job to schedule: the lowest ECT over the groups in the heap.
+ * A group's key is a lower bound until it is fresh: a stale group first
+ * gets the cheap bound of _group_bound() (it keeps its older exact key
+ * when higher: reservations and a later start only delay a job), and if
+ * still on top, the exact scan of _group_scan().  A group on top with a
+ * fresh key holds the answer, since no other group can do better.
  */
 static uint32_t _pick(_order_t *o)
 {
 	for (;;) {
 		uint32_t g = o->top.a[0];
-		_heap_t *gh = &o->group[g];
-		uint32_t i = gh->a[0];
+		_group_t *gr = &o->group[g];
 
-		if (o->epoch[i] == o->now_epoch)
-			return i;
-		o->key[i] = _eval(o, i, 0, NULL);
-		o->epoch[i] = o->now_epoch;
-		_hfix(gh, i);
-		_gsync(o, g);
+		if (gr->epoch == o->now_epoch && gr->fresh)
+			return gr->best;
+		if (gr->epoch != o->now_epoch && gr->best != NIL &&
+		    (!o->jn[gr->best] || _valid(o, gr->best))) {
+			/* Its best still completes when it did, and the
+			 * others no earlier: nothing to recompute. */
+			uint32_t k = gr->best;
+
+			o->gkey[g] = o->jn[k] ? o->last[k]
+					      : o->avail[g] + o->tail[k];
+			o->gtie[g] = o->rank[k] + 1;
+			gr->epoch = o->now_epoch;
+			gr->fresh = 1;
+		} else if (gr->epoch == o->now_epoch) {
+			_group_scan(o, g);
+		} else {
+			double b = _group_bound(o, g);
+
+			if (b > o->gkey[g])
+				o->gkey[g] = b;
+			o->gtie[g] = 0;
+			gr->epoch = o->now_epoch;
+			gr->fresh = 0;
+		}
+		_hfix(&o->top, g);
 	}
 }
 
@@ -722,19 +979,15 @@ int dl_order_ect_ex(const dl_state_t *st, const int32_t *assign,
 	o.nstorage = st->params.nstorage ? st->params.nstorage : 1;
 	if ((rc = _check_args(st, assign, storage_of, o.nstorage)))
 		return rc;
-	dl__u64set_init(&o.fetched);
 	n = _setup(&o, assign);
 	if (n < 0) {
 		rc = (int)n;
 		goto fail;
 	}
 	nord = (uint32_t)n;
-	if (nord) {
-		items = malloc(nord * sizeof(*items));
-		if (!items) {
-			rc = DL_ENOMEM;
-			goto fail;
-		}
+	if (nord && !ALLOC(items, nord)) {
+		rc = DL_ENOMEM;
+		goto fail;
 	}
 	for (step = 0; step < nord; step++) {
 		int hidden = 0;
@@ -751,7 +1004,7 @@ int dl_order_ect_ex(const dl_state_t *st, const int32_t *assign,
 		if (hidden)
 			_gsync(&o, excl);
 		excl = items[step].node;
-		o.now_epoch++; /* every key is now a lower bound */
+		o.now_epoch++;
 	}
 	if (order_key)
 		for (step = 0; step < nord; step++)

@@ -1,13 +1,15 @@
 /*
- * partition.c - the partitioner of dl_partition.h: a greedy partitioner in
- * process, and the client side of the dl-partitiond helper (Zoltan PHG).
+ * partition.c - the partitioner of dl_partition.h: the client side of the
+ * dl-partitiond helper (Zoltan PHG), and in process a greedy partitioner
+ * and a k-way refinement that polish or replace the helper's answer.
  *
  * The helper runs as a child process in its own process group, with its
  * stdin, stdout and stderr on three pipes.  Every wait on it is a poll()
  * with a deadline, and while waiting the partitioner drains the helper's
  * stderr into the log so that a chatty helper cannot block on a full pipe.
- * Any failure ends with the whole process group killed and the child
- * reaped, so neither a hung helper nor a zombie outlives the request.
+ * Any failure ends with the helper killed (mpirun first with SIGTERM, so
+ * that it takes its ranks along) and reaped, so neither a hung helper nor
+ * a zombie outlives the request.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,7 +66,7 @@ struct dl_partitioner {
 	char errbuf[256];	/* partial line of the helper's stderr */
 };
 
-/* ---- graph checks and measures -------------------------------------------- */
+/* ---- graph checks and measures ----------------------------------------- */
 
 static uint32_t _npins(const dl_hgraph_t *h)
 {
@@ -149,11 +151,12 @@ static double _cut(const dl_hgraph_t *h, const int32_t *part)
 }
 
 /* max part weight / mean part weight - 1; 0 for a weightless graph.
- * \return the imbalance, or -1 on ENOMEM. */
+ * \return the imbalance (>= 0, also when rounding says otherwise), or -1
+ * on ENOMEM. */
 static double _imbalance(const dl_hgraph_t *h, const int32_t *part)
 {
 	double *pw = calloc(h->nparts, sizeof(*pw));
-	double total = 0, max = 0;
+	double total = 0, max = 0, imb;
 
 	if (!pw)
 		return -1;
@@ -165,7 +168,10 @@ static double _imbalance(const dl_hgraph_t *h, const int32_t *part)
 		if (pw[q] > max)
 			max = pw[q];
 	free(pw);
-	return total > 0 ? max / (total / h->nparts) - 1 : 0;
+	/* The sum and the part sums round differently: an exact balance
+	 * can come out as -1e-16. */
+	imb = total > 0 ? max / (total / h->nparts) - 1 : 0;
+	return imb > 0 ? imb : 0;
 }
 
 /* ---- bookkeeping shared by greedy and refinement ------------------------- */
@@ -343,7 +349,7 @@ static void _gains_clear(struct topo *t, uint32_t nt)
 	}
 }
 
-/* ---- greedy --------------------------------------------------------------- */
+/* ---- greedy ------------------------------------------------------------ */
 
 struct greedy_order {
 	double w;
@@ -398,21 +404,25 @@ static int _greedy(const dl_hgraph_t *h, double imbalance,
 		uint32_t v = order[k].v, best = UINT32_MAX, light = 0, nt;
 		double w = h->vwgt[v], leave, wv;
 
+		double cap;
+
 		/* gain[q]: cost of v's nets already present in part q, i.e.
 		 * the cost that putting v in q does not add. */
 		nt = _gains(&t, h, v, UINT32_MAX, &leave, &wv);
-		for (uint32_t q = 0; q < nparts; q++) {
+		for (uint32_t q = 1; q < nparts; q++)
 			if (t.pw[q] < t.pw[light])
 				light = q;
-			if (t.pw[q] + w > t.cap)
+		/* If v fits nowhere, every part as light as the lightest is
+		 * as good as it gets for balance: let the cut decide. */
+		cap = fmax(t.cap, t.pw[light] + w);
+		for (uint32_t q = 0; q < nparts; q++) {
+			if (t.pw[q] + w > cap)
 				continue;
 			if (best == UINT32_MAX || t.gain[q] > t.gain[best] ||
 			    (t.gain[q] == t.gain[best] && t.pw[q] < t.pw[best]))
 				best = q;
 		}
 		_gains_clear(&t, nt);
-		if (best == UINT32_MAX)
-			best = light;
 		out[v] = (int32_t)best;
 		_place(&t, h, v, best);
 	}
@@ -421,14 +431,15 @@ static int _greedy(const dl_hgraph_t *h, double imbalance,
 	return 0;
 }
 
-/* ---- k-way refinement ----------------------------------------------------- */
+/* ---- k-way refinement -------------------------------------------------- */
 
 #define REFINE_PASSES 4
 
 /*
  * Improve a partition by single-vertex moves: each free vertex, in index
  * order, moves to the part that lowers the connectivity-1 cut most while
- * keeping that part under the balance cap.  Stops after REFINE_PASSES
+ * keeping that part under the balance cap (or, if the cap cannot be met,
+ * no heavier than the part it leaves).  Stops after REFINE_PASSES
  * passes or when a pass gains less than 0.1% of the cut.  Never raises
  * the cut; deterministic.  Zoltan's recursive bisection leaves such moves
  * behind, mostly around nets that span many parts.
@@ -453,18 +464,21 @@ static int _refine(const dl_hgraph_t *h, double imbalance, int32_t *part)
 
 		for (uint32_t v = 0; v < h->nvtx; v++) {
 			uint32_t p = (uint32_t)part[v], best = UINT32_MAX, nt;
-			double w = h->vwgt[v], leave, wv, bestd = 0;
+			double w = h->vwgt[v], leave, wv, bestd = 0, cap;
 
 			if (h->fixed[v] >= 0)
 				continue;
 			nt = _gains(&t, h, v, p, &leave, &wv);
 			/* Moving v from p to q changes the cut by the cost
 			 * of its nets absent from q minus those it leaves. */
+			/* A move may not make q heavier than the cap, or than
+			 * p is now: the heaviest part never gets heavier. */
+			cap = fmax(t.cap, t.pw[p]);
 			for (uint32_t i = 0; i < nt; i++) {
 				uint32_t q = t.touched[i];
 				double d = (wv - t.gain[q]) - leave;
 
-				if (t.pw[q] + w > t.cap)
+				if (t.pw[q] + w > cap)
 					continue;
 				if (d < bestd || (best != UINT32_MAX &&
 						  d == bestd &&
@@ -511,7 +525,7 @@ int dl_partition_greedy(const dl_hgraph_t *h, double imbalance,
 	return rc;
 }
 
-/* ---- time, fds, signals --------------------------------------------------- */
+/* ---- time, fds, signals ------------------------------------------------ */
 
 static int64_t _now_ms(void)
 {
@@ -610,7 +624,7 @@ static void _sigpipe_unblock(struct sigpipe_guard *g, int got_epipe)
 	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
 
-/* ---- the helper's stderr -------------------------------------------------- */
+/* ---- the helper's stderr ----------------------------------------------- */
 
 static void _err_flush(dl_partitioner_t *p)
 {
@@ -650,7 +664,7 @@ static void _err_drain(dl_partitioner_t *p)
 	}
 }
 
-/* ---- helper process ------------------------------------------------------- */
+/* ---- helper process ---------------------------------------------------- */
 
 /* Reap the helper if it already exited.  \return 1 if it is gone. */
 static int _reap_nohang(dl_partitioner_t *p, int *status)
@@ -692,10 +706,28 @@ static void _forget(dl_partitioner_t *p)
 	p->pid = -1;
 }
 
+/* Wait up to ms for the helper to exit, draining its stderr.
+ * \return 1 if it exited (and was reaped). */
+static int _wait_exit(dl_partitioner_t *p, int ms, int *status)
+{
+	int64_t deadline = _now_ms() + ms;
+	int gone;
+
+	while (!(gone = _reap_nohang(p, status)) && _now_ms() < deadline) {
+		struct pollfd pfd = { .fd = p->err_fd, .events = POLLIN };
+
+		/* Sleep 10 ms, or less when stderr has news. */
+		if (poll(&pfd, p->err_fd >= 0, 10) > 0)
+			_err_drain(p);
+	}
+	return gone;
+}
+
 /*
  * Stop the helper.  graceful: close its input and give it STOP_GRACE_MS
- * to exit on its own first.  Then SIGKILL the whole process group (mpirun
- * and its ranks share it) and reap the leader.
+ * to exit on its own first.  Under mpirun, then SIGTERM mpirun, which
+ * kills its ranks: they run in process groups of their own, out of reach
+ * of the SIGKILL that finally goes to the helper's process group.
  */
 static void _stop(dl_partitioner_t *p, int graceful)
 {
@@ -704,18 +736,11 @@ static void _stop(dl_partitioner_t *p, int graceful)
 	if (p->pid < 0)
 		return;
 	_close(&p->to_fd);
-	if (graceful) {
-		int64_t deadline = _now_ms() + STOP_GRACE_MS;
-
-		while (!(gone = _reap_nohang(p, &status)) &&
-		       _now_ms() < deadline) {
-			struct pollfd pfd = { .fd = p->err_fd,
-					      .events = POLLIN };
-
-			/* Sleep 10 ms, or less when stderr has news. */
-			if (poll(&pfd, p->err_fd >= 0, 10) > 0)
-				_err_drain(p);
-		}
+	if (graceful)
+		gone = _wait_exit(p, STOP_GRACE_MS, &status);
+	if (!gone && p->o.nprocs > 1) {
+		kill(p->pid, SIGTERM);
+		gone = _wait_exit(p, STOP_GRACE_MS, &status);
 	}
 	if (!gone) {
 		kill(-p->pid, SIGKILL);
@@ -956,7 +981,7 @@ static int _start(dl_partitioner_t *p)
 	if (rc) {
 		if (rc == DL_ETIMEDOUT)
 			dl__log(DL_LOG_ERROR,
-				"partitioner: helper %d did not greet within %u ms",
+				"partitioner: helper %d silent for %u ms",
 				(int)pid, p->o.timeout_ms);
 		_stop(p, 0);
 		return rc;
@@ -1092,7 +1117,7 @@ kill:
 	return rc;
 }
 
-/* ---- public API ----------------------------------------------------------- */
+/* ---- public API -------------------------------------------------------- */
 
 void dl_partition_opts_default(dl_partition_opts_t *o)
 {
@@ -1105,6 +1130,7 @@ void dl_partition_opts_default(dl_partition_opts_t *o)
 	o->imbalance = 1.1;
 	o->seed = 1;
 	o->refine = DL_REFINE_NONE;
+	o->polish = 1;
 }
 
 dl_partitioner_t *dl_partitioner_create(const dl_partition_opts_t *o)
@@ -1118,7 +1144,7 @@ dl_partitioner_t *dl_partitioner_create(const dl_partition_opts_t *o)
 		o = &def;
 	}
 	if (!(o->imbalance >= 1.0) || !isfinite(o->imbalance) ||
-	    o->refine < DL_REFINE_NONE || o->refine > DL_REFINE_LOCAL)
+	    o->refine < DL_REFINE_NONE || o->refine > DL_REFINE_LIBRARY)
 		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -1156,6 +1182,54 @@ pid_t dl__partitioner_pid(const dl_partitioner_t *p)
 	return p ? p->pid : -1;
 }
 
+/*
+ * Refine the helper's parts in out[], and the greedy alternative (in
+ * refine mode: init, the previous plan completed greedily); keep the lower
+ * cut, preferring the helper's on a tie or when greedy's is less balanced
+ * than both the tolerance and the helper's.  Zoltan's recursive bisection
+ * copes badly with heavy nets that span many parts (popular files), where
+ * greedy excels, so each wins on some inputs (see bench_partition.c).
+ * \return 0 or DL_ENOMEM.
+ */
+static int _polish(const dl_hgraph_t *h, double imbalance,
+		   const int32_t *init, int32_t *out, int *greedy_won)
+{
+	int32_t *alt = malloc(h->nvtx * sizeof(*alt));
+	double cz, ca, iz, ia;
+	int rc;
+
+	if (!alt)
+		return DL_ENOMEM;
+	if (init) {
+		memcpy(alt, init, h->nvtx * sizeof(*alt));
+		rc = 0;
+	} else {
+		rc = _greedy(h, imbalance, NULL, alt);
+	}
+	if (!rc)
+		rc = _refine(h, imbalance, alt);
+	if (!rc)
+		rc = _refine(h, imbalance, out);
+	if (rc) {
+		free(alt);
+		return rc;
+	}
+	cz = _cut(h, out);
+	ca = _cut(h, alt);
+	iz = _imbalance(h, out);
+	ia = _imbalance(h, alt);
+	if (cz < 0 || ca < 0 || iz < 0 || ia < 0) {
+		free(alt);
+		return DL_ENOMEM;
+	}
+	if (ca < cz && ia <= fmax(iz, imbalance - 1) + 1e-9) {
+		memcpy(out, alt, h->nvtx * sizeof(*out));
+		*greedy_won = 1;
+	}
+	free(alt);
+	return 0;
+}
+
 /* Count a helper failure and back off: skip the next 2^(k-1) - 1 calls. */
 static void _failed(dl_partitioner_t *p)
 {
@@ -1172,13 +1246,46 @@ static void _failed(dl_partitioner_t *p)
 			p->failures, p->skip);
 }
 
+/*
+ * The helper's answer (polished), or on its failure the greedy fallback.
+ * \return 0 or DL_ENOMEM.
+ */
+static int _solve(dl_partitioner_t *p, const dl_hgraph_t *h,
+		  const int32_t *init, uint32_t approach, int32_t *out,
+		  int *fallback, int *greedy_won)
+{
+	int rc;
+
+	if (p->skip) {
+		p->skip--;
+		rc = DL_EPARTITION;
+	} else {
+		rc = _helper_run(p, h, init, approach, out);
+		if (rc == 0)
+			p->failures = 0;
+		else if (rc != DL_EPARTITION)
+			_failed(p);
+	}
+	if (!rc)
+		return p->o.polish ? _polish(h, p->o.imbalance, init, out,
+					     greedy_won) :
+				     0;
+	/* The fallback ignores prev: a stale plan may be unbalanced, and
+	 * greedy respects the balance. */
+	*fallback = 1;
+	rc = _greedy(h, p->o.imbalance, NULL, out);
+	if (!rc && p->o.polish)
+		rc = _refine(h, p->o.imbalance, out);
+	return rc;
+}
+
 int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 		       const int32_t *prev, int32_t *part,
 		       dl_partition_stats_t *stats)
 {
 	double t0 = _now_s();
 	int32_t *out = NULL, *init = NULL;
-	int rc, fallback = 0;
+	int rc, fallback = 0, greedy_won = 0;
 
 	if (!p || !h || !part)
 		return DL_EINVAL;
@@ -1209,29 +1316,21 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 					   DL__PROTO_REPARTITION :
 					   DL__PROTO_REFINE;
 		}
-		if (p->skip) {
-			p->skip--;
-			rc = DL_EPARTITION;
+		if (init && p->o.refine == DL_REFINE_LIBRARY) {
+			memcpy(out, init, h->nvtx * sizeof(*out));
+			rc = _refine(h, p->o.imbalance, out);
 		} else {
-			rc = _helper_run(p, h, init, approach, out);
-			if (rc == 0)
-				p->failures = 0;
-			else if (rc != DL_EPARTITION)
-				_failed(p);
+			rc = _solve(p, h, init, approach, out, &fallback,
+				    &greedy_won);
 		}
-		if (rc) {
-			/* The fallback ignores prev: a stale plan may be
-			 * unbalanced, and greedy respects the balance. */
-			fallback = 1;
-			rc = _greedy(h, p->o.imbalance, NULL, out);
-			if (rc)
-				goto out;
-		}
+		if (rc)
+			goto out;
 	}
 
 	if (stats) {
 		dl_partition_stats_t s = {
 			.used_fallback = fallback,
+			.greedy_won = greedy_won,
 			.helper_restarts = p->restarts,
 		};
 

@@ -10,9 +10,11 @@
 #include "u64set.h"
 
 extern const dl_policy_ops_t dl__policy_locality;
+extern const dl_policy_ops_t dl__policy_online_hps;
 
-/* The registry: one line per policy. */
+/* The registry: one line per policy, the default first. */
 static const dl_policy_ops_t *const policies[] = {
+	&dl__policy_online_hps,
 	&dl__policy_locality,
 	NULL,
 };
@@ -190,7 +192,7 @@ int dl_policy_plan(dl_policy_t *p, const dl_state_t *st, dl_plan_t **out)
 {
 	struct timespec t0, t1;
 	dl_plan_t *plan;
-	size_t i;
+	size_t i, nprio, *prio;
 	int rc;
 
 	if (!p || !st || !out)
@@ -209,8 +211,15 @@ int dl_policy_plan(dl_policy_t *p, const dl_state_t *st, dl_plan_t **out)
 		plan->a[i].job_id = st->jobs[i].id;
 		plan->a[i].node = st->jobs[i].state == DL_JOB_RUNNING ?
 					  st->jobs[i].node : -1;
-		plan->a[i].order = (double)i;
 	}
+	/* Priority order unless the policy orders the queues itself. */
+	if (dl_state_priority_order(st, &prio, &nprio)) {
+		dl_plan_free(plan);
+		return DL_ENOMEM;
+	}
+	for (i = 0; i < nprio; i++)
+		plan->a[prio[i]].order = (double)i;
+	free(prio);
 	snprintf(plan->policy, sizeof(plan->policy), "%s", p->ops->name);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = p->ops->plan(p->priv, st, plan);
@@ -286,5 +295,88 @@ int dl_params_double(const char *params, const char *key, double min,
 	if (end == buf || *end || !(v >= min && v <= max))
 		return DL_EINVAL;
 	*out = v;
+	return 0;
+}
+
+/* Planned jobs by node, then plan order, then index. */
+static int _cmp_planned(const void *a, const void *b, void *arg)
+{
+	const dl_plan_t *plan = arg;
+	const dl_assign_t *x = &plan->a[*(const size_t *)a];
+	const dl_assign_t *y = &plan->a[*(const size_t *)b];
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return (*(const size_t *)a > *(const size_t *)b) -
+	       (*(const size_t *)a < *(const size_t *)b);
+}
+
+int dl_plan_starts(const dl_state_t *st, const dl_plan_t *plan,
+		   dl_start_t **out, size_t *n)
+{
+	size_t *idx = NULL, *prio = NULL, nidx = 0, nprio, i, k = 0;
+	uint32_t *room = NULL, node;
+	dl_start_t *starts = NULL;
+	uint8_t *blocked = NULL;
+
+	if (!st || !plan || !out || !n || plan->n != st->njobs)
+		return DL_EINVAL;
+	idx = malloc((st->njobs ? st->njobs : 1) * sizeof(*idx));
+	room = calloc(st->nnodes ? st->nnodes : 1, sizeof(*room));
+	blocked = calloc(st->nnodes ? st->nnodes : 1, 1);
+	starts = malloc((st->njobs ? st->njobs : 1) * sizeof(*starts));
+	if (!idx || !room || !blocked || !starts ||
+	    dl_state_priority_order(st, &prio, &nprio)) {
+		free(idx);
+		free(room);
+		free(blocked);
+		free(starts);
+		return DL_ENOMEM;
+	}
+	for (node = 0; node < st->nnodes; node++)
+		if (st->nodes[node].usable &&
+		    st->nodes[node].cpus > st->nodes[node].busy)
+			room[node] = st->nodes[node].cpus - st->nodes[node].busy;
+	for (i = 0; i < st->njobs; i++)
+		if (st->jobs[i].state == DL_JOB_PENDING && plan->a[i].node >= 0 &&
+		    (uint32_t)plan->a[i].node < st->nnodes)
+			idx[nidx++] = i;
+	qsort_r(idx, nidx, sizeof(*idx), _cmp_planned, (void *)plan);
+	for (i = 0; i < nidx; i++) {
+		const dl_job_t *j = &st->jobs[idx[i]];
+
+		node = (uint32_t)plan->a[idx[i]].node;
+		/* A node's queue is served in order: no overtaking. */
+		if (blocked[node] || room[node] < j->cpus) {
+			blocked[node] = 1;
+			continue;
+		}
+		room[node] -= j->cpus;
+		starts[k].job = (uint32_t)idx[i];
+		starts[k++].node = node;
+	}
+	for (i = 0; i < nprio; i++) {
+		const dl_job_t *j = &st->jobs[prio[i]];
+
+		if (plan->a[prio[i]].node >= 0)
+			continue;
+		for (node = 0; node < st->nnodes; node++)
+			if (room[node] >= j->cpus &&
+			    dl_state_job_eligible(st, j, node))
+				break;
+		if (node == st->nnodes)
+			continue;
+		room[node] -= j->cpus;
+		starts[k].job = (uint32_t)prio[i];
+		starts[k++].node = node;
+	}
+	free(idx);
+	free(prio);
+	free(room);
+	free(blocked);
+	*out = starts;
+	*n = k;
 	return 0;
 }

@@ -41,36 +41,6 @@ static void _destroy(void *priv)
 	free(priv);
 }
 
-/* Pending jobs by descending priority, then arrival, then id. */
-static int _cmp_prio(const void *a, const void *b, void *arg)
-{
-	const dl_state_t *st = arg;
-	const dl_job_t *x = &st->jobs[*(const size_t *)a];
-	const dl_job_t *y = &st->jobs[*(const size_t *)b];
-
-	if (x->priority != y->priority)
-		return x->priority > y->priority ? -1 : 1;
-	if (x->arrival != y->arrival)
-		return x->arrival < y->arrival ? -1 : 1;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-/* The pending jobs' indices in priority order (glibc's qsort_r). */
-static size_t *_priority_order(const dl_state_t *st, size_t *np)
-{
-	size_t *idx = malloc((st->njobs ? st->njobs : 1) * sizeof(*idx));
-	size_t i, n = 0;
-
-	if (!idx)
-		return NULL;
-	for (i = 0; i < st->njobs; i++)
-		if (st->jobs[i].state == DL_JOB_PENDING)
-			idx[n++] = i;
-	qsort_r(idx, n, sizeof(*idx), _cmp_prio, (void *)st);
-	*np = n;
-	return idx;
-}
-
 static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 {
 	locality_t *l = priv;
@@ -81,7 +51,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	int rc = 0;
 
 	load = calloc(st->nnodes ? st->nnodes : 1, sizeof(*load));
-	idx = _priority_order(st, &n);
+	if (dl_state_priority_order(st, &idx, &n))
+		idx = NULL;
 	if (!load || !idx) {
 		free(load);
 		free(idx);
@@ -129,7 +100,6 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 			}
 		}
 		plan->a[idx[i]].node = best;
-		plan->a[idx[i]].order = (double)i;
 		load[best] += (double)j->cpus / st->nodes[best].cpus;
 		for (f = 0; f < j->nfiles && rc >= 0; f++)
 			rc = dl__u64set_add(&planned,

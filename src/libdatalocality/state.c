@@ -148,3 +148,34 @@ uint64_t dl_job_bytes(const dl_state_t *st, const dl_job_t *j)
 		total += dl_file_bytes(st, j->files[i]);
 	return total;
 }
+
+/* Pending jobs by descending priority, then arrival, then id. */
+static int _cmp_prio(const void *a, const void *b, void *arg)
+{
+	const dl_state_t *st = arg;
+	const dl_job_t *x = &st->jobs[*(const size_t *)a];
+	const dl_job_t *y = &st->jobs[*(const size_t *)b];
+
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	if (x->arrival != y->arrival)
+		return x->arrival < y->arrival ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+int dl_state_priority_order(const dl_state_t *st, size_t **idx, size_t *n)
+{
+	size_t *ix = malloc((st->njobs ? st->njobs : 1) * sizeof(*ix));
+	size_t i, k = 0;
+
+	if (!ix)
+		return DL_ENOMEM;
+	for (i = 0; i < st->njobs; i++)
+		if (st->jobs[i].state == DL_JOB_PENDING)
+			ix[k++] = i;
+	/* glibc's qsort_r: the comparator needs the state. */
+	qsort_r(ix, k, sizeof(*ix), _cmp_prio, (void *)st);
+	*idx = ix;
+	*n = k;
+	return 0;
+}

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -61,6 +62,7 @@ struct request {
 };
 
 static int in_fd = -1, out_fd = -1;
+static pid_t parent;
 /* $DL_PARTITIOND_DEBUG: Zoltan's DEBUG_LEVEL, for diagnosis only. */
 static const char *debug;
 
@@ -252,10 +254,11 @@ static void _part_multi(void *data, int ngid, int nlid, int nobj,
 }
 
 /*
- * Migration cost of a vertex for REPARTITION: moving a job that had a
- * part costs one unit, a new or fixed vertex nothing.  With the cut in
- * MiB and the multiplier the library sends, this only breaks ties in
- * favour of the previous plan.
+ * Migration cost of a vertex for REPARTITION: moving a free vertex away
+ * from its input part costs one unit (the helper cannot tell new jobs,
+ * which the library placed greedily, from old ones); fixed vertices do not
+ * move.  With the cut in MiB and the multiplier the library sends, this
+ * only breaks near-ties in favour of the input plan.
  */
 static void _obj_size_multi(void *data, int ngid, int nlid, int nids,
 			    ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int *sizes,
@@ -319,9 +322,10 @@ static int _read_arrays(struct request *r)
 	r->ew = _xalloc(h->nnets, sizeof(*r->ew));
 	r->fixed_gid = _xalloc(h->nvtx, sizeof(*r->fixed_gid));
 	r->fixed_part = _xalloc(h->nvtx, sizeof(*r->fixed_part));
-	if (!r->vwgt || !r->fixed || (h->flags & DL__PROTO_F_INIT && !r->init) ||
-	    !r->ncost || !r->xpins || !r->pins || !r->vw || !r->ew ||
-	    !r->fixed_gid || !r->fixed_part)
+	if (!r->vwgt || !r->fixed ||
+	    ((h->flags & DL__PROTO_F_INIT) && !r->init) || !r->ncost ||
+	    !r->xpins || !r->pins || !r->vw || !r->ew || !r->fixed_gid ||
+	    !r->fixed_part)
 		return DL__PROTO_ENOMEM;
 	/* A zero-length read "succeeds" (returns 1): no special cases. */
 	if (_read_full(r->vwgt, h->nvtx * sizeof(*r->vwgt)) != 1 ||
@@ -510,7 +514,8 @@ static int _partition(struct request *r, int32_t *part, double *seconds)
 	if (rc != ZOLTAN_OK && rc != ZOLTAN_WARN)
 		ok = 0;
 	if (ok && r->owner) {
-		/* RETURN_LISTS=PARTS lists every local object exactly once. */
+		/* RETURN_LISTS=PARTITION ASSIGNMENTS lists every local
+		 * object exactly once. */
 		uint32_t seen = 0;
 
 		for (uint32_t v = 0; v < h->nvtx; v++)
@@ -539,6 +544,39 @@ static int _partition(struct request *r, int32_t *part, double *seconds)
 
 /* What rank 0 tells the others before each request. */
 enum { CMD_STOP = 0, CMD_RUN = 1, CMD_SKIP = 2 };
+
+/*
+ * Broadcast rank 0's command.  The other ranks wait for it as long as the
+ * library has no request, and Open MPI's blocking collectives spin at
+ * 100% CPU while they wait: poll a non-blocking broadcast instead, sleeping
+ * up to 10 ms in between.
+ */
+static void _bcast_cmd(int *cmd, int rank)
+{
+	MPI_Request req;
+	long ns = 50000;
+	int done = 0;
+
+	MPI_Ibcast(cmd, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+	if (rank == 0) {
+		MPI_Wait(&req, MPI_STATUS_IGNORE);
+		return;
+	}
+	for (;;) {
+		struct timespec ts = { 0, ns };
+
+		MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		if (done)
+			return;
+		/* Orphaned (mpirun died without killing us): nobody will
+		 * ever send a command. */
+		if (getppid() != parent)
+			_exit(1);
+		nanosleep(&ts, NULL);
+		if (ns < 10000000)
+			ns *= 2;
+	}
+}
 
 /*
  * Rank 0: read one request and decide.  On CMD_RUN, r is ready; on
@@ -601,7 +639,8 @@ int main(int argc, char **argv)
 	int rank = 0, nprocs = 1, cmd;
 	float ver;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		printf("usage: %s\n"
 		       "Zoltan hypergraph partitioning helper of "
 		       "libdatalocality; speaks a binary protocol on "
@@ -612,6 +651,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	debug = getenv("DL_PARTITIOND_DEBUG");
+	parent = getppid();
 	if (_setup_fds()) {
 		perror("dl-partitiond: fd setup");
 		return 1;
@@ -647,7 +687,7 @@ int main(int argc, char **argv)
 
 		if (rank == 0)
 			cmd = _serve_read(&r);
-		MPI_Bcast(&cmd, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		_bcast_cmd(&cmd, rank);
 		if (cmd == CMD_STOP) {
 			_request_free(&r);
 			break;
@@ -677,7 +717,7 @@ int main(int argc, char **argv)
 		}
 		free(part);
 		_request_free(&r);
-		MPI_Bcast(&cmd, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		_bcast_cmd(&cmd, rank);
 		if (cmd == CMD_STOP)
 			break;
 	}

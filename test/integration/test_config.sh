@@ -13,6 +13,8 @@ source "$here/lib.sh"
 export DL_SCHED_TYPE=sched/datalocality
 export DL_JOB_SUBMIT=datalocality
 export DL_PLUGIN_DIR="$DL_BUILD_DIR/.libs"
+# slurmctld inherits it: the partitioner helper of this build.
+export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"
 export DL_NODES=2
 trap dl_cluster_stop EXIT
 
@@ -29,7 +31,7 @@ CONF
 dl_cluster_start
 log=$(dl_cluster_log_ctld)
 sleep 1
-for pat in "policy no-such-policy(slack=banana): unknown policy; using locality" \
+for pat in "policy no-such-policy(slack=banana): unknown policy; using online-hps with its defaults" \
 	   "unknown EvictionPolicy=sometimes" \
 	   "CacheCapacity=lots is not a size" \
 	   "StorageBandwidth=-5 must be above 0" \
@@ -52,7 +54,7 @@ dl_cluster_start
 log=$(dl_cluster_log_ctld)
 sleep 1
 dl_t_check "unparsable file reported" grep -q "cannot parse .*datalocality.conf" "$log"
-dl_t_check "defaults in force" grep -q "policy locality, eviction value, cache capacity unlimited" "$log"
+dl_t_check "defaults in force" grep -q "policy online-hps, eviction value, cache capacity unlimited" "$log"
 dl_t_check "no SchedulerParameters error when they are set" \
 	bash -c "! grep -q 'SchedulerParameters lacks' '$log'"
 

@@ -370,8 +370,8 @@ START_TEST(test_value_copies)
 
 	/*
 	 * Equal Values: P (size 2, 1 use) and Q (size 1, 2 uses) both have
-	 * Value 2.  P was used last at t=5, Q at t=4: Q goes first.  With
-	 * equal times, the earlier call goes first.
+	 * Value 2: the least recently used (in call order) goes first.
+	 * First Q is inserted and used, then P is inserted: Q goes.
 	 */
 	c = dl_cache_create(1, DL_EVICT_VALUE, 0);
 	uint64_t sizes2[] = { 2, 1, 3 };
@@ -386,10 +386,14 @@ START_TEST(test_value_copies)
 	EXPECT_UINT_EQ(log.file[0], 1);
 	dl_cache_destroy(c);
 
+	/*
+	 * Then P is inserted, Q inserted and used: P goes, although the
+	 * caller's clock says otherwise (value ignores it).
+	 */
 	c = dl_cache_create(1, DL_EVICT_VALUE, 0);
 	_files(c, sizes2, 3);
 	dl_cache_set_capacity(c, 0, 5);
-	EXPECT_INT_EQ(dl_cache_insert(c, 0, 0, 5, NULL, NULL), 0);
+	EXPECT_INT_EQ(dl_cache_insert(c, 0, 0, 9, NULL, NULL), 0);
 	EXPECT_INT_EQ(dl_cache_insert(c, 0, 1, 1, NULL, NULL), 0);
 	EXPECT_INT_EQ(dl_cache_access(c, 0, 1, 5), 0);
 	log.n = 0;
@@ -768,7 +772,9 @@ static bool _ref_before(const struct ref *r, int n, int a, int b)
 	}
 	if (r->policy == DL_EVICT_LFU && r->cnt[n][a] != r->cnt[n][b])
 		return r->cnt[n][a] < r->cnt[n][b];
-	if (r->t[n][a] != r->t[n][b])
+	/* lru, fifo: the caller's clock first; value, lfu: call order. */
+	if ((r->policy == DL_EVICT_LRU || r->policy == DL_EVICT_FIFO) &&
+	    r->t[n][a] != r->t[n][b])
 		return r->t[n][a] < r->t[n][b];
 	return r->seq[n][a] < r->seq[n][b];
 }

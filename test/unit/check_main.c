@@ -10,6 +10,10 @@ int main(void)
 
 	srunner_add_suite(sr, make_cache_suite());
 	srunner_add_suite(sr, make_policy_suite());
+	srunner_add_suite(sr, make_cost_suite());
+	srunner_add_suite(sr, make_order_suite());
+	srunner_add_suite(sr, make_hgraph_suite());
+	srunner_add_suite(sr, make_partition_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -61,10 +61,10 @@ static int _add_job(uint32_t id, const uint32_t *files, uint32_t n,
 	return dl_state_add_job(ts, &j);
 }
 
-static dl_plan_t *_plan(const char *params)
+static dl_plan_t *_plan_with(const char *name, const char *params)
 {
 	int err = 1;
-	dl_policy_t *p = dl_policy_create("locality", params, &err);
+	dl_policy_t *p = dl_policy_create(name, params, &err);
 	dl_plan_t *plan = NULL;
 
 	ck_assert_ptr_nonnull(p);
@@ -72,6 +72,11 @@ static dl_plan_t *_plan(const char *params)
 	ck_assert_int_eq(dl_policy_plan(p, ts, &plan), 0);
 	dl_policy_destroy(p);
 	return plan;
+}
+
+static dl_plan_t *_plan(const char *params)
+{
+	return _plan_with("locality", params);
 }
 
 START_TEST(test_u64set)
@@ -105,7 +110,11 @@ START_TEST(test_registry)
 	ck_assert_ptr_null(dl_policy_create("locality", "slack=-1", &err));
 	ck_assert_int_eq(err, DL_EINVAL);
 	ck_assert_ptr_nonnull(dl_policy_list()[0]);
-	ck_assert_str_eq(dl_policy_list()[0]->name, "locality");
+	ck_assert_str_eq(dl_policy_list()[0]->name, "online-hps");
+	ck_assert_ptr_null(dl_policy_create("online-hps", "refine=maybe", &err));
+	ck_assert_int_eq(err, DL_EINVAL);
+	ck_assert_ptr_null(dl_policy_create("online-hps", "imbalance=0.5", &err));
+	ck_assert_int_eq(err, DL_EINVAL);
 }
 END_TEST
 
@@ -279,6 +288,197 @@ START_TEST(test_locality_deterministic)
 }
 END_TEST
 
+/*
+ * Online-HPS on four clusters of ten jobs, each cluster sharing its own
+ * three files: PHG (in the real dl-partitiond, $DL_PARTITIOND) keeps every
+ * cluster on one node, so the plan's cut is 0, while spreading the jobs
+ * round-robin would cut every file three times.
+ */
+static void _four_clusters(void)
+{
+	uint32_t f[4][3], c, k, id = 1;
+	char path[32];
+
+	_setup(4);
+	for (c = 0; c < 4; c++)
+		for (k = 0; k < 3; k++) {
+			snprintf(path, sizeof(path), "/c%u/f%u", c, k);
+			f[c][k] = _file(path, 64 * MB);
+		}
+	for (k = 0; k < 10; k++)
+		for (c = 0; c < 4; c++)
+			_add_job(id++, f[c], 3, DL_JOB_PENDING, -1, 1);
+}
+
+START_TEST(test_ohps_groups_clusters)
+{
+	dl_plan_t *plan;
+	int32_t node_of[4];
+	size_t i;
+	int per_node[4] = { 0 };
+
+	_four_clusters();
+	plan = _plan_with("online-hps", "imbalance=1.1");
+	for (i = 0; i < 4; i++)
+		node_of[i] = plan->a[i].node;
+	for (i = 0; i < plan->n; i++) {
+		ck_assert_int_ge(plan->a[i].node, 0);
+		ck_assert_int_lt(plan->a[i].node, 4);
+		/* job i belongs to cluster i % 4 */
+		ck_assert_int_eq(plan->a[i].node, node_of[i % 4]);
+		per_node[plan->a[i].node]++;
+	}
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(per_node[i], 10);
+	ck_assert_uint_eq(plan->cut_bytes, 0);
+	dl_plan_free(plan);
+	_teardown();
+}
+END_TEST
+
+/* Running jobs stay, and cached files pull jobs to an idle node. */
+START_TEST(test_ohps_fixed_and_cached)
+{
+	uint32_t a, b, fa[1], fb[1];
+	dl_plan_t *plan;
+
+	_setup(4);
+	a = _file("/a", 512 * MB);
+	b = _file("/b", 512 * MB);
+	ck_assert_int_eq(dl_cache_insert(tc, 3, b, 1, NULL, NULL), 0);
+	fa[0] = a;
+	fb[0] = b;
+	_add_job(1, fa, 1, DL_JOB_RUNNING, 2, 1);
+	_add_job(2, fa, 1, DL_JOB_PENDING, -1, 1);
+	_add_job(3, fb, 1, DL_JOB_PENDING, -1, 1);
+	/*
+	 * The running job is about done (it started long ago), so its node
+	 * is as free as the others: balance does not push job 2 away.
+	 */
+	ts->now = 1000;
+	ts->jobs[0].start = 0;
+	plan = _plan_with("online-hps", NULL);
+	ck_assert_int_eq(plan->a[0].node, 2);
+	ck_assert_int_eq(plan->a[1].node, 2); /* shares a with the running job */
+	ck_assert_int_eq(plan->a[2].node, 3); /* b is cached on node 3 */
+	ck_assert_uint_eq(plan->a[2].files_cached, 1);
+	dl_plan_free(plan);
+	_teardown();
+}
+END_TEST
+
+/* Without its helper the policy still plans every job (greedy). */
+START_TEST(test_ohps_helper_missing)
+{
+	dl_plan_t *plan;
+	size_t i;
+
+	_four_clusters();
+	plan = _plan_with("online-hps",
+			  "helper=/nonexistent/dl-partitiond,timeout_ms=500");
+	for (i = 0; i < plan->n; i++) {
+		ck_assert_int_ge(plan->a[i].node, 0);
+		ck_assert_int_lt(plan->a[i].node, 4);
+	}
+	dl_plan_free(plan);
+	_teardown();
+}
+END_TEST
+
+/* Same state, same plan, for both ECT and priority order. */
+START_TEST(test_ohps_deterministic)
+{
+	dl_plan_t *p1, *p2, *p3;
+	size_t i;
+
+	_four_clusters();
+	p1 = _plan_with("online-hps", NULL);
+	p2 = _plan_with("online-hps", NULL);
+	p3 = _plan_with("online-hps", "order=priority");
+	for (i = 0; i < p1->n; i++) {
+		ck_assert_int_eq(p1->a[i].node, p2->a[i].node);
+		ck_assert(p1->a[i].order == p2->a[i].order);
+		ck_assert_int_eq(p1->a[i].node, p3->a[i].node);
+		ck_assert(p3->a[i].order == (double)i); /* equal priorities */
+	}
+	dl_plan_free(p1);
+	dl_plan_free(p2);
+	dl_plan_free(p3);
+	_teardown();
+}
+END_TEST
+
+/* A job restricted to some nodes never gets another. */
+START_TEST(test_ohps_eligibility)
+{
+	uint8_t elig[4] = { 0, 0, 1, 1 };
+	uint32_t a, fa[1];
+	dl_job_t j = { 0 };
+	dl_plan_t *plan;
+	uint32_t i;
+
+	_setup(4);
+	a = _file("/a", 64 * MB);
+	ck_assert_int_eq(dl_cache_insert(tc, 0, a, 1, NULL, NULL), 0);
+	fa[0] = a;
+	for (i = 0; i < 8; i++) {
+		j.id = i + 1;
+		j.files = fa;
+		j.nfiles = 1;
+		j.eligible = elig;
+		j.compute = -1;
+		ck_assert_int_ge(dl_state_add_job(ts, &j), 0);
+	}
+	plan = _plan_with("online-hps", NULL);
+	for (i = 0; i < plan->n; i++)
+		ck_assert(plan->a[i].node == 2 || plan->a[i].node == 3);
+	dl_plan_free(plan);
+	_teardown();
+}
+END_TEST
+
+/*
+ * dl_plan_starts: node 0 (2 slots, 1 busy) has queue [job 0 (1 cpu),
+ * job 1]; node 1 (1 slot) has [job 2 (2 cpus), job 3]: job 2 does not fit
+ * and job 3 may not overtake it; jobs 4 and 5 have no preference and
+ * take the first nodes with room left: node 1's idle slot, then node 2.
+ */
+START_TEST(test_plan_starts)
+{
+	dl_plan_t *plan;
+	dl_start_t *st = NULL;
+	size_t n = 0;
+	uint32_t i;
+
+	_setup(3);
+	ts->nodes[0].cpus = 2;
+	ts->nodes[0].busy = 1;
+	for (i = 0; i < 6; i++)
+		_add_job(i + 1, NULL, 0, DL_JOB_PENDING, -1, 100 - i);
+	ts->jobs[2].cpus = 2;
+	plan = _plan(NULL); /* no files: every node -1; set by hand */
+	plan->a[0].node = 0;
+	plan->a[0].order = 0;
+	plan->a[1].node = 0;
+	plan->a[1].order = 1;
+	plan->a[2].node = 1;
+	plan->a[2].order = 0;
+	plan->a[3].node = 1;
+	plan->a[3].order = 1;
+	ck_assert_int_eq(dl_plan_starts(ts, plan, &st, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(st[0].job, 0);
+	ck_assert_uint_eq(st[0].node, 0);
+	ck_assert_uint_eq(st[1].job, 4);
+	ck_assert_uint_eq(st[1].node, 1);
+	ck_assert_uint_eq(st[2].job, 5);
+	ck_assert_uint_eq(st[2].node, 2);
+	free(st);
+	dl_plan_free(plan);
+	_teardown();
+}
+END_TEST
+
 Suite *make_policy_suite(void)
 {
 	Suite *s = suite_create("policy");
@@ -292,6 +492,12 @@ Suite *make_policy_suite(void)
 	tcase_add_test(tc_core, test_locality_groups_burst);
 	tcase_add_test(tc_core, test_locality_constraints);
 	tcase_add_test(tc_core, test_locality_deterministic);
+	tcase_add_test(tc_core, test_plan_starts);
+	tcase_add_test(tc_core, test_ohps_groups_clusters);
+	tcase_add_test(tc_core, test_ohps_fixed_and_cached);
+	tcase_add_test(tc_core, test_ohps_helper_missing);
+	tcase_add_test(tc_core, test_ohps_deterministic);
+	tcase_add_test(tc_core, test_ohps_eligibility);
 	suite_add_tcase(s, tc_core);
 	return s;
 }

@@ -7,5 +7,9 @@
 Suite *make_files_suite(void);
 Suite *make_cache_suite(void);
 Suite *make_policy_suite(void);
+Suite *make_cost_suite(void);
+Suite *make_order_suite(void);
+Suite *make_hgraph_suite(void);
+Suite *make_partition_suite(void);
 
 #endif /* CHECK_SUITES_H */

@@ -52,6 +52,8 @@
 #define POLL_MS 100
 /* _start_job(): the job may not start now (limits, licenses); it waits. */
 #define RC_NOT_RUNNABLE (-100)
+/* The policy when datalocality.conf names none, or one that fails. */
+#define DL_DEFAULT_POLICY "online-hps"
 
 /* Settings from datalocality.conf; see doc/datalocality.dl_conf.5. */
 typedef struct {
@@ -82,6 +84,7 @@ typedef struct {
 	uint32_t cpus;
 	uint32_t priority;
 	time_t submit;
+	time_t start;           /* running: when it started */
 	uid_t uid;
 	gid_t gid;
 	char *comment;          /* only for jobs the agent has not parsed */
@@ -152,7 +155,7 @@ static void _conf_defaults(agent_conf_t *c)
 {
 	xfree(c->policy);
 	xfree(c->policy_params);
-	c->policy = xstrdup("locality");
+	c->policy = xstrdup(DL_DEFAULT_POLICY);
 	c->evict = DL_EVICT_VALUE;
 	c->capacity = UINT64_MAX;
 	dl_params_default(&c->params);
@@ -268,13 +271,14 @@ static void _reconfigure(void)
 	_conf_read(&dl_conf);
 	p = dl_policy_create(dl_conf.policy, dl_conf.policy_params, &err);
 	if (!p) {
-		error("%s: policy %s(%s): %s; using locality", PFX, dl_conf.policy,
+		error("%s: policy %s(%s): %s; using %s with its defaults", PFX,
+		      dl_conf.policy,
 		      dl_conf.policy_params ? dl_conf.policy_params : "",
-		      dl_strerror(err));
-		p = dl_policy_create("locality", NULL, &err);
+		      dl_strerror(err), DL_DEFAULT_POLICY);
+		p = dl_policy_create(DL_DEFAULT_POLICY, NULL, &err);
 		xfree(dl_conf.policy);
 		xfree(dl_conf.policy_params);
-		dl_conf.policy = xstrdup("locality");
+		dl_conf.policy = xstrdup(DL_DEFAULT_POLICY);
 	}
 	if (p) {
 		dl_policy_destroy(policy);
@@ -376,6 +380,7 @@ static void _snapshot(snapshot_t *s)
 		sj->running = IS_JOB_RUNNING(job_ptr);
 		sj->priority = job_ptr->priority;
 		sj->submit = job_ptr->details ? job_ptr->details->submit_time : 0;
+		sj->start = job_ptr->start_time;
 		sj->uid = job_ptr->user_id;
 		sj->gid = job_ptr->group_id;
 		sj->cpus = job_ptr->details && job_ptr->details->min_cpus ?
@@ -546,6 +551,8 @@ static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp)
 	*stp = NULL;
 	if (!st)
 		return NULL;
+	/* The cost model's clock: remaining time of running jobs. */
+	st->now = (double)time(NULL);
 	for (i = 0; i < s->nnodes; i++)
 		dl_state_add_node(st, s->names[i], s->cpus[i], s->usable[i]);
 	for (i = 0; i < s->njobs; i++) {
@@ -568,6 +575,7 @@ static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp)
 		j.priority = sj->priority;
 		j.arrival = (double)sj->submit;
 		j.compute = -1;
+		j.start = (double)sj->start;
 		j.node = sj->node;
 		j.eligible = sj->eligible;
 		if ((rc = dl_state_add_job(st, &j)) < 0)

@@ -1,0 +1,308 @@
+/*
+ * policy_online_hps.c - Online-HPS (online-hps-khanna §4).
+ *
+ * At every scheduling event: build the file-sharing hypergraph of the
+ * pending and running jobs and of the nodes' cached files (§4.2,
+ * dl_hgraph.h), partition it into one part per usable node with Zoltan's
+ * PHG (in the dl-partitiond helper process, dl_partition.h), then order
+ * each node's queue by earliest completion time with a Gantt chart of the
+ * storage nodes (§4.3, dl_order.h).
+ *
+ * Params (PolicyParameters in datalocality.conf):
+ *   imbalance=<float >= 1>   largest part weight over the mean (1.1)
+ *   timeout_ms=<ms>          per partitioner request (5000)
+ *   helper=<path>            dl-partitiond (compiled-in default)
+ *   nprocs=<n>               run the helper under mpirun -np n (1)
+ *   refine=none|repart|local|library  reuse the previous plan (none)
+ *   order=ect|priority       queue order on a node (ect)
+ *   seed=<n>                 Zoltan's seed (1)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dl_error.h"
+#include "dl_hgraph.h"
+#include "dl_log.h"
+#include "dl_order.h"
+#include "dl_partition.h"
+#include "dl_policy.h"
+
+typedef struct {
+	dl_partitioner_t *part;
+	char helper[1024];
+	int order_ect;
+	int refine;
+	/* The previous mapping, sorted by job id, for refine mode. */
+	uint32_t *prev_id;
+	uint32_t *prev_node;
+	size_t nprev;
+} ohps_t;
+
+static int _parse_refine(const char *v, int *out)
+{
+	static const struct {
+		const char *name;
+		int val;
+	} map[] = {
+		{ "none", DL_REFINE_NONE },
+		{ "repart", DL_REFINE_REPART },
+		{ "local", DL_REFINE_LOCAL },
+		{ "library", DL_REFINE_LIBRARY },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(v, map[i].name)) {
+			*out = map[i].val;
+			return 0;
+		}
+	return DL_EINVAL;
+}
+
+static int _create(const char *params, void **priv)
+{
+	dl_partition_opts_t o;
+	double imb, tmo, np, seed;
+	char v[1024];
+	ohps_t *h;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return DL_ENOMEM;
+	dl_partition_opts_default(&o);
+	imb = o.imbalance;
+	tmo = o.timeout_ms;
+	np = o.nprocs ? o.nprocs : 1;
+	seed = o.seed;
+	h->order_ect = 1;
+	if (dl_params_double(params, "imbalance", 1.0, 100.0, &imb) ||
+	    dl_params_double(params, "timeout_ms", 1, 3600e3, &tmo) ||
+	    dl_params_double(params, "nprocs", 1, 65536, &np) ||
+	    dl_params_double(params, "seed", 0, 4294967295.0, &seed))
+		goto bad;
+	if (dl_params_get(params, "refine", v, sizeof(v)) &&
+	    _parse_refine(v, &h->refine))
+		goto bad;
+	if (dl_params_get(params, "order", v, sizeof(v))) {
+		if (!strcmp(v, "ect"))
+			h->order_ect = 1;
+		else if (!strcmp(v, "priority"))
+			h->order_ect = 0;
+		else
+			goto bad;
+	}
+	if (dl_params_get(params, "helper", h->helper, sizeof(h->helper)))
+		o.helper = h->helper;
+	o.imbalance = imb;
+	o.timeout_ms = (unsigned)tmo;
+	o.nprocs = (unsigned)np;
+	o.seed = (unsigned)seed;
+	o.refine = h->refine;
+	h->part = dl_partitioner_create(&o);
+	if (!h->part) {
+		free(h);
+		return DL_ENOMEM;
+	}
+	*priv = h;
+	return 0;
+bad:
+	free(h);
+	return DL_EINVAL;
+}
+
+static void _destroy(void *priv)
+{
+	ohps_t *h = priv;
+
+	if (!h)
+		return;
+	dl_partitioner_destroy(h->part);
+	free(h->prev_id);
+	free(h->prev_node);
+	free(h);
+}
+
+/* Node of job id in the previous mapping, or -1. */
+static int32_t _prev_node(const ohps_t *h, uint32_t id)
+{
+	size_t lo = 0, hi = h->nprev;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->prev_id[mid] == id)
+			return (int32_t)h->prev_node[mid];
+		if (h->prev_id[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+typedef struct {
+	uint32_t id, node;
+} idnode_t;
+
+static int _cmp_idnode(const void *a, const void *b)
+{
+	const idnode_t *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Remember this plan's mapping of pending jobs for the next refine. */
+static int _save_mapping(ohps_t *h, const dl_plan_t *plan,
+			 const dl_state_t *st)
+{
+	idnode_t *tmp;
+	uint32_t *ids, *nodes;
+	size_t i, n = 0;
+
+	tmp = malloc((plan->n ? plan->n : 1) * sizeof(*tmp));
+	ids = malloc((plan->n ? plan->n : 1) * sizeof(*ids));
+	nodes = malloc((plan->n ? plan->n : 1) * sizeof(*nodes));
+	if (!tmp || !ids || !nodes) {
+		free(tmp);
+		free(ids);
+		free(nodes);
+		return DL_ENOMEM;
+	}
+	for (i = 0; i < plan->n; i++)
+		if (st->jobs[i].state == DL_JOB_PENDING && plan->a[i].node >= 0) {
+			tmp[n].id = plan->a[i].job_id;
+			tmp[n++].node = (uint32_t)plan->a[i].node;
+		}
+	qsort(tmp, n, sizeof(*tmp), _cmp_idnode);
+	for (i = 0; i < n; i++) {
+		ids[i] = tmp[i].id;
+		nodes[i] = tmp[i].node;
+	}
+	free(tmp);
+	free(h->prev_id);
+	free(h->prev_node);
+	h->prev_id = ids;
+	h->prev_node = nodes;
+	h->nprev = n;
+	return 0;
+}
+
+/*
+ * A job may run only on some nodes (partitions, excluded nodes) but PHG
+ * knows nothing of that unless the job has a single choice (then it is a
+ * fixed vertex).  A job placed on a node it cannot use moves to the
+ * eligible node holding most of its bytes, the lowest index on ties.
+ */
+static int32_t _repair(const dl_state_t *st, const dl_job_t *j)
+{
+	uint64_t best_bytes = 0;
+	int32_t best = -1;
+	uint32_t n;
+
+	for (n = 0; n < st->nnodes; n++) {
+		uint64_t b;
+
+		if (!dl_state_job_eligible(st, j, n))
+			continue;
+		b = dl_cache_bytes_cached(st->cache, n, j->files, j->nfiles);
+		if (best < 0 || b > best_bytes) {
+			best = (int32_t)n;
+			best_bytes = b;
+		}
+	}
+	return best;
+}
+
+static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
+{
+	ohps_t *h = priv;
+	dl_partition_stats_t stats;
+	dl_hgraph_t *g = NULL;
+	int32_t *part = NULL, *prev = NULL, *assign = NULL;
+	double *key = NULL;
+	dl_order_item_t *items = NULL;
+	size_t nitems = 0, i;
+	uint32_t v;
+	int rc;
+
+	rc = dl_hgraph_build(st, &g);
+	if (rc == DL_EINVAL)
+		return 0; /* no usable node: nobody gets one */
+	if (rc)
+		return rc;
+	rc = DL_ENOMEM;
+	part = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*part));
+	if (!part)
+		goto out;
+	if (h->refine != DL_REFINE_NONE && h->nprev) {
+		prev = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*prev));
+		if (!prev)
+			goto out;
+		for (v = 0; v < g->nvtx; v++) {
+			int32_t node;
+
+			prev[v] = g->fixed[v];
+			if (prev[v] >= 0 || g->vjob[v] == DL_HG_ANCHOR)
+				continue;
+			node = _prev_node(h, st->jobs[g->vjob[v]].id);
+			prev[v] = node >= 0 ? g->node_part[node] : -1;
+		}
+	}
+	if ((rc = dl_partitioner_run(h->part, g, prev, part, &stats)))
+		goto out;
+	if (stats.used_fallback)
+		dl__log(DL_LOG_ERROR,
+			"online-hps: partitioner helper failed, greedy plan used (cut %.0f)",
+			stats.cut);
+
+	for (v = 0; v < g->nvtx; v++) {
+		const dl_job_t *j;
+		int32_t node;
+
+		if (g->vjob[v] == DL_HG_ANCHOR)
+			continue;
+		j = &st->jobs[g->vjob[v]];
+		if (j->state != DL_JOB_PENDING)
+			continue;
+		node = (int32_t)g->part_node[part[v]];
+		if (!dl_state_job_eligible(st, j, (uint32_t)node))
+			node = _repair(st, j);
+		plan->a[g->vjob[v]].node = node;
+	}
+
+	if (h->order_ect) {
+		assign = malloc((st->njobs ? st->njobs : 1) * sizeof(*assign));
+		key = malloc((st->njobs ? st->njobs : 1) * sizeof(*key));
+		if (!assign || !key) {
+			rc = DL_ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < st->njobs; i++) {
+			assign[i] = st->jobs[i].state == DL_JOB_PENDING ?
+					    plan->a[i].node :
+					    -1;
+			key[i] = plan->a[i].order;
+		}
+		if ((rc = dl_order_ect(st, assign, &items, &nitems, key)))
+			goto out;
+		for (i = 0; i < st->njobs; i++)
+			plan->a[i].order = key[i];
+	}
+	rc = _save_mapping(h, plan, st);
+out:
+	free(items);
+	free(key);
+	free(assign);
+	free(prev);
+	free(part);
+	dl_hgraph_free(g);
+	return rc;
+}
+
+const dl_policy_ops_t dl__policy_online_hps = {
+	.name = "online-hps",
+	.summary = "hypergraph partitioning (Zoltan PHG) + earliest-completion order",
+	.create = _create,
+	.destroy = _destroy,
+	.plan = _plan,
+};

@@ -1,0 +1,512 @@
+/*
+ * policy_util.c - internal helpers of the baseline policies and the MET /
+ * MCT / SA mapper of online-hps-khanna §5; see policy_util.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dl_cost.h"
+#include "dl_error.h"
+#include "policy_util.h"
+
+int dl__time_cmp(double a, double b)
+{
+	double eps = 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
+
+	if (a < b - eps)
+		return -1;
+	if (a > b + eps)
+		return 1;
+	return 0;
+}
+
+/* Pending jobs by arrival, then id, then index (a total order). */
+static int _cmp_arrival(const void *a, const void *b, void *arg)
+{
+	const dl_state_t *st = arg;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	const dl_job_t *x = &st->jobs[ia], *y = &st->jobs[ib];
+
+	if (x->arrival != y->arrival)
+		return x->arrival < y->arrival ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (ia > ib) - (ia < ib);
+}
+
+int dl__pending_by_arrival(const dl_state_t *st, size_t **idx, size_t *n)
+{
+	size_t *ix = malloc((st->njobs ? st->njobs : 1) * sizeof(*ix));
+	size_t i, k = 0;
+
+	if (!ix)
+		return DL_ENOMEM;
+	for (i = 0; i < st->njobs; i++)
+		if (st->jobs[i].state == DL_JOB_PENDING)
+			ix[k++] = i;
+	/* glibc's qsort_r, as dl_state_priority_order(): it needs the state. */
+	qsort_r(ix, k, sizeof(*ix), _cmp_arrival, (void *)st);
+	*idx = ix;
+	*n = k;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* room tracker                                                        */
+
+int dl__room_init(dl__room_t *r, const dl_state_t *st)
+{
+	uint32_t k;
+
+	memset(r, 0, sizeof(*r));
+	r->room = calloc(st->nnodes ? st->nnodes : 1, sizeof(*r->room));
+	r->blocked = calloc(st->nnodes ? st->nnodes : 1, 1);
+	if (!r->room || !r->blocked) {
+		dl__room_fini(r);
+		return DL_ENOMEM;
+	}
+	r->n = st->nnodes;
+	/* The same free slots as dl_plan_starts() counts. */
+	for (k = 0; k < st->nnodes; k++)
+		if (st->nodes[k].usable && st->nodes[k].cpus > st->nodes[k].busy)
+			r->room[k] = st->nodes[k].cpus - st->nodes[k].busy;
+	return 0;
+}
+
+void dl__room_fini(dl__room_t *r)
+{
+	free(r->room);
+	free(r->blocked);
+	memset(r, 0, sizeof(*r));
+}
+
+int dl__room_fits(const dl__room_t *r, uint32_t node, uint32_t cpus)
+{
+	return node < r->n && !r->blocked[node] && r->room[node] >= cpus;
+}
+
+void dl__room_take(dl__room_t *r, uint32_t node, uint32_t cpus)
+{
+	if (node >= r->n)
+		return;
+	if (dl__room_fits(r, node, cpus))
+		r->room[node] -= cpus;
+	else
+		r->blocked[node] = 1; /* it waits, and so do the jobs behind */
+}
+
+/* ------------------------------------------------------------------ */
+/* queue model                                                         */
+
+static uint32_t _nslots(const dl__queues_t *q, uint32_t node)
+{
+	return (uint32_t)(q->off[node + 1] - q->off[node]);
+}
+
+/*
+ * The c earliest-free slots of node are taken from start to start + dur.
+ * The slots stay sorted: the taken ones, now all free at start + dur
+ * (which is not before any of them), move behind the untaken slots that
+ * free up no later.
+ */
+static void _occupy(dl__queues_t *q, uint32_t node, uint32_t c, double start,
+		    double dur)
+{
+	double *s = q->slot + q->off[node], v = start + dur;
+	uint32_t ns = _nslots(q, node), p = c, i;
+
+	while (p < ns && s[p] <= v)
+		p++;
+	memmove(s, s + c, (p - c) * sizeof(*s));
+	for (i = p - c; i < p; i++)
+		s[i] = v;
+	if (v > q->ready[node])
+		q->ready[node] = v;
+}
+
+/* Slots a job of cpus needs on node: at least 1, at most the node's. */
+static uint32_t _clamp_cpus(const dl__queues_t *q, uint32_t node,
+			    uint32_t cpus)
+{
+	uint32_t ns = _nslots(q, node);
+
+	if (cpus > ns)
+		cpus = ns;
+	return cpus ? cpus : 1;
+}
+
+int dl__queues_init(dl__queues_t *q, const dl_state_t *st)
+{
+	size_t total = 0, i;
+	uint32_t k;
+
+	memset(q, 0, sizeof(*q));
+	for (k = 0; k < st->nnodes; k++)
+		total += st->nodes[k].cpus ? st->nodes[k].cpus : 1;
+	q->slot = calloc(total ? total : 1, sizeof(*q->slot));
+	q->off = calloc((size_t)st->nnodes + 1, sizeof(*q->off));
+	q->last_start = calloc(st->nnodes ? st->nnodes : 1,
+			       sizeof(*q->last_start));
+	q->ready = calloc(st->nnodes ? st->nnodes : 1, sizeof(*q->ready));
+	if (!q->slot || !q->off || !q->last_start || !q->ready) {
+		dl__queues_fini(q);
+		return DL_ENOMEM;
+	}
+	q->n = st->nnodes;
+	for (k = 0; k < st->nnodes; k++)
+		q->off[k + 1] = q->off[k] +
+				(st->nodes[k].cpus ? st->nodes[k].cpus : 1);
+	/*
+	 * Running jobs hold their slots from now for the time they still
+	 * need; one that oversubscribes its node queues behind the others.
+	 */
+	for (i = 0; i < st->njobs; i++) {
+		const dl_job_t *j = &st->jobs[i];
+		uint32_t node, c;
+
+		if (j->state != DL_JOB_RUNNING || j->node < 0 ||
+		    (uint32_t)j->node >= st->nnodes)
+			continue;
+		node = (uint32_t)j->node;
+		c = _clamp_cpus(q, node, j->cpus);
+		_occupy(q, node, c, q->slot[q->off[node] + c - 1],
+			dl_cost_job_remaining(st, j));
+	}
+	return 0;
+}
+
+void dl__queues_fini(dl__queues_t *q)
+{
+	free(q->slot);
+	free(q->off);
+	free(q->last_start);
+	free(q->ready);
+	memset(q, 0, sizeof(*q));
+}
+
+double dl__queues_start(const dl__queues_t *q, uint32_t node, uint32_t cpus)
+{
+	double t;
+
+	if (node >= q->n)
+		return 0.0;
+	t = q->slot[q->off[node] + _clamp_cpus(q, node, cpus) - 1];
+	/* No overtaking: not before the job queued ahead of it. */
+	return t > q->last_start[node] ? t : q->last_start[node];
+}
+
+void dl__queues_push(dl__queues_t *q, uint32_t node, uint32_t cpus,
+		     double exec)
+{
+	double start;
+
+	if (node >= q->n)
+		return;
+	start = dl__queues_start(q, node, cpus);
+	_occupy(q, node, _clamp_cpus(q, node, cpus), start, exec);
+	q->last_start[node] = start;
+}
+
+double dl__queues_ready(const dl__queues_t *q, uint32_t node)
+{
+	return node < q->n ? q->ready[node] : 0.0;
+}
+
+/* ------------------------------------------------------------------ */
+/* staging overlay                                                     */
+
+int dl__overlay_add_job(dl__u64set_t *ov, uint32_t node, const dl_job_t *j)
+{
+	uint32_t k;
+	int rc;
+
+	for (k = 0; k < j->nfiles; k++)
+		if ((rc = dl__u64set_add(ov, dl__nf_key(node, j->files[k]))) < 0)
+			return rc;
+	return 0;
+}
+
+static int _on_node(const dl_state_t *st, uint32_t node, uint32_t file,
+		    const dl__u64set_t *ov)
+{
+	return dl_cache_contains(st->cache, node, file) ||
+	       (ov && dl__u64set_has(ov, dl__nf_key(node, file)));
+}
+
+uint64_t dl__bytes_on_node(const dl_state_t *st, const dl_job_t *j,
+			   uint32_t node, const dl__u64set_t *ov)
+{
+	uint64_t bytes = 0;
+	uint32_t k;
+
+	for (k = 0; k < j->nfiles; k++)
+		if (_on_node(st, node, j->files[k], ov))
+			bytes += dl_file_bytes(st, j->files[k]);
+	return bytes;
+}
+
+double dl__exec_on_node(const dl_state_t *st, const dl_job_t *j,
+			uint32_t node, const dl__u64set_t *ov)
+{
+	uint64_t all = 0, remote = 0;
+	uint32_t k;
+
+	if (!ov)
+		return dl_cost_job_on_node(st, j, node);
+	/* The terms of dl_cost_job_on_node(), with the overlay as cached. */
+	for (k = 0; k < j->nfiles; k++) {
+		uint64_t b = dl_file_bytes(st, j->files[k]);
+
+		all += b;
+		if (!_on_node(st, node, j->files[k], ov))
+			remote += b;
+	}
+	return dl_cost_transfer_time(st, remote) +
+	       dl_cost_read_time(st, node, all) + dl_cost_job_compute(st, j);
+}
+
+/* ------------------------------------------------------------------ */
+/* sticky map                                                          */
+
+void dl__stick_init(dl__stick_t *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void dl__stick_fini(dl__stick_t *s)
+{
+	free(s->id);
+	free(s->node);
+	memset(s, 0, sizeof(*s));
+}
+
+int32_t dl__stick_get(const dl__stick_t *s, uint32_t id)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->id[mid] == id)
+			return s->node[mid];
+		if (s->id[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+typedef struct {
+	uint32_t id;
+	int32_t node;
+} _idnode_t;
+
+static int _cmp_idnode(const void *a, const void *b)
+{
+	const _idnode_t *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+int dl__stick_save(dl__stick_t *s, const dl_state_t *st,
+		   const dl_plan_t *plan)
+{
+	size_t cap = st->njobs ? st->njobs : 1, n = 0, i;
+	_idnode_t *tmp = malloc(cap * sizeof(*tmp));
+	uint32_t *ids = malloc(cap * sizeof(*ids));
+	int32_t *nodes = malloc(cap * sizeof(*nodes));
+
+	if (!tmp || !ids || !nodes) {
+		free(tmp);
+		free(ids);
+		free(nodes);
+		return DL_ENOMEM;
+	}
+	for (i = 0; i < st->njobs; i++)
+		if (st->jobs[i].state == DL_JOB_PENDING && plan->a[i].node >= 0) {
+			tmp[n].id = st->jobs[i].id;
+			tmp[n++].node = plan->a[i].node;
+		}
+	qsort(tmp, n, sizeof(*tmp), _cmp_idnode);
+	for (i = 0; i < n; i++) {
+		ids[i] = tmp[i].id;
+		nodes[i] = tmp[i].node;
+	}
+	free(tmp);
+	dl__stick_fini(s);
+	s->id = ids;
+	s->node = nodes;
+	s->n = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the MET / MCT / SA mapper                                           */
+
+dl__mapper_t *dl__mapper_create(dl__map_mode_t mode, double l, double h)
+{
+	dl__mapper_t *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->mode = mode;
+	m->l = l;
+	m->h = h;
+	dl__stick_init(&m->stick);
+	return m;
+}
+
+void dl__mapper_destroy(dl__mapper_t *m)
+{
+	if (!m)
+		return;
+	dl__stick_fini(&m->stick);
+	free(m);
+}
+
+/*
+ * SA's mode before mapping the next job.  ib = load_min / load_max over
+ * the usable nodes, load = completion time of the last job on the node
+ * (online-hps-khanna §5, after Maheswaran et al.): MCT until ib reaches h,
+ * then MET until ib drops below l.  With every node idle ib is 0 / 0 and
+ * says nothing, so the mode is kept.
+ */
+static void _sa_switch(dl__mapper_t *m, const dl_state_t *st,
+		       const dl__queues_t *q)
+{
+	double lmin = -1.0, lmax = 0.0, ib;
+	uint32_t n;
+
+	for (n = 0; n < st->nnodes; n++) {
+		double load = dl__queues_ready(q, n);
+
+		if (!st->nodes[n].usable)
+			continue;
+		if (lmin < 0 || load < lmin)
+			lmin = load;
+		if (load > lmax)
+			lmax = load;
+	}
+	if (lmin < 0 || !(lmax > 0))
+		return;
+	ib = lmin / lmax;
+	if (!m->sa_met && ib >= m->h)
+		m->sa_met = 1;
+	else if (m->sa_met && ib < m->l)
+		m->sa_met = 0;
+}
+
+/*
+ * The node for a job seen for the first time.
+ *   MET: least execution time on the node (dl_cost_job_on_node(): only
+ *        files cached there now are cheaper; under SA, files the running
+ *        and queued jobs there stage count too, §5 point 3).  Ties: a
+ *        node with a free slot now, then the one whose queue frees first
+ *        (both: "the first available node"), then the lowest index.
+ *   MCT: least completion time = start in the node's queue + execution
+ *        time counting the files the running and queued jobs there stage.
+ *        Ties: a node with a free slot now, then the lowest index.
+ * \return the node, or -1 if no node can take the job.
+ */
+static int32_t _choose(const dl__mapper_t *m, int met, const dl_state_t *st,
+		       const dl_job_t *j, const dl__room_t *room,
+		       const dl__queues_t *q, const dl__u64set_t *ov)
+{
+	double best_key = 0.0, best_start = 0.0;
+	int32_t best = -1;
+	int best_free = 0;
+	uint32_t n;
+
+	for (n = 0; n < st->nnodes; n++) {
+		double key, start;
+		int free_now, c;
+
+		if (!dl_state_job_eligible(st, j, n))
+			continue;
+		start = dl__queues_start(q, n, j->cpus);
+		free_now = dl__room_fits(room, n, j->cpus);
+		if (met)
+			key = dl__exec_on_node(st, j, n,
+					       m->mode == DL__MAP_SA ? ov : NULL);
+		else
+			key = start + dl__exec_on_node(st, j, n, ov);
+		if (best >= 0) {
+			c = dl__time_cmp(key, best_key);
+			if (!c)
+				c = best_free - free_now;
+			if (!c && met)
+				c = dl__time_cmp(start, best_start);
+			if (c >= 0)
+				continue; /* ties keep the lower index */
+		}
+		best = (int32_t)n;
+		best_key = key;
+		best_start = start;
+		best_free = free_now;
+	}
+	return best;
+}
+
+int dl__mapper_plan(dl__mapper_t *m, const dl_state_t *st, dl_plan_t *plan)
+{
+	int sa_met = m->sa_met;
+	dl__room_t room;
+	dl__queues_t q;
+	dl__u64set_t ov;
+	size_t *idx = NULL, n = 0, r, i;
+	int rc;
+
+	dl__u64set_init(&ov);
+	memset(&room, 0, sizeof(room));
+	memset(&q, 0, sizeof(q));
+	if ((rc = dl__pending_by_arrival(st, &idx, &n)) ||
+	    (rc = dl__room_init(&room, st)) || (rc = dl__queues_init(&q, st)))
+		goto out;
+	/* What the running jobs stage will be on their nodes (MCT). */
+	for (i = 0; i < st->njobs && !rc; i++)
+		if (st->jobs[i].state == DL_JOB_RUNNING && st->jobs[i].node >= 0)
+			rc = dl__overlay_add_job(&ov, (uint32_t)st->jobs[i].node,
+						 &st->jobs[i]);
+	/*
+	 * In arrival order: a node's queue is FIFO, and a job seen for the
+	 * first time is mapped against the queues of the jobs that arrived
+	 * before it, exactly as if it had been mapped on arrival.
+	 */
+	for (r = 0; r < n && !rc; r++) {
+		const dl_job_t *j = &st->jobs[idx[r]];
+		int32_t node = dl__stick_get(&m->stick, j->id);
+
+		plan->a[idx[r]].order = (double)r;
+		plan->a[idx[r]].node = -1;
+		if (node < 0 || !dl_state_job_eligible(st, j, (uint32_t)node)) {
+			int met = m->mode == DL__MAP_MET;
+
+			if (m->mode == DL__MAP_SA) {
+				_sa_switch(m, st, &q);
+				met = m->sa_met;
+			}
+			node = _choose(m, met, st, j, &room, &q, &ov);
+		}
+		if (node < 0)
+			continue; /* no node can take it now */
+		plan->a[idx[r]].node = node;
+		dl__queues_push(&q, (uint32_t)node, j->cpus,
+				dl__exec_on_node(st, j, (uint32_t)node, &ov));
+		dl__room_take(&room, (uint32_t)node, j->cpus);
+		rc = dl__overlay_add_job(&ov, (uint32_t)node, j);
+	}
+	if (!rc)
+		rc = dl__stick_save(&m->stick, st, plan);
+out:
+	if (rc)
+		m->sa_met = sa_met;
+	dl__u64set_fini(&ov);
+	dl__queues_fini(&q);
+	dl__room_fini(&room);
+	free(idx);
+	return rc;
+}

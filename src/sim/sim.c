@@ -1,0 +1,1044 @@
+/* sim.c - the discrete-event simulator; see sim.h for the model. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dl_error.h"
+#include "dl_policy.h"
+#include "sim.h"
+
+enum { EV_ARRIVAL = 0, EV_XFER_DONE, EV_JOB_DONE, EV_WAKE };
+enum { J_FUTURE = 0, J_PENDING, J_RUNNING, J_DONE };
+
+typedef struct {
+	double t;
+	uint64_t seq;   /* ties: first scheduled, first handled */
+	uint32_t type;
+	uint32_t arg;
+} _ev_t;
+
+/* A job of the workload while it runs through the system. */
+typedef struct {
+	uint32_t state;
+	uint32_t missing;   /* files not yet on its node */
+	uint8_t *pinned;    /* per file of the job: it holds a pin */
+	int planned;        /* covered by the last full plan */
+	int32_t pnode;      /* that plan's node */
+	double porder;      /* that plan's order */
+	size_t run_pos;     /* index in the running list */
+} _job_t;
+
+/* A job and the index of the file in its list. */
+typedef struct {
+	uint32_t job, k;
+} _waiter_t;
+
+/* A file a node is fetching or will fetch, for the jobs waiting on it. */
+typedef struct {
+	uint32_t file;
+	uint32_t owner;     /* the job that asked first; its access is the
+			     * transfer's (miss or peer hit) */
+	int issued;
+	_waiter_t *w;
+	uint32_t nw, wcap;
+} _fetch_t;
+
+typedef struct {
+	uint32_t busy;      /* slots taken */
+	int link_busy;      /* a request is out: one file at a time */
+	_fetch_t *f;        /* FIFO: in the order jobs started */
+	size_t nf, fcap;
+} _node_t;
+
+typedef struct {
+	uint32_t node, file, owner;
+	uint32_t src;       /* < S: storage node; else peer src - S */
+	double dur;
+} _xfer_t;
+
+/* A storage node, or a compute node serving its cache to peers. */
+typedef struct {
+	double bw;
+	int busy;
+	double backlog_end; /* when the queue would drain (estimate) */
+	uint32_t *q;        /* waiting transfers, FIFO ring */
+	size_t qh, qn, qcap;
+} _src_t;
+
+typedef struct {
+	const dl_sim_config_t *cfg;
+	const dl_workload_t *wl;
+	dl_sim_result_t *res;
+	dl_cache_t *cache;
+	dl_policy_t *policy;
+	dl_params_t params;
+	uint32_t P, S, slots;
+	uint32_t *storage_of;
+	char **names;
+	double peer_bw;
+
+	_job_t *jobs;
+	_node_t *nodes;
+	_src_t *src;        /* S storage nodes, then P peers */
+	_xfer_t *xf;
+	size_t nxf, xfcap;
+	uint32_t *xfree;    /* recycled transfer slots */
+	size_t nxfree;
+
+	_ev_t *heap;
+	size_t nheap, heapcap;
+	uint64_t seq;
+
+	uint32_t *pending;  /* job indices in arrival order */
+	size_t npending, pendcap;
+	uint32_t *running;
+	size_t nrunning;
+
+	double now;
+	int dirty;          /* something changed since the last full plan */
+	int have_plan;
+	double last_plan;
+	int wake_pending;
+	size_t arrived;
+	uint32_t *hold;     /* scratch: holders of a file */
+
+	char *err;
+	size_t errlen;
+	int rc;
+} _sim_t;
+
+static void _fail(_sim_t *s, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void _fail(_sim_t *s, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->rc)
+		return; /* keep the first error */
+	s->rc = rc;
+	if (!s->err || !s->errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->err, s->errlen, fmt, ap);
+	va_end(ap);
+}
+
+void dl_sim_config_default(dl_sim_config_t *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nodes = 4;
+	cfg->cores = 1;
+	cfg->storage = 4;
+	cfg->cache_bytes = 15ULL << 30;
+	cfg->eviction = DL_EVICT_VALUE;
+	dl_params_default(&cfg->params);
+	cfg->policy = "locality";
+	cfg->seed = 1;
+	cfg->progress_every = 1.0;
+}
+
+static double _wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The tracker's clock: microseconds, for LRU and FIFO order. */
+static uint64_t _ticks(double t)
+{
+	return t > 0 ? (uint64_t)llround(t * 1e6) : 0;
+}
+
+static double _dur(uint64_t bytes, double bw)
+{
+	/* A bandwidth that is not positive is infinite, as in dl_cost.h. */
+	return (bw > 0 && isfinite(bw)) ? (double)bytes / bw : 0.0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Event heap                                                             */
+
+static int _ev_before(const _ev_t *a, const _ev_t *b)
+{
+	if (a->t != b->t)
+		return a->t < b->t;
+	return a->seq < b->seq;
+}
+
+static void _push(_sim_t *s, double t, uint32_t type, uint32_t arg)
+{
+	size_t i;
+
+	if (s->nheap == s->heapcap) {
+		size_t ncap = s->heapcap ? s->heapcap * 2 : 1024;
+		_ev_t *nh = realloc(s->heap, ncap * sizeof(*nh));
+
+		if (!nh) {
+			_fail(s, DL_ENOMEM, "out of memory (event queue)");
+			return;
+		}
+		s->heap = nh;
+		s->heapcap = ncap;
+	}
+	i = s->nheap++;
+	s->heap[i].t = t;
+	s->heap[i].seq = s->seq++;
+	s->heap[i].type = type;
+	s->heap[i].arg = arg;
+	while (i && _ev_before(&s->heap[i], &s->heap[(i - 1) / 2])) {
+		_ev_t tmp = s->heap[i];
+
+		s->heap[i] = s->heap[(i - 1) / 2];
+		s->heap[(i - 1) / 2] = tmp;
+		i = (i - 1) / 2;
+	}
+}
+
+static _ev_t _pop(_sim_t *s)
+{
+	_ev_t top = s->heap[0];
+	size_t i = 0;
+
+	s->heap[0] = s->heap[--s->nheap];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		_ev_t tmp;
+
+		if (l < s->nheap && _ev_before(&s->heap[l], &s->heap[m]))
+			m = l;
+		if (r < s->nheap && _ev_before(&s->heap[r], &s->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		tmp = s->heap[i];
+		s->heap[i] = s->heap[m];
+		s->heap[m] = tmp;
+		i = m;
+	}
+	return top;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Cache                                                                  */
+
+static void _on_evict(uint32_t node, uint32_t file, void *arg)
+{
+	_sim_t *s = arg;
+
+	(void)node;
+	s->res->evictions++;
+	s->res->evicted_bytes += s->wl->files[file].size;
+}
+
+static void _check_capacity(_sim_t *s, uint32_t node)
+{
+	uint64_t used = dl_cache_used(s->cache, node);
+	uint64_t cap = dl_cache_capacity(s->cache, node);
+
+	if (used > s->res->peak_cache_bytes)
+		s->res->peak_cache_bytes = used;
+	if (s->cfg->check && cap != DL_CACHE_UNLIMITED && used > cap)
+		s->res->capacity_violations++;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Transfers                                                              */
+
+static uint32_t _xfer_new(_sim_t *s)
+{
+	if (s->nxfree)
+		return s->xfree[--s->nxfree];
+	if (s->nxf == s->xfcap) {
+		size_t ncap = s->xfcap ? s->xfcap * 2 : 256;
+		_xfer_t *nx = realloc(s->xf, ncap * sizeof(*nx));
+		uint32_t *nf = realloc(s->xfree, ncap * sizeof(*nf));
+
+		if (nx)
+			s->xf = nx;
+		if (nf)
+			s->xfree = nf;
+		if (!nx || !nf) {
+			_fail(s, DL_ENOMEM, "out of memory (transfers)");
+			return UINT32_MAX;
+		}
+		s->xfcap = ncap;
+	}
+	return (uint32_t)s->nxf++;
+}
+
+/* The source begins serving transfer x now. */
+static void _serve(_sim_t *s, uint32_t x)
+{
+	_xfer_t *t = &s->xf[x];
+	dl_sim_job_t *o = &s->res->jobs[t->owner];
+
+	s->src[t->src].busy = 1;
+	if (o->start < 0)
+		o->start = s->now; /* eq. 1: its first transfer starts */
+	if (t->src < s->S)
+		s->res->storage_busy += t->dur;
+	_push(s, s->now + t->dur, EV_XFER_DONE, x);
+}
+
+static void _enqueue(_sim_t *s, uint32_t x)
+{
+	_src_t *src = &s->src[s->xf[x].src];
+
+	src->backlog_end = fmax(src->backlog_end, s->now) + s->xf[x].dur;
+	if (!src->busy) {
+		_serve(s, x);
+		return;
+	}
+	if (src->qn == src->qcap) {
+		size_t ncap = src->qcap ? src->qcap * 2 : 16, i;
+		uint32_t *nq = malloc(ncap * sizeof(*nq));
+
+		if (!nq) {
+			_fail(s, DL_ENOMEM, "out of memory (source queue)");
+			return;
+		}
+		for (i = 0; i < src->qn; i++)
+			nq[i] = src->q[(src->qh + i) % src->qcap];
+		free(src->q);
+		src->q = nq;
+		src->qh = 0;
+		src->qcap = ncap;
+	}
+	src->q[(src->qh + src->qn++) % src->qcap] = x;
+}
+
+/*
+ * The node's link is free: request its next file.  Jobs are served in the
+ * order they started; among the first job's files still to come, the one
+ * with the earliest estimated transfer completion (TCT, online-hps-khanna
+ * §4.3) from its cheapest source goes first.
+ */
+static void _pump(_sim_t *s, uint32_t n)
+{
+	_node_t *nd = &s->nodes[n];
+	uint32_t owner, bsrc = 0, x;
+	size_t i, best = SIZE_MAX;
+	double btct = 0;
+	_xfer_t *t;
+	dl_sim_job_t *o;
+	uint64_t size;
+
+	if (nd->link_busy)
+		return;
+	for (i = 0; i < nd->nf && nd->f[i].issued; i++)
+		;
+	if (i == nd->nf)
+		return;
+	owner = nd->f[i].owner;
+	for (; i < nd->nf; i++) {
+		_fetch_t *f = &nd->f[i];
+		uint32_t src, h, nh;
+		double tct;
+
+		if (f->issued || f->owner != owner)
+			continue;
+		size = s->wl->files[f->file].size;
+		src = s->storage_of[f->file];
+		tct = fmax(s->src[src].backlog_end, s->now) +
+		      _dur(size, s->src[src].bw);
+		if (s->cfg->peer_fetch) {
+			nh = dl_cache_holders(s->cache, f->file, s->hold, s->P);
+			for (h = 0; h < nh && h < s->P; h++) {
+				uint32_t ps = s->S + s->hold[h];
+				double pt;
+
+				if (s->hold[h] == n)
+					continue;
+				pt = fmax(s->src[ps].backlog_end, s->now) +
+				     _dur(size, s->peer_bw);
+				/* A peer wins ties: it spares the storage. */
+				if (pt < tct || (pt == tct && src < s->S) ||
+				    (pt == tct && ps < src)) {
+					tct = pt;
+					src = ps;
+				}
+			}
+		}
+		if (best == SIZE_MAX || tct < btct) {
+			best = i;
+			btct = tct;
+			bsrc = src;
+		}
+	}
+	x = _xfer_new(s);
+	if (x == UINT32_MAX)
+		return;
+	t = &s->xf[x];
+	t->node = n;
+	t->file = nd->f[best].file;
+	t->owner = owner;
+	t->src = bsrc;
+	size = s->wl->files[t->file].size;
+	t->dur = _dur(size, s->src[bsrc].bw);
+	nd->f[best].issued = 1;
+	nd->link_busy = 1;
+	o = &s->res->jobs[owner];
+	if (bsrc < s->S) {
+		s->res->miss++;
+		s->res->remote_transfers++;
+		s->res->remote_bytes += size;
+		o->miss++;
+		o->bytes_remote += size;
+	} else {
+		/* Keep the peer's copy until it is sent. */
+		dl_cache_pin(s->cache, bsrc - s->S, t->file);
+		s->res->hit_peer++;
+		s->res->peer_transfers++;
+		s->res->peer_bytes += size;
+		o->hit_peer++;
+		o->bytes_peer += size;
+	}
+	_enqueue(s, x);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Jobs                                                                   */
+
+static void _staged(_sim_t *s, uint32_t j)
+{
+	dl_sim_job_t *r = &s->res->jobs[j];
+
+	r->staged = s->now;
+	if (r->start < 0)
+		r->start = r->dispatch; /* no transfer of its own */
+	_push(s, s->now + r->read + r->compute, EV_JOB_DONE, j);
+}
+
+static int _add_waiter(_sim_t *s, _fetch_t *f, uint32_t j, uint32_t k)
+{
+	if (f->nw == f->wcap) {
+		uint32_t ncap = f->wcap ? f->wcap * 2 : 4;
+		_waiter_t *nw = realloc(f->w, ncap * sizeof(*nw));
+
+		if (!nw) {
+			_fail(s, DL_ENOMEM, "out of memory (waiters)");
+			return -1;
+		}
+		f->w = nw;
+		f->wcap = ncap;
+	}
+	f->w[f->nw].job = j;
+	f->w[f->nw++].k = k;
+	return 0;
+}
+
+static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
+{
+	const dl_wl_job_t *wj = &s->wl->jobs[j];
+	_job_t *job = &s->jobs[j];
+	dl_sim_job_t *r = &s->res->jobs[j];
+	_node_t *nd = &s->nodes[n];
+	uint64_t tick = _ticks(s->now);
+	uint32_t k;
+
+	job->state = J_RUNNING;
+	job->missing = 0;
+	job->run_pos = s->nrunning;
+	s->running[s->nrunning++] = j;
+	nd->busy += wj->cpus;
+	r->node = (int32_t)n;
+	r->dispatch = s->now;
+	for (k = 0; k < wj->nfiles; k++) {
+		uint32_t f = wj->files[k];
+		size_t i;
+
+		s->res->accesses++;
+		if (dl_cache_contains(s->cache, n, f)) {
+			dl_cache_access(s->cache, n, f, tick);
+			if (dl_cache_pin(s->cache, n, f) == 0)
+				job->pinned[k] = 1;
+			s->res->hit_local++;
+			r->hit_local++;
+			continue;
+		}
+		for (i = 0; i < nd->nf && nd->f[i].file != f; i++)
+			;
+		if (i < nd->nf) {
+			/* Coming for another job on this node: wait for it. */
+			if (_add_waiter(s, &nd->f[i], j, k))
+				return;
+			s->res->hit_local++;
+			r->hit_local++;
+			job->missing++;
+			continue;
+		}
+		if (nd->nf == nd->fcap) {
+			size_t ncap = nd->fcap ? nd->fcap * 2 : 16;
+			_fetch_t *nf = realloc(nd->f, ncap * sizeof(*nf));
+
+			if (!nf) {
+				_fail(s, DL_ENOMEM, "out of memory (fetches)");
+				return;
+			}
+			nd->f = nf;
+			nd->fcap = ncap;
+		}
+		memset(&nd->f[nd->nf], 0, sizeof(nd->f[nd->nf]));
+		nd->f[nd->nf].file = f;
+		nd->f[nd->nf].owner = j;
+		if (_add_waiter(s, &nd->f[nd->nf++], j, k))
+			return;
+		job->missing++;
+	}
+	if (!job->missing)
+		_staged(s, j);
+	else
+		_pump(s, n);
+}
+
+static void _xfer_done(_sim_t *s, uint32_t x)
+{
+	_xfer_t t = s->xf[x];
+	_src_t *src = &s->src[t.src];
+	_node_t *nd = &s->nodes[t.node];
+	uint64_t tick = _ticks(s->now);
+	_fetch_t f;
+	size_t i;
+	int rc;
+
+	s->xfree[s->nxfree++] = x;
+	src->busy = 0;
+	if (src->qn) {
+		uint32_t next = src->q[src->qh];
+
+		src->qh = (src->qh + 1) % src->qcap;
+		src->qn--;
+		_serve(s, next);
+	}
+	if (t.src >= s->S)
+		dl_cache_unpin(s->cache, t.src - s->S, t.file);
+	for (i = 0; i < nd->nf && nd->f[i].file != t.file; i++)
+		;
+	if (i == nd->nf) {
+		_fail(s, DL_EINVAL, "internal: transfer of file %u to node %u has no fetch",
+		      t.file, t.node);
+		return;
+	}
+	f = nd->f[i];
+	memmove(&nd->f[i], &nd->f[i + 1], (nd->nf - i - 1) * sizeof(*nd->f));
+	nd->nf--;
+	nd->link_busy = 0;
+
+	rc = dl_cache_insert(s->cache, t.node, t.file, tick, _on_evict, s);
+	_check_capacity(s, t.node);
+	for (i = 0; i < f.nw; i++) {
+		uint32_t j = f.w[i].job;
+
+		if (rc == 0) {
+			/* The insert counted the first use; count the others. */
+			if (i)
+				dl_cache_access(s->cache, t.node, t.file, tick);
+			if (dl_cache_pin(s->cache, t.node, t.file) == 0)
+				s->jobs[j].pinned[f.w[i].k] = 1;
+		} else {
+			s->res->bypass++;
+			s->res->jobs[j].bypass++;
+		}
+		if (--s->jobs[j].missing == 0)
+			_staged(s, j);
+	}
+	free(f.w);
+	if (rc && rc != DL_ENOSPC)
+		_fail(s, rc, "cache insert of file %u on node %u: %s", t.file,
+		      t.node, dl_strerror(rc));
+	s->dirty = 1;
+	_pump(s, t.node);
+}
+
+static void _job_done(_sim_t *s, uint32_t j)
+{
+	const dl_wl_job_t *wj = &s->wl->jobs[j];
+	_job_t *job = &s->jobs[j];
+	dl_sim_job_t *r = &s->res->jobs[j];
+	uint32_t k, n = (uint32_t)r->node, last;
+
+	for (k = 0; k < wj->nfiles; k++)
+		if (job->pinned[k]) {
+			dl_cache_unpin(s->cache, n, wj->files[k]);
+			job->pinned[k] = 0;
+		}
+	s->nodes[n].busy -= wj->cpus;
+	job->state = J_DONE;
+	r->end = s->now;
+	r->completions++;
+	s->res->completed++;
+	last = s->running[--s->nrunning];
+	s->running[job->run_pos] = last;
+	s->jobs[last].run_pos = job->run_pos;
+	s->dirty = 1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Planning                                                               */
+
+static uint32_t _free_slots(const _sim_t *s)
+{
+	uint32_t n, free = 0;
+
+	for (n = 0; n < s->P; n++)
+		free += s->cfg->cores - s->nodes[n].busy;
+	return free;
+}
+
+/*
+ * The snapshot a plan sees: every node, the running jobs, then the
+ * pending jobs in arrival order (the first `window` of them, or only the
+ * ones the last plan covered).  map[i] is the job of state index i.
+ */
+static dl_state_t *_snapshot(_sim_t *s, int carried, uint32_t **map)
+{
+	dl_state_t *st = dl_state_create(s->cache, &s->params);
+	uint32_t *m, n;
+	size_t i, k = 0, npend = s->npending;
+
+	if (s->cfg->window && npend > s->cfg->window && !carried)
+		npend = s->cfg->window;
+	m = malloc((s->nrunning + npend + 1) * sizeof(*m));
+	if (!st || !m)
+		goto fail;
+	for (n = 0; n < s->P; n++) {
+		if (dl_state_add_node(st, s->names[n], s->cfg->cores, 1) < 0)
+			goto fail;
+		st->nodes[n].busy = s->nodes[n].busy;
+	}
+	st->now = s->now;
+	for (i = 0; i < s->nrunning + npend; i++) {
+		uint32_t j = i < s->nrunning ? s->running[i] :
+					       s->pending[i - s->nrunning];
+		const dl_wl_job_t *wj = &s->wl->jobs[j];
+		dl_job_t dj = { 0 };
+
+		if (i >= s->nrunning && carried && !s->jobs[j].planned)
+			continue;
+		dj.id = wj->id;
+		dj.state = i < s->nrunning ? DL_JOB_RUNNING : DL_JOB_PENDING;
+		dj.nfiles = wj->nfiles;
+		dj.files = wj->files;
+		dj.cpus = wj->cpus;
+		dj.arrival = wj->arrival;
+		dj.compute = wj->compute;
+		dj.start = s->res->jobs[j].dispatch;
+		dj.node = i < s->nrunning ? s->res->jobs[j].node : -1;
+		if (dl_state_add_job(st, &dj) < 0)
+			goto fail;
+		m[k++] = j;
+	}
+	*map = m;
+	return st;
+fail:
+	_fail(s, DL_ENOMEM, "out of memory (state)");
+	dl_state_destroy(st);
+	free(m);
+	return NULL;
+}
+
+static void _dispatch(_sim_t *s, const dl_state_t *st, const dl_plan_t *plan,
+		      const uint32_t *map)
+{
+	dl_start_t *starts = NULL;
+	size_t n = 0, i, k;
+	int rc;
+
+	rc = dl_plan_starts(st, plan, &starts, &n);
+	if (rc) {
+		_fail(s, rc, "dl_plan_starts: %s", dl_strerror(rc));
+		return;
+	}
+	for (i = 0; i < n && !s->rc; i++)
+		_start_job(s, map[starts[i].job], starts[i].node);
+	free(starts);
+	if (!n)
+		return;
+	/* Drop the started jobs from the pending list, keeping its order. */
+	for (i = k = 0; i < s->npending; i++)
+		if (s->jobs[s->pending[i]].state == J_PENDING)
+			s->pending[k++] = s->pending[i];
+	s->npending = k;
+}
+
+static void _plan_full(_sim_t *s)
+{
+	uint32_t *map = NULL;
+	dl_state_t *st = _snapshot(s, 0, &map);
+	dl_plan_t *plan = NULL;
+	double t0, dt;
+	size_t i;
+	int rc;
+
+	if (!st)
+		return;
+	t0 = _wall();
+	rc = dl_policy_plan(s->policy, st, &plan);
+	dt = _wall() - t0;
+	s->res->plans++;
+	s->res->plan_seconds += dt;
+	if (dt > s->res->plan_seconds_max)
+		s->res->plan_seconds_max = dt;
+	if (rc) {
+		_fail(s, rc, "policy %s failed at t=%.3f: %s",
+		      dl_policy_name(s->policy), s->now, dl_strerror(rc));
+		goto out;
+	}
+	for (i = 0; i < st->njobs; i++) {
+		_job_t *j = &s->jobs[map[i]];
+
+		if (st->jobs[i].state != DL_JOB_PENDING)
+			continue;
+		j->planned = 1;
+		j->pnode = plan->a[i].node;
+		j->porder = plan->a[i].order;
+	}
+	s->have_plan = 1;
+	s->last_plan = s->now;
+	s->dirty = 0;
+	_dispatch(s, st, plan, map);
+out:
+	dl_plan_free(plan);
+	dl_state_destroy(st);
+	free(map);
+}
+
+/* Dispatch with the last full plan's decisions (a plan due too early). */
+static void _plan_carried(_sim_t *s)
+{
+	uint32_t *map = NULL;
+	dl_state_t *st = _snapshot(s, 1, &map);
+	dl_plan_t *plan;
+	size_t i;
+
+	if (!st)
+		return;
+	plan = calloc(1, sizeof(*plan));
+	if (plan)
+		plan->a = calloc(st->njobs ? st->njobs : 1, sizeof(*plan->a));
+	if (!plan || !plan->a) {
+		_fail(s, DL_ENOMEM, "out of memory (plan)");
+		goto out;
+	}
+	plan->n = st->njobs;
+	snprintf(plan->policy, sizeof(plan->policy), "%s",
+		 dl_policy_name(s->policy));
+	for (i = 0; i < st->njobs; i++) {
+		const _job_t *j = &s->jobs[map[i]];
+
+		plan->a[i].job_id = st->jobs[i].id;
+		if (st->jobs[i].state == DL_JOB_RUNNING) {
+			plan->a[i].node = st->jobs[i].node;
+		} else {
+			plan->a[i].node = j->pnode;
+			plan->a[i].order = j->porder;
+		}
+	}
+	s->res->carried++;
+	_dispatch(s, st, plan, map);
+out:
+	dl_plan_free(plan);
+	dl_state_destroy(st);
+	free(map);
+}
+
+static void _schedule(_sim_t *s, int force)
+{
+	double due;
+
+	if (!s->npending || (!s->dirty && !force) || !_free_slots(s))
+		return;
+	due = s->last_plan + s->cfg->replan_min_interval;
+	if (!force && s->have_plan && s->cfg->replan_min_interval > 0 &&
+	    s->now < due) {
+		_plan_carried(s);
+		if (!s->wake_pending) {
+			s->wake_pending = 1;
+			_push(s, due, EV_WAKE, 0);
+		}
+		return;
+	}
+	_plan_full(s);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The run                                                                */
+
+static void _progress(_sim_t *s, double wall0, double *next)
+{
+	dl_sim_progress_t p;
+	double w;
+
+	if (!s->cfg->progress)
+		return;
+	w = _wall();
+	if (w < *next)
+		return;
+	*next = w + (s->cfg->progress_every > 0 ? s->cfg->progress_every : 1);
+	p.now = s->now;
+	p.arrived = s->arrived;
+	p.completed = s->res->completed;
+	p.total = s->wl->njobs;
+	p.pending = s->npending;
+	p.running = s->nrunning;
+	p.plans = s->res->plans;
+	p.wall = w - wall0;
+	s->cfg->progress(&p, s->cfg->progress_arg);
+}
+
+static int _setup(_sim_t *s)
+{
+	const dl_sim_config_t *cfg = s->cfg;
+	const dl_workload_t *wl = s->wl;
+	uint64_t njf = 0;
+	size_t i;
+	uint32_t n;
+	int err = 0;
+
+	if (!cfg->nodes || !cfg->cores || !cfg->storage) {
+		_fail(s, DL_EINVAL, "nodes, cores and storage must be at least 1");
+		return s->rc;
+	}
+	for (i = 0; i < wl->njobs; i++) {
+		if (wl->jobs[i].cpus > cfg->cores) {
+			_fail(s, DL_EINVAL, "job %u needs %u slots, a node has %u",
+			      wl->jobs[i].id, wl->jobs[i].cpus, cfg->cores);
+			return s->rc;
+		}
+		if (i && (wl->jobs[i].arrival < wl->jobs[i - 1].arrival)) {
+			_fail(s, DL_EINVAL, "jobs are not sorted by arrival (job %u)",
+			      wl->jobs[i].id);
+			return s->rc;
+		}
+		njf += wl->jobs[i].nfiles;
+	}
+	(void)njf;
+	s->P = cfg->nodes;
+	s->S = cfg->storage;
+	s->slots = cfg->nodes * cfg->cores;
+	s->params = cfg->params;
+	s->params.nstorage = cfg->storage;
+	s->peer_bw = cfg->peer_bw > 0 ? cfg->peer_bw : cfg->params.rbw;
+	s->policy = dl_policy_create(cfg->policy, cfg->policy_params, &err);
+	if (!s->policy) {
+		_fail(s, err ? err : DL_ENOPOLICY, "policy '%s'%s%s: %s",
+		      cfg->policy ? cfg->policy : "(none)",
+		      cfg->policy_params ? " with params " : "",
+		      cfg->policy_params ? cfg->policy_params : "",
+		      dl_strerror(err ? err : DL_ENOPOLICY));
+		return s->rc;
+	}
+	s->cache = dl_cache_create(s->P, cfg->eviction, cfg->seed);
+	s->storage_of = malloc((wl->nfiles ? wl->nfiles : 1) *
+			       sizeof(*s->storage_of));
+	s->names = calloc(s->P, sizeof(*s->names));
+	s->jobs = calloc(wl->njobs ? wl->njobs : 1, sizeof(*s->jobs));
+	s->nodes = calloc(s->P, sizeof(*s->nodes));
+	s->src = calloc(s->S + s->P, sizeof(*s->src));
+	s->pending = malloc((wl->njobs ? wl->njobs : 1) * sizeof(*s->pending));
+	s->running = malloc((wl->njobs ? wl->njobs : 1) * sizeof(*s->running));
+	s->hold = malloc(s->P * sizeof(*s->hold));
+	if (!s->cache || !s->storage_of || !s->names || !s->jobs ||
+	    !s->nodes || !s->src || !s->pending || !s->running || !s->hold) {
+		_fail(s, DL_ENOMEM, "out of memory");
+		return s->rc;
+	}
+	for (n = 0; n < s->P; n++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%u", n);
+		s->names[n] = strdup(name);
+		if (!s->names[n] ||
+		    dl_cache_set_capacity(s->cache, n, cfg->cache_bytes)) {
+			_fail(s, DL_ENOMEM, "out of memory");
+			return s->rc;
+		}
+	}
+	for (i = 0; i < s->S + s->P; i++)
+		s->src[i].bw = i < s->S ? cfg->params.rbw : s->peer_bw;
+	/* File i of the workload is file id i of the tracker. */
+	for (i = 0; i < wl->nfiles; i++) {
+		int64_t id = dl_cache_file_intern(s->cache, wl->files[i].path,
+						  wl->files[i].size);
+
+		if (id != (int64_t)i) {
+			_fail(s, id < 0 ? (int)id : DL_EINVAL,
+			      "file %zu (%s) cannot be tracked", i,
+			      wl->files[i].path);
+			return s->rc;
+		}
+		s->storage_of[i] = wl->files[i].storage >= 0 ?
+					   (uint32_t)wl->files[i].storage %
+						   s->S :
+					   (uint32_t)(i % s->S);
+	}
+	for (i = 0; i < wl->njobs; i++) {
+		const dl_wl_job_t *wj = &wl->jobs[i];
+		dl_sim_job_t *r = &s->res->jobs[i];
+		uint32_t k;
+
+		s->jobs[i].pinned = calloc(wj->nfiles ? wj->nfiles : 1, 1);
+		if (!s->jobs[i].pinned) {
+			_fail(s, DL_ENOMEM, "out of memory");
+			return s->rc;
+		}
+		r->id = wj->id;
+		r->node = -1;
+		r->cpus = wj->cpus;
+		r->arrival = wj->arrival;
+		r->dispatch = r->start = r->staged = r->end = -1;
+		r->nfiles = wj->nfiles;
+		for (k = 0; k < wj->nfiles; k++)
+			r->bytes += wl->files[wj->files[k]].size;
+		r->read = _dur(r->bytes, s->params.lbw);
+		/* As dl_cost_job_compute(): its seconds, or C per byte. */
+		r->compute = wj->compute >= 0 ? wj->compute :
+						s->params.cpb * (double)r->bytes;
+		_push(s, wj->arrival, EV_ARRIVAL, (uint32_t)i);
+	}
+	return s->rc;
+}
+
+static void _teardown(_sim_t *s)
+{
+	size_t i;
+
+	if (s->nodes)
+		for (i = 0; i < s->P; i++) {
+			size_t k;
+
+			for (k = 0; k < s->nodes[i].nf; k++)
+				free(s->nodes[i].f[k].w);
+			free(s->nodes[i].f);
+		}
+	if (s->src)
+		for (i = 0; i < s->S + s->P; i++)
+			free(s->src[i].q);
+	if (s->jobs)
+		for (i = 0; i < s->wl->njobs; i++)
+			free(s->jobs[i].pinned);
+	if (s->names)
+		for (i = 0; i < s->P; i++)
+			free(s->names[i]);
+	free(s->names);
+	free(s->storage_of);
+	free(s->jobs);
+	free(s->nodes);
+	free(s->src);
+	free(s->xf);
+	free(s->xfree);
+	free(s->heap);
+	free(s->pending);
+	free(s->running);
+	free(s->hold);
+	dl_policy_destroy(s->policy);
+	dl_cache_destroy(s->cache);
+}
+
+int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
+	       dl_sim_result_t **out, char *err, size_t errlen)
+{
+	_sim_t s;
+	dl_sim_result_t *res;
+	double wall0 = _wall(), next_progress = wall0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!cfg || !wl || !out) {
+		if (err && errlen)
+			snprintf(err, errlen, "invalid argument");
+		return DL_EINVAL;
+	}
+	memset(&s, 0, sizeof(s));
+	s.cfg = cfg;
+	s.wl = wl;
+	s.err = err;
+	s.errlen = errlen;
+	res = calloc(1, sizeof(*res));
+	if (res)
+		res->jobs = calloc(wl->njobs ? wl->njobs : 1, sizeof(*res->jobs));
+	if (!res || !res->jobs) {
+		if (res)
+			free(res);
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory");
+		return DL_ENOMEM;
+	}
+	res->njobs = wl->njobs;
+	s.res = res;
+	if (_setup(&s))
+		goto out;
+	res->nodes = s.P;
+	res->slots = s.slots;
+	res->storage = s.S;
+	snprintf(res->policy, sizeof(res->policy), "%s",
+		 dl_policy_name(s.policy));
+
+	while (!s.rc) {
+		if (!s.nheap) {
+			/* Nothing will happen any more: one last chance for
+			 * the policy to start what waits. */
+			size_t before = s.res->completed + s.nrunning;
+
+			if (!s.npending)
+				break;
+			s.dirty = 1;
+			_schedule(&s, 1);
+			if (s.res->completed + s.nrunning == before)
+				break;
+			continue;
+		}
+		s.now = s.heap[0].t;
+		while (s.nheap && s.heap[0].t == s.now && !s.rc) {
+			_ev_t ev = _pop(&s);
+
+			res->events++;
+			switch (ev.type) {
+			case EV_ARRIVAL:
+				s.jobs[ev.arg].state = J_PENDING;
+				s.pending[s.npending++] = ev.arg;
+				s.arrived++;
+				s.dirty = 1;
+				break;
+			case EV_XFER_DONE:
+				_xfer_done(&s, ev.arg);
+				break;
+			case EV_JOB_DONE:
+				_job_done(&s, ev.arg);
+				break;
+			default:
+				s.wake_pending = 0;
+				break;
+			}
+		}
+		if (s.npending > res->max_pending)
+			res->max_pending = s.npending;
+		_schedule(&s, 0);
+		if ((res->events & 255) == 0)
+			_progress(&s, wall0, &next_progress);
+	}
+	res->end_time = s.now;
+out:
+	res->wall_seconds = _wall() - wall0;
+	_teardown(&s);
+	if (s.rc) {
+		dl_sim_result_free(res);
+		return s.rc;
+	}
+	*out = res;
+	return 0;
+}
+
+void dl_sim_result_free(dl_sim_result_t *r)
+{
+	if (!r)
+		return;
+	free(r->jobs);
+	free(r);
+}

@@ -1,0 +1,148 @@
+/*
+ * sim.h - the trace-driven discrete-event simulator of a compute cluster
+ * fed by storage nodes (online-hps-khanna §2, §4.3).
+ *
+ * The system: P compute nodes with a number of job slots (cores) and a
+ * local cache of a given capacity each, S storage nodes holding the input
+ * files.  A job runs on one node: its files that the node does not cache
+ * are transferred (staged), then all its input is read from the local disk
+ * at LBW, then it computes (its own seconds, or C seconds per byte).
+ *
+ * Transfers, as in the paper's model of end-point contention:
+ *   - a storage node serves one transfer at a time, in the order the
+ *     requests reach it (FIFO), at RBW;
+ *   - a compute node receives one file at a time: it requests its next
+ *     file only when the previous one has arrived, and serves the jobs it
+ *     started in start order; within a job the file with the earliest
+ *     estimated completion goes first (the TCT rule of §4.3);
+ *   - with peer fetch (data-diffusion-raicu §3), a file cached on another
+ *     compute node may come from there instead, at the peer bandwidth,
+ *     serialized on that peer like on a storage node; the source with the
+ *     earliest estimated completion wins, a peer on ties;
+ *   - a file that a job on the same node is already fetching is not
+ *     fetched twice: the later job waits for it (a local hit).
+ *
+ * The simulator owns one dl_cache_t for the whole run: a file is inserted
+ * when its transfer completes (evicting by the chosen policy), pinned
+ * while a job that reads it runs, unpinned when the job completes.  A file
+ * that cannot fit even after evicting every unpinned file is read through
+ * without being cached (counted as "bypass").
+ *
+ * Scheduling: after the events of one instant (arrivals, completions,
+ * transfers done) the simulator builds a dl_state_t, asks the policy for a
+ * plan and starts what dl_plan_starts() says, exactly as the Slurm plugin
+ * does.  It plans only when something changed since the last plan, some
+ * job waits and some slot is free.  With a minimum re-plan interval, a
+ * plan due too early is replaced by the previous plan's decisions for the
+ * jobs it covered (new jobs wait for the next plan, due at the end of the
+ * interval).  The wall time of every dl_policy_plan() call is measured.
+ *
+ * Deterministic: the same workload and configuration give the same
+ * results (except wall-clock times), provided the policy is deterministic.
+ *
+ * Errors follow dl_error.h: 0 or a negative DL_E* code, with a message in
+ * the caller's buffer.  The simulator never prints.
+ */
+#ifndef DL_SIM_H
+#define DL_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dl_cache.h"
+#include "dl_state.h"
+#include "workload.h"
+
+typedef struct dl_sim_progress {
+	double now;            /* simulated seconds */
+	size_t arrived, completed, total;
+	size_t pending, running;
+	size_t plans;
+	double wall;           /* seconds since the run started */
+} dl_sim_progress_t;
+
+typedef struct dl_sim_config {
+	uint32_t nodes;            /* compute nodes P (4) */
+	uint32_t cores;            /* job slots per node (1) */
+	uint32_t storage;          /* storage nodes S (4) */
+	uint64_t cache_bytes;      /* per node (15 GiB); DL_CACHE_UNLIMITED */
+	dl_evict_t eviction;       /* DL_EVICT_VALUE */
+	dl_params_t params;        /* rbw, lbw, cpb, unknown_size; nstorage is
+				    * overwritten with storage */
+	int peer_fetch;            /* 0: files come from storage only */
+	double peer_bw;            /* bytes/s; <= 0: params.rbw */
+	const char *policy;        /* "locality" */
+	const char *policy_params; /* NULL */
+	uint64_t seed;             /* the tracker's PRNG (random eviction) */
+	size_t window;             /* pending jobs shown to a plan; 0: all */
+	double replan_min_interval;/* seconds between full plans (0) */
+	int check;                 /* verify invariants after every step */
+	void (*progress)(const dl_sim_progress_t *p, void *arg);
+	void *progress_arg;
+	double progress_every;     /* wall seconds between calls (1.0) */
+} dl_sim_config_t;
+
+/* What happened to one job; times in simulated seconds. */
+typedef struct dl_sim_job {
+	uint32_t id;
+	int32_t node;              /* -1: never started */
+	uint32_t cpus;
+	double arrival;
+	double dispatch;           /* the plan started it (slot taken) */
+	double start;              /* its first own transfer began, or
+				    * dispatch if it had none (eq. 1) */
+	double staged;             /* all its files were on the node */
+	double end;                /* completion (eq. 3) */
+	double read, compute;      /* seconds of local read and of CPU */
+	uint32_t nfiles;
+	uint32_t hit_local, hit_peer, miss, bypass;
+	uint64_t bytes;            /* input bytes */
+	uint64_t bytes_remote;     /* its misses, from storage */
+	uint64_t bytes_peer;       /* its peer hits */
+	uint32_t completions;      /* 1 when all went well */
+} dl_sim_job_t;
+
+typedef struct dl_sim_result {
+	size_t njobs;
+	dl_sim_job_t *jobs;        /* in workload order; owned */
+	size_t completed;
+	/* File accesses: every (job, file) pair of a started job. */
+	uint64_t accesses, hit_local, hit_peer, miss;
+	uint64_t remote_transfers, remote_bytes; /* from storage */
+	uint64_t peer_transfers, peer_bytes;
+	uint64_t evictions, evicted_bytes, bypass;
+	uint64_t capacity_violations; /* with check: used > capacity seen */
+	uint64_t peak_cache_bytes;    /* largest used bytes on one node */
+	size_t plans;              /* dl_policy_plan() calls */
+	size_t carried;            /* dispatches from a previous plan */
+	double plan_seconds;       /* wall time in dl_policy_plan() */
+	double plan_seconds_max;
+	size_t max_pending;
+	uint64_t events;
+	double end_time;           /* last event */
+	double storage_busy;       /* seconds storage nodes spent serving */
+	double wall_seconds;
+	uint32_t nodes, slots, storage;
+	char policy[32];
+} dl_sim_result_t;
+
+/* dl_sim_config_default - the defaults noted in dl_sim_config_t. */
+void dl_sim_config_default(dl_sim_config_t *cfg);
+
+/**
+ * dl_sim_run - simulate wl under cfg.
+ * OUT out - a new result, free with dl_sim_result_free(); unchanged on
+ *           error
+ * OUT err - a message on error (may be NULL)
+ * \return 0 on success (jobs a policy never started are reported as not
+ *         completed, not as an error), DL_EINVAL (bad configuration or
+ *         workload: err says which), DL_ENOPOLICY, DL_ENOMEM, or the
+ *         policy's error code when a plan fails.
+ */
+int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
+	       dl_sim_result_t **out, char *err, size_t errlen);
+
+/* dl_sim_result_free - free a result; NULL is a no-op. */
+void dl_sim_result_free(dl_sim_result_t *r);
+
+#endif /* DL_SIM_H */
