@@ -146,6 +146,7 @@ typedef struct {
 	uint8_t *seen;   /* n: filter given in the current run */
 	int in_run;
 	int wall_set;
+	unsigned errline; /* the line at fault when not the current one */
 } parser_t;
 
 static int _filter_line(parser_t *ps, char **tok, int ntok)
@@ -189,8 +190,10 @@ static int _end_run(parser_t *ps)
 	double sum = 0;
 
 	for (j = 0; j < p->n; j++) {
-		if (!ps->seen[j])
+		if (!ps->seen[j]) {
+			ps->errline = p->line[r]; /* the incomplete run */
 			return DL_EFORMAT;
+		}
 		sum += p->secs[r * p->n + j];
 	}
 	if (!ps->wall_set)
@@ -357,6 +360,8 @@ int dl_anthill_profile_parse(const char *text, size_t len,
 		rc = DL_EFORMAT;
 		lineno = 0;
 	}
+	if (ps.errline)
+		lineno = ps.errline;
 	free(ps.seen);
 	free(buf);
 	if (rc) {

@@ -267,6 +267,7 @@ typedef struct {
 	double *ct;                 /* their TCTs (lower bounds when stale) */
 	_xfer_t *xf;
 	uint32_t nxf;
+	uint32_t maxc;              /* the longest list of files */
 	uint64_t now_epoch;         /* bumped by each scheduled job */
 } _order_t;
 
@@ -278,11 +279,6 @@ static uint32_t _storage(const _order_t *o, uint32_t file)
 static uint64_t _nf_key(uint32_t node, uint32_t file)
 {
 	return (uint64_t)node << 32 | file;
-}
-
-static uint32_t _nfiles(const _order_t *o, uint32_t k)
-{
-	return o->jn[k];
 }
 
 /*
@@ -299,8 +295,9 @@ static double _eval(_order_t *o, uint32_t i, int record, double *staged)
 
 	o->nxf = 0;
 	for (c = 0; c < o->jn[i]; c++) {
-		o->ct[c] = _gantt_fit(&o->gantt[need[c].storage], t, need[c].d) +
-			   need[c].d;
+		const _gantt_t *g = &o->gantt[need[c].storage];
+
+		o->ct[c] = _gantt_fit(g, t, need[c].d) + need[c].d;
 		_hpush(&h, c);
 	}
 	/*
@@ -371,14 +368,15 @@ static int _valid(const _order_t *o, uint32_t k)
 
 /*
  * Lower a bound by more than the rounding its exact counterpart may have
- * gathered (one rounding per addition, about m + 4 of them for a job of m
- * files), so that a bound never exceeds the value _eval() computes.
+ * gathered (one rounding per addition, at most maxc + 4 of them), so that
+ * a bound never exceeds the value _eval() computes.  The same factor for
+ * every job keeps the bounds in the order of the c they come from.
  */
-static double _lower(double b, size_t m)
+static double _lower(const _order_t *o, double b)
 {
 	if (!isfinite(b))
 		return b;
-	return b - fabs(b) * DBL_EPSILON * 4.0 * (double)(m + 4);
+	return b - fabs(b) * DBL_EPSILON * 4.0 * ((double)o->maxc + 4);
 }
 
 /*
@@ -418,7 +416,7 @@ static double _group_bound(_order_t *o, uint32_t g)
 		b = o->avail[g] + o->tail[gr->l0[0]];
 	if (gr->n1) {
 		uint32_t k = gr->l1[0];
-		double v = _lower(_frontier(o, g) + o->c[k], _nfiles(o, k));
+		double v = _lower(o, _frontier(o, g) + o->c[k]);
 
 		if (v < b)
 			b = v;
@@ -451,7 +449,7 @@ static void _group_scan(_order_t *o, uint32_t g)
 	}
 	for (x = 0; x < gr->n1; x++) {
 		uint32_t k = gr->l1[x];
-		double lb = _lower(front + o->c[k], _nfiles(o, k)), e;
+		double lb = _lower(o, front + o->c[k]), e;
 
 		if (best != NIL && be < lb)
 			break; /* l1 is sorted by c: no later job can win */
@@ -829,6 +827,7 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 			maxc = o->jn[i];
 	}
 	total = o->jf_off[nj];
+	o->maxc = maxc;
 	ALLOC(o->jf, total);
 	ALLOC(o->inv, total);
 	ALLOC(o->cpos, maxc);

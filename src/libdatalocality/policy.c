@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_policy.h"
 #include "u64set.h"
@@ -155,24 +156,37 @@ static int _plan_cut(const dl_state_t *st, const dl_plan_t *plan,
 	return 0;
 }
 
-/* Imbalance: max load / mean load - 1, load = slots used per CPU. */
+/*
+ * Imbalance: max load / mean load - 1 over the usable nodes, load = the
+ * estimated seconds of work per CPU (eq. 6 for pending jobs, remaining
+ * time for running ones): the quantity the partitioner balances.
+ */
 static double _plan_imbalance(const dl_state_t *st, const dl_plan_t *plan)
 {
 	double *load, sum = 0, max = 0, res;
-	uint32_t n, usable = 0;
+	uint32_t *sharers = NULL, n, usable = 0;
 	size_t i;
 
 	if (!st->nnodes)
 		return 0;
+	for (n = 0; n < st->nnodes; n++)
+		usable += st->nodes[n].usable != 0;
 	load = calloc(st->nnodes, sizeof(*load));
-	if (!load)
+	if (!load || dl_cost_sharers(st, &sharers)) {
+		free(load);
 		return NAN;
+	}
 	for (i = 0; i < st->njobs; i++) {
-		int32_t node = st->jobs[i].state == DL_JOB_RUNNING ?
-				       st->jobs[i].node : plan->a[i].node;
+		const dl_job_t *j = &st->jobs[i];
+		int32_t node = j->state == DL_JOB_RUNNING ? j->node :
+							     plan->a[i].node;
 
-		if (node >= 0)
-			load[node] += st->jobs[i].cpus;
+		if (node < 0)
+			continue;
+		load[node] += j->state == DL_JOB_RUNNING ?
+				      dl_cost_job_remaining(st, j) :
+				      dl_cost_job_estimate(st, j, sharers,
+							   usable ? usable : 1);
 	}
 	for (n = 0; n < st->nnodes; n++) {
 		if (!st->nodes[n].usable)
@@ -181,9 +195,9 @@ static double _plan_imbalance(const dl_state_t *st, const dl_plan_t *plan)
 		sum += load[n];
 		if (load[n] > max)
 			max = load[n];
-		usable++;
 	}
 	res = (usable && sum > 0) ? max / (sum / usable) - 1.0 : 0.0;
+	free(sharers);
 	free(load);
 	return res;
 }

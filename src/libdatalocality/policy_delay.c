@@ -100,7 +100,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 
 const dl_policy_ops_t dl__policy_delay = {
 	.name = "delay",
-	.summary = "node caching most of the job's bytes, waited for up to wait=5 s",
+	.summary = "node caching most of the job's bytes, waited for wait=5 s",
 	.create = _create,
 	.destroy = _destroy,
 	.plan = _plan,

@@ -174,8 +174,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		if (f->kind == FALKON_FIRST_AVAILABLE || r >= window)
 			continue;
 		if (f->kind == FALKON_GOOD_CACHE_COMPUTE)
-			free_only = slots &&
-				    (double)busy / (double)slots < f->cpu_threshold;
+			free_only = slots && (double)busy / (double)slots <
+						     f->cpu_threshold;
 		node = _pick(st, j, &room, free_only);
 		if (node < 0)
 			continue;
@@ -215,7 +215,7 @@ const dl_policy_ops_t dl__policy_max_compute_util = {
 
 const dl_policy_ops_t dl__policy_good_cache_compute = {
 	.name = "good-cache-compute",
-	.summary = "Falkon: max-compute-util below cpu_threshold, else max-cache-hit",
+	.summary = "Falkon: compute-util below cpu_threshold, else cache-hit",
 	.create = _create_gcc,
 	.destroy = _destroy,
 	.plan = _plan,

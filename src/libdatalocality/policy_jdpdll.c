@@ -108,7 +108,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 
 	if (!p->told_lru && dl_cache_policy(st->cache) != DL_EVICT_LRU) {
 		dl__log(DL_LOG_INFO,
-			"jdp-dll: the paper evicts by LRU; this tracker evicts by %s",
+			"jdp-dll: the paper evicts by LRU, this tracker by %s",
 			dl_evict_name(dl_cache_policy(st->cache)));
 		p->told_lru = 1;
 	}

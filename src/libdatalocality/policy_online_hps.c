@@ -13,8 +13,17 @@
  *   timeout_ms=<ms>          per partitioner request (5000)
  *   helper=<path>            dl-partitiond (compiled-in default)
  *   nprocs=<n>               run the helper under mpirun -np n (1)
- *   refine=none|repart|local|library  reuse the previous plan (none)
+ *   refine=none|repart|local|library  how a re-plan reuses the previous
+ *                            plan (library: keep it, place new jobs
+ *                            greedily, refine locally; default)
+ *   full_every=<n>           partition from scratch every n plans, and
+ *                            whenever over 20% of the pending jobs are
+ *                            new since the last plan (50)
  *   order=ect|priority       queue order on a node (ect)
+ *   ect_window=<n>           jobs at the head of each node's queue that
+ *                            the ECT ordering considers; the rest follow
+ *                            in priority order and move up as the queue
+ *                            drains (8; 0 = all)
  *   seed=<n>                 Zoltan's seed (1)
  */
 #include <stdlib.h>
@@ -32,6 +41,9 @@ typedef struct {
 	char helper[1024];
 	int order_ect;
 	int refine;
+	uint32_t full_every;
+	uint32_t ect_window;
+	uint32_t since_full;    /* plans since the last from-scratch one */
 	/* The previous mapping, sorted by job id, for refine mode. */
 	uint32_t *prev_id;
 	uint32_t *prev_node;
@@ -62,7 +74,7 @@ static int _parse_refine(const char *v, int *out)
 static int _create(const char *params, void **priv)
 {
 	dl_partition_opts_t o;
-	double imb, tmo, np, seed;
+	double imb, tmo, np, seed, full = 50, win = 8;
 	char v[1024];
 	ohps_t *h;
 
@@ -75,7 +87,10 @@ static int _create(const char *params, void **priv)
 	np = o.nprocs ? o.nprocs : 1;
 	seed = o.seed;
 	h->order_ect = 1;
+	h->refine = DL_REFINE_LIBRARY;
 	if (dl_params_double(params, "imbalance", 1.0, 100.0, &imb) ||
+	    dl_params_double(params, "full_every", 1, 1e9, &full) ||
+	    dl_params_double(params, "ect_window", 0, 1e9, &win) ||
 	    dl_params_double(params, "timeout_ms", 1, 3600e3, &tmo) ||
 	    dl_params_double(params, "nprocs", 1, 65536, &np) ||
 	    dl_params_double(params, "seed", 0, 4294967295.0, &seed))
@@ -98,6 +113,8 @@ static int _create(const char *params, void **priv)
 	o.nprocs = (unsigned)np;
 	o.seed = (unsigned)seed;
 	o.refine = h->refine;
+	h->full_every = (uint32_t)full;
+	h->ect_window = (uint32_t)win;
 	h->part = dl_partitioner_create(&o);
 	if (!h->part) {
 		free(h);
@@ -213,6 +230,40 @@ static int32_t _repair(const dl_state_t *st, const dl_job_t *j)
 	return best;
 }
 
+/*
+ * Which jobs the ECT ordering sees: per node, the first ect_window pending
+ * jobs in priority order (plan->a[].order holds the priority rank here).
+ * OUT assign - st->njobs entries, the node of a windowed job or -1
+ */
+static int _window(const ohps_t *h, const dl_state_t *st,
+		   const dl_plan_t *plan, int32_t *assign)
+{
+	uint32_t *taken = calloc(st->nnodes ? st->nnodes : 1, sizeof(*taken));
+	size_t *prio, nprio, i;
+
+	if (!taken)
+		return DL_ENOMEM;
+	if (dl_state_priority_order(st, &prio, &nprio)) {
+		free(taken);
+		return DL_ENOMEM;
+	}
+	for (i = 0; i < st->njobs; i++)
+		assign[i] = -1;
+	for (i = 0; i < nprio; i++) {
+		int32_t node = plan->a[prio[i]].node;
+
+		if (node < 0)
+			continue;
+		if (h->ect_window && taken[node] >= h->ect_window)
+			continue;
+		taken[node]++;
+		assign[prio[i]] = node;
+	}
+	free(prio);
+	free(taken);
+	return 0;
+}
+
 static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 {
 	ohps_t *h = priv;
@@ -234,7 +285,10 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	part = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*part));
 	if (!part)
 		goto out;
-	if (h->refine != DL_REFINE_NONE && h->nprev) {
+	if (h->refine != DL_REFINE_NONE && h->nprev &&
+	    ++h->since_full < h->full_every) {
+		uint32_t nfree = 0, nnew = 0;
+
 		prev = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*prev));
 		if (!prev)
 			goto out;
@@ -246,8 +300,17 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 				continue;
 			node = _prev_node(h, st->jobs[g->vjob[v]].id);
 			prev[v] = node >= 0 ? g->node_part[node] : -1;
+			nfree++;
+			nnew += prev[v] < 0;
+		}
+		/* Too much is new: a fresh partition is worth its time. */
+		if (nnew * 5 > nfree) {
+			free(prev);
+			prev = NULL;
 		}
 	}
+	if (!prev)
+		h->since_full = 0;
 	if ((rc = dl_partitioner_run(h->part, g, prev, part, &stats)))
 		goto out;
 	if (stats.used_fallback)
@@ -277,16 +340,20 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 			rc = DL_ENOMEM;
 			goto out;
 		}
-		for (i = 0; i < st->njobs; i++) {
-			assign[i] = st->jobs[i].state == DL_JOB_PENDING ?
-					    plan->a[i].node :
-					    -1;
-			key[i] = plan->a[i].order;
-		}
-		if ((rc = dl_order_ect(st, assign, &items, &nitems, key)))
+		if ((rc = _window(h, st, plan, assign)))
 			goto out;
 		for (i = 0; i < st->njobs; i++)
-			plan->a[i].order = key[i];
+			key[i] = -1;
+		if ((rc = dl_order_ect(st, assign, &items, &nitems, key)))
+			goto out;
+		/*
+		 * The window's jobs first, in ECT order; the others after
+		 * them, keeping their priority order.
+		 */
+		for (i = 0; i < st->njobs; i++)
+			plan->a[i].order = key[i] >= 0 ?
+						   key[i] :
+						   (double)nitems + plan->a[i].order;
 	}
 	rc = _save_mapping(h, plan, st);
 out:

@@ -68,9 +68,12 @@ int dl__room_init(dl__room_t *r, const dl_state_t *st)
 	}
 	r->n = st->nnodes;
 	/* The same free slots as dl_plan_starts() counts. */
-	for (k = 0; k < st->nnodes; k++)
-		if (st->nodes[k].usable && st->nodes[k].cpus > st->nodes[k].busy)
-			r->room[k] = st->nodes[k].cpus - st->nodes[k].busy;
+	for (k = 0; k < st->nnodes; k++) {
+		const dl_node_t *nd = &st->nodes[k];
+
+		if (nd->usable && nd->cpus > nd->busy)
+			r->room[k] = nd->cpus - nd->busy;
+	}
 	return 0;
 }
 
@@ -221,9 +224,11 @@ int dl__overlay_add_job(dl__u64set_t *ov, uint32_t node, const dl_job_t *j)
 	uint32_t k;
 	int rc;
 
-	for (k = 0; k < j->nfiles; k++)
-		if ((rc = dl__u64set_add(ov, dl__nf_key(node, j->files[k]))) < 0)
+	for (k = 0; k < j->nfiles; k++) {
+		rc = dl__u64set_add(ov, dl__nf_key(node, j->files[k]));
+		if (rc < 0)
 			return rc;
+	}
 	return 0;
 }
 
@@ -326,11 +331,12 @@ int dl__stick_save(dl__stick_t *s, const dl_state_t *st,
 		free(nodes);
 		return DL_ENOMEM;
 	}
-	for (i = 0; i < st->njobs; i++)
-		if (st->jobs[i].state == DL_JOB_PENDING && plan->a[i].node >= 0) {
-			tmp[n].id = st->jobs[i].id;
-			tmp[n++].node = plan->a[i].node;
-		}
+	for (i = 0; i < st->njobs; i++) {
+		if (st->jobs[i].state != DL_JOB_PENDING || plan->a[i].node < 0)
+			continue;
+		tmp[n].id = st->jobs[i].id;
+		tmp[n++].node = plan->a[i].node;
+	}
 	qsort(tmp, n, sizeof(*tmp), _cmp_idnode);
 	for (i = 0; i < n; i++) {
 		ids[i] = tmp[i].id;
@@ -416,6 +422,7 @@ static int32_t _choose(const dl__mapper_t *m, int met, const dl_state_t *st,
 		       const dl_job_t *j, const dl__room_t *room,
 		       const dl__queues_t *q, const dl__u64set_t *ov)
 {
+	const dl__u64set_t *met_ov = m->mode == DL__MAP_SA ? ov : NULL;
 	double best_key = 0.0, best_start = 0.0;
 	int32_t best = -1;
 	int best_free = 0;
@@ -430,8 +437,7 @@ static int32_t _choose(const dl__mapper_t *m, int met, const dl_state_t *st,
 		start = dl__queues_start(q, n, j->cpus);
 		free_now = dl__room_fits(room, n, j->cpus);
 		if (met)
-			key = dl__exec_on_node(st, j, n,
-					       m->mode == DL__MAP_SA ? ov : NULL);
+			key = dl__exec_on_node(st, j, n, met_ov);
 		else
 			key = start + dl__exec_on_node(st, j, n, ov);
 		if (best >= 0) {
@@ -467,10 +473,12 @@ int dl__mapper_plan(dl__mapper_t *m, const dl_state_t *st, dl_plan_t *plan)
 	    (rc = dl__room_init(&room, st)) || (rc = dl__queues_init(&q, st)))
 		goto out;
 	/* What the running jobs stage will be on their nodes (MCT). */
-	for (i = 0; i < st->njobs && !rc; i++)
-		if (st->jobs[i].state == DL_JOB_RUNNING && st->jobs[i].node >= 0)
-			rc = dl__overlay_add_job(&ov, (uint32_t)st->jobs[i].node,
-						 &st->jobs[i]);
+	for (i = 0; i < st->njobs && !rc; i++) {
+		const dl_job_t *j = &st->jobs[i];
+
+		if (j->state == DL_JOB_RUNNING && j->node >= 0)
+			rc = dl__overlay_add_job(&ov, (uint32_t)j->node, j);
+	}
 	/*
 	 * In arrival order: a node's queue is FIFO, and a job seen for the
 	 * first time is mapped against the queues of the jobs that arrived

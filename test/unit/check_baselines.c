@@ -256,11 +256,12 @@ START_TEST(test_met_tie_first_available)
 END_TEST
 
 /*
- * A mapping is made on arrival and sticks; ended jobs are forgotten.
+ * A mapping is made on arrival and sticks while the job pends; a job that
+ * started (or ended) is forgotten.
  *   plan 1: a on n0, job 1 reads a                -> n0
  *   plan 2: a moved to n1; job 1 stays on n0, new job 2 -> n1 (12 < 22)
- *   plan 3: job 1 ended (only job 2 left)
- *   plan 4: job 1 is back (requeued): mapped anew -> n1; job 2 stays n1
+ *   plan 3: job 1 runs on n0, job 2 still pends   -> n1
+ *   plan 4: job 1 pends again (requeued): mapped anew -> n1; job 2 n1
  *   plan 5: n1 goes down: both are mapped again   -> n0
  */
 START_TEST(test_met_sticky)
@@ -292,6 +293,7 @@ START_TEST(test_met_sticky)
 	dl_plan_free(plan);
 
 	_state(2, 1, 2);
+	_run(1, 0, &a, 1, 10);
 	j2 = _pend(2, &a, 1, 2, 0, NULL);
 	plan = _plan(p);
 	ck_assert_int_eq(plan->a[j2].node, 1);
@@ -343,6 +345,31 @@ START_TEST(test_mct_counts_staging)
 	dl_plan_free(plan);
 	plan = _plan_once("met", NULL);
 	ck_assert_int_eq(plan->a[j1].node, 0);
+	dl_plan_free(plan);
+	_fini();
+}
+END_TEST
+
+/*
+ * MCT ties go to a node with a free slot.  a is cached on n0, which runs
+ * a job with 10 s left; n1 is free.  Job 1 reads a:
+ *   n0: 10 + 12 = 22, n1: 0 + 22 = 22: a tie    -> n1, free now
+ */
+START_TEST(test_mct_tie_free)
+{
+	dl_plan_t *plan;
+	uint32_t a;
+	size_t j1;
+
+	_cache(2, DL_EVICT_VALUE);
+	a = _file("/d/a");
+	_cached(0, a);
+	_state(2, 1, 0);
+	_run(100, 0, NULL, 0, 10);
+	j1 = _pend(1, &a, 1, 1, 0, NULL);
+	plan = _plan_once("mct", NULL);
+	ck_assert_int_eq(plan->a[j1].node, 1);
+	ck_assert_int_eq(_started(plan, j1, NULL), 1);
 	dl_plan_free(plan);
 	_fini();
 }
@@ -499,17 +526,21 @@ START_TEST(test_jdpdll_replicates)
 END_TEST
 
 /*
- * Past uses count: a used three times already (insert + 2 accesses) is
- * past threshold 2, so the first job replicates to the least loaded node
- * (n1) instead of waiting for the busy holder.  A free holder is always
- * used (JobDataPresent), and a job whose data nobody holds goes to the
- * least loaded node.
+ * Past uses count: a was used three times already (insert + 2 accesses),
+ * past threshold 2.  Three nodes, n1 with 2 CPUs; n0 (the holder) busy.
+ *   j1 (a): n0 has no slot, popularity 3 > 2, n1 least loaded (0 < 1)
+ *           -> n1: a replica (n1 load 1/2, one slot left)
+ *   j2 (a): holders n0 (load 1) and n1 (the replica, 1/2) -> n1, which
+ *           still has a slot: it follows the replica instead of making
+ *           another on n2
+ *   j3 (b, held nowhere): least loaded: n0 1, n1 2/2, n2 0 -> n2
+ * A free holder is always used (JobDataPresent), however popular.
  */
 START_TEST(test_jdpdll_popular_and_absent)
 {
 	dl_plan_t *plan;
 	uint32_t a, b;
-	size_t j1, j2;
+	size_t j1, j2, j3, n;
 
 	_cache(3, DL_EVICT_LRU);
 	a = _file("/d/a");
@@ -518,15 +549,19 @@ START_TEST(test_jdpdll_popular_and_absent)
 	ck_assert_int_eq(dl_cache_access(tc, 0, a, 2), 0);
 	ck_assert_int_eq(dl_cache_access(tc, 0, a, 3), 0);
 	_state(3, 1, 0);
+	ts->nodes[1].cpus = 2;
 	_run(100, 0, NULL, 0, 50);
 	j1 = _pend(1, &a, 1, 1, 0, NULL);
-	j2 = _pend(2, &b, 1, 2, 0, NULL);
+	j2 = _pend(2, &a, 1, 2, 0, NULL);
+	j3 = _pend(3, &b, 1, 3, 0, NULL);
 	plan = _plan_once("jdp-dll", NULL);
 	ck_assert_int_eq(plan->a[j1].node, 1);
-	ck_assert_int_eq(plan->a[j2].node, 2); /* n1 now has j1: load 1 */
+	ck_assert_int_eq(plan->a[j2].node, 1);
+	ck_assert_int_eq(plan->a[j3].node, 2);
+	_started(plan, j1, &n);
+	ck_assert_uint_eq(n, 3);
 	dl_plan_free(plan);
 
-	/* Holder free: JobDataPresent, however popular the file. */
 	_state(3, 1, 0);
 	j1 = _pend(1, &a, 1, 1, 0, NULL);
 	plan = _plan_once("jdp-dll", NULL);
@@ -807,6 +842,7 @@ START_TEST(test_eligibility)
 		dl_plan_t *plan;
 		dl_start_t *s;
 		void *priv = NULL;
+		uint32_t node;
 		size_t i, n;
 
 		plan = _plan_once(*name, NULL);
@@ -815,10 +851,10 @@ START_TEST(test_eligibility)
 
 			if (j->state != DL_JOB_PENDING || plan->a[i].node < 0)
 				continue;
-			ck_assert_msg(dl_state_job_eligible(ts, j,
-							    (uint32_t)plan->a[i].node),
-				      "%s: job %u on node %d", *name, j->id,
-				      plan->a[i].node);
+			node = (uint32_t)plan->a[i].node;
+			ck_assert_msg(dl_state_job_eligible(ts, j, node),
+				      "%s: job %u on node %u", *name, j->id,
+				      node);
 		}
 		ck_assert_int_eq(dl_plan_starts(ts, plan, &s, &n), 0);
 		for (i = 0; i < n; i++)
@@ -869,7 +905,8 @@ START_TEST(test_deterministic)
 	_cached(0, f[0]);
 	_cached(1, f[1]);
 	for (name = all_names; *name; name++) {
-		dl_policy_t *p = _policy(*name, NULL), *q = _policy(*name, NULL);
+		dl_policy_t *p = _policy(*name, NULL);
+		dl_policy_t *q = _policy(*name, NULL);
 		int round;
 
 		for (round = 0; round < 2; round++) {
@@ -928,12 +965,14 @@ START_TEST(test_bad_params)
 		{ "delay", "wait=0" },
 	};
 	size_t i;
-	int err;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err = 0;
-		ck_assert_msg(!dl_policy_create(bad[i].name, bad[i].params, &err),
-			      "%s accepted %s", bad[i].name, bad[i].params);
+		int err = 0;
+		dl_policy_t *p = dl_policy_create(bad[i].name, bad[i].params,
+						  &err);
+
+		ck_assert_msg(!p, "%s accepted %s", bad[i].name,
+			      bad[i].params);
 		ck_assert_int_eq(err, DL_EINVAL);
 	}
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
@@ -979,6 +1018,7 @@ Suite *make_baselines_suite(void)
 	tcase_add_test(tc_met, test_met_tie_first_available);
 	tcase_add_test(tc_met, test_met_sticky);
 	tcase_add_test(tc_met, test_mct_counts_staging);
+	tcase_add_test(tc_met, test_mct_tie_free);
 	tcase_add_test(tc_met, test_sa_switches);
 	tcase_add_test(tc_met, test_sa_mode_persists);
 	tcase_add_test(tc_jdp, test_jdpdll_replicates);

@@ -397,10 +397,12 @@ static int32_t *_random(uint64_t seed, uint32_t nn, uint32_t nf, uint32_t nj,
 		ck_assert_int_eq(dl_cache_insert(tc, _rand(nn), _rand(nf), 1,
 						 NULL, NULL), 0);
 	for (i = 0; i < nn / 2; i++) {
+		int idx;
+
 		files[0] = _rand(nf);
-		ck_assert_int_ge(_job(nj + i + 1, files, 1, _rand(5), (int32_t)i),
-				 0);
-		assign[ts->njobs - 1] = -1;
+		idx = _job(nj + i + 1, files, 1, _rand(5), (int32_t)i);
+		ck_assert_int_ge(idx, 0);
+		assign[idx] = -1;
 	}
 	for (i = 0; i < nj; i++) {
 		uint32_t m = maxf == 1 ? 1 : _rand(maxf + 1);
@@ -641,6 +643,7 @@ START_TEST(test_naive)
 	_naive_instance(1000 + (uint64_t)_i, assign, &nv);
 	for (i = 0; i < ts->njobs; i++) {
 		prev[i] = -INFINITY;
+		prevn[i] = 0;
 		want += ts->jobs[i].state == DL_JOB_PENDING && assign[i] >= 0;
 	}
 	it = _order(assign, NULL, &n, NULL);

@@ -1,0 +1,102 @@
+/*
+ * metrics.h - what a simulated run is judged by, and how it is written
+ * out: a one-screen summary, one CSV row, one JSON object.
+ *
+ * Definitions (doc/dl-sim.1 lists them for users):
+ *   response  = end - arrival (eq. 2 in online-hps-khanna), over completed
+ *               jobs: mean (eq. 4), median, 95th percentile, max;
+ *   wait      = start - arrival (eq. 1), start being the first transfer of
+ *               the job (or its dispatch if it transferred nothing);
+ *   slowdown  = response / exec, exec = end - start;
+ *   makespan  = last completion - first arrival;
+ *   hits      = per file access: local (cached on the node, or already
+ *               coming for another job there), peer (fetched from another
+ *               node's cache), miss (fetched from storage), in percent;
+ *   slot util = slot-seconds held by jobs (dispatch to end) over
+ *               slots * makespan; cpu util = the same for the compute part;
+ *   efficiency and speedup: data-diffusion-raicu §4.3, with |T| the
+ *               slots, |K| the jobs, A = |K| / (last - first arrival),
+ *               B = mean of mu (local read + compute: the task with its
+ *               data in place), Y = mean of the time a job held its slot
+ *               (dispatch to end: mu plus the copy time zeta, contention
+ *               included), V = max(B/|T|, 1/A) |K|, W = max(Y/|T|, 1/A) |K|,
+ *               E = V / W, S = E |T|;
+ *   ideal WET = the workload execution time with infinite resources and
+ *               free communication (data-diffusion-raicu §5.2.5):
+ *               max(arrival + mu) - first arrival; WET slowdown = makespan /
+ *               ideal WET.
+ */
+#ifndef DL_SIM_METRICS_H
+#define DL_SIM_METRICS_H
+
+#include <stdio.h>
+
+#include "sim.h"
+
+typedef struct dl_metrics {
+	size_t jobs, completed;
+	double resp_mean, resp_median, resp_p95, resp_max;
+	double wait_mean, wait_median, wait_p95;
+	double slowdown_mean, slowdown_median;
+	double exec_mean;
+	double makespan;
+	double throughput;        /* completed jobs per second of makespan */
+	double throughput_bytes;  /* input bytes per second of makespan */
+	uint64_t accesses;
+	double hit_local_pct, hit_peer_pct, miss_pct;
+	uint64_t remote_transfers, remote_bytes;
+	uint64_t peer_transfers, peer_bytes;
+	uint64_t evictions, bypass;
+	double slot_util, cpu_util, storage_util;
+	double eff_A, eff_B, eff_Y;
+	double efficiency, speedup;
+	double wet_ideal, wet_slowdown;
+	size_t plans, carried;
+	double plan_total, plan_mean, plan_max;
+	size_t max_pending;
+	uint64_t events;
+	double wall;
+} dl_metrics_t;
+
+/* One column of the run's description (policy, workload, platform...). */
+typedef struct dl_kv {
+	const char *key;
+	char val[256];
+} dl_kv_t;
+
+/**
+ * dl_metrics_compute - the metrics of a result.
+ * \return 0, DL_EINVAL, DL_ENOMEM.
+ */
+int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m);
+
+/* dl_metrics_print - the one-screen summary, after the kv lines. */
+void dl_metrics_print(FILE *out, const dl_kv_t *kv, size_t nkv,
+		      const dl_metrics_t *m);
+
+/**
+ * dl_metrics_csv_append - append one row to path, writing the header first
+ * if the file is new or empty.
+ * \return 0 or DL_EIO.
+ */
+int dl_metrics_csv_append(const char *path, const dl_kv_t *kv, size_t nkv,
+			  const dl_metrics_t *m);
+
+/**
+ * dl_metrics_json_append - append the run as one JSON object on one line
+ * (JSON Lines): {"run": {kv...}, "metrics": {...}}.
+ * \return 0 or DL_EIO.
+ */
+int dl_metrics_json_append(const char *path, const dl_kv_t *kv, size_t nkv,
+			   const dl_metrics_t *m);
+
+/**
+ * dl_metrics_jobs_csv - one row per job of r (times, node, hits, bytes).
+ * \return 0 or DL_EIO.
+ */
+int dl_metrics_jobs_csv(const char *path, const dl_sim_result_t *r);
+
+/* dl_metrics_fmt_bytes - "1.5 GiB" into buf. \return buf. */
+char *dl_metrics_fmt_bytes(double bytes, char *buf, size_t len);
+
+#endif /* DL_SIM_METRICS_H */

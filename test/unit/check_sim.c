@@ -1,0 +1,953 @@
+/*
+ * check_sim.c - the simulator (src/sim): workload generators and parsers,
+ * the event model on hand-computed cases, conservation, determinism.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_suites.h"
+#include "dl_error.h"
+#include "dl_policy.h"
+#include "metrics.h"
+#include "sim.h"
+#include "workload.h"
+
+#define MB (1ULL << 20)
+#define EPS 1e-9
+
+/* Also in check_suites.h once the suite is registered there. */
+Suite *make_sim_suite(void);
+
+/* 100 MB/s from storage, 500 MB/s local disk: easy arithmetic. */
+static void _cfg(dl_sim_config_t *c, uint32_t nodes, uint32_t cores,
+		 uint32_t storage)
+{
+	dl_sim_config_default(c);
+	c->nodes = nodes;
+	c->cores = cores;
+	c->storage = storage;
+	c->cache_bytes = DL_CACHE_UNLIMITED;
+	c->params.rbw = 1e8;
+	c->params.lbw = 5e8;
+	c->params.cpb = 0;
+	c->policy = "locality";
+	c->check = 1;
+}
+
+static dl_sim_result_t *_run(const dl_sim_config_t *c, const dl_workload_t *wl)
+{
+	dl_sim_result_t *r = NULL;
+	char err[256];
+	int rc = dl_sim_run(c, wl, &r, err, sizeof(err));
+
+	ck_assert_msg(rc == 0, "dl_sim_run: %d %s", rc, err);
+	ck_assert_ptr_nonnull(r);
+	return r;
+}
+
+static void _add_job(dl_workload_t *wl, uint32_t id, double arrival,
+		     double compute, const uint32_t *files, uint32_t n)
+{
+	dl_wl_job_t j = { 0 };
+
+	j.id = id;
+	j.arrival = arrival;
+	j.compute = compute;
+	j.cpus = 1;
+	j.files = (uint32_t *)files;
+	j.nfiles = n;
+	ck_assert_int_eq(dl_workload_add_job(wl, &j), 0);
+}
+
+static dl_workload_t *_biomed(size_t jobs, double overlap, int clustered,
+			      uint64_t seed, uint32_t nodes)
+{
+	dl_wl_biomed_opts_t o;
+	dl_wl_arrival_opts_t a;
+	dl_wl_platform_t pf;
+	dl_workload_t *wl;
+
+	dl_wl_biomed_opts_default(&o);
+	o.jobs = jobs;
+	o.overlap = overlap;
+	o.clustered = clustered;
+	wl = dl_workload_gen_biomed(&o, seed);
+	ck_assert_ptr_nonnull(wl);
+	dl_wl_arrival_opts_default(&a);
+	a.load = 1.5;
+	pf.nodes = nodes;
+	pf.slots = nodes;
+	dl_params_default(&pf.params);
+	ck_assert_int_eq(dl_workload_set_arrivals(wl, &pf, &a, seed + 7, NULL),
+			 0);
+	return wl;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Hand-computed cases                                                    */
+
+/*
+ * One node with one slot, one storage node, two jobs reading the same
+ * file of X = 100e6 bytes, both arriving at 0, 0.5 s of compute each.
+ * RBW = 1e8 B/s: the transfer takes 1 s; LBW = 5e8 B/s: the read 0.2 s.
+ *   job 1: transfer [0, 1], read [1, 1.2], compute [1.2, 1.7]
+ *          response 1.7, wait 0 (its transfer starts at once)
+ *   job 2: waits for the slot until 1.7, finds the file cached (a hit):
+ *          read [1.7, 1.9], compute [1.9, 2.4]: response 2.4, wait 1.7
+ */
+START_TEST(test_tiny_shared_file)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f = 0;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
+	_add_job(wl, 1, 0.0, 0.5, &f, 1);
+	_add_job(wl, 2, 0.0, 0.5, &f, 1);
+	_cfg(&c, 1, 1, 1);
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->completed, 2);
+	ck_assert_double_eq_tol(r->jobs[0].end - r->jobs[0].arrival, 1.7, EPS);
+	ck_assert_double_eq_tol(r->jobs[0].start, 0.0, EPS);
+	ck_assert_double_eq_tol(r->jobs[0].staged, 1.0, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 1.7, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].start, 1.7, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].end - r->jobs[1].arrival, 2.4, EPS);
+	ck_assert_uint_eq(r->jobs[0].miss, 1);
+	ck_assert_uint_eq(r->jobs[1].hit_local, 1);
+	ck_assert_uint_eq(r->miss, 1);
+	ck_assert_uint_eq(r->hit_local, 1);
+	ck_assert_uint_eq(r->remote_bytes, 100000000);
+	ck_assert_uint_eq(r->remote_transfers, 1);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/*
+ * The same with two slots and job 2 arriving at 0.5: it starts at once and
+ * waits for the transfer job 1 started (no second transfer): staged at 1,
+ * read and compute to 1.7, response 1.2; its access is a local hit.
+ */
+START_TEST(test_tiny_join_inflight)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f = 0;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
+	_add_job(wl, 1, 0.0, 0.5, &f, 1);
+	_add_job(wl, 2, 0.5, 0.5, &f, 1);
+	_cfg(&c, 1, 2, 1);
+	r = _run(&c, wl);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 0.5, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].staged, 1.0, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].end, 1.7, EPS);
+	ck_assert_uint_eq(r->remote_transfers, 1);
+	ck_assert_uint_eq(r->jobs[1].hit_local, 1);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/*
+ * Two nodes, one storage node, two jobs at 0 reading different files of
+ * 100e6 bytes on it: both start at once on their own node, but the storage
+ * node serves one transfer at a time: [0, 1] then [1, 2].  Ends: 1.7 and
+ * 2.7; the second job's wait (first transfer start) is 1.  With two
+ * storage nodes (files 0 and 1 land on different ones) both end at 1.7.
+ */
+START_TEST(test_storage_contention)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f0 = 0, f1 = 1;
+	double lo, hi;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 100000000, -1), 0);
+	ck_assert_int_eq(dl_workload_add_file(wl, "/b", 100000000, -1), 1);
+	_add_job(wl, 1, 0.0, 0.5, &f0, 1);
+	_add_job(wl, 2, 0.0, 0.5, &f1, 1);
+	_cfg(&c, 2, 1, 1);
+	r = _run(&c, wl);
+	ck_assert_int_ne(r->jobs[0].node, r->jobs[1].node);
+	ck_assert_double_eq_tol(r->jobs[0].dispatch, 0.0, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 0.0, EPS);
+	lo = fmin(r->jobs[0].end, r->jobs[1].end);
+	hi = fmax(r->jobs[0].end, r->jobs[1].end);
+	ck_assert_double_eq_tol(lo, 1.7, EPS);
+	ck_assert_double_eq_tol(hi, 2.7, EPS);
+	ck_assert_double_eq_tol(fmax(r->jobs[0].start, r->jobs[1].start), 1.0,
+				EPS);
+	dl_sim_result_free(r);
+
+	c.storage = 2;
+	r = _run(&c, wl);
+	ck_assert_double_eq_tol(r->jobs[0].end, 1.7, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].end, 1.7, EPS);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/*
+ * A node receives one file at a time: one job of two files of 100e6 bytes
+ * on two storage nodes takes 2 s to stage, not 1.
+ */
+START_TEST(test_node_link_serialized)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f[2] = { 0, 1 };
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 100000000, -1), 0);
+	ck_assert_int_eq(dl_workload_add_file(wl, "/b", 100000000, -1), 1);
+	_add_job(wl, 1, 0.0, 0.0, f, 2);
+	_cfg(&c, 1, 1, 2);
+	r = _run(&c, wl);
+	ck_assert_double_eq_tol(r->jobs[0].staged, 2.0, EPS);
+	/* read 2e8 bytes at 5e8 B/s */
+	ck_assert_double_eq_tol(r->jobs[0].end, 2.4, EPS);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/*
+ * Peer fetch: job 1 (file f, 100 s of compute) runs on n0 and keeps f
+ * there; job 2 needs f at t = 5.  With slack=0 the locality policy sends it
+ * to the idle n1, which fetches f from n0 at the peer bandwidth 2e8 B/s:
+ * [5, 5.5], then read 0.2 and compute 0.5: end 6.2, one peer hit.
+ */
+START_TEST(test_peer_fetch)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f = 0;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
+	_add_job(wl, 1, 0.0, 100.0, &f, 1);
+	_add_job(wl, 2, 5.0, 0.5, &f, 1);
+	_cfg(&c, 2, 1, 1);
+	c.policy_params = "slack=0";
+	c.peer_fetch = 1;
+	c.peer_bw = 2e8;
+	r = _run(&c, wl);
+	ck_assert_int_eq(r->jobs[0].node, 0);
+	ck_assert_int_eq(r->jobs[1].node, 1);
+	ck_assert_double_eq_tol(r->jobs[1].end, 6.2, EPS);
+	ck_assert_uint_eq(r->hit_peer, 1);
+	ck_assert_uint_eq(r->peer_bytes, 100000000);
+	ck_assert_uint_eq(r->remote_transfers, 1);
+	dl_sim_result_free(r);
+
+	/* Without peer fetch the file comes from storage: [5, 6], end 6.7. */
+	c.peer_fetch = 0;
+	r = _run(&c, wl);
+	ck_assert_double_eq_tol(r->jobs[1].end, 6.7, EPS);
+	ck_assert_uint_eq(r->hit_peer, 0);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/* A compute time < 0 is the cost model: cpb seconds per input byte. */
+START_TEST(test_cost_model_compute)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f = 0;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
+	_add_job(wl, 1, 0.0, -1.0, &f, 1);
+	_cfg(&c, 1, 1, 1);
+	c.params.cpb = 1e-8; /* 1 s for 1e8 bytes */
+	r = _run(&c, wl);
+	ck_assert_double_eq_tol(r->jobs[0].compute, 1.0, EPS);
+	ck_assert_double_eq_tol(r->jobs[0].end, 1.0 + 0.2 + 1.0, EPS);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Whole runs                                                             */
+
+static void _assert_same(const dl_sim_result_t *a, const dl_sim_result_t *b)
+{
+	ck_assert_uint_eq(a->njobs, b->njobs);
+	ck_assert_int_eq(memcmp(a->jobs, b->jobs, a->njobs * sizeof(*a->jobs)),
+			 0);
+	ck_assert_uint_eq(a->accesses, b->accesses);
+	ck_assert_uint_eq(a->hit_local, b->hit_local);
+	ck_assert_uint_eq(a->hit_peer, b->hit_peer);
+	ck_assert_uint_eq(a->miss, b->miss);
+	ck_assert_uint_eq(a->remote_bytes, b->remote_bytes);
+	ck_assert_uint_eq(a->evictions, b->evictions);
+	ck_assert_uint_eq(a->plans, b->plans);
+	ck_assert_uint_eq(a->events, b->events);
+}
+
+START_TEST(test_determinism)
+{
+	dl_workload_t *w1 = _biomed(300, 0.85, 0, 42, 4);
+	dl_workload_t *w2 = _biomed(300, 0.85, 0, 42, 4);
+	dl_sim_config_t c;
+	dl_sim_result_t *r1, *r2;
+	size_t i;
+
+	/* Same seed, same workload. */
+	ck_assert_uint_eq(w1->njobs, w2->njobs);
+	ck_assert_uint_eq(w1->nfiles, w2->nfiles);
+	for (i = 0; i < w1->njobs; i++) {
+		ck_assert_double_eq(w1->jobs[i].arrival, w2->jobs[i].arrival);
+		ck_assert_uint_eq(w1->jobs[i].nfiles, w2->jobs[i].nfiles);
+		ck_assert_int_eq(memcmp(w1->jobs[i].files, w2->jobs[i].files,
+					w1->jobs[i].nfiles * sizeof(uint32_t)),
+				 0);
+	}
+	_cfg(&c, 4, 2, 4);
+	c.cache_bytes = 1ULL << 30;
+	c.eviction = DL_EVICT_RANDOM;
+	c.peer_fetch = 1;
+	c.seed = 9;
+	r1 = _run(&c, w1);
+	r2 = _run(&c, w2);
+	_assert_same(r1, r2);
+	dl_sim_result_free(r1);
+	dl_sim_result_free(r2);
+	dl_workload_destroy(w1);
+	dl_workload_destroy(w2);
+}
+END_TEST
+
+/*
+ * Every job completes exactly once; every access is a local hit, a peer
+ * hit or a miss; transferred bytes are the sizes of the misses (all files
+ * of the diffusion workload have the same size); per-job counts add up.
+ */
+START_TEST(test_conservation)
+{
+	dl_wl_diffusion_opts_t o;
+	dl_workload_t *wl;
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint64_t acc = 0, miss = 0, peer = 0, local = 0, rb = 0;
+	size_t i;
+
+	dl_wl_diffusion_opts_default(&o);
+	o.jobs = 3000;
+	o.files = 500;
+	o.rate_start = 20;
+	o.rate_max = 200;
+	o.rate_interval = 5;
+	o.access.pattern = DL_WL_PATTERN_ZIPF;
+	wl = dl_workload_gen_diffusion(&o, 3);
+	ck_assert_ptr_nonnull(wl);
+	ck_assert_uint_eq(wl->njobs, 3000);
+	_cfg(&c, 8, 2, 2);
+	c.cache_bytes = 400 * MB;
+	c.eviction = DL_EVICT_LRU;
+	c.peer_fetch = 1;
+	c.params.rbw = 1e9;
+	c.peer_bw = 5e8;
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->completed, wl->njobs);
+	for (i = 0; i < r->njobs; i++) {
+		const dl_sim_job_t *j = &r->jobs[i];
+
+		ck_assert_uint_eq(j->completions, 1);
+		ck_assert_uint_eq(j->hit_local + j->hit_peer + j->miss,
+				  j->nfiles);
+		ck_assert(j->arrival <= j->dispatch + EPS);
+		ck_assert(j->dispatch <= j->start + EPS);
+		ck_assert(j->start <= j->staged + EPS);
+		ck_assert(j->staged <= j->end + EPS);
+		acc += j->nfiles;
+		miss += j->miss;
+		peer += j->hit_peer;
+		local += j->hit_local;
+		rb += j->bytes_remote;
+	}
+	ck_assert_uint_eq(r->accesses, acc);
+	ck_assert_uint_eq(r->hit_local + r->hit_peer + r->miss, r->accesses);
+	ck_assert_uint_eq(r->miss, miss);
+	ck_assert_uint_eq(r->hit_peer, peer);
+	ck_assert_uint_eq(r->hit_local, local);
+	ck_assert_uint_eq(r->remote_transfers, r->miss);
+	ck_assert_uint_eq(r->remote_bytes, rb);
+	ck_assert_uint_eq(r->remote_bytes, r->miss * o.file_size);
+	ck_assert_uint_eq(r->peer_bytes, r->hit_peer * o.file_size);
+	ck_assert_uint_gt(r->hit_peer, 0);
+	ck_assert_uint_gt(r->hit_local, 0);
+	ck_assert_uint_eq(r->capacity_violations, 0);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/* A small cache under every eviction policy: never over capacity. */
+START_TEST(test_capacity_never_exceeded)
+{
+	static const dl_evict_t ev[] = { DL_EVICT_VALUE, DL_EVICT_LRU,
+					 DL_EVICT_LFU, DL_EVICT_FIFO,
+					 DL_EVICT_RANDOM };
+	dl_workload_t *wl = _biomed(400, 0.40, 1, 5, 4);
+	dl_sim_config_t c;
+	size_t i;
+
+	for (i = 0; i < sizeof(ev) / sizeof(*ev); i++) {
+		dl_sim_result_t *r;
+
+		_cfg(&c, 4, 2, 4);
+		/* Below a 10-CT job (640 MiB): some files cannot be cached. */
+		c.cache_bytes = 300 * MB;
+		c.eviction = ev[i];
+		c.peer_fetch = (int)(i & 1);
+		r = _run(&c, wl);
+		ck_assert_uint_eq(r->completed, wl->njobs);
+		ck_assert_uint_eq(r->capacity_violations, 0);
+		ck_assert_uint_le(r->peak_cache_bytes, c.cache_bytes);
+		ck_assert_uint_gt(r->evictions, 0);
+		ck_assert_uint_eq(r->hit_local + r->hit_peer + r->miss,
+				  r->accesses);
+		dl_sim_result_free(r);
+	}
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/* Any registered policy drives the simulator to the end. */
+START_TEST(test_every_policy)
+{
+	const dl_policy_ops_t *const *o;
+	dl_workload_t *wl = _biomed(60, 0.85, 1, 11, 2);
+
+	for (o = dl_policy_list(); *o; o++) {
+		dl_sim_config_t c;
+		dl_sim_result_t *r;
+
+		_cfg(&c, 2, 1, 2);
+		c.policy = (*o)->name;
+		r = _run(&c, wl);
+		ck_assert_msg(r->completed == wl->njobs, "%s: %zu of %zu",
+			      (*o)->name, r->completed, wl->njobs);
+		ck_assert_uint_gt(r->plans, 0);
+		dl_sim_result_free(r);
+	}
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+START_TEST(test_unknown_policy)
+{
+	dl_workload_t *wl = _biomed(10, 0.85, 1, 1, 2);
+	dl_sim_config_t c;
+	dl_sim_result_t *r = NULL;
+	char err[256];
+
+	_cfg(&c, 2, 1, 2);
+	c.policy = "no-such-policy";
+	ck_assert_int_eq(dl_sim_run(&c, wl, &r, err, sizeof(err)),
+			 DL_ENOPOLICY);
+	ck_assert_ptr_null(r);
+	ck_assert_ptr_nonnull(strstr(err, "no-such-policy"));
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/* A minimum re-plan interval plans less and still finishes everything. */
+START_TEST(test_replan_interval_and_window)
+{
+	dl_workload_t *wl = _biomed(300, 0.85, 1, 8, 4);
+	dl_sim_config_t c;
+	dl_sim_result_t *r0, *r1, *r2;
+
+	_cfg(&c, 4, 1, 4);
+	r0 = _run(&c, wl);
+	c.replan_min_interval = 5.0;
+	r1 = _run(&c, wl);
+	ck_assert_uint_eq(r1->completed, wl->njobs);
+	ck_assert_uint_lt(r1->plans, r0->plans);
+	ck_assert_uint_gt(r1->carried, 0);
+	c.replan_min_interval = 0;
+	c.window = 3;
+	r2 = _run(&c, wl);
+	ck_assert_uint_eq(r2->completed, wl->njobs);
+	dl_sim_result_free(r0);
+	dl_sim_result_free(r1);
+	dl_sim_result_free(r2);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Workloads                                                              */
+
+START_TEST(test_biomed_targets)
+{
+	static const double target[] = { 0.85, 0.40, 0.10 };
+	size_t t;
+	int clustered;
+
+	for (t = 0; t < 3; t++)
+		for (clustered = 0; clustered <= 1; clustered++) {
+			dl_wl_biomed_opts_t o;
+			dl_workload_t *wl;
+			dl_wl_stats_t st;
+
+			dl_wl_biomed_opts_default(&o);
+			o.jobs = 1000;
+			o.overlap = target[t];
+			o.clustered = clustered;
+			wl = dl_workload_gen_biomed(&o, 100 + t);
+			ck_assert_ptr_nonnull(wl);
+			dl_workload_stats(wl, &st);
+			ck_assert_uint_eq(st.jobs, 1000);
+			ck_assert_msg(fabs(st.files_mean - 6.0) < 0.2,
+				      "mean files %.3f", st.files_mean);
+			ck_assert_uint_ge(st.files_min, 4);
+			ck_assert_uint_le(st.files_max, 10);
+			ck_assert_msg(fabs(st.overlap - target[t]) < 0.01,
+				      "overlap %.4f, target %.2f", st.overlap,
+				      target[t]);
+			/* Every file of the table is used; sizes 4 or 64 MB. */
+			ck_assert_uint_eq(st.files_used, st.files);
+			ck_assert(wl->files[0].size == 4 * MB ||
+				  wl->files[0].size == 64 * MB);
+			dl_workload_destroy(wl);
+		}
+}
+END_TEST
+
+/* A job reads one patient's images; clustered puts a patient's jobs
+ * together, random does not. */
+START_TEST(test_biomed_order)
+{
+	dl_workload_t *c = _biomed(500, 0.85, 1, 4, 4);
+	dl_workload_t *r = _biomed(500, 0.85, 0, 4, 4);
+	size_t i, same_c = 0, same_r = 0;
+
+	for (i = 1; i < c->njobs; i++) {
+		/* Paths start with /data/biomed/pNNNN/ */
+		same_c += !strncmp(c->files[c->jobs[i].files[0]].path,
+				   c->files[c->jobs[i - 1].files[0]].path, 18);
+		same_r += !strncmp(r->files[r->jobs[i].files[0]].path,
+				   r->files[r->jobs[i - 1].files[0]].path, 18);
+	}
+	ck_assert_uint_gt(same_c, 400);
+	ck_assert_uint_lt(same_r, 100);
+	for (i = 0; i < c->njobs; i++) {
+		uint32_t k;
+
+		for (k = 1; k < c->jobs[i].nfiles; k++)
+			ck_assert_int_eq(
+				strncmp(c->files[c->jobs[i].files[k]].path,
+					c->files[c->jobs[i].files[0]].path, 18),
+				0);
+	}
+	dl_workload_destroy(c);
+	dl_workload_destroy(r);
+}
+END_TEST
+
+/*
+ * Arrivals from the load (eqs. 9-11): the last arrival is AvgExecTime * N
+ * / (slots * load), the first is 0, and doubling the load halves it.
+ */
+START_TEST(test_arrivals_load)
+{
+	static const dl_wl_arrivals_t model[] = { DL_WL_ARRIVALS_POISSON,
+						  DL_WL_ARRIVALS_LUBLIN };
+	dl_wl_biomed_opts_t o;
+	dl_wl_platform_t pf;
+	dl_workload_t *wl;
+	double *est, avg = 0, tl1, tl2;
+	size_t i, m;
+
+	dl_wl_biomed_opts_default(&o);
+	o.jobs = 400;
+	wl = dl_workload_gen_biomed(&o, 1);
+	ck_assert_ptr_nonnull(wl);
+	pf.nodes = 4;
+	pf.slots = 8;
+	dl_params_default(&pf.params);
+	est = malloc(wl->njobs * sizeof(*est));
+	ck_assert_int_eq(dl_workload_est_exec(wl, &pf, est), 0);
+	for (i = 0; i < wl->njobs; i++) {
+		ck_assert(est[i] > 0);
+		avg += est[i];
+	}
+	avg /= (double)wl->njobs;
+	for (m = 0; m < 2; m++) {
+		dl_wl_arrival_opts_t a;
+
+		dl_wl_arrival_opts_default(&a);
+		a.model = model[m];
+		ck_assert_int_eq(dl_workload_set_arrivals(wl, &pf, &a, 3, &tl1),
+				 0);
+		ck_assert_double_eq_tol(tl1, avg * 400 / 8, 1e-6);
+		ck_assert_double_eq_tol(wl->jobs[0].arrival, 0, EPS);
+		ck_assert_double_eq_tol(wl->jobs[399].arrival, tl1, 1e-9);
+		for (i = 1; i < wl->njobs; i++)
+			ck_assert(wl->jobs[i].arrival >= wl->jobs[i - 1].arrival);
+		a.load = 2.0;
+		ck_assert_int_eq(dl_workload_set_arrivals(wl, &pf, &a, 3, &tl2),
+				 0);
+		ck_assert_double_eq_tol(tl2, tl1 / 2, 1e-9);
+	}
+	free(est);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/* data-diffusion-raicu §5.2: 1 task/s for 60 s, then 2, 3, 4, 6, 8, ... */
+START_TEST(test_diffusion_rates)
+{
+	dl_wl_diffusion_opts_t o;
+	dl_workload_t *wl;
+	dl_wl_stats_t st;
+	size_t i, first = 0;
+
+	dl_wl_diffusion_opts_default(&o);
+	o.jobs = 60 + 120 + 180 + 240 + 10;
+	wl = dl_workload_gen_diffusion(&o, 1);
+	ck_assert_ptr_nonnull(wl);
+	dl_workload_stats(wl, &st);
+	ck_assert_uint_eq(st.jobs, o.jobs);
+	ck_assert_uint_eq(st.files, 10000);
+	ck_assert_double_eq(st.files_mean, 1.0);
+	for (i = 0; i < wl->njobs; i++)
+		first += wl->jobs[i].arrival < 60.0;
+	ck_assert_uint_eq(first, 60);
+	ck_assert_double_eq_tol(wl->jobs[60].arrival, 60.0, EPS);
+	ck_assert_double_eq_tol(wl->jobs[61].arrival, 60.5, EPS);
+	ck_assert_double_eq_tol(wl->jobs[180].arrival, 120.0, EPS);
+	ck_assert_double_eq_tol(wl->jobs[181].arrival, 120.0 + 1.0 / 3, EPS);
+	/* then 4 tasks/s (ceil(3 * 1.3)) and 6 tasks/s (ceil(4 * 1.3)) */
+	ck_assert_double_eq_tol(wl->jobs[361].arrival, 180.25, EPS);
+	ck_assert_double_eq_tol(wl->jobs[601].arrival, 240.0 + 1.0 / 6, EPS);
+	ck_assert_double_eq(wl->jobs[0].compute, 0.010);
+	ck_assert_uint_eq(wl->files[0].size, 10 * MB);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+static double _top_share(dl_wl_pattern_t p, uint32_t *first_file)
+{
+	dl_wl_diffusion_opts_t o;
+	dl_workload_t *wl;
+	uint32_t *count;
+	size_t i, best = 0;
+	double share;
+
+	dl_wl_diffusion_opts_default(&o);
+	o.jobs = 5000;
+	o.files = 1000;
+	o.access.pattern = p;
+	wl = dl_workload_gen_diffusion(&o, 2);
+	ck_assert_ptr_nonnull(wl);
+	count = calloc(o.files, sizeof(*count));
+	for (i = 0; i < wl->njobs; i++)
+		count[wl->jobs[i].files[0]]++;
+	for (i = 0; i < o.files; i++)
+		if (count[i] > count[best])
+			best = i;
+	*first_file = wl->jobs[1].files[0];
+	share = (double)count[best] / 5000.0;
+	free(count);
+	dl_workload_destroy(wl);
+	return share;
+}
+
+/* hjs-mansouri §4.1: sequential, Gaussian random walk, Zipf. */
+START_TEST(test_access_patterns)
+{
+	dl_wl_diffusion_opts_t o;
+	dl_workload_t *wl;
+	double share;
+	uint32_t f;
+	size_t i, near = 0;
+
+	dl_wl_diffusion_opts_default(&o);
+	o.jobs = 2500;
+	o.files = 1000;
+	o.access.pattern = DL_WL_PATTERN_SEQUENTIAL;
+	wl = dl_workload_gen_diffusion(&o, 1);
+	for (i = 0; i < wl->njobs; i++)
+		ck_assert_uint_eq(wl->jobs[i].files[0], i % 1000);
+	dl_workload_destroy(wl);
+
+	o.access.pattern = DL_WL_PATTERN_GAUSSIAN;
+	o.access.sigma = 5;
+	wl = dl_workload_gen_diffusion(&o, 1);
+	for (i = 1; i < wl->njobs; i++) {
+		long d = labs((long)wl->jobs[i].files[0] -
+			      (long)wl->jobs[i - 1].files[0]);
+
+		near += d <= 15 || d >= 985; /* within 3 sigma, wrapping */
+	}
+	ck_assert_uint_gt(near, 2480);
+	dl_workload_destroy(wl);
+
+	/* Zipf S = 1 over 1000 items: rank 1 has 1 / H(1000) = 13.4%. */
+	share = _top_share(DL_WL_PATTERN_ZIPF, &f);
+	ck_assert_msg(share > 0.11 && share < 0.16, "zipf top %.3f", share);
+	share = _top_share(DL_WL_PATTERN_UNIFORM, &f);
+	ck_assert_msg(share < 0.01, "uniform top %.3f", share);
+}
+END_TEST
+
+static void _count_msg(const char *msg, void *arg)
+{
+	(void)msg;
+	(*(int *)arg)++;
+}
+
+START_TEST(test_swf_parser)
+{
+	static const char trace[] =
+		"; Version: 2\n"
+		";   a comment with fields 1 2 3 4 5\n"
+		"\n"
+		"1 0 5 100 1 -1 -1 1 -1 -1 1 1 1 1 1 -1 -1 -1\n"
+		"2 10 -1 -1 4 -1 -1 4 -1 -1 1 1 1 1 1 -1 -1 -1\n"
+		"garbage line here\n"
+		"3 abc 1 2 3\n"
+		"4 20 0 50\n"
+		"   5   30 0 60 -1 -1 -1 2\n"
+		"1 40 0 10 1\n"
+		"6 25 0 1 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n";
+	static const char files[] =
+		"# job path[,path] [size]\n"
+		"1 /data/a,/data/b 4M\n"
+		"1 /data/c\n"
+		"5 /data/a\n"
+		"5 /data/b 8M\n"
+		"9 /data/z 1M\n"
+		"bad\n"
+		"2 /x 12Q\n"
+		"2 /y 1K extra\n";
+	FILE *t = fmemopen((void *)trace, sizeof(trace) - 1, "r");
+	FILE *f = fmemopen((void *)files, sizeof(files) - 1, "r");
+	dl_wl_diag_t diag = { 0 };
+	dl_workload_t *wl;
+	int msgs = 0;
+	int64_t a, b, c;
+
+	diag.fn = _count_msg;
+	diag.arg = &msgs;
+	wl = dl_workload_read_swf(t, f, 64 * MB, 2, &diag);
+	fclose(t);
+	fclose(f);
+	ck_assert_ptr_nonnull(wl);
+	/* Malformed: garbage, "3 abc", "4 20 0 50" (4 fields), the repeated
+	 * job 1, 19 fields; in the files list "bad", "12Q", extra field. */
+	ck_assert_uint_eq(diag.bad_lines, 8);
+	/* Warnings: job 2 cut from 4 to 2 processors, job 9 unknown, the
+	 * second size of /data/b. */
+	ck_assert_uint_eq(diag.warnings, 3);
+	ck_assert_int_eq(msgs, 11);
+	ck_assert_uint_eq(wl->njobs, 3);
+	/* Sorted by submit time: 1 (0), 2 (10), 5 (30). */
+	ck_assert_uint_eq(wl->jobs[0].id, 1);
+	ck_assert_uint_eq(wl->jobs[1].id, 2);
+	ck_assert_uint_eq(wl->jobs[2].id, 5);
+	ck_assert_double_eq(wl->jobs[1].arrival, 10);
+	ck_assert_double_eq(wl->jobs[0].compute, 100);
+	ck_assert_double_lt(wl->jobs[1].compute, 0); /* run time -1 */
+	ck_assert_uint_eq(wl->jobs[1].cpus, 2);
+	ck_assert_uint_eq(wl->jobs[2].cpus, 2); /* requested processors */
+	a = dl_workload_find_file(wl, "/data/a");
+	b = dl_workload_find_file(wl, "/data/b");
+	c = dl_workload_find_file(wl, "/data/c");
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_ge(b, 0);
+	ck_assert_int_ge(c, 0);
+	ck_assert_uint_eq(wl->files[a].size, 4 * MB);
+	ck_assert_uint_eq(wl->files[b].size, 4 * MB);
+	ck_assert_uint_eq(wl->files[c].size, 64 * MB); /* default */
+	ck_assert_int_eq(dl_workload_find_file(wl, "/data/z"), DL_ENOENT);
+	ck_assert_uint_eq(wl->jobs[0].nfiles, 3);
+	ck_assert_uint_eq(wl->jobs[1].nfiles, 0);
+	ck_assert_uint_eq(wl->jobs[2].nfiles, 2);
+	dl_workload_destroy(wl);
+
+	/* Nothing usable: NULL, and said why. */
+	t = fmemopen((void *)"; only comments\nx y\n", 20, "r");
+	memset(&diag, 0, sizeof(diag));
+	ck_assert_ptr_null(dl_workload_read_swf(t, NULL, 1, 1, &diag));
+	ck_assert_uint_eq(diag.bad_lines, 1);
+	fclose(t);
+}
+END_TEST
+
+/* Written and read back, a workload gives the very same run. */
+START_TEST(test_workload_roundtrip)
+{
+	dl_workload_t *w1 = _biomed(200, 0.40, 0, 13, 4), *w2;
+	dl_wl_diag_t diag = { 0 };
+	dl_sim_config_t c;
+	dl_sim_result_t *r1, *r2;
+	FILE *f = tmpfile();
+	size_t i;
+
+	ck_assert_ptr_nonnull(f);
+	w1->files[3].storage = 2;
+	ck_assert_int_eq(dl_workload_write(w1, f, "test\nsecond line"), 0);
+	rewind(f);
+	w2 = dl_workload_read(f, &diag);
+	fclose(f);
+	ck_assert_ptr_nonnull(w2);
+	ck_assert_uint_eq(diag.bad_lines, 0);
+	ck_assert_uint_eq(w2->njobs, w1->njobs);
+	ck_assert_uint_eq(w2->nfiles, w1->nfiles);
+	ck_assert_int_eq(w2->files[3].storage, 2);
+	ck_assert_int_eq(w2->files[4].storage, DL_WL_STORAGE_RR);
+	for (i = 0; i < w1->nfiles; i++) {
+		ck_assert_str_eq(w1->files[i].path, w2->files[i].path);
+		ck_assert_uint_eq(w1->files[i].size, w2->files[i].size);
+	}
+	for (i = 0; i < w1->njobs; i++) {
+		ck_assert_uint_eq(w1->jobs[i].id, w2->jobs[i].id);
+		ck_assert_double_eq(w1->jobs[i].arrival, w2->jobs[i].arrival);
+		ck_assert_double_eq(w1->jobs[i].compute, w2->jobs[i].compute);
+	}
+	_cfg(&c, 4, 1, 4);
+	r1 = _run(&c, w1);
+	r2 = _run(&c, w2);
+	_assert_same(r1, r2);
+	dl_sim_result_free(r1);
+	dl_sim_result_free(r2);
+	dl_workload_destroy(w1);
+	dl_workload_destroy(w2);
+}
+END_TEST
+
+START_TEST(test_workload_read_malformed)
+{
+	static const char text[] =
+		"# comment\n"
+		"file 0 4M - /a\n"
+		"file 2 4M - /skipped-index\n"
+		"file 1 4M 1 /b\n"
+		"job 1 0.5 - 1 0,1\n"
+		"job 2 0.7 1.5 1 0,7\n"
+		"job 3 x - 1 -\n"
+		"job 4 1.0 - 1 -\n"
+		"what\n";
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	dl_wl_diag_t diag = { 0 };
+	dl_workload_t *wl = dl_workload_read(f, &diag);
+
+	fclose(f);
+	ck_assert_ptr_nonnull(wl);
+	ck_assert_uint_eq(diag.bad_lines, 4);
+	ck_assert_uint_eq(wl->nfiles, 2);
+	ck_assert_uint_eq(wl->njobs, 2);
+	ck_assert_uint_eq(wl->jobs[0].nfiles, 2);
+	ck_assert_uint_eq(wl->jobs[1].nfiles, 0);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+START_TEST(test_parse_size)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(dl_wl_parse_size("4096", &v), 0);
+	ck_assert_uint_eq(v, 4096);
+	ck_assert_int_eq(dl_wl_parse_size("64M", &v), 0);
+	ck_assert_uint_eq(v, 64 * MB);
+	ck_assert_int_eq(dl_wl_parse_size("1.5GiB", &v), 0);
+	ck_assert_uint_eq(v, 3ULL << 29);
+	ck_assert_int_eq(dl_wl_parse_size("100e6", &v), 0);
+	ck_assert_uint_eq(v, 100000000);
+	ck_assert_int_eq(dl_wl_parse_size("12Q", &v), DL_EINVAL);
+	ck_assert_int_eq(dl_wl_parse_size("-1", &v), DL_EINVAL);
+	ck_assert_int_eq(dl_wl_parse_size("", &v), DL_EINVAL);
+}
+END_TEST
+
+START_TEST(test_metrics)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	dl_metrics_t m;
+	uint32_t f = 0;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
+	_add_job(wl, 1, 0.0, 0.5, &f, 1);
+	_add_job(wl, 2, 0.0, 0.5, &f, 1);
+	_cfg(&c, 1, 1, 1);
+	r = _run(&c, wl);
+	ck_assert_int_eq(dl_metrics_compute(r, &m), 0);
+	/* Responses 1.7 and 2.4 (test_tiny_shared_file). */
+	ck_assert_double_eq_tol(m.resp_mean, 2.05, EPS);
+	ck_assert_double_eq_tol(m.resp_median, 2.05, EPS);
+	ck_assert_double_eq_tol(m.resp_max, 2.4, EPS);
+	ck_assert_double_eq_tol(m.makespan, 2.4, EPS);
+	ck_assert_double_eq_tol(m.wait_mean, 0.85, EPS);
+	/* Slowdowns 1.7/1.7 and 2.4/0.7. */
+	ck_assert_double_eq_tol(m.slowdown_mean, (1 + 2.4 / 0.7) / 2, EPS);
+	ck_assert_double_eq_tol(m.hit_local_pct, 50, EPS);
+	ck_assert_double_eq_tol(m.miss_pct, 50, EPS);
+	/* Slot held 1.7 + 0.7 s of 2.4: full; compute 1 s of 2.4. */
+	ck_assert_double_eq_tol(m.slot_util, 1.0, EPS);
+	ck_assert_double_eq_tol(m.cpu_util, 1.0 / 2.4, EPS);
+	/* All arrive at once (A infinite): B = 0.7, Y = (1.7 + 0.7) / 2,
+	 * |T| = 1: E = B / Y. */
+	ck_assert_double_eq_tol(m.efficiency, 0.7 / 1.2, EPS);
+	ck_assert_double_eq_tol(m.speedup, 0.7 / 1.2, EPS);
+	ck_assert_double_eq_tol(m.wet_ideal, 0.7, EPS);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+Suite *make_sim_suite(void)
+{
+	Suite *s = suite_create("sim");
+	TCase *tc = tcase_create("model");
+	TCase *tw = tcase_create("workload");
+	TCase *tr = tcase_create("runs");
+
+	tcase_add_test(tc, test_tiny_shared_file);
+	tcase_add_test(tc, test_tiny_join_inflight);
+	tcase_add_test(tc, test_storage_contention);
+	tcase_add_test(tc, test_node_link_serialized);
+	tcase_add_test(tc, test_peer_fetch);
+	tcase_add_test(tc, test_cost_model_compute);
+	tcase_add_test(tc, test_metrics);
+	suite_add_tcase(s, tc);
+
+	tcase_add_test(tw, test_biomed_targets);
+	tcase_add_test(tw, test_biomed_order);
+	tcase_add_test(tw, test_arrivals_load);
+	tcase_add_test(tw, test_diffusion_rates);
+	tcase_add_test(tw, test_access_patterns);
+	tcase_add_test(tw, test_swf_parser);
+	tcase_add_test(tw, test_workload_roundtrip);
+	tcase_add_test(tw, test_workload_read_malformed);
+	tcase_add_test(tw, test_parse_size);
+	suite_add_tcase(s, tw);
+
+	tcase_set_timeout(tr, 120);
+	tcase_add_test(tr, test_determinism);
+	tcase_add_test(tr, test_conservation);
+	tcase_add_test(tr, test_capacity_never_exceeded);
+	tcase_add_test(tr, test_every_policy);
+	tcase_add_test(tr, test_unknown_policy);
+	tcase_add_test(tr, test_replan_interval_and_window);
+	suite_add_tcase(s, tr);
+	return s;
+}
