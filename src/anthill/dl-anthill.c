@@ -43,7 +43,7 @@ static int _uint(const char *s, uint32_t *out)
 	v = strtoul(s, &end, 10);
 	if (end == s || *end || errno || !v || v > UINT32_MAX || *s == '-')
 		return -1;
-	*out = (uint32_t)v;
+	*out = (uint32_t) v;
 	return 0;
 }
 
@@ -77,7 +77,8 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			if (_uint(optarg, &o.procs)) {
-				fprintf(stderr, "dl-anthill: bad --procs '%s'\n",
+				fprintf(stderr,
+					"dl-anthill: bad --procs '%s'\n",
 					optarg);
 				return 2;
 			}
@@ -127,7 +128,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (rc) {
-		fprintf(stderr, "dl-anthill: %s: %s\n", path, dl_strerror(rc));
+		fprintf(stderr, "dl-anthill: %s: cannot use the profile: %s\n",
+			path, dl_strerror(rc));
 		return 1;
 	}
 	n = dl_anthill_filter_count(prof);
@@ -147,8 +149,9 @@ int main(int argc, char **argv)
 		       parallel ? "parallel" : "sequential");
 		printf("# filter bytes seconds copies\n");
 		for (j = 0; j < n; j++)
-			printf("# %s %g %g %u\n", dl_anthill_filter_name(prof, j),
-			       bytes[j], secs[j], copies[j]);
+			printf("# %s %g %g %u\n",
+			       dl_anthill_filter_name(prof, j), bytes[j],
+			       secs[j], copies[j]);
 	}
 	for (j = 0; j < n; j++)
 		printf("%s %u\n", dl_anthill_filter_name(prof, j), copies[j]);

@@ -14,16 +14,16 @@
 
 struct dl_anthill_profile {
 	uint32_t n;
-	char **names;     /* n filter names */
-	uint8_t *bcast;   /* n: stream j -> j + 1 mod n is a broadcast */
+	char **names; /* n filter names */
+	uint8_t *bcast; /* n: stream j -> j + 1 mod n is a broadcast */
 	uint32_t nparams;
-	char **params;    /* parameter names, in the first run's order */
+	char **params; /* parameter names, in the first run's order */
 	size_t nruns;
-	double *pval;     /* nruns * nparams, in params order */
-	double *bytes;    /* nruns * n */
-	double *secs;     /* nruns * n */
-	double *wall;     /* nruns; < 0 while the run gives none */
-	unsigned *line;   /* nruns: line of each "run" */
+	double *pval; /* nruns * nparams, in params order */
+	double *bytes; /* nruns * n */
+	double *secs; /* nruns * n */
+	double *wall; /* nruns; < 0 while the run gives none */
+	unsigned *line; /* nruns: line of each "run" */
 };
 
 void dl_anthill_profile_free(dl_anthill_profile_t *p)
@@ -52,8 +52,7 @@ uint32_t dl_anthill_filter_count(const dl_anthill_profile_t *p)
 	return p ? p->n : 0;
 }
 
-const char *dl_anthill_filter_name(const dl_anthill_profile_t *p,
-				   uint32_t j)
+const char *dl_anthill_filter_name(const dl_anthill_profile_t *p, uint32_t j)
 {
 	return p && j < p->n ? p->names[j] : NULL;
 }
@@ -104,7 +103,7 @@ static int _find(char *const *names, uint32_t n, const char *s)
 
 	for (i = 0; i < n; i++)
 		if (!strcmp(names[i], s))
-			return (int)i;
+			return (int) i;
 	return -1;
 }
 
@@ -143,7 +142,7 @@ typedef struct {
 	dl_anthill_profile_t *p;
 	size_t runs_cap;
 	uint32_t names_cap;
-	uint8_t *seen;   /* n: filter given in the current run */
+	uint8_t *seen; /* n: filter given in the current run */
 	int in_run;
 	int wall_set;
 	unsigned errline; /* the line at fault when not the current one */
@@ -240,7 +239,7 @@ static int _run_line(parser_t *ps, char **tok, int ntok, unsigned line)
 			p->nparams++;
 		}
 	}
-	if ((uint32_t)(ntok - 1) != p->nparams)
+	if ((uint32_t) (ntok - 1) != p->nparams)
 		return DL_EFORMAT;
 	if ((rc = _grow_runs(p, &ps->runs_cap)))
 		return rc;
@@ -330,8 +329,8 @@ int dl_anthill_profile_parse(const char *text, size_t len,
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (strlen(line) != (size_t)(next ? next - 1 - line :
-						    buf + len - line)) {
+		if (strlen(line) !=
+		    (size_t) (next ? next - 1 - line : buf + len - line)) {
 			rc = DL_EFORMAT; /* a NUL byte inside the text */
 			break;
 		}
@@ -392,22 +391,22 @@ int dl_anthill_profile_load(const char *path, dl_anthill_profile_t **out,
 		fclose(f);
 		return DL_EIO;
 	}
-	if ((unsigned long)size > PROFILE_MAX) {
+	if ((unsigned long) size > PROFILE_MAX) {
 		fclose(f);
 		return DL_ETOOBIG;
 	}
-	text = malloc((size_t)size + 1);
+	text = malloc((size_t) size + 1);
 	if (!text) {
 		fclose(f);
 		return DL_ENOMEM;
 	}
-	if (fread(text, 1, (size_t)size, f) != (size_t)size || ferror(f)) {
+	if (fread(text, 1, (size_t) size, f) != (size_t) size || ferror(f)) {
 		free(text);
 		fclose(f);
 		return DL_EIO;
 	}
 	fclose(f);
-	rc = dl_anthill_profile_parse(text, (size_t)size, out, errline);
+	rc = dl_anthill_profile_parse(text, (size_t) size, out, errline);
 	free(text);
 	return rc;
 }
@@ -415,8 +414,7 @@ int dl_anthill_profile_load(const char *path, dl_anthill_profile_t **out,
 /* ---- estimating -------------------------------------------------------- */
 
 /* Parse "name=number,..." into x (nparams values, each given once). */
-static int _query(const dl_anthill_profile_t *p, const char *params,
-		  double *x)
+static int _query(const dl_anthill_profile_t *p, const char *params, double *x)
 {
 	uint8_t given[DL_ANTHILL_MAX_PARAMS] = { 0 };
 	char *buf, *item, *save = NULL;
@@ -482,8 +480,8 @@ int dl_anthill_estimate(const dl_anthill_profile_t *p, const char *params,
 	for (r = 0; r < p->nruns; r++) {
 		d[r] = 0;
 		for (k = 0; k < p->nparams; k++) {
-			double dx = (x[k] - p->pval[r * p->nparams + k]) /
-				    scale[k];
+			double dx =
+				(x[k] - p->pval[r * p->nparams + k]) / scale[k];
 
 			d[r] += dx * dx;
 		}
@@ -512,7 +510,8 @@ int dl_anthill_estimate(const dl_anthill_profile_t *p, const char *params,
 				    p->pval[a * p->nparams + k]) /
 				   scale[k];
 
-			dot += (x[k] - p->pval[a * p->nparams + k]) / scale[k] * u;
+			dot += (x[k] - p->pval[a * p->nparams + k]) / scale[k] *
+			       u;
 			len2 += u * u;
 		}
 		t = dot / len2;
@@ -543,7 +542,7 @@ static void _round(uint32_t n, const double *t, uint32_t procs, uint32_t *c)
 	for (j = 0; j < n; j++) {
 		double f = floor(t[j] + EPS);
 
-		c[j] = f < 1 ? 1 : (uint32_t)f;
+		c[j] = f < 1 ? 1 : (uint32_t) f;
 		total += c[j];
 	}
 	while (total < procs) {
@@ -559,8 +558,8 @@ static void _round(uint32_t n, const double *t, uint32_t procs, uint32_t *c)
 		uint32_t best = n;
 
 		for (j = 0; j < n; j++)
-			if (c[j] > 1 && (best == n || c[j] - t[j] >
-							     c[best] - t[best] + EPS))
+			if (c[j] > 1 && (best == n ||
+					 c[j] - t[j] > c[best] - t[best] + EPS))
 				best = j;
 		if (best == n)
 			break; /* p < n: one copy each, sharing processors */

@@ -13,5 +13,11 @@
 #include "dl_cache.h"
 #include "dl_state.h"
 #include "dl_policy.h"
+#include "dl_cost.h"
+#include "dl_order.h"
+#include "dl_hgraph.h"
+#include "dl_partition.h"
+#include "dl_hungarian.h"
+#include "dl_anthill.h"
 
 #endif /* DATALOCALITY_H */

@@ -79,8 +79,7 @@ uint32_t dl_anthill_filter_count(const dl_anthill_profile_t *p);
  * \return the profile's string (valid until it is freed), NULL for NULL
  *         or j out of range.
  */
-const char *dl_anthill_filter_name(const dl_anthill_profile_t *p,
-				   uint32_t j);
+const char *dl_anthill_filter_name(const dl_anthill_profile_t *p, uint32_t j);
 
 /**
  * dl_anthill_estimate - B, E and the wall time of a controlled execution
@@ -128,8 +127,8 @@ int dl_anthill_copies(uint32_t n, const double *bytes, const double *secs,
 		      uint32_t iterations, uint32_t *copies);
 
 typedef struct dl_anthill_opts {
-	uint32_t procs;      /* p, available processors (>= 1) */
-	double threshold;    /* OAS threshold, seconds; 0: never sequential */
+	uint32_t procs; /* p, available processors (>= 1) */
+	double threshold; /* OAS threshold, seconds; 0: never sequential */
 	uint32_t iterations; /* m of Fig. 2 (>= 1) */
 } dl_anthill_opts_t;
 

@@ -28,7 +28,8 @@
  *     the files still to transfer, the one with the minimum transfer
  *     completion time (TCT: first fit on its storage node's chart, no
  *     earlier than the end of the node's previous transfer, plus its
- *     duration) goes next; the TCT of the last one is the staging time.
+ *     duration) goes next, the one listed first in the job on a tie; the
+ *     TCT of the last one is the staging time.
  *
  * The cross-group rule: the job with the lowest ECT of each group (the
  * jobs mapped to one node) is found, the lowest of these is scheduled and
@@ -39,11 +40,15 @@
  * priority, then the earlier arrival, then the lower id, then the lower
  * index in the state.
  *
- * Running jobs occupy their node from st->now for dl_cost_job_remaining()
+ * The mapping is taken as given: whether a job may run on its node
+ * (dl_state_job_eligible()) is the mapping policy's business.  Running
+ * jobs occupy their node from st->now for dl_cost_job_remaining()
  * (several on one node: until the last ends) and their files count as on
  * that node; their transfers still in progress are not on the charts.
  *
- * Errors follow dl_error.h.  The state is only read.
+ * Errors follow dl_error.h.  The state and its tracker are only read and
+ * the module has no global state, so calls may run concurrently as long
+ * as nothing modifies them.
  */
 #ifndef DL_ORDER_H
 #define DL_ORDER_H

@@ -14,10 +14,10 @@
  */
 typedef struct {
 	const double *cost;
-	size_t ncols;   /* of the caller's matrix */
+	size_t ncols; /* of the caller's matrix */
 	int transposed; /* solver row i is the caller's column i */
-	double min;     /* smallest finite cost */
-	double big;     /* the price of a forbidden pair */
+	double min; /* smallest finite cost */
+	double big; /* the price of a forbidden pair */
 } matrix_t;
 
 static double _at(const matrix_t *m, size_t i, size_t j)
@@ -153,9 +153,9 @@ int dl_hungarian_solve(const double *cost, size_t nrows, size_t ncols,
 	 * that an assignment with one forbidden pair fewer is always cheaper:
 	 * the solver then maximises the allowed pairs before the cost.
 	 */
-	m.big = (max - m.min) * (double)k + 1.0;
-	if (!isfinite(m.big * (double)(k + 1)) ||
-	    !isfinite((max - m.min) * (double)(k + 1)))
+	m.big = (max - m.min) * (double) k + 1.0;
+	if (!isfinite(m.big * (double) (k + 1)) ||
+	    !isfinite((max - m.min) * (double) (k + 1)))
 		return DL_ERANGE;
 	match = malloc((K + 1) * sizeof(*match));
 	if (!match)
@@ -175,7 +175,7 @@ int dl_hungarian_solve(const double *cost, size_t nrows, size_t ncols,
 		c = m.transposed ? match[j] - 1 : j - 1;
 		if (isinf(cost[r * ncols + c]))
 			continue; /* only a forbidden pair was left for it */
-		row_col[r] = (int32_t)c;
+		row_col[r] = (int32_t) c;
 		sum += cost[r * ncols + c];
 	}
 	free(match);

@@ -714,65 +714,62 @@ static int _check_args(const dl_state_t *st, const int32_t *assign,
 #define ALLOC(p, n) ((p) = malloc(((n) ? (size_t)(n) : 1) * sizeof(*(p))))
 
 /*
- * Everything but the picks: node availability and files of running jobs,
- * the tie-break ranks, the per-job lists of files to transfer and the
- * per-file lists of jobs, and the groups.
- * \return the number of ordered jobs (>= 0) or DL_ENOMEM.
+ * The files job i has to transfer: its files once each, but those its
+ * node caches, those a job running there brings (held) and those that
+ * take no time.  Fills need when not NULL.  \return how many.
+ * IN/OUT seen - per file id: 1 + the last job that listed the file
  */
-static int64_t _setup(_order_t *o, const int32_t *assign)
+static uint32_t _collect(const _order_t *o, uint32_t i,
+			 const dl__u64set_t *held, size_t *seen,
+			 _need_t *need)
 {
 	const dl_state_t *st = o->st;
-	uint32_t nn = st->nnodes, nfiles = dl_cache_file_count(st->cache);
-	uint32_t nj = (uint32_t)st->njobs, i, g, maxc = 0, nord = 0;
-	uint32_t *gcount = NULL, *byprio = NULL, *bynode = NULL;
-	size_t *last = NULL, k, total;
-	dl__u64set_t held; /* node << 32 | file: a running job's files */
-	int64_t rc = DL_ENOMEM;
+	const dl_job_t *j = &st->jobs[i];
+	uint32_t n = (uint32_t)o->node_of[i], f, c = 0;
 
-	dl__u64set_init(&held);
-	o->gantt = calloc(o->nstorage, sizeof(*o->gantt));
-	o->group = calloc(nn ? nn : 1, sizeof(*o->group));
-	o->done = calloc(nj ? nj : 1, sizeof(*o->done));
-	o->rem = calloc(nj ? nj : 1, sizeof(*o->rem));
-	o->jn = calloc(nj ? nj : 1, sizeof(*o->jn));
-	o->vgen = calloc(nj ? nj : 1, sizeof(*o->vgen));
-	o->jf_off = calloc((size_t)nj + 1, sizeof(*o->jf_off));
-	o->inv_off = calloc((size_t)nfiles + 1, sizeof(*o->inv_off));
-	gcount = calloc((size_t)nn + 1, sizeof(*gcount));
-	last = calloc(nfiles ? nfiles : 1, sizeof(*last));
-	ALLOC(o->avail, nn);
-	ALLOC(o->gkey, nn);
-	ALLOC(o->gtie, nn);
-	ALLOC(o->gpos, nn);
-	ALLOC(o->gheap, nn);
-	ALLOC(o->node_of, nj);
-	ALLOC(o->rank, nj);
-	ALLOC(o->tail, nj);
-	ALLOC(o->c, nj);
-	ALLOC(o->last, nj);
-	ALLOC(byprio, nj);
-	ALLOC(bynode, nj);
-	if (!o->gantt || !o->group || !o->done || !o->rem || !o->jn ||
-	    !o->vgen ||
-	    !o->jf_off || !o->inv_off || !gcount || !last || !o->avail ||
-	    !o->gkey || !o->gtie || !o->gpos || !o->gheap || !o->node_of ||
-	    !o->rank || !o->tail || !o->c || !o->last || !byprio || !bynode)
-		goto out;
+	for (f = 0; f < j->nfiles; f++) {
+		uint32_t id = j->files[f];
+		double d = dl_cost_transfer_time(st, dl_file_bytes(st, id));
 
-	/* Running jobs hold their node and bring their files to it. */
-	for (g = 0; g < nn; g++) {
-		o->avail[g] = 0;
-		o->gkey[g] = -INFINITY;
-		o->gtie[g] = 0;
-		o->gpos[g] = NIL;
-		o->group[g].dmin = INFINITY;
-		o->group[g].best = NIL;
-		o->group[g].gen = 1;
+		if (seen[id] == (size_t)i + 1 ||
+		    dl_cache_contains(st->cache, n, id) ||
+		    dl__u64set_has(held, _nf_key(n, id)) || !(d > 0))
+			continue;
+		seen[id] = (size_t)i + 1;
+		if (need) {
+			need[c].file = id;
+			need[c].storage = _storage(o, id);
+			need[c].d = d;
+		}
+		c++;
 	}
-	for (i = 0; i < nj; i++) {
+	return c;
+}
+
+/*
+ * Node availability and the files of running jobs (into held), the
+ * ordered jobs' nodes, counted per node in gcount, and their tie-break
+ * ranks.  \return the number of ordered jobs, or DL_ENOMEM.
+ */
+static int64_t _setup_jobs(_order_t *o, const int32_t *assign,
+			   dl__u64set_t *held, uint32_t *gcount,
+			   uint32_t *byprio)
+{
+	const dl_state_t *st = o->st;
+	uint32_t i, f, nord = 0;
+
+	for (i = 0; i < st->nnodes; i++) {
+		o->avail[i] = 0;
+		o->gkey[i] = -INFINITY;
+		o->gtie[i] = 0;
+		o->gpos[i] = NIL;
+		o->group[i].dmin = INFINITY;
+		o->group[i].best = NIL;
+		o->group[i].gen = 1;
+	}
+	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 		double end;
-		uint32_t f;
 
 		o->node_of[i] = -1;
 		o->last[i] = -INFINITY;
@@ -788,91 +785,30 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 		if (end > o->avail[j->node])
 			o->avail[j->node] = end;
 		for (f = 0; f < j->nfiles; f++)
-			if (dl__u64set_add(&held, _nf_key((uint32_t)j->node,
-							  j->files[f])) < 0)
-				goto out;
+			if (dl__u64set_add(held, _nf_key((uint32_t)j->node,
+							 j->files[f])) < 0)
+				return DL_ENOMEM;
 	}
-
 	/* Ranks break ties: higher priority, earlier arrival, lower id. */
 	qsort_r(byprio, nord, sizeof(*byprio), _cmp_prio, (void *)st);
 	for (i = 0; i < nord; i++)
 		o->rank[byprio[i]] = i;
+	return nord;
+}
 
-	/*
-	 * The files each job has to transfer: its files, once each, but
-	 * those its node caches, those a running job there brings and
-	 * those that take no time.  Two passes: count, then fill.
-	 */
-	for (i = 0; i < nj; i++) {
-		const dl_job_t *j = &st->jobs[i];
-		uint32_t n = (uint32_t)o->node_of[i], f;
+/*
+ * The groups' lists, and the per-file lists of jobs, grouped by node:
+ * the jobs are sorted by node (a counting sort over gcount, stable in job
+ * index), and the per-file lists filled in that order.
+ * IN cursor - scratch of nfiles entries; IN bynode - scratch of nord
+ */
+static void _setup_groups(_order_t *o, uint32_t nord, uint32_t *gcount,
+			  size_t *cursor, uint32_t *bynode)
+{
+	uint32_t nn = o->st->nnodes, nfiles = dl_cache_file_count(o->st->cache);
+	uint32_t g, i;
+	size_t k;
 
-		o->jf_off[i + 1] = o->jf_off[i];
-		if (o->node_of[i] < 0)
-			continue;
-		for (f = 0; f < j->nfiles; f++) {
-			uint32_t id = j->files[f];
-
-			if (last[id] == (size_t)i + 1 ||
-			    dl_cache_contains(st->cache, n, id) ||
-			    dl__u64set_has(&held, _nf_key(n, id)) ||
-			    !(dl_cost_transfer_time(st, dl_file_bytes(st, id)) >
-			      0))
-				continue;
-			last[id] = (size_t)i + 1;
-			o->jn[i]++;
-		}
-		o->jf_off[i + 1] += o->jn[i];
-		if (o->jn[i] > maxc)
-			maxc = o->jn[i];
-	}
-	total = o->jf_off[nj];
-	o->maxc = maxc;
-	ALLOC(o->jf, total);
-	ALLOC(o->inv, total);
-	ALLOC(o->cpos, maxc);
-	ALLOC(o->cheap, maxc);
-	ALLOC(o->ct, maxc);
-	ALLOC(o->xf, maxc);
-	ALLOC(o->gbuf0, nord);
-	ALLOC(o->gbuf1, nord);
-	if (!o->jf || !o->inv || !o->cpos || !o->cheap || !o->ct || !o->xf ||
-	    !o->gbuf0 || !o->gbuf1)
-		goto out;
-	memset(last, 0, (nfiles ? nfiles : 1) * sizeof(*last));
-	for (i = 0; i < nj; i++) {
-		const dl_job_t *j = &st->jobs[i];
-		_need_t *need = &o->jf[o->jf_off[i]];
-		uint32_t n = (uint32_t)o->node_of[i], f, c = 0;
-
-		if (o->node_of[i] < 0)
-			continue;
-		for (f = 0; f < j->nfiles; f++) {
-			uint32_t id = j->files[f];
-			uint64_t bytes = dl_file_bytes(st, id);
-			double d = dl_cost_transfer_time(st, bytes);
-
-			if (last[id] == (size_t)i + 1 ||
-			    dl_cache_contains(st->cache, n, id) ||
-			    dl__u64set_has(&held, _nf_key(n, id)) || !(d > 0))
-				continue;
-			last[id] = (size_t)i + 1;
-			need[c].file = id;
-			need[c].storage = _storage(o, id);
-			need[c++].d = d;
-			o->inv_off[id + 1]++;
-			o->rem[i] += bytes;
-			if (d < o->group[n].dmin)
-				o->group[n].dmin = d;
-		}
-		o->tail[i] = dl_cost_read_time(st, n, dl_job_bytes(st, j)) +
-			     dl_cost_job_compute(st, j);
-	}
-
-	/*
-	 * Jobs by node (a counting sort, stable in job index), then the
-	 * per-file lists filled in that order come out grouped by node.
-	 */
 	for (g = 1; g <= nn; g++)
 		gcount[g] += gcount[g - 1];
 	for (g = nn; g > 0; g--)
@@ -882,18 +818,18 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 		o->group[g].l0 = o->gbuf0 + gcount[g];
 		o->group[g].l1 = o->gbuf1 + gcount[g];
 	}
-	for (i = 0; i < nj; i++)
+	for (i = 0; i < o->st->njobs; i++)
 		if (o->node_of[i] >= 0)
 			bynode[gcount[o->node_of[i]]++] = i;
 	for (k = 0; k < nfiles; k++)
 		o->inv_off[k + 1] += o->inv_off[k];
-	memcpy(last, o->inv_off, nfiles * sizeof(*last)); /* fill cursors */
+	memcpy(cursor, o->inv_off, nfiles * sizeof(*cursor));
 	for (i = 0; i < nord; i++) {
 		uint32_t jb = bynode[i];
 		_group_t *gr = &o->group[o->node_of[jb]];
 
 		for (k = 0; k < o->jn[jb]; k++)
-			o->inv[last[o->jf[o->jf_off[jb] + k].file]++] = jb;
+			o->inv[cursor[o->jf[o->jf_off[jb] + k].file]++] = jb;
 		if (_needs(o, jb))
 			gr->l1[gr->n1++] = jb;
 		else
@@ -908,11 +844,104 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 		qsort_r(gr->l1, gr->n1, sizeof(*gr->l1), _cmp_l1, o);
 		_gsync(o, g);
 	}
+}
+
+/*
+ * Everything but the picks: node availability and files of running jobs,
+ * the tie-break ranks, the per-job lists of files to transfer and the
+ * per-file lists of jobs, and the groups.
+ * \return the number of ordered jobs (>= 0) or DL_ENOMEM.
+ */
+static int64_t _setup(_order_t *o, const int32_t *assign)
+{
+	const dl_state_t *st = o->st;
+	uint32_t nn = st->nnodes, nfiles = dl_cache_file_count(st->cache);
+	uint32_t nj = (uint32_t)st->njobs, i, x, maxc = 0, nord = 0;
+	uint32_t *gcount = NULL, *byprio = NULL, *bynode = NULL;
+	size_t *seen = NULL;
+	dl__u64set_t held; /* node << 32 | file: a running job's files */
+	int64_t rc = DL_ENOMEM;
+
+	dl__u64set_init(&held);
+	o->gantt = calloc(o->nstorage, sizeof(*o->gantt));
+	o->group = calloc(nn ? nn : 1, sizeof(*o->group));
+	o->done = calloc(nj ? nj : 1, sizeof(*o->done));
+	o->rem = calloc(nj ? nj : 1, sizeof(*o->rem));
+	o->jn = calloc(nj ? nj : 1, sizeof(*o->jn));
+	o->vgen = calloc(nj ? nj : 1, sizeof(*o->vgen));
+	o->jf_off = calloc((size_t)nj + 1, sizeof(*o->jf_off));
+	o->inv_off = calloc((size_t)nfiles + 1, sizeof(*o->inv_off));
+	gcount = calloc((size_t)nn + 1, sizeof(*gcount));
+	seen = calloc(nfiles ? nfiles : 1, sizeof(*seen));
+	ALLOC(o->avail, nn);
+	ALLOC(o->gkey, nn);
+	ALLOC(o->gtie, nn);
+	ALLOC(o->gpos, nn);
+	ALLOC(o->gheap, nn);
+	ALLOC(o->node_of, nj);
+	ALLOC(o->rank, nj);
+	ALLOC(o->tail, nj);
+	ALLOC(o->c, nj);
+	ALLOC(o->last, nj);
+	ALLOC(byprio, nj);
+	ALLOC(bynode, nj);
+	if (!o->gantt || !o->group || !o->done || !o->rem || !o->jn ||
+	    !o->vgen || !o->jf_off || !o->inv_off || !gcount || !seen ||
+	    !o->avail || !o->gkey || !o->gtie || !o->gpos || !o->gheap ||
+	    !o->node_of || !o->rank || !o->tail || !o->c || !o->last ||
+	    !byprio || !bynode)
+		goto out;
+	if ((rc = _setup_jobs(o, assign, &held, gcount, byprio)) < 0)
+		goto out;
+	nord = (uint32_t)rc;
+	rc = DL_ENOMEM;
+
+	/* The files each job has to transfer: count, then fill. */
+	for (i = 0; i < nj; i++) {
+		o->jf_off[i + 1] = o->jf_off[i];
+		if (o->node_of[i] < 0)
+			continue;
+		o->jn[i] = _collect(o, i, &held, seen, NULL);
+		o->jf_off[i + 1] += o->jn[i];
+		if (o->jn[i] > maxc)
+			maxc = o->jn[i];
+	}
+	o->maxc = maxc;
+	ALLOC(o->jf, o->jf_off[nj]);
+	ALLOC(o->inv, o->jf_off[nj]);
+	ALLOC(o->cpos, maxc);
+	ALLOC(o->cheap, maxc);
+	ALLOC(o->ct, maxc);
+	ALLOC(o->xf, maxc);
+	ALLOC(o->gbuf0, nord);
+	ALLOC(o->gbuf1, nord);
+	if (!o->jf || !o->inv || !o->cpos || !o->cheap || !o->ct || !o->xf ||
+	    !o->gbuf0 || !o->gbuf1)
+		goto out;
+	memset(seen, 0, (nfiles ? nfiles : 1) * sizeof(*seen));
+	for (i = 0; i < nj; i++) {
+		const dl_job_t *j = &st->jobs[i];
+		_need_t *need = &o->jf[o->jf_off[i]];
+		uint32_t n = (uint32_t)o->node_of[i];
+
+		if (o->node_of[i] < 0)
+			continue;
+		_collect(o, i, &held, seen, need);
+		for (x = 0; x < o->jn[i]; x++) {
+			o->inv_off[need[x].file + 1]++;
+			o->rem[i] += dl_file_bytes(st, need[x].file);
+			if (need[x].d < o->group[n].dmin)
+				o->group[n].dmin = need[x].d;
+		}
+		o->tail[i] = dl_cost_read_time(st, n, dl_job_bytes(st, j)) +
+			     dl_cost_job_compute(st, j);
+	}
+	_setup_groups(o, nord, gcount, seen, bynode);
 	rc = nord;
 out:
 	dl__u64set_fini(&held);
 	free(gcount);
-	free(last);
+	free(seen);
 	free(byprio);
 	free(bynode);
 	return rc;

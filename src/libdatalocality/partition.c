@@ -209,6 +209,27 @@ static void _topo_free(struct topo *t)
 	free(t->seen);
 }
 
+/*
+ * The tolerance actually applied to a graph: balance cannot be finer than
+ * one job, so a part may always weigh imbalance x the heaviest free vertex.
+ * Without this, a few big jobs on many nodes make every placement break the
+ * cap, and the least-overloaded one wins over the one with no cut (a job
+ * sent away from the idle node that caches its files).
+ */
+static double _effective_tol(const dl_hgraph_t *h, double imbalance)
+{
+	double total = 0, wmax = 0;
+
+	for (uint32_t v = 0; v < h->nvtx; v++) {
+		total += h->vwgt[v];
+		if (h->fixed[v] < 0 && h->vwgt[v] > wmax)
+			wmax = h->vwgt[v];
+	}
+	if (!(total > 0) || !h->nparts)
+		return imbalance;
+	return fmax(imbalance, imbalance * wmax / (total / h->nparts));
+}
+
 /* An empty placement: no vertex has a part yet.  \return 0 or DL_ENOMEM. */
 static int _topo_init(struct topo *t, const dl_hgraph_t *h, double imbalance)
 {
@@ -254,7 +275,7 @@ static int _topo_init(struct topo *t, const dl_hgraph_t *h, double imbalance)
 	for (uint32_t v = 0; v < nvtx; v++)
 		total += h->vwgt[v];
 	/* Slack so that exact balance is not lost to rounding. */
-	t->cap = imbalance * total / K * (1 + 1e-12);
+	t->cap = _effective_tol(h, imbalance) * total / K * (1 + 1e-12);
 	free(fill);
 	return 0;
 nomem:
@@ -1019,7 +1040,7 @@ static int _helper_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 		.approach = approach,
 		.seed = p->o.seed,
 		.flags = init ? DL__PROTO_F_INIT : 0,
-		.imbalance = p->o.imbalance,
+		.imbalance = _effective_tol(h, p->o.imbalance),
 		.repart_multiplier = REPART_MULTIPLIER,
 	};
 	dl__proto_resp_t resp;

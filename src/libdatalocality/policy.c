@@ -12,11 +12,33 @@
 
 extern const dl_policy_ops_t dl__policy_locality;
 extern const dl_policy_ops_t dl__policy_online_hps;
+extern const dl_policy_ops_t dl__policy_met;
+extern const dl_policy_ops_t dl__policy_mct;
+extern const dl_policy_ops_t dl__policy_sa;
+extern const dl_policy_ops_t dl__policy_jdpdll;
+extern const dl_policy_ops_t dl__policy_first_available;
+extern const dl_policy_ops_t dl__policy_max_cache_hit;
+extern const dl_policy_ops_t dl__policy_max_compute_util;
+extern const dl_policy_ops_t dl__policy_good_cache_compute;
+extern const dl_policy_ops_t dl__policy_delay;
+extern const dl_policy_ops_t dl__policy_hjs;
+extern const dl_policy_ops_t dl__policy_assignment;
 
 /* The registry: one line per policy, the default first. */
 static const dl_policy_ops_t *const policies[] = {
 	&dl__policy_online_hps,
 	&dl__policy_locality,
+	&dl__policy_met,
+	&dl__policy_mct,
+	&dl__policy_sa,
+	&dl__policy_jdpdll,
+	&dl__policy_first_available,
+	&dl__policy_max_cache_hit,
+	&dl__policy_max_compute_util,
+	&dl__policy_good_cache_compute,
+	&dl__policy_delay,
+	&dl__policy_hjs,
+	&dl__policy_assignment,
 	NULL,
 };
 

@@ -69,13 +69,13 @@ typedef struct {
 typedef struct {
 	uint32_t id;
 	int running;
-	int32_t node;      /* running: its node */
-	double start;      /* running */
+	int32_t node; /* running: its node */
+	double start; /* running */
 	uint64_t bytes;
-	uint32_t nfiles;   /* as the job lists them */
+	uint32_t nfiles; /* as the job lists them */
 	uint32_t nuniq;
-	uint32_t *files;   /* sorted, distinct; owned */
-	uint64_t staged;   /* running: bytes it had to fetch */
+	uint32_t *files; /* sorted, distinct; owned */
+	uint64_t staged; /* running: bytes it had to fetch */
 	nodebytes_t *cached; /* pending: nodes holding some of its files */
 	uint32_t ncached;
 } track_t;
@@ -85,20 +85,20 @@ typedef struct {
 	uint64_t bytes;
 	uint32_t nfiles;
 	uint32_t nuniq;
-	uint32_t *files;   /* sorted, distinct; owned */
+	uint32_t *files; /* sorted, distinct; owned */
 	uint32_t node;
-	double rest;       /* observed run time - modelled staging */
-	uint64_t seq;      /* completion order */
+	double rest; /* observed run time - modelled staging */
+	uint64_t seq; /* completion order */
 } obs_t;
 
 typedef struct {
 	uint32_t k, batch, lookahead;
 	size_t cap;
 	double wb, wn, wf;
-	obs_t *hist;       /* ring of cap entries */
+	obs_t *hist; /* ring of cap entries */
 	size_t nhist, head; /* head: the slot the next completion takes */
 	uint64_t seq;
-	track_t *track;    /* the previous state's jobs, by id */
+	track_t *track; /* the previous state's jobs, by id */
 	size_t ntrack;
 } assign_t;
 
@@ -147,10 +147,10 @@ static int _create(const char *params, void **priv)
 		free(a);
 		return DL_EINVAL;
 	}
-	a->k = (uint32_t)k;
-	a->cap = (size_t)cap;
-	a->batch = (uint32_t)batch;
-	a->lookahead = (uint32_t)look;
+	a->k = (uint32_t) k;
+	a->cap = (size_t) cap;
+	a->batch = (uint32_t) batch;
+	a->lookahead = (uint32_t) look;
 	a->hist = calloc(a->cap, sizeof(*a->hist));
 	if (!a->hist) {
 		free(a);
@@ -162,7 +162,7 @@ static int _create(const char *params, void **priv)
 
 static int _cmp_u32(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
 
 	return (x > y) - (x < y);
 }
@@ -217,9 +217,8 @@ static int _cmp_track(const void *a, const void *b)
  * The nodes caching some of j's files, and how many of its bytes.
  * IN acc, touched - scratch of nnodes entries, acc all 0 (left all 0)
  */
-static int _cached_pairs(const dl_state_t *st, const dl_job_t *j,
-			 uint64_t *acc, uint32_t *touched, uint32_t *holders,
-			 track_t *t)
+static int _cached_pairs(const dl_state_t *st, const dl_job_t *j, uint64_t *acc,
+			 uint32_t *touched, uint32_t *holders, track_t *t)
 {
 	uint32_t k, h, nh, nt = 0;
 
@@ -263,7 +262,7 @@ static uint64_t _cached_on(const track_t *t, int32_t node)
 	uint32_t k;
 
 	for (k = 0; k < t->ncached; k++)
-		if ((int32_t)t->cached[k].node == node)
+		if ((int32_t) t->cached[k].node == node)
 			return t->cached[k].bytes;
 	return 0;
 }
@@ -287,7 +286,7 @@ static void _observe(assign_t *a, const dl_state_t *st, track_t *t)
 	o->nuniq = t->nuniq;
 	o->files = t->files;
 	t->files = NULL;
-	o->node = (uint32_t)t->node;
+	o->node = (uint32_t) t->node;
 	o->rest = rest > 0 ? rest : 0;
 	o->seq = a->seq++;
 	a->head = (a->head + 1) % a->cap;
@@ -336,13 +335,15 @@ static int _track_update(assign_t *a, const dl_state_t *st)
 		} else if (old && old->running && old->node == t->node) {
 			t->staged = old->staged;
 		} else {
-			uint64_t had = old && !old->running ?
-					       _cached_on(old, t->node) :
-					       dl_cache_bytes_cached(
-						       st->cache,
-						       (uint32_t)t->node,
-						       j->files, j->nfiles);
+			uint64_t had;
 
+			if (old && !old->running)
+				had = _cached_on(old, t->node);
+			else
+				had = dl_cache_bytes_cached(st->cache,
+							    (uint32_t) j->node,
+							    j->files,
+							    j->nfiles);
 			t->staged = t->bytes > had ? t->bytes - had : 0;
 		}
 	}
@@ -384,7 +385,7 @@ fail:
 /* log2(1 + bytes / MiB): input sizes compared on a log scale. */
 static double _lb(uint64_t bytes)
 {
-	return log2(1.0 + (double)bytes / (1024.0 * 1024.0));
+	return log2(1.0 + (double) bytes / (1024.0 * 1024.0));
 }
 
 /* |A & B| / |A | B| of two sorted distinct lists; 1 when both empty. */
@@ -406,7 +407,7 @@ static double _jaccard(const uint32_t *a, uint32_t na, const uint32_t *b,
 			k++;
 		}
 	}
-	return (double)both / (double)(na + nb - both);
+	return (double) both / (double) (na + nb - both);
 }
 
 /* A history entry and its distance to the job being estimated. */
@@ -440,7 +441,7 @@ static void _knn(const assign_t *a, const dl_state_t *st, const track_t *q,
 
 		/* §4: sum of attribute differences */
 		near[i].d = a->wb * fabs(lbq - _lb(o->bytes)) +
-			    a->wn * fabs((double)q->nfiles - o->nfiles) +
+			    a->wn * fabs((double) q->nfiles - o->nfiles) +
 			    a->wf * (1.0 - _jaccard(q->files, q->nuniq,
 						    o->files, o->nuniq));
 		near[i].o = o;
@@ -463,6 +464,19 @@ static void _knn(const assign_t *a, const dl_state_t *st, const track_t *q,
 	*global = gcnt ? gsum / gcnt : 0;
 }
 
+/* c(i, n) with a history: staging of the missing bytes, then kNN rest. */
+static double _estimate(const dl_state_t *st, const dl_job_t *j,
+			const track_t *t, uint32_t n, const double *sum,
+			const uint32_t *cnt, double global)
+{
+	uint64_t have =
+		dl_cache_bytes_cached(st->cache, n, j->files, j->nfiles);
+	uint64_t missing = t->bytes > have ? t->bytes - have : 0;
+
+	return dl_cost_transfer_time(st, missing) +
+	       (cnt[n] ? sum[n] / cnt[n] : global);
+}
+
 static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 {
 	assign_t *a = priv;
@@ -478,7 +492,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	if (dl_state_priority_order(st, &prio, &nprio))
 		return DL_ENOMEM;
 	for (n = 0; n < st->nnodes; n++)
-		if (st->nodes[n].usable && st->nodes[n].cpus > st->nodes[n].busy)
+		if (st->nodes[n].usable &&
+		    st->nodes[n].cpus > st->nodes[n].busy)
 			free_total += st->nodes[n].cpus - st->nodes[n].busy;
 	nrows = free_total + a->lookahead;
 	if (nrows > a->batch)
@@ -489,16 +504,17 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	if (!nrows)
 		goto out; /* no free slot or no pending job: all wait */
 	rc = DL_ENOMEM;
-	col_node = malloc((free_total < nrows * st->nnodes ?
-				   free_total :
-				   nrows * st->nnodes) *
-			  sizeof(*col_node));
+	col_node =
+		malloc((free_total < nrows * st->nnodes ? free_total :
+							  nrows * st->nnodes) *
+		       sizeof(*col_node));
 	if (!col_node)
 		goto out;
 	for (n = 0; n < st->nnodes; n++) {
 		size_t f, s;
 
-		if (!st->nodes[n].usable || st->nodes[n].cpus <= st->nodes[n].busy)
+		if (!st->nodes[n].usable ||
+		    st->nodes[n].cpus <= st->nodes[n].busy)
 			continue;
 		f = st->nodes[n].cpus - st->nodes[n].busy;
 		for (s = 0; s < f && s < nrows; s++)
@@ -518,7 +534,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		uint32_t last = UINT32_MAX;
 		double est = 0;
 
-		if (a->nhist)
+		if (a->nhist && t)
 			_knn(a, st, t, near, sum, cnt, &global);
 		for (c = 0; c < ncols; c++) {
 			n = col_node[c];
@@ -529,18 +545,11 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 				    j->cpus > st->nodes[n].cpus -
 						      st->nodes[n].busy) {
 					est = INFINITY;
-				} else if (!a->nhist) {
+				} else if (!a->nhist || !t) {
 					est = dl_cost_job_on_node(st, j, n);
 				} else {
-					uint64_t have = dl_cache_bytes_cached(
-						st->cache, n, j->files,
-						j->nfiles);
-
-					est = dl_cost_transfer_time(
-						      st, t->bytes > have ?
-								  t->bytes - have :
-								  0) +
-					      (cnt[n] ? sum[n] / cnt[n] : global);
+					est = _estimate(st, j, t, n, sum, cnt,
+							global);
 				}
 			}
 			cost[r * ncols + c] = est;
@@ -550,7 +559,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		goto out;
 	for (r = 0; r < nrows; r++)
 		if (match[r] >= 0)
-			plan->a[prio[r]].node = (int32_t)col_node[match[r]];
+			plan->a[prio[r]].node = (int32_t) col_node[match[r]];
 out:
 	free(prio);
 	free(col_node);
@@ -564,7 +573,7 @@ out:
 
 const dl_policy_ops_t dl__policy_assignment = {
 	.name = "assignment",
-	.summary = "kNN run-time estimates from job metadata + optimal (Hungarian) slot assignment",
+	.summary = "kNN run-time estimates + Hungarian assignment to slots",
 	.create = _create,
 	.destroy = _destroy,
 	.plan = _plan,

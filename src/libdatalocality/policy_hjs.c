@@ -89,12 +89,12 @@ typedef struct {
 typedef struct {
 	const hjs_t *h;
 	const dl_state_t *st;
-	double *speed;    /* CP_n */
-	double *spb;      /* seconds per byte of the node's link, 0: infinite */
+	double *speed; /* CP_n */
+	double *spb; /* seconds per byte of the node's link, 0: infinite */
 	double *delay;
-	double *idle;     /* P_CPU */
-	double *free;     /* P_IO */
-	double *sspb;     /* storage nodes */
+	double *idle; /* P_CPU */
+	double *free; /* P_IO */
+	double *sspb; /* storage nodes */
 	double *sdelay;
 	uint32_t nstorage;
 	uint32_t *holders; /* scratch, nnodes entries */
@@ -115,7 +115,7 @@ static void _list_free(list_t *l)
 static int _list_parse(const char *params, const char *key, double min,
 		       double max, list_t *out)
 {
-	char *buf, *item, *save = NULL;
+	char *buf, *item, *next;
 	size_t len = params ? strlen(params) + 1 : 1;
 	int rc = DL_EINVAL;
 
@@ -126,16 +126,19 @@ static int _list_parse(const char *params, const char *key, double min,
 		free(buf);
 		return 0;
 	}
-	for (item = strtok_r(buf, ":", &save); item;
-	     item = strtok_r(NULL, ":", &save)) {
-		char *star = strchr(item, '*'), *end;
+	/* Every item must be there: "speed=" and "speed=1::2" are errors. */
+	for (item = buf; item; item = next) {
+		char *star, *end;
 		unsigned long rep = 1;
 		double v, *nv;
 
-		if (star) {
+		if ((next = strchr(item, ':')))
+			*next++ = '\0';
+		if ((star = strchr(item, '*'))) {
 			*star = '\0';
 			rep = strtoul(item, &end, 10);
-			if (end == item || *end || !rep || rep > HJS_LIST_MAX)
+			if (end == item || *end || !rep || rep > HJS_LIST_MAX ||
+			    *item == '-')
 				goto out;
 			item = star + 1;
 		}
@@ -153,7 +156,7 @@ static int _list_parse(const char *params, const char *key, double min,
 		while (rep--)
 			out->v[out->n++] = v;
 	}
-	rc = out->n ? 0 : DL_EINVAL; /* "speed=" or "speed=::" */
+	rc = 0;
 out:
 	if (rc)
 		_list_free(out);
@@ -283,12 +286,13 @@ static int _ctx_init(ctx_t *c, hjs_t *h, const dl_state_t *st)
 				       &mismatch));
 		c->delay[n] = _pick(&h->delay, n, st->nnodes, 0, &mismatch);
 		c->idle[n] = nd->cpus > nd->busy ?
-				     (double)(nd->cpus - nd->busy) / nd->cpus :
+				     (double) (nd->cpus - nd->busy) / nd->cpus :
 				     0.0;
 		if (cap == DL_CACHE_UNLIMITED)
 			c->free[n] = 1.0;
 		else
-			c->free[n] = cap > used ? (double)(cap - used) / (double)cap :
+			c->free[n] = cap > used ? (double) (cap - used) /
+							  (double) cap :
 						  0.0;
 	}
 	for (s = 0; s < c->nstorage; s++) {
@@ -307,7 +311,7 @@ static int _ctx_init(ctx_t *c, hjs_t *h, const dl_state_t *st)
 
 static int _cmp_u32(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
 
 	return (x > y) - (x < y);
 }
@@ -341,12 +345,12 @@ static int _better(const ctx_t *c, const replica_t *a, const replica_t *b)
 static double _file_time(ctx_t *c, uint32_t f, uint32_t n)
 {
 	const dl_state_t *st = c->st;
-	double size = (double)dl_file_bytes(st, f), min_spb;
+	double size = (double) dl_file_bytes(st, f), min_spb;
 	uint32_t nh, k, m = 0, s;
 	replica_t best, r;
 
 	if (dl_cache_contains(st->cache, n, f) ||
-	    dl__u64set_has(&c->planned, ((uint64_t)n << 32) | f))
+	    dl__u64set_has(&c->planned, ((uint64_t) n << 32) | f))
 		return 0;
 	nh = dl_cache_holders(st->cache, f, c->holders, st->nnodes);
 	if (nh > st->nnodes)
@@ -354,7 +358,8 @@ static double _file_time(ctx_t *c, uint32_t f, uint32_t n)
 	/* The tracker's order is its own: sort for the tie rule. */
 	qsort(c->holders, nh, sizeof(*c->holders), _cmp_u32);
 	for (k = 0; k < nh; k++)
-		if (c->holders[k] < st->nnodes && st->nodes[c->holders[k]].usable)
+		if (c->holders[k] < st->nnodes &&
+		    st->nodes[c->holders[k]].usable)
 			c->holders[m++] = c->holders[k];
 	s = dl_cost_storage_of(st, f) % c->nstorage;
 	/* P_BW is relative to the best bandwidth among the replicas. */
@@ -431,7 +436,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		double rem, ran;
 
 		if (j->state != DL_JOB_RUNNING || j->node < 0 ||
-		    (uint32_t)j->node >= st->nnodes)
+		    (uint32_t) j->node >= st->nnodes)
 			continue;
 		ran = st->now - j->start;
 		rem = dl_cost_job_compute(st, j) / c.speed[j->node] -
@@ -470,7 +475,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 			cost = (1.0 - w) * total + w * cs;
 			if (cost < best_cost) {
 				best_cost = cost;
-				best = (int32_t)n;
+				best = (int32_t) n;
 			}
 		}
 		if (best < 0)
@@ -480,7 +485,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		qcomp[best] += cp / c.speed[best] * j->cpus;
 		for (k = 0; k < j->nfiles && rc >= 0; k++)
 			rc = dl__u64set_add(&c.planned,
-					    ((uint64_t)best << 32) | j->files[k]);
+					    ((uint64_t) best << 32) |
+						    j->files[k]);
 	}
 	if (rc > 0)
 		rc = 0;
@@ -495,7 +501,7 @@ out:
 
 const dl_policy_ops_t dl__policy_hjs = {
 	.name = "hjs",
-	.summary = "hybrid data/compute cost with replica scores (HJS, Mansouri)",
+	.summary = "HJS: staging vs compute mixed by W, replicas by Score",
 	.create = _create,
 	.destroy = _destroy,
 	.plan = _plan,

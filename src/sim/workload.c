@@ -968,6 +968,7 @@ int dl_wl_parse_size(const char *s, uint64_t *out)
 /* A job of the SWF trace, before its files are known. */
 typedef struct {
 	uint32_t id;
+	size_t line;
 	double submit, run;
 	uint32_t cpus;
 	uint32_t nfiles, cap;
@@ -979,6 +980,16 @@ static int _cmp_swf_id(const void *a, const void *b)
 	const _swfjob_t *x = a, *y = b;
 
 	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* By id, then by line: the first record of a job number comes first. */
+static int _cmp_swf_id_line(const void *a, const void *b)
+{
+	const _swfjob_t *x = a, *y = b;
+
+	if (x->id != y->id)
+		return (x->id > y->id) - (x->id < y->id);
+	return (x->line > y->line) - (x->line < y->line);
 }
 
 static int _swf_add_file(_swfjob_t *j, uint32_t f)
@@ -1089,7 +1100,7 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 	_swfjob_t *jobs = NULL;
 	dl_workload_t *wl = NULL;
 	char *buf = NULL, *line, *tok[19];
-	size_t cap = 0, njobs = 0, jcap = 0, lineno = 0, i;
+	size_t cap = 0, njobs = 0, jcap = 0, lineno = 0, i, k;
 	uint8_t *known = NULL;
 	double t0 = 0;
 	int ok = 0;
@@ -1101,7 +1112,7 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 		return NULL;
 	while ((line = _getline(swf, &buf, &cap))) {
 		double v[18];
-		int n, k, bad = 0;
+		int n, fi, bad = 0;
 		_swfjob_t *j;
 
 		lineno++;
@@ -1115,8 +1126,8 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 			      lineno, n);
 			continue;
 		}
-		for (k = 0; k < n && !bad; k++)
-			bad = _parse_double(tok[k], &v[k]) != 0;
+		for (fi = 0; fi < n && !bad; fi++)
+			bad = _parse_double(tok[fi], &v[fi]) != 0;
 		/* Field 1: job number, 2: submit, 4: run time, 5: allocated
 		 * processors, 8: requested processors. */
 		if (bad || v[0] < 1 || v[0] > UINT32_MAX ||
@@ -1137,6 +1148,7 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 		j = &jobs[njobs];
 		memset(j, 0, sizeof(*j));
 		j->id = (uint32_t)v[0];
+		j->line = lineno;
 		j->submit = v[1];
 		j->run = v[3] >= 0 ? v[3] : -1.0;
 		j->cpus = v[4] >= 1 ? (uint32_t)fmin(v[4], UINT32_MAX) :
@@ -1153,27 +1165,28 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 		_diag(diag, 0, "swf: no job in the trace");
 		goto out;
 	}
-	qsort(jobs, njobs, sizeof(*jobs), _cmp_swf_id);
-	for (i = 1; i < njobs; i++)
-		if (jobs[i].id == jobs[i - 1].id) {
-			_diag(diag, 1, "swf: job number %u repeated, later records dropped",
-			      jobs[i].id);
-			jobs[i].id = 0; /* dropped below */
+	qsort(jobs, njobs, sizeof(*jobs), _cmp_swf_id_line);
+	for (i = k = 1; i < njobs; i++) {
+		if (jobs[i].id == jobs[k - 1].id) {
+			_diag(diag, 1, "swf line %zu: job number %u repeated (first on line %zu), dropped",
+			      jobs[i].line, jobs[i].id, jobs[k - 1].line);
+			continue;
 		}
+		jobs[k++] = jobs[i];
+	}
+	njobs = k;
 	if (sidecar && _read_sidecar(sidecar, wl, jobs, njobs, &known, diag))
 		goto out;
 	for (i = 0; i < wl->nfiles; i++)
 		if (!known || !known[i])
 			wl->files[i].size = default_size;
-	t0 = -1;
-	for (i = 0; i < njobs; i++)
-		if (jobs[i].id && (t0 < 0 || jobs[i].submit < t0))
+	t0 = jobs[0].submit;
+	for (i = 1; i < njobs; i++)
+		if (jobs[i].submit < t0)
 			t0 = jobs[i].submit;
 	for (i = 0; i < njobs; i++) {
 		dl_wl_job_t job = { 0 };
 
-		if (!jobs[i].id)
-			continue;
 		/* The trace's clock starts at its first submission. */
 		job.id = jobs[i].id;
 		job.arrival = jobs[i].submit - t0;

@@ -40,6 +40,7 @@ START_TEST(test_square)
 	ck_assert_int_eq(rc[1], 0);
 	ck_assert_int_eq(rc[2], 2);
 }
+
 END_TEST
 
 /*
@@ -62,6 +63,7 @@ START_TEST(test_rectangular)
 	ck_assert_int_eq(rc[1], 0);
 	ck_assert_int_eq(rc[2], -1);
 }
+
 END_TEST
 
 /* Ties: any optimum, but always the same one. */
@@ -91,6 +93,7 @@ START_TEST(test_ties)
 	ck_assert(_solve(twin, 3, 2, b) == 1);
 	ck_assert(!memcmp(a, b, sizeof(a)));
 }
+
 END_TEST
 
 /*
@@ -120,6 +123,7 @@ START_TEST(test_forbidden)
 	ck_assert_int_eq(rc[0], 0);
 	ck_assert_int_eq(rc[1], 1);
 }
+
 END_TEST
 
 START_TEST(test_solver_errors)
@@ -145,6 +149,7 @@ START_TEST(test_solver_errors)
 	ck_assert(total == 0);
 	ck_assert_int_eq(dl_hungarian_solve(NULL, 0, 3, NULL, NULL), 0);
 }
+
 END_TEST
 
 /* Brute force: the best (most allowed pairs, then least cost) matching. */
@@ -188,7 +193,7 @@ START_TEST(test_brute_force)
 
 		for (i = 0; i < nr * nc; i++) {
 			/* Small integers: many ties. */
-			c[i] = (double)(rand_r(&seed) % 10) - 3;
+			c[i] = (double) (rand_r(&seed) % 10) - 3;
 			if (forbid && rand_r(&seed) % 4 == 0)
 				c[i] = INF;
 		}
@@ -196,7 +201,7 @@ START_TEST(test_brute_force)
 		for (i = 0; i < nr; i++) {
 			if (rc[i] < 0)
 				continue;
-			ck_assert(rc[i] < (int32_t)nc);
+			ck_assert(rc[i] < (int32_t) nc);
 			ck_assert(!used[rc[i]]);
 			ck_assert(!isinf(c[i * nc + rc[i]]));
 			used[rc[i]] = 1;
@@ -205,13 +210,14 @@ START_TEST(test_brute_force)
 		}
 		memset(used, 0, sizeof(used));
 		_brute(c, nr, nc, 0, used, 0, 0, &best_pairs, &best_cost);
-		ck_assert_msg(pairs == best_pairs && total == best_cost &&
-				      check == total,
-			      "trial %d (%zux%zu): %d pairs cost %g, best %d %g",
-			      trial, nr, nc, pairs, total, best_pairs,
-			      best_cost);
+		ck_assert_msg(
+			pairs == best_pairs && total == best_cost &&
+				check == total,
+			"trial %d (%zux%zu): %d pairs cost %g, best %d %g",
+			trial, nr, nc, pairs, total, best_pairs, best_cost);
 	}
 }
+
 END_TEST
 
 /* ---- the policy -------------------------------------------------------- */
@@ -241,7 +247,7 @@ static uint32_t _file(const char *path, uint64_t size)
 	int64_t id = dl_cache_file_intern(tc, path, size);
 
 	ck_assert_int_ge(id, 0);
-	return (uint32_t)id;
+	return (uint32_t) id;
 }
 
 static dl_state_t *_state(uint32_t nnodes, uint32_t cpus, double now)
@@ -253,7 +259,7 @@ static dl_state_t *_state(uint32_t nnodes, uint32_t cpus, double now)
 	ck_assert_ptr_nonnull(st);
 	for (i = 0; i < nnodes; i++) {
 		snprintf(name, sizeof(name), "n%u", i);
-		ck_assert_int_eq(dl_state_add_node(st, name, cpus, 1), (int)i);
+		ck_assert_int_eq(dl_state_add_node(st, name, cpus, 1), (int) i);
 	}
 	st->now = now;
 	return st;
@@ -267,7 +273,7 @@ static int _pending(dl_state_t *st, uint32_t id, const uint32_t *files,
 
 	j.id = id;
 	j.state = DL_JOB_PENDING;
-	j.files = (uint32_t *)files;
+	j.files = (uint32_t *) files;
 	j.nfiles = nfiles;
 	j.cpus = 1;
 	j.node = -1;
@@ -286,7 +292,7 @@ static void _running(dl_state_t *st, uint32_t id, const uint32_t *files,
 
 	j.id = id;
 	j.state = DL_JOB_RUNNING;
-	j.files = (uint32_t *)files;
+	j.files = (uint32_t *) files;
 	j.nfiles = nfiles;
 	j.cpus = 1;
 	j.node = node;
@@ -354,6 +360,7 @@ START_TEST(test_cold_optimal)
 	dl_state_destroy(st);
 	_teardown();
 }
+
 END_TEST
 
 /*
@@ -378,9 +385,10 @@ START_TEST(test_knn)
 		double end;
 		int big;
 	} jobs[] = {
-		{ 1, 0, 10, 0 }, { 2, 1, 25, 0 }, { 3, 1, 25, 0 },
+		{ 1, 0, 10, 0 }, { 2, 1, 25, 0 },   { 3, 1, 25, 0 },
 		{ 4, 0, 30, 0 }, { 5, 0, 1000, 1 },
 	};
+
 	static const double ends[] = { 0, 10, 25, 30, 1000 };
 	static const char *params[] = { "k=1", "k=2", "k=3" };
 	static const int32_t want[] = { 1, 0, 1 };
@@ -401,8 +409,7 @@ START_TEST(test_knn)
 		st = _state(2, 4, ends[e]);
 		for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
 			if (jobs[i].end > ends[e])
-				_running(st, jobs[i].id,
-					 jobs[i].big ? q : &pf,
+				_running(st, jobs[i].id, jobs[i].big ? q : &pf,
 					 jobs[i].big ? 3 : 1, jobs[i].node, 0);
 		for (k = 0; k < 3; k++)
 			_plan_node(pol[k], st, -1);
@@ -418,6 +425,7 @@ START_TEST(test_knn)
 	dl_state_destroy(st);
 	_teardown();
 }
+
 END_TEST
 
 /*
@@ -469,6 +477,7 @@ START_TEST(test_staging_subtracted)
 	dl_policy_destroy(p);
 	_teardown();
 }
+
 END_TEST
 
 /*
@@ -509,6 +518,7 @@ START_TEST(test_requeue_not_learned)
 	dl_policy_destroy(p);
 	_teardown();
 }
+
 END_TEST
 
 /*
@@ -554,6 +564,7 @@ START_TEST(test_lookahead)
 	dl_state_destroy(st);
 	_teardown();
 }
+
 END_TEST
 
 /*
@@ -597,7 +608,7 @@ START_TEST(test_slots_and_fit)
 	ck_assert_int_ge(w, 0);
 	ck_assert_int_ge(v, 0);
 	for (i = 0; i < 3; i++)
-		idx[i] = _pending(st, 3 + (uint32_t)i, &f, 1, 5 - i);
+		idx[i] = _pending(st, 3 + (uint32_t) i, &f, 1, 5 - i);
 	p = _policy(NULL);
 	ck_assert_int_eq(dl_policy_plan(p, st, &plan), 0);
 	ck_assert_int_eq(plan->a[w].node, 0);
@@ -620,14 +631,15 @@ START_TEST(test_slots_and_fit)
 	dl_state_destroy(st);
 	_teardown();
 }
+
 END_TEST
 
 START_TEST(test_policy_bad_params)
 {
 	static const char *bad[] = {
-		"k=0", "k=1.5", "k=65", "history=0", "history=x",
-		"batch=0", "batch=5000", "lookahead=-1", "wshare=-1",
-		"wbytes=abc",
+		"k=0",       "k=1.5",      "k=65",       "history=0",
+		"history=x", "batch=0",    "batch=5000", "lookahead=-1",
+		"wshare=-1", "wbytes=abc",
 	};
 	size_t i;
 	int err;
@@ -642,6 +654,7 @@ START_TEST(test_policy_bad_params)
 	dl_policy_destroy(_policy("k=5,history=10,batch=8,lookahead=2,"
 				  "wbytes=0.5,wfiles=0,wshare=3"));
 }
+
 END_TEST
 
 /*
@@ -668,7 +681,7 @@ START_TEST(test_policy_deterministic)
 		/* Job t runs from 10t to 10t + 10 + 5 (t % 3) on t % 3. */
 		for (k = t > 2 ? t - 2 : 0; k < t; k++)
 			if (10.0 * k + 10 + 5 * (k % 3) > 10.0 * t)
-				_running(st, k, &f[k % 4], 1, (int32_t)(k % 3),
+				_running(st, k, &f[k % 4], 1, (int32_t) (k % 3),
 					 10.0 * k);
 		for (k = t; k < t + 6; k++)
 			_pending(st, 100 + k, &f[k % 4], 1, k % 3);
@@ -684,6 +697,7 @@ START_TEST(test_policy_deterministic)
 	dl_policy_destroy(p2);
 	_teardown();
 }
+
 END_TEST
 
 Suite *make_assignment_suite(void)

@@ -29,7 +29,7 @@ static void _setup(uint32_t n, uint32_t cpus, double rbw)
 	ck_assert_ptr_nonnull(ts);
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "n%u", i);
-		ck_assert_int_eq(dl_state_add_node(ts, name, cpus, 1), (int)i);
+		ck_assert_int_eq(dl_state_add_node(ts, name, cpus, 1), (int) i);
 	}
 }
 
@@ -46,7 +46,7 @@ static uint32_t _file(const char *path, uint64_t size)
 	int64_t id = dl_cache_file_intern(tc, path, size);
 
 	ck_assert_int_ge(id, 0);
-	return (uint32_t)id;
+	return (uint32_t) id;
 }
 
 /* A job; higher prio plans first.  Returns its index. */
@@ -58,14 +58,14 @@ static int _job(uint32_t id, const uint32_t *files, uint32_t nfiles,
 
 	j.id = id;
 	j.state = DL_JOB_PENDING;
-	j.files = (uint32_t *)files;
+	j.files = (uint32_t *) files;
 	j.nfiles = nfiles;
 	j.cpus = 1;
 	j.node = -1;
 	j.priority = prio;
 	j.arrival = id;
 	j.compute = compute;
-	j.eligible = (uint8_t *)eligible;
+	j.eligible = (uint8_t *) eligible;
 	idx = dl_state_add_job(ts, &j);
 	ck_assert_int_ge(idx, 0);
 	return idx;
@@ -153,6 +153,7 @@ START_TEST(test_replica_score)
 	dl_plan_free(plan);
 	_teardown();
 }
+
 END_TEST
 
 /*
@@ -185,39 +186,48 @@ START_TEST(test_replica_io)
 	dl_plan_free(plan);
 	_teardown();
 }
+
 END_TEST
 
 /*
  * W and heterogeneous speeds, eqs. 6-11, queue=data (the paper's
  * ComputingScore).  Two nodes of speed 1 and 4 (mean 2.5); RBW = 10 B/s
- * everywhere; file f (1000 B) is cached on node 0 only.
+ * everywhere; file f (1000 B) is cached on node 0 only.  One job at a
+ * time, of CP seconds:
  *   JobTime: node 0: 0; node 1: 1000 / 10 = 100 s (either replica);
- *   TT = (0 + 100) / 2 = 50.
- * Job a, CP = 100: CC = 100 / 2.5 = 40, W = 40 / 90 = 4/9;
- *   node 0: 5/9 * 0 + 4/9 * 100 = 44.4; node 1: 5/9 * 100 + 4/9 * 25 =
- *   66.7: node 0.
- * Job b, CP = 1000 (planned after a; a fetched nothing and queued no
- * compute that queue=data would count): CC = 400, W = 8/9;
- *   node 0: 8/9 * 1000 = 888.9; node 1: 1/9 * 100 + 8/9 * 250 = 233.3:
- *   node 1.
+ *   TT = (0 + 100) / 2 = 50; CC = CP / 2.5; W = CC / (CC + 50)
+ *     = CP / (CP + 125);
+ *   node 0: (1 - W) * 0 + W * CP; node 1: (1 - W) * 100 + W * CP / 4.
+ * CP = 100: W = 4/9: 44.4 vs 55.6 + 11.1 = 66.7: node 0.
+ * CP = 1000: W = 8/9: 888.9 vs 11.1 + 222.2 = 233.3: node 1.
+ * CP = 131: W = 131/256 = 0.5117: 67.04 vs 48.83 + 16.76 = 65.59: node 1
+ *   (a fixed W of 1/2 would give 65.5 vs 50 + 16.38 = 66.38: node 0).
  */
 START_TEST(test_w_factor)
 {
+	static const struct {
+		double cp;
+		int32_t node;
+	} cases[] = { { 100, 0 }, { 1000, 1 }, { 131, 1 } };
+
 	dl_plan_t *plan;
 	uint32_t f;
-	int a, b;
+	size_t i;
+	int a;
 
-	_setup(2, 1, 10);
-	f = _file("/d/f", 1000);
-	ck_assert_int_eq(dl_cache_insert(tc, 0, f, 0, NULL, NULL), 0);
-	a = _job(1, &f, 1, 100, 2, NULL);
-	b = _job(2, &f, 1, 1000, 1, NULL);
-	plan = _plan("speed=1:4,queue=data");
-	ck_assert_int_eq(plan->a[a].node, 0);
-	ck_assert_int_eq(plan->a[b].node, 1);
-	dl_plan_free(plan);
-	_teardown();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_setup(2, 1, 10);
+		f = _file("/d/f", 1000);
+		ck_assert_int_eq(dl_cache_insert(tc, 0, f, 0, NULL, NULL), 0);
+		a = _job(1, &f, 1, cases[i].cp, 1, NULL);
+		plan = _plan("speed=1:4,queue=data");
+		ck_assert_msg(plan->a[a].node == cases[i].node,
+			      "CP %g: node %d", cases[i].cp, plan->a[a].node);
+		dl_plan_free(plan);
+		_teardown();
+	}
 }
+
 END_TEST
 
 /*
@@ -249,6 +259,7 @@ START_TEST(test_queue_data)
 	dl_plan_free(plan);
 	_teardown();
 }
+
 END_TEST
 
 /*
@@ -287,6 +298,7 @@ START_TEST(test_queue_both)
 	dl_plan_free(plan);
 	_teardown();
 }
+
 END_TEST
 
 /* No usable or eligible node: no preference, and no error. */
@@ -313,13 +325,14 @@ START_TEST(test_nowhere)
 	dl_plan_free(plan);
 	_teardown();
 }
+
 END_TEST
 
 static int nlogged;
 
 static void _count_log(int level, const char *msg, void *arg)
 {
-	(void)arg;
+	(void) arg;
 	if (level == DL_LOG_ERROR && strstr(msg, "hjs:"))
 		nlogged++;
 }
@@ -356,13 +369,14 @@ START_TEST(test_list_mismatch)
 	dl_log_set(NULL, NULL);
 	_teardown();
 }
+
 END_TEST
 
 START_TEST(test_bad_params)
 {
 	static const char *bad[] = {
 		"w1=0.5,w2=0.5,w3=0.5", /* eq. 4: sum 1.5 */
-		"w1=1",                 /* 1 + 0.25 + 0.25 */
+		"w1=1", /* 1 + 0.25 + 0.25 */
 		"w1=-0.5,w2=1,w3=0.5",
 		"w2=abc",
 		"speed=1:0",
@@ -400,6 +414,7 @@ START_TEST(test_bad_params)
 		dl_policy_destroy(p);
 	}
 }
+
 END_TEST
 
 /* The same state gives the same plan, whatever the instance. */
@@ -418,7 +433,8 @@ START_TEST(test_deterministic)
 	ck_assert_int_eq(dl_cache_insert(tc, 3, f[2], 0, NULL, NULL), 0);
 	ck_assert_int_eq(dl_cache_insert(tc, 2, f[4], 0, NULL, NULL), 0);
 	for (i = 0; i < 20; i++)
-		_job(i + 1, &f[i % 4], 1 + i % 3, (double)(i % 5), i % 3, NULL);
+		_job(i + 1, &f[i % 4], 1 + i % 3, (double) (i % 5), i % 3,
+		     NULL);
 	p1 = _plan("speed=1:2:1:2,bw=1e3:2e3:1e3:500,delay=0.1");
 	p2 = _plan("speed=1:2:1:2,bw=1e3:2e3:1e3:500,delay=0.1");
 	for (k = 0; k < p1->n; k++) {
@@ -430,6 +446,7 @@ START_TEST(test_deterministic)
 	dl_plan_free(p2);
 	_teardown();
 }
+
 END_TEST
 
 Suite *make_hjs_suite(void)

@@ -14,6 +14,10 @@ int main(void)
 	srunner_add_suite(sr, make_order_suite());
 	srunner_add_suite(sr, make_hgraph_suite());
 	srunner_add_suite(sr, make_partition_suite());
+	srunner_add_suite(sr, make_baselines_suite());
+	srunner_add_suite(sr, make_hjs_suite());
+	srunner_add_suite(sr, make_assignment_suite());
+	srunner_add_suite(sr, make_anthill_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

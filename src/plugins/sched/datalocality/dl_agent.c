@@ -23,6 +23,7 @@
 
 #include "slurm/slurm_errno.h"
 #include "src/common/bitstring.h"
+#include "src/common/job_resources.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/parse_config.h"
@@ -96,6 +97,7 @@ typedef struct {
 	uint32_t nnodes;
 	char **names;
 	uint32_t *cpus;
+	uint32_t *busy;         /* CPUs allocated to running jobs */
 	uint8_t *usable;
 	uint32_t njobs;
 	snap_job_t *jobs;
@@ -340,6 +342,19 @@ static bool _job_placeable(job_record_t *job_ptr)
 	return true;
 }
 
+/* Add a running job's allocated CPUs to its nodes' busy counts. */
+static void _count_busy(snapshot_t *s, job_record_t *job_ptr)
+{
+	job_resources_t *jr = job_ptr->job_resrcs;
+	int i, k = 0;
+
+	if (!jr || !jr->node_bitmap || !jr->cpus)
+		return;
+	for (i = 0; i < (int)s->nnodes && k < (int)jr->nhosts; i++)
+		if (bit_test(jr->node_bitmap, i))
+			s->busy[i] += jr->cpus[k++];
+}
+
 /* Copy what the plan needs.  Caller holds job, node and part read locks. */
 static void _snapshot(snapshot_t *s)
 {
@@ -352,6 +367,7 @@ static void _snapshot(snapshot_t *s)
 	s->nnodes = node_record_count;
 	s->names = xcalloc(s->nnodes, sizeof(char *));
 	s->cpus = xcalloc(s->nnodes, sizeof(uint32_t));
+	s->busy = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(uint32_t));
 	s->usable = xcalloc(s->nnodes, sizeof(uint8_t));
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		s->names[i] = xstrdup(node_ptr->name);
@@ -375,6 +391,8 @@ static void _snapshot(snapshot_t *s)
 		if (IS_JOB_RUNNING(job_ptr) &&
 		    (!job_ptr->node_bitmap || bit_ffs(job_ptr->node_bitmap) < 0))
 			continue;
+		if (IS_JOB_RUNNING(job_ptr))
+			_count_busy(s, job_ptr);
 		sj = &s->jobs[s->njobs++];
 		sj->job_id = job_ptr->job_id;
 		sj->running = IS_JOB_RUNNING(job_ptr);
@@ -431,6 +449,7 @@ static void _snapshot_free(snapshot_t *s)
 	}
 	xfree(s->names);
 	xfree(s->cpus);
+	xfree(s->busy);
 	xfree(s->usable);
 	xfree(s->jobs);
 }
@@ -554,7 +573,9 @@ static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp)
 	/* The cost model's clock: remaining time of running jobs. */
 	st->now = (double)time(NULL);
 	for (i = 0; i < s->nnodes; i++)
-		dl_state_add_node(st, s->names[i], s->cpus[i], s->usable[i]);
+		if (dl_state_add_node(st, s->names[i], s->cpus[i],
+				      s->usable[i]) >= 0)
+			st->nodes[i].busy = s->busy[i];
 	for (i = 0; i < s->njobs; i++) {
 		snap_job_t *sj = &s->jobs[i];
 		seen_job_t *ji = _job_info(sj->job_id, true);
