@@ -42,7 +42,9 @@ if ! build=$(contrib/build.sh "$top/_build/main" | tail -1); then
 fi
 
 step "unit tests"
-make -s -C "$build" check >/dev/null 2>&1
+rm -f "$build/test/unit/check_all.log"
+make -s -C "$build" check >"$build/make-check.out" 2>&1 ||
+	grep -E 'error|Error' "$build/make-check.out" | head -20
 count_check "$build/test/unit/check_all.log"
 grep -E '^[^:]+:[0-9]+:[EF]:' "$build/test/unit/check_all.log" || true
 
@@ -51,7 +53,10 @@ san="-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 if asan=$(contrib/build.sh "$top/_build/asan" --without-slurm-source \
 	CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined" | tail -1); then
 	# Check forks each test; ASan reports go to the test's log.
-	ASAN_OPTIONS=detect_leaks=1 make -s -C "$asan" check >/dev/null 2>&1
+	rm -f "$asan/test/unit/check_all.log"
+	ASAN_OPTIONS=detect_leaks=1 make -s -C "$asan" check \
+		>"$asan/make-check.out" 2>&1 ||
+		grep -E 'error|Error' "$asan/make-check.out" | head -20
 	count_check "$asan/test/unit/check_all.log"
 	if grep -q 'ERROR: AddressSanitizer\|runtime error:' "$asan/test/unit/check_all.log"; then
 		grep -A5 'ERROR: AddressSanitizer\|runtime error:' "$asan/test/unit/check_all.log" | head -40

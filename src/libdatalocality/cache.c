@@ -1164,3 +1164,13 @@ size_t dl_cache_memory(const dl_cache_t *c)
 	sum += c->etab ? ((size_t)c->emask + 1) * sizeof(uint32_t) : 0;
 	return sum;
 }
+
+int dl_cache_file_raise_access(dl_cache_t *cache, uint32_t file,
+			       uint64_t count)
+{
+	if (!cache || file >= cache->nfiles)
+		return DL_EINVAL;
+	if (count > cache->files[file].acc)
+		cache->files[file].acc = count;
+	return 0;
+}

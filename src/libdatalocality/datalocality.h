@@ -19,5 +19,6 @@
 #include "dl_partition.h"
 #include "dl_hungarian.h"
 #include "dl_anthill.h"
+#include "dl_persist.h"
 
 #endif /* DATALOCALITY_H */

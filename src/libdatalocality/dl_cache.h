@@ -324,6 +324,15 @@ uint64_t dl_cache_bytes_cached(const dl_cache_t *cache, uint32_t node,
 			       const uint32_t *files, size_t n);
 
 /**
+ * dl_cache_file_raise_access - raise a file's AccessFreq to at least count,
+ * for a host restoring saved state.  Raising only keeps every eviction
+ * bound valid (a value can only grow).
+ * \return 0, DL_EINVAL for a NULL cache or unknown file.
+ */
+int dl_cache_file_raise_access(dl_cache_t *cache, uint32_t file,
+			       uint64_t count);
+
+/**
  * dl_cache_access_count - AccessFreq of eq. 7: the number of uses of a
  * file so far, over all nodes (dl_cache_insert() and dl_cache_access()
  * calls that succeeded).  It survives eviction.

@@ -15,5 +15,6 @@ Suite *make_baselines_suite(void);
 Suite *make_hjs_suite(void);
 Suite *make_assignment_suite(void);
 Suite *make_anthill_suite(void);
+Suite *make_persist_suite(void);
 
 #endif /* CHECK_SUITES_H */

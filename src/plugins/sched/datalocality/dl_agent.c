@@ -697,6 +697,24 @@ static int _start_job(job_record_t *job_ptr, int32_t node)
 	return rc;
 }
 
+/*
+ * Whether the last plan saw this job.  A job submitted between the
+ * snapshot and now has no decision yet; starting it "anywhere" would throw
+ * its data preference away, so it waits for the next cycle (100 ms).
+ */
+static bool _was_planned(job_record_t *job_ptr)
+{
+	seen_job_t *ji = _job_info(job_ptr->job_id, false);
+
+	if (ji && ji->parsed)
+		return true;
+	/* A pending array's head record stands for its tasks. */
+	if (job_ptr->array_task_id != NO_VAL &&
+	    (ji = _job_info(job_ptr->array_job_id, false)) && ji->parsed)
+		return true;
+	return false;
+}
+
 static void _set_reason(job_record_t *job_ptr, const char *desc)
 {
 	if (job_ptr->state_reason == WAIT_RESOURCES && job_ptr->state_desc &&
@@ -813,6 +831,8 @@ static void _apply(const dl_plan_t *plan, const dl_state_t *st)
 
 		if (!IS_JOB_PENDING(job_ptr))
 			continue; /* an array task started since */
+		if (!a && !_was_planned(job_ptr))
+			continue; /* arrived after the snapshot: next cycle */
 		if (node >= node_record_count)
 			node = -1; /* plan from before a reconfiguration */
 		if (node >= 0 && node_full[node]) {

@@ -1,0 +1,80 @@
+/*
+ * dl_persist.h - the scheduler's state on disk: what each node caches,
+ * access counts, per-node hit counters and the last plan.
+ *
+ * slurmctld saves it under StateSaveLocation so a restart loses nothing;
+ * the sdatalocality CLI reads the same file to show it.  The format is
+ * text, one record per line, versioned, and closed by a CRC-32 of
+ * everything before the last line, so a truncated, corrupt or foreign file
+ * is recognised and refused as a whole (DL_EFORMAT) rather than half read:
+ *
+ *   slurm-datalocality-state 1
+ *   saved <unix time>
+ *   node <name> <capacity|-> <hits> <misses> <hit bytes> <miss bytes>
+ *   file <size|-> <access count> <path>        (numbered from 0 in order;
+ *                                               files cached somewhere)
+ *   cached <node name> <file number>
+ *   plan <policy> <unix time> <cut bytes> <imbalance> <seconds> <jobs>
+ *   job <id> <node name|-> <order> <files cached> <files> <bytes cached>
+ *       <bytes>                                (one line)
+ *   crc <8 hex digits>
+ *
+ * Nodes are matched by name on load: node indices may change when
+ * slurm.conf does, names do not.
+ */
+#ifndef DL_PERSIST_H
+#define DL_PERSIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dl_cache.h"
+#include "dl_policy.h"
+
+#define DL_PERSIST_VERSION 1
+
+/* Hit counters of one node: jobs' input found cached (hits) or not. */
+typedef struct dl_node_stats {
+	uint64_t hits, misses;          /* files */
+	uint64_t hit_bytes, miss_bytes;
+} dl_node_stats_t;
+
+/* Everything saved besides the tracker; arrays are the caller's. */
+typedef struct dl_persist {
+	uint32_t nnodes;
+	const char *const *node_names;  /* [nnodes] */
+	dl_node_stats_t *stats;         /* [nnodes], may be NULL */
+	const dl_plan_t *plan;          /* may be NULL */
+	const char *const *plan_nodes;  /* names for plan node indices */
+	uint32_t plan_nnodes;
+	int64_t plan_time;              /* unix time of the plan */
+} dl_persist_t;
+
+/**
+ * dl_persist_save - write the state to path atomically: a temporary file
+ * in the same directory, fsync, rename, fsync of the directory.  On error
+ * the previous file is left as it was.
+ * \return 0, DL_EIO (errno tells why), DL_EINVAL.
+ */
+int dl_persist_save(const char *path, const dl_cache_t *cache,
+		    const dl_persist_t *p);
+
+/**
+ * dl_persist_load - restore the tracker (files, sizes, access counts, the
+ * contents of every node whose name is in p->node_names) and, if
+ * p->stats is given, the hit counters.  Files cached on nodes that no
+ * longer exist are dropped.  The plan is not restored (a new one is made
+ * at once).  All or nothing: the file is verified completely before the
+ * tracker is touched.
+ * OUT err - a one-line reason on failure
+ * \return 0, DL_ENOENT (no file), DL_EIO, DL_EFORMAT (corrupt, truncated,
+ *         foreign or of another version), DL_ENOMEM; a failed restore of
+ *         a single entry (capacity) is skipped, not an error.
+ */
+int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
+		    char *err, size_t errlen);
+
+/* dl_crc32 - CRC-32 (IEEE) of buf, continuing from crc (start with 0). */
+uint32_t dl_crc32(uint32_t crc, const void *buf, size_t len);
+
+#endif /* DL_PERSIST_H */

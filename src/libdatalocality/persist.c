@@ -1,0 +1,459 @@
+/* persist.c - the scheduler's state on disk; see dl_persist.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dl_error.h"
+#include "dl_files.h"
+#include "dl_persist.h"
+
+#define HEADER "slurm-datalocality-state"
+/* A state file larger than this is not ours. */
+#define MAX_STATE (1ULL << 32)
+
+uint32_t dl_crc32(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	int k;
+
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
+	}
+	return ~crc;
+}
+
+typedef struct {
+	FILE *f;
+	uint32_t file_no;    /* next file number */
+	uint32_t *numbers;   /* tracker id -> file number + 1 (0: unsaved) */
+	int rc;
+} save_ctx_t;
+
+typedef struct {
+	save_ctx_t *ctx;
+	const char *node;
+	const dl_cache_t *cache;
+} node_ctx_t;
+
+static int _write_file(save_ctx_t *c, const dl_cache_t *cache, uint32_t id)
+{
+	uint64_t size = dl_cache_file_size(cache, id);
+
+	if (c->numbers[id])
+		return 0;
+	c->numbers[id] = ++c->file_no;
+	if (size == DL_SIZE_UNKNOWN)
+		fprintf(c->f, "file - %" PRIu64 " %s\n",
+			dl_cache_access_count(cache, id),
+			dl_cache_file_path(cache, id));
+	else
+		fprintf(c->f, "file %" PRIu64 " %" PRIu64 " %s\n", size,
+			dl_cache_access_count(cache, id),
+			dl_cache_file_path(cache, id));
+	return 0;
+}
+
+static int _save_cached(uint32_t file, void *arg)
+{
+	node_ctx_t *n = arg;
+
+	_write_file(n->ctx, n->cache, file);
+	fprintf(n->ctx->f, "cached %s %u\n", n->node,
+		n->ctx->numbers[file] - 1);
+	return 0;
+}
+
+/* The whole text, in memory, so its CRC closes it. */
+static char *_render(const dl_cache_t *cache, const dl_persist_t *p,
+		     size_t *len)
+{
+	save_ctx_t c = { 0 };
+	char *buf = NULL;
+	size_t blen = 0, i;
+	uint32_t n, nfiles = dl_cache_file_count(cache);
+
+	c.f = open_memstream(&buf, &blen);
+	c.numbers = calloc(nfiles ? nfiles : 1, sizeof(*c.numbers));
+	if (!c.f || !c.numbers) {
+		if (c.f)
+			fclose(c.f);
+		free(buf);
+		free(c.numbers);
+		return NULL;
+	}
+	fprintf(c.f, HEADER " %d\nsaved %lld\n", DL_PERSIST_VERSION,
+		(long long)time(NULL));
+	for (n = 0; n < p->nnodes; n++) {
+		uint64_t cap = n < dl_cache_node_count(cache) ?
+				       dl_cache_capacity(cache, n) :
+				       DL_CACHE_UNLIMITED;
+		const dl_node_stats_t *s = p->stats ? &p->stats[n] : NULL;
+		char capbuf[32] = "-";
+
+		if (cap != DL_CACHE_UNLIMITED)
+			snprintf(capbuf, sizeof(capbuf), "%" PRIu64, cap);
+		fprintf(c.f,
+			"node %s %s %" PRIu64 " %" PRIu64 " %" PRIu64
+			" %" PRIu64 "\n",
+			p->node_names[n], capbuf, s ? s->hits : 0,
+			s ? s->misses : 0, s ? s->hit_bytes : 0,
+			s ? s->miss_bytes : 0);
+	}
+	for (n = 0; n < p->nnodes && n < dl_cache_node_count(cache); n++) {
+		node_ctx_t nc = { &c, p->node_names[n], cache };
+
+		dl_cache_foreach(cache, n, _save_cached, &nc);
+	}
+	if (p->plan) {
+		const dl_plan_t *pl = p->plan;
+
+		fprintf(c.f, "plan %s %lld %" PRIu64 " %.6f %.6f %zu\n",
+			pl->policy[0] ? pl->policy : "-",
+			(long long)p->plan_time, pl->cut_bytes,
+			pl->imbalance == pl->imbalance ? pl->imbalance : 0.0,
+			pl->seconds, pl->n);
+		for (i = 0; i < pl->n; i++) {
+			const dl_assign_t *a = &pl->a[i];
+			const char *node = "-";
+
+			if (a->node >= 0 && (uint32_t)a->node < p->plan_nnodes)
+				node = p->plan_nodes[a->node];
+			fprintf(c.f,
+				"job %u %s %.6g %u %u %" PRIu64 " %" PRIu64
+				"\n",
+				a->job_id, node, a->order, a->files_cached,
+				a->nfiles, a->bytes_cached, a->bytes_total);
+		}
+	}
+	free(c.numbers);
+	if (fclose(c.f)) {
+		free(buf);
+		return NULL;
+	}
+	*len = blen;
+	return buf;
+}
+
+static int _write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int dl_persist_save(const char *path, const dl_cache_t *cache,
+		    const dl_persist_t *p)
+{
+	char *buf, *tmp, *dir, crcline[32];
+	size_t len;
+	int fd, dfd, rc = DL_EIO;
+
+	if (!path || !cache || !p || (p->nnodes && !p->node_names))
+		return DL_EINVAL;
+	buf = _render(cache, p, &len);
+	if (!buf)
+		return DL_ENOMEM;
+	snprintf(crcline, sizeof(crcline), "crc %08x\n",
+		 dl_crc32(0, buf, len));
+	if (asprintf(&tmp, "%s.new", path) < 0) {
+		free(buf);
+		return DL_ENOMEM;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	if (fd >= 0) {
+		if (!_write_all(fd, buf, len) &&
+		    !_write_all(fd, crcline, strlen(crcline)) && !fsync(fd) &&
+		    !close(fd)) {
+			fd = -1;
+			if (!rename(tmp, path))
+				rc = 0;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (rc)
+		unlink(tmp);
+	/* The rename is durable only once the directory is on disk. */
+	dir = strdup(path);
+	if (!rc && dir) {
+		dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+	}
+	free(dir);
+	free(tmp);
+	free(buf);
+	return rc;
+}
+
+/* --- load ----------------------------------------------------------- */
+
+typedef struct {
+	char *path;
+	uint64_t size, acc;
+	int64_t id;       /* in the tracker, once interned */
+} lfile_t;
+
+typedef struct {
+	int32_t node;     /* index in p->node_names, -1: gone */
+	uint32_t file;
+} lcached_t;
+
+static int _fail(char *err, size_t errlen, int rc, const char *fmt,
+		 unsigned line)
+{
+	if (err && errlen)
+		snprintf(err, errlen, fmt, line);
+	return rc;
+}
+
+static int32_t _node_index(const dl_persist_t *p, const char *name)
+{
+	uint32_t n;
+
+	for (n = 0; n < p->nnodes; n++)
+		if (!strcmp(p->node_names[n], name))
+			return (int32_t)n;
+	return -1;
+}
+
+static int _read_file(const char *path, char **out, size_t *len)
+{
+	struct stat sb;
+	char *buf;
+	size_t got = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? DL_ENOENT : DL_EIO;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+	    (uint64_t)sb.st_size > MAX_STATE) {
+		close(fd);
+		return DL_EFORMAT;
+	}
+	buf = malloc((size_t)sb.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return DL_ENOMEM;
+	}
+	while (got < (size_t)sb.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)sb.st_size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+static int _parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return (errno || *end) ? -1 : 0;
+}
+
+int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
+		    char *err, size_t errlen)
+{
+	lfile_t *files = NULL;
+	lcached_t *cached = NULL;
+	dl_node_stats_t *stats = NULL;
+	size_t nfiles = 0, fcap = 0, ncached = 0, ccap = 0, len, i, body;
+	char *buf = NULL, *line, *next, *last;
+	unsigned lineno = 0;
+	uint32_t crc;
+	int rc;
+
+	if (!path || !cache || !p)
+		return DL_EINVAL;
+	if ((rc = _read_file(path, &buf, &len))) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", rc == DL_ENOENT ?
+				 "no state file" :
+				 "cannot read the state file");
+		return rc;
+	}
+	/* The last line is the CRC of everything before it. */
+	if (len < 2 || buf[len - 1] != '\n' || memchr(buf, '\0', len)) {
+		free(buf);
+		return _fail(err, errlen, DL_EFORMAT,
+			     "truncated or binary state file%.0u", 0);
+	}
+	buf[len - 1] = '\0';
+	last = strrchr(buf, '\n');
+	body = last ? (size_t)(last - buf) + 1 : 0;
+	if (!last || sscanf(last + 1, "crc %8x", &crc) != 1 ||
+	    strlen(last + 1) != 12 || dl_crc32(0, buf, body) != crc) {
+		free(buf);
+		return _fail(err, errlen, DL_EFORMAT,
+			     "checksum mismatch: corrupt or truncated state file%.0u",
+			     0);
+	}
+	*last = '\0';
+	if (p->stats) {
+		stats = calloc(p->nnodes ? p->nnodes : 1, sizeof(*stats));
+		if (!stats) {
+			free(buf);
+			return DL_ENOMEM;
+		}
+	}
+
+	rc = 0;
+	for (line = buf; line && !rc; line = next) {
+		char *tok[9], *sp;
+		int nt = 0;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		if (lineno == 1) {
+			if (strcmp(line, HEADER " 1"))
+				rc = _fail(err, errlen, DL_EFORMAT,
+					   "line %u: not a slurm-datalocality state file of version 1",
+					   lineno);
+			continue;
+		}
+		/* "file" keeps the rest of the line as the path. */
+		for (sp = line; nt < 9 && sp; nt++) {
+			tok[nt] = sp;
+			if (nt == 3 && !strcmp(tok[0], "file")) {
+				nt++;
+				break;
+			}
+			sp = strchr(sp, ' ');
+			if (sp)
+				*sp++ = '\0';
+		}
+		if (!strcmp(tok[0], "saved") || !strcmp(tok[0], "plan") ||
+		    !strcmp(tok[0], "job")) {
+			continue; /* informational: a new plan comes at once */
+		} else if (!strcmp(tok[0], "node") && nt == 7) {
+			int32_t n = _node_index(p, tok[1]);
+			uint64_t v[4];
+
+			for (i = 0; i < 4; i++)
+				if (_parse_u64(tok[3 + i], &v[i]))
+					rc = _fail(err, errlen, DL_EFORMAT,
+						   "line %u: bad node counter",
+						   lineno);
+			if (!rc && n >= 0 && stats) {
+				stats[n].hits = v[0];
+				stats[n].misses = v[1];
+				stats[n].hit_bytes = v[2];
+				stats[n].miss_bytes = v[3];
+			}
+		} else if (!strcmp(tok[0], "file") && nt == 4) {
+			lfile_t f = { 0 };
+
+			if ((strcmp(tok[1], "-") && _parse_u64(tok[1], &f.size)) ||
+			    _parse_u64(tok[2], &f.acc) || tok[3][0] != '/') {
+				rc = _fail(err, errlen, DL_EFORMAT,
+					   "line %u: bad file record", lineno);
+				break;
+			}
+			if (!strcmp(tok[1], "-"))
+				f.size = DL_SIZE_UNKNOWN;
+			f.path = tok[3];
+			if (nfiles == fcap) {
+				lfile_t *nf;
+
+				fcap = fcap ? fcap * 2 : 1024;
+				nf = realloc(files, fcap * sizeof(*nf));
+				if (!nf) {
+					rc = DL_ENOMEM;
+					break;
+				}
+				files = nf;
+			}
+			files[nfiles++] = f;
+		} else if (!strcmp(tok[0], "cached") && nt == 3) {
+			uint64_t fno;
+
+			if (_parse_u64(tok[2], &fno) || fno >= nfiles) {
+				rc = _fail(err, errlen, DL_EFORMAT,
+					   "line %u: cached entry names no file",
+					   lineno);
+				break;
+			}
+			if (ncached == ccap) {
+				lcached_t *nc;
+
+				ccap = ccap ? ccap * 2 : 1024;
+				nc = realloc(cached, ccap * sizeof(*nc));
+				if (!nc) {
+					rc = DL_ENOMEM;
+					break;
+				}
+				cached = nc;
+			}
+			cached[ncached].node = _node_index(p, tok[1]);
+			cached[ncached++].file = (uint32_t)fno;
+		} else {
+			rc = _fail(err, errlen, DL_EFORMAT,
+				   "line %u: unknown record", lineno);
+		}
+	}
+	if (!rc && lineno < 2)
+		rc = _fail(err, errlen, DL_EFORMAT, "empty state file%.0u", 0);
+
+	/* Verified: now apply. */
+	for (i = 0; !rc && i < nfiles; i++) {
+		files[i].id = dl_cache_file_intern(cache, files[i].path,
+						   files[i].size);
+		if (files[i].id >= 0)
+			dl_cache_file_raise_access(cache, (uint32_t)files[i].id,
+						   files[i].acc);
+	}
+	for (i = 0; !rc && i < ncached; i++) {
+		const lfile_t *f = &files[cached[i].file];
+
+		if (cached[i].node < 0 || f->id < 0 ||
+		    (uint32_t)cached[i].node >= dl_cache_node_count(cache) ||
+		    f->size == DL_SIZE_UNKNOWN)
+			continue; /* node gone, or never accountable */
+		/* A node's capacity may have shrunk: skip what no longer fits. */
+		dl_cache_insert(cache, (uint32_t)cached[i].node, (uint32_t)f->id,
+				0, NULL, NULL);
+	}
+	if (!rc && stats)
+		memcpy(p->stats, stats, p->nnodes * sizeof(*stats));
+	free(stats);
+	free(files);
+	free(cached);
+	free(buf);
+	return rc;
+}
