@@ -74,6 +74,15 @@ int dl_persist_save(const char *path, const dl_cache_t *cache,
 int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 		    char *err, size_t errlen);
 
+/**
+ * dl_persist_read - the verified text of a state file (header and records,
+ * without the crc line), for tools that show it.
+ * OUT text - NUL-terminated, free with free()
+ * \return as dl_persist_load().
+ */
+int dl_persist_read(const char *path, char **text, char *err,
+		    size_t errlen);
+
 /* dl_crc32 - CRC-32 (IEEE) of buf, continuing from crc (start with 0). */
 uint32_t dl_crc32(uint32_t crc, const void *buf, size_t len);
 

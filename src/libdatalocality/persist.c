@@ -285,19 +285,15 @@ static int _parse_u64(const char *s, uint64_t *v)
 	return (errno || *end) ? -1 : 0;
 }
 
-int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
-		    char *err, size_t errlen)
+int dl_persist_read(const char *path, char **text, char *err,
+		    size_t errlen)
 {
-	lfile_t *files = NULL;
-	lcached_t *cached = NULL;
-	dl_node_stats_t *stats = NULL;
-	size_t nfiles = 0, fcap = 0, ncached = 0, ccap = 0, len, i, body;
-	char *buf = NULL, *line, *next, *last;
-	unsigned lineno = 0;
+	char *buf = NULL, *last;
+	size_t len, body;
 	uint32_t crc;
 	int rc;
 
-	if (!path || !cache || !p)
+	if (!path || !text)
 		return DL_EINVAL;
 	if ((rc = _read_file(path, &buf, &len))) {
 		if (err && errlen)
@@ -323,6 +319,30 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 			     0);
 	}
 	*last = '\0';
+	if (strncmp(buf, HEADER " ", strlen(HEADER " "))) {
+		free(buf);
+		return _fail(err, errlen, DL_EFORMAT,
+			     "not a slurm-datalocality state file%.0u", 0);
+	}
+	*text = buf;
+	return 0;
+}
+
+int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
+		    char *err, size_t errlen)
+{
+	lfile_t *files = NULL;
+	lcached_t *cached = NULL;
+	dl_node_stats_t *stats = NULL;
+	size_t nfiles = 0, fcap = 0, ncached = 0, ccap = 0, i;
+	char *buf = NULL, *line, *next;
+	unsigned lineno = 0;
+	int rc;
+
+	if (!path || !cache || !p)
+		return DL_EINVAL;
+	if ((rc = dl_persist_read(path, &buf, err, errlen)))
+		return rc;
 	if (p->stats) {
 		stats = calloc(p->nnodes ? p->nnodes : 1, sizeof(*stats));
 		if (!stats) {
@@ -330,8 +350,6 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 			return DL_ENOMEM;
 		}
 	}
-
-	rc = 0;
 	for (line = buf; line && !rc; line = next) {
 		char *tok[9], *sp;
 		int nt = 0;

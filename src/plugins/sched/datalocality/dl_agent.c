@@ -42,6 +42,7 @@
 #include "dl_cache.h"
 #include "dl_error.h"
 #include "dl_files.h"
+#include "dl_persist.h"
 #include "dl_policy.h"
 #include "dl_state.h"
 #include "u64set.h"
@@ -116,6 +117,8 @@ static dl_cache_t *cache;
 static uint32_t cache_nodes;
 static xhash_t *jobs_seen;
 static uint64_t cycle_no;
+static dl_node_stats_t *node_stats;   /* [cache_nodes], xmalloc'd */
+static time_t last_save;
 
 static void _job_info_id(void *item, const char **key, uint32_t *len)
 {
@@ -263,6 +266,98 @@ static void _conf_read(agent_conf_t *c)
 	xfree(path);
 }
 
+/* ------------------------------------------------------------------ */
+/* state file                                                          */
+
+static char *_state_path(void)
+{
+	return xstrdup_printf("%s/datalocality_state",
+			      slurm_conf.state_save_location);
+}
+
+/* Node names by index.  Caller holds the node read lock; xfree each. */
+static char **_node_names(uint32_t *n)
+{
+	node_record_t *node_ptr;
+	char **names = xcalloc(node_record_count ? node_record_count : 1,
+			       sizeof(char *));
+	int i;
+
+	for (i = 0; (node_ptr = next_node(&i)); i++)
+		names[i] = xstrdup(node_ptr->name);
+	for (i = 0; i < node_record_count; i++)
+		if (!names[i])
+			names[i] = xstrdup("");
+	*n = node_record_count;
+	return names;
+}
+
+static void _free_names(char **names, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		xfree(names[i]);
+	xfree(names);
+}
+
+/*
+ * Restore what the nodes cache and the hit counters from the last run.  A
+ * missing file is a first start; a bad one is reported and ignored: the
+ * plugin then starts with an empty cache model, never fails.
+ * Caller holds the node read lock.
+ */
+static void _state_load(void)
+{
+	char *path = _state_path(), err[256] = "";
+	uint32_t nn;
+	char **names = _node_names(&nn);
+	dl_persist_t p = { .nnodes = nn, .node_names = (const char **)names,
+			   .stats = node_stats };
+	int rc = dl_persist_load(path, cache, &p, err, sizeof(err));
+
+	if (!rc)
+		info("%s: restored the cache model from %s: %u files", PFX,
+		     path, dl_cache_file_count(cache));
+	else if (rc != DL_ENOENT)
+		error("%s: ignoring %s: %s (%s); starting with an empty cache model",
+		      PFX, path, err[0] ? err : dl_strerror(rc), dl_strerror(rc));
+	_free_names(names, nn);
+	xfree(path);
+}
+
+/* Save the cache model, counters and the last plan (st names its nodes). */
+static void _state_save(const dl_plan_t *plan, const dl_state_t *st)
+{
+	char *path = _state_path();
+	const char **names = xcalloc(cache_nodes ? cache_nodes : 1,
+				     sizeof(char *));
+	dl_persist_t p = { 0 };
+	uint32_t n;
+	int rc;
+
+	if (!st || st->nnodes != cache_nodes) {
+		xfree(names);
+		xfree(path);
+		return;
+	}
+	for (n = 0; n < cache_nodes; n++)
+		names[n] = st->nodes[n].name;
+	p.nnodes = cache_nodes;
+	p.node_names = names;
+	p.stats = node_stats;
+	p.plan = plan;
+	p.plan_nodes = names;
+	p.plan_nnodes = cache_nodes;
+	p.plan_time = (int64_t)time(NULL);
+	if ((rc = dl_persist_save(path, cache, &p)))
+		error("%s: cannot save %s: %s (%m)", PFX, path,
+		      dl_strerror(rc));
+	last_save = time(NULL);
+	xfree(names);
+	xfree(path);
+}
+
 /* Apply configuration: policy object, tracker sized to the node table. */
 static void _reconfigure(void)
 {
@@ -295,6 +390,13 @@ static void _reconfigure(void)
 		cache_nodes = node_record_count;
 		cache = dl_cache_create(cache_nodes, dl_conf.evict, 1);
 		xhash_clear(jobs_seen);
+		xfree(node_stats);
+		node_stats = xcalloc(cache_nodes ? cache_nodes : 1,
+				     sizeof(*node_stats));
+		for (n = 0; cache && n < cache_nodes; n++)
+			dl_cache_set_capacity(cache, n, dl_conf.capacity);
+		if (cache)
+			_state_load();
 	}
 	for (n = 0; cache && n < cache_nodes; n++)
 		dl_cache_set_capacity(cache, n, dl_conf.capacity);
@@ -847,6 +949,12 @@ static void _apply(const dl_plan_t *plan, const dl_state_t *st)
 		job_ptr->part_ptr = cand[i].rec->part_ptr;
 		rc = _start_job(job_ptr, node);
 		if (rc == SLURM_SUCCESS && node >= 0) {
+			dl_node_stats_t *ns = &node_stats[node];
+
+			ns->hits += a->files_cached;
+			ns->misses += a->nfiles - a->files_cached;
+			ns->hit_bytes += a->bytes_cached;
+			ns->miss_bytes += a->bytes_total - a->bytes_cached;
 			_fmt_bytes(a->bytes_cached, cached, sizeof(cached));
 			info("%s: started JobId=%u on %s (planned %s: %u/%u files, %s cached, policy %s)",
 			     PFX, job_ptr->job_id, job_ptr->nodes,
@@ -933,6 +1041,9 @@ static void _cycle(void)
 		_apply(NULL, st);
 	unlock_slurmctld(write_lock);
 
+	/* At most once a second: the file is for restarts and for people. */
+	if (time(NULL) - last_save >= 1)
+		_state_save(plan, st);
 	dl_plan_free(plan);
 	dl_state_destroy(st);
 	_snapshot_free(&snap);
@@ -1024,6 +1135,7 @@ void dl_agent_stop(void)
 	dl_cache_destroy(cache);
 	cache = NULL;
 	xhash_free_ptr(&jobs_seen);
+	xfree(node_stats);
 	xfree(dl_conf.policy);
 	xfree(dl_conf.policy_params);
 }

@@ -1,0 +1,93 @@
+/* sha256.c - SHA-256 as specified in FIPS 180-4, section 6.2. */
+#include <string.h>
+
+#include "sha256.h"
+
+static const uint32_t k[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+	0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+	0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void _block(uint32_t h[8], const uint8_t *p)
+{
+	uint32_t w[64], a, b, c, d, e, f, g, hh;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (; i < 64; i++) {
+		uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^
+			      (w[i - 15] >> 3);
+		uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^
+			      (w[i - 2] >> 10);
+
+		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+	}
+	a = h[0], b = h[1], c = h[2], d = h[3];
+	e = h[4], f = h[5], g = h[6], hh = h[7];
+	for (i = 0; i < 64; i++) {
+		uint32_t t1 = hh + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) +
+			      ((e & f) ^ (~e & g)) + k[i] + w[i];
+		uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) +
+			      ((a & b) ^ (a & c) ^ (b & c));
+
+		hh = g, g = f, f = e, e = d + t1;
+		d = c, c = b, b = a, a = t1 + t2;
+	}
+	h[0] += a, h[1] += b, h[2] += c, h[3] += d;
+	h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+}
+
+void dl_sha256(const void *data, size_t len, uint8_t out[DL_SHA256_LEN])
+{
+	uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+			 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+	const uint8_t *p = data;
+	uint8_t tail[128];
+	uint64_t bits = (uint64_t)len * 8;
+	size_t rest, padded;
+
+	for (; len >= 64; p += 64, len -= 64)
+		_block(h, p);
+	rest = len;
+	memset(tail, 0, sizeof(tail));
+	memcpy(tail, p, rest);
+	tail[rest] = 0x80;
+	padded = rest + 1 + 8 <= 64 ? 64 : 128;
+	for (int i = 0; i < 8; i++)
+		tail[padded - 1 - i] = (uint8_t)(bits >> (8 * i));
+	_block(h, tail);
+	if (padded == 128)
+		_block(h, tail + 64);
+	for (int i = 0; i < 8; i++) {
+		out[4 * i] = (uint8_t)(h[i] >> 24);
+		out[4 * i + 1] = (uint8_t)(h[i] >> 16);
+		out[4 * i + 2] = (uint8_t)(h[i] >> 8);
+		out[4 * i + 3] = (uint8_t)h[i];
+	}
+}
+
+void dl_sha256_hex(const void *data, size_t len, char hex[DL_SHA256_HEX_LEN])
+{
+	static const char digits[] = "0123456789abcdef";
+	uint8_t d[DL_SHA256_LEN];
+
+	dl_sha256(data, len, d);
+	for (int i = 0; i < DL_SHA256_LEN; i++) {
+		hex[2 * i] = digits[d[i] >> 4];
+		hex[2 * i + 1] = digits[d[i] & 15];
+	}
+	hex[2 * DL_SHA256_LEN] = '\0';
+}

@@ -1,0 +1,30 @@
+/*
+ * sha256.h - SHA-256 (FIPS 180-4), for naming cached files after their
+ * source path.  A cryptographic hash keeps a user from choosing a path
+ * whose store name collides with another user's file; the store also
+ * records the full path and checks it, so a collision would only cost a
+ * cache miss.
+ */
+#ifndef DL_SHA256_H
+#define DL_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DL_SHA256_LEN 32
+/* Hex digest plus the terminating NUL. */
+#define DL_SHA256_HEX_LEN (2 * DL_SHA256_LEN + 1)
+
+/**
+ * dl_sha256 - the digest of len bytes at data.
+ * OUT out - DL_SHA256_LEN bytes
+ */
+void dl_sha256(const void *data, size_t len, uint8_t out[DL_SHA256_LEN]);
+
+/**
+ * dl_sha256_hex - the digest as 64 lower-case hex digits.
+ * OUT hex - DL_SHA256_HEX_LEN bytes, NUL-terminated
+ */
+void dl_sha256_hex(const void *data, size_t len, char hex[DL_SHA256_HEX_LEN]);
+
+#endif /* DL_SHA256_H */

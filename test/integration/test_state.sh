@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# test_state.sh - the plugin's state on a real cluster: sdatalocality shows
+# it; a slurmctld restart in the middle of a workload loses no job and no
+# cache state; a corrupt state file is reported and ignored.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+# shellcheck source=../cluster/cluster.sh
+source "$here/../cluster/cluster.sh"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+export DL_SCHED_TYPE=sched/datalocality
+export DL_SCHED_PARAMS=sched_interval=-1,defer
+export DL_JOB_SUBMIT=datalocality
+export DL_PLUGIN_DIR="$DL_BUILD_DIR/.libs"
+export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"
+export DL_NODES=4
+sdl="$DL_BUILD_DIR/sdatalocality"
+trap dl_cluster_stop EXIT
+dl_cluster_init
+echo "StorageBandwidth=1e6" >"$DL_CLUSTER_DIR/etc/datalocality.conf"
+dl_cluster_start
+log=$(dl_cluster_log_ctld)
+data=$DL_CLUSTER_DIR/data
+for g in 0 1 2 3; do
+	for f in 1 2 3; do dl_t_mkfile "$data/g$g/f$f" 1; done
+done
+files_of() { echo "files:$data/g$1/f1,$data/g$1/f2,$data/g$1/f3"; }
+submit() { sbatch --parsable -o /dev/null --comment="$(files_of "$1")" --wrap "sleep $2"; }
+node_of_group=()
+
+# --- wave 1, then what sdatalocality shows ---------------------------------
+ids=()
+for g in 0 1 2 3; do ids+=("$(submit "$g" 1)"); done
+dl_cluster_wait_jobs_done 60
+for g in 0 1 2 3; do node_of_group[$g]=$(dl_cluster_job_field "${ids[$g]}" NodeList); done
+sleep 1.2 # the state is saved at most once a second
+out=$("$sdl" nodes)
+echo "$out"
+dl_t_check "sdatalocality finds the state through slurm.conf" \
+	grep -q "^${node_of_group[0]} *3 " <<<"$out"
+json=$("$sdl" --json)
+dl_t_check "--json is valid JSON with 4 nodes" \
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["nodes"])==4 and d["plan"]["policy"]=="online-hps"' <<<"$json"
+files=$("$sdl" files "${node_of_group[2]}")
+dl_t_check "sdatalocality files lists group 2's files on ${node_of_group[2]}" \
+	bash -c "grep -q '$data/g2/f1' <<<\"\$0\" && grep -q '$data/g2/f3' <<<\"\$0\"" "$files"
+rc=0; "$sdl" job notanumber >/dev/null 2>&1 || rc=$?
+dl_t_eq "a bad job id is a usage error (exit 2)" 2 "$rc"
+
+# --- a pending job explained ----------------------------------------------
+hold=$(submit 1 6)
+deadline=$((SECONDS + 20))
+until [ "$(dl_cluster_job_field "$hold" JobState)" = RUNNING ] ||
+      [ $SECONDS -ge $deadline ]; do sleep 0.2; done
+waiter=$(submit 1 1)
+sleep 1.5
+why=$("$sdl" job "$waiter")
+echo "  $why"
+dl_t_check "sdatalocality job explains the waiting job's node" \
+	grep -q "JobId=$waiter: planned on ${node_of_group[1]}, where 3 of its 3 files" <<<"$why"
+
+# --- restart slurmctld in the middle of a workload -------------------------
+more=()
+for g in 0 1 2 3 0 1 2 3; do more+=("$(submit "$g" 2)"); done
+sleep 0.5
+dl_cluster_restart_slurmctld
+dl_t_check "state restored after the restart" \
+	grep -q "restored the cache model from .*datalocality_state: [1-9][0-9]* files" "$log"
+dl_cluster_wait_jobs_done 120
+lost=0
+for id in "$hold" "$waiter" "${more[@]}"; do
+	st=$(dl_cluster_job_field "$id" JobState || echo MISSING)
+	[ "$st" = COMPLETED ] || { echo "  JobId=$id: $st"; lost=$((lost + 1)); }
+done
+dl_t_eq "no job lost across the restart" 0 "$lost"
+# New jobs still find their data where it was before the restart.
+after=()
+for g in 0 1 2 3; do after+=("$(submit "$g" 0.2)"); done
+dl_cluster_wait_jobs_done 60
+bad=0
+for g in 0 1 2 3; do
+	id=${after[$g]}
+	grep -q "started JobId=$id on ${node_of_group[$g]} (planned ${node_of_group[$g]}: 3/3 files" "$log" ||
+		{ echo "  JobId=$id (group $g) did not find its files on ${node_of_group[$g]}"; bad=$((bad + 1)); }
+done
+dl_t_eq "after the restart, jobs still land on the node caching their files" 0 "$bad"
+
+# --- a corrupt state file is reported and ignored --------------------------
+state="$DL_CLUSTER_DIR/state/datalocality_state"
+printf 'slurm-datalocality-state 1\nnode garbage\ncrc 00000000\n' >"$state"
+dl_cluster_restart_slurmctld
+dl_t_check "corrupt state file reported" \
+	grep -q "ignoring .*datalocality_state: checksum mismatch" "$log"
+id=$(submit 0 0.2)
+dl_cluster_wait_jobs_done 60
+dl_t_eq "jobs run after a corrupt state file" COMPLETED "$(dl_cluster_job_field "$id" JobState)"
+dl_t_check "slurmctld is up" bash -c 'scontrol ping | grep -q UP'
+dl_t_summary
