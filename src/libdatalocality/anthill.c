@@ -463,7 +463,7 @@ int dl_anthill_estimate(const dl_anthill_profile_t *p, const char *params,
 		return DL_EINVAL;
 	if ((rc = _query(p, params, x)))
 		return rc;
-	d = malloc(p->nruns * sizeof(*d));
+	d = calloc(p->nruns, sizeof(*d)); /* calloc: gcc -O1 sees d[a] as unset */
 	if (!d)
 		return DL_ENOMEM;
 	for (k = 0; k < p->nparams; k++) {

@@ -87,7 +87,8 @@ static void _usage(FILE *out)
 "      --peer-bw BW           bandwidth of a peer fetch (the rbw)\n"
 "      --unknown-size SIZE    size of an SWF file whose size is not given (64M)\n"
 "Simulation:\n"
-"      --window N             pending jobs shown to a plan, 0 = all (0)\n"
+"      --window N             pending jobs shown to a plan, 0 = all\n"
+"                             (0; diffusion: 100 x nodes)\n"
 "      --replan-min-interval S  seconds between full plans (0)\n"
 "      --check                verify invariants (cache capacity) as it runs\n"
 "Output:\n"
@@ -581,6 +582,10 @@ static void _parse(int argc, char **argv, _args_t *a)
 		if (a->dif.rate_max < a->dif.rate_start)
 			_usage_error("--rate-max must be at least --rate-start");
 		a->dif.access = a->access;
+		/* Falkon's scheduling window (data-diffusion-raicu §5.1): the
+		 * queue of this workload grows to 10^5 jobs. */
+		if (!a->given[O_WINDOW])
+			a->cfg.window = 100 * (size_t)a->cfg.nodes;
 	}
 	a->cfg.policy = a->policy;
 	a->cfg.policy_params = a->policy_params;

@@ -591,19 +591,27 @@ static uint32_t _free_slots(const _sim_t *s)
 	return free;
 }
 
+/* How many pending jobs (a prefix in arrival order) a plan may see. */
+static size_t _visible(const _sim_t *s)
+{
+	if (s->cfg->window && s->npending > s->cfg->window)
+		return s->cfg->window;
+	return s->npending;
+}
+
 /*
- * The snapshot a plan sees: every node, the running jobs, then the
- * pending jobs in arrival order (the first `window` of them, or only the
- * ones the last plan covered).  map[i] is the job of state index i.
+ * The snapshot a plan sees: every node, the running jobs, then the first
+ * _visible() pending jobs in arrival order.  A carried dispatch only needs
+ * the pending jobs the last plan put on a node with a free slot (or on no
+ * node): dl_plan_starts() starts nothing on a full node.  map[i] is the
+ * job of state index i.
  */
 static dl_state_t *_snapshot(_sim_t *s, int carried, uint32_t **map)
 {
 	dl_state_t *st = dl_state_create(s->cache, &s->params);
 	uint32_t *m, n;
-	size_t i, k = 0, npend = s->npending;
+	size_t i, k = 0, npend = _visible(s);
 
-	if (s->cfg->window && npend > s->cfg->window && !carried)
-		npend = s->cfg->window;
 	m = malloc((s->nrunning + npend + 1) * sizeof(*m));
 	if (!st || !m)
 		goto fail;
@@ -617,9 +625,13 @@ static dl_state_t *_snapshot(_sim_t *s, int carried, uint32_t **map)
 		uint32_t j = i < s->nrunning ? s->running[i] :
 					       s->pending[i - s->nrunning];
 		const dl_wl_job_t *wj = &s->wl->jobs[j];
+		const _job_t *job = &s->jobs[j];
 		dl_job_t dj = { 0 };
 
-		if (i >= s->nrunning && carried && !s->jobs[j].planned)
+		if (i >= s->nrunning && carried &&
+		    (!job->planned ||
+		     (job->pnode >= 0 &&
+		      s->nodes[job->pnode].busy >= s->cfg->cores)))
 			continue;
 		dj.id = wj->id;
 		dj.state = i < s->nrunning ? DL_JOB_RUNNING : DL_JOB_PENDING;
@@ -647,7 +659,7 @@ static void _dispatch(_sim_t *s, const dl_state_t *st, const dl_plan_t *plan,
 		      const uint32_t *map)
 {
 	dl_start_t *starts = NULL;
-	size_t n = 0, i, k;
+	size_t n = 0, i, k, lim;
 	int rc;
 
 	rc = dl_plan_starts(st, plan, &starts, &n);
@@ -660,11 +672,17 @@ static void _dispatch(_sim_t *s, const dl_state_t *st, const dl_plan_t *plan,
 	free(starts);
 	if (!n)
 		return;
-	/* Drop the started jobs from the pending list, keeping its order. */
-	for (i = k = 0; i < s->npending; i++)
+	/*
+	 * Drop the started jobs from the pending list, keeping its order:
+	 * they all sit in the visible prefix, the rest just moves up.
+	 */
+	lim = _visible(s);
+	for (i = k = 0; i < lim; i++)
 		if (s->jobs[s->pending[i]].state == J_PENDING)
 			s->pending[k++] = s->pending[i];
-	s->npending = k;
+	memmove(&s->pending[k], &s->pending[lim],
+		(s->npending - lim) * sizeof(*s->pending));
+	s->npending -= lim - k;
 }
 
 static void _plan_full(_sim_t *s)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,7 +91,7 @@ int dl_opener_start(uid_t uid, gid_t gid, const char *user,
 	int ngroups = 1, sv[2], e;
 	dl_opener_t *op;
 	char status[sizeof(int)];
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (!out)
 		return DL_EINVAL;
@@ -144,6 +145,7 @@ int dl_opener_start(uid_t uid, gid_t gid, const char *user,
 		free(op);
 		return DL_EIO;
 	}
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -161,8 +163,8 @@ int dl_opener_start(uid_t uid, gid_t gid, const char *user,
 		int keep = sv[1];
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() == 1)
-			_exit(1);
+		if (getppid() != parent)
+			_exit(1); /* the caller died before prctl() */
 		for (int fd = 3; fd < keep; fd++)
 			close(fd);
 #ifdef SYS_close_range

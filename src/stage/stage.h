@@ -1,0 +1,240 @@
+/*
+ * stage.h - the node-local cache of dl-stage: staging a job's input files,
+ * per-job views, eviction, inventory.
+ *
+ * Layout of a cache directory DIR (all of it root-owned; DIR itself must
+ * be owned by root and not writable by group or others, or it is refused):
+ *
+ *   DIR/                    0711  searchable, so that jobs reach their view
+ *   DIR/store/xx/<hash>     0444  a cached file; <hash> is the SHA-256 of
+ *                                 its normalised source path, xx its first
+ *                                 two hex digits
+ *   DIR/store/xx/<hash>.meta 0600 its source path, size, identity (device,
+ *                                 inode, mtime, ctime), insertion time,
+ *                                 last use and hit count
+ *   DIR/store/              0700  nobody but root reaches a cached file
+ *                                 through the store
+ *   DIR/.jobs/              0711
+ *   DIR/.jobs/<job>.view/   0750 + ACL user:<job uid>:r-x  the job's view:
+ *                                 mirrors source paths, holds hard links to
+ *                                 the store files the job's user was found
+ *                                 able to read (and, for files larger than
+ *                                 the cache, symbolic links to the source)
+ *   DIR/.jobs/<job>.pins    0600  the store entries the job uses: never
+ *                                 evicted while this file exists
+ *   DIR/.jobs/<job>.failed  0400, owned by the job user: why staging failed
+ *   DIR/.tmp/               0700  copies in progress (then fsync, rename)
+ *   DIR/.locks/             0700  "global" (the store lock), "gen" (a
+ *                                 counter bumped on every change), <hash>
+ *                                 (one lock per file being staged)
+ *   DIR/.inventory          0644  what the node caches, for slurmctld
+ *   DIR/.log                0600  one line per prolog/epilog
+ *
+ * Every operation inside DIR goes through directory descriptors (openat()
+ * and friends with O_NOFOLLOW / AT_SYMLINK_NOFOLLOW), never through path
+ * strings, and every directory is checked (owner, mode, no symlink) when
+ * opened.  Source files are opened by a helper running as the job's user
+ * (opener.h): nothing is cached or shown to a user who could not open the
+ * source at that moment, also on a cache hit.
+ *
+ * Concurrency: several dl-stage processes (prologs, epilogs of jobs on
+ * the same node) share a cache.  The store's metadata changes only under
+ * an exclusive flock() on .locks/global, held briefly; a file is copied
+ * under its own lock .locks/<hash>, so that jobs needing the same file
+ * make one copy and the others wait for it, while copies of different
+ * files run in parallel.  Lock order: a file's lock, then the global lock.
+ *
+ * Errors follow dl_error.h.  Functions that can fail because of a job's
+ * input (an unreadable source) say so in the report (user_fault), so that
+ * the Prolog can fail the job without draining the node.
+ */
+#ifndef DL_STAGE_H
+#define DL_STAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dl_cache.h"
+#include "dl_files.h"
+#include "dl_log.h"
+#include "sha256.h"
+
+typedef struct dl_stage dl_stage_t;
+
+typedef struct dl_stage_opts {
+	uint64_t capacity;  /* bytes, DL_CACHE_UNLIMITED for no limit */
+	dl_evict_t policy;  /* which cached file goes first */
+	const char *node;   /* node name for the inventory; may be NULL */
+	dl_log_fn log;      /* progress and warnings; may be NULL */
+	void *log_arg;
+} dl_stage_opts_t;
+
+/* Whom a job runs as. */
+typedef struct dl_stage_job {
+	uint32_t job_id;
+	uid_t uid;
+	gid_t gid;
+	const char *user; /* for supplementary groups; may be NULL */
+} dl_stage_job_t;
+
+/* What one operation did; filled by dl_stage_job() and friends. */
+typedef struct dl_stage_report {
+	size_t files;            /* files the job named */
+	size_t hits;             /* found cached (and readable by the user) */
+	size_t copied;           /* copied into the cache now */
+	size_t waited;           /* of the hits: another job was copying */
+	size_t uncached;         /* too large for the cache: linked to source */
+	size_t evicted;          /* files evicted to make room */
+	uint64_t bytes_hit, bytes_copied, bytes_uncached, bytes_evicted;
+	int user_fault;          /* on failure: the job's input is to blame */
+	char msg[1024];          /* on failure: what went wrong */
+} dl_stage_report_t;
+
+/* One cached file, as listed by dl_stage_foreach(). */
+typedef struct dl_stage_entry {
+	char hash[DL_SHA256_HEX_LEN];
+	char *path;         /* normalised source path */
+	uint64_t size;
+	uint64_t dev, ino;  /* identity of the source when it was copied */
+	int64_t mtime_ns, ctime_ns;
+	int64_t inserted_ns, last_used_ns; /* CLOCK_REALTIME */
+	uint64_t hits;      /* uses, the copy included */
+	uint32_t pins;      /* active jobs using it */
+	int complete;       /* 0: a copy is in progress */
+} dl_stage_entry_t;
+
+/* Longest mirrored path: deeper source paths are refused. */
+#define DL_STAGE_MAX_DEPTH 512
+
+/**
+ * dl_stage_store_name - the store name of a source path:
+ * "store/xx/<64 hex digits>".
+ * OUT buf - at least 76 bytes
+ * \return 0, or DL_ERANGE if len is too small.
+ */
+int dl_stage_store_name(const char *path, char *buf, size_t len);
+
+/**
+ * dl_stage_open - open (and with create, make) a cache directory and
+ * check that it is safe: DIR and its subdirectories are real directories
+ * (not symbolic links), owned by the caller (root), not writable by group
+ * or others, on one file system.  Subdirectories whose mode is looser
+ * than the layout above but not writable by others are tightened.
+ * IN dir - absolute path; with create, missing parents are made 0755
+ * IN opts - capacity, policy, node name, log callback (copied)
+ * OUT out - the open cache, for dl_stage_close()
+ * OUT err, errlen - why the directory was refused
+ * \return 0, DL_ENOENT if dir does not exist (and create is 0), DL_EPERM
+ *         if it is not safe, DL_EIO for other system errors, DL_ENOMEM,
+ *         DL_EINVAL.
+ */
+int dl_stage_open(const char *dir, const dl_stage_opts_t *opts, int create,
+		  dl_stage_t **out, char *err, size_t errlen);
+
+/* dl_stage_close - release the cache; NULL is a no-op. */
+void dl_stage_close(dl_stage_t *st);
+
+/**
+ * dl_stage_job - a job starts on this node: stage its files and build
+ * its view DIR/.jobs/<job>.view.
+ * For each file: open the source as the job's user; if the cache holds
+ * the same version (same device, inode, size, mtime and ctime) link it
+ * into the view; otherwise make room by the eviction policy (never
+ * evicting a file an active job uses), copy it to DIR/.tmp, fsync, rename
+ * it into the store and link it.  A file that cannot fit even after every
+ * unused file is evicted is not cached: the view holds a symbolic link to
+ * the source, which the job then reads with its own permissions.
+ * The '@' list files of the annotation are read as the job's user too.
+ * On failure every trace of the job (pins, view) is removed; if the job's
+ * input is at fault (unreadable or missing source, not a regular file,
+ * bad list file) rep->user_fault is set and the message is also written to
+ * DIR/.jobs/<job>.failed for dl-stage's TaskProlog to print.
+ * IN files - the job's parsed annotation; list files are appended to it
+ * OUT rep - what was done, or why it failed (rep->msg)
+ * \return 0, DL_EPERM / DL_ENOENT / DL_EINVAL / DL_ESYNTAX / DL_ETOOBIG for
+ *         faults of the job's input (rep->user_fault = 1), DL_EIO or
+ *         DL_ENOMEM for faults of the node.
+ */
+int dl_stage_job(dl_stage_t *st, const dl_stage_job_t *job,
+		 dl_filelist_t *files, dl_stage_report_t *rep);
+
+/**
+ * dl_stage_job_fail - record that staging failed for a job (its user will
+ * see msg): DIR/.jobs/<job>.failed, owned by the job's user, mode 0400.
+ * dl_stage_job() calls it itself on faults of the job's input.
+ * \return 0, DL_EIO, DL_EINVAL.
+ */
+int dl_stage_job_fail(dl_stage_t *st, const dl_stage_job_t *job,
+		      const char *msg);
+
+/**
+ * dl_stage_job_end - a job ended on this node: remove its view, pins and
+ * failure note, evict down to capacity (if the capacity was lowered), and
+ * rewrite the inventory.  A job the cache does not know (no view, pins or
+ * note: it named no files) is not an error, and then nothing is done.
+ * \return 0, DL_EIO.
+ */
+int dl_stage_job_end(dl_stage_t *st, uint32_t job_id, dl_stage_report_t *rep);
+
+/**
+ * dl_stage_evict_to - evict unpinned files by the policy until the cache
+ * holds at most bytes (or only pinned files), and rewrite the inventory.
+ * \return 0 if the cache now holds at most bytes, DL_ENOSPC if pinned
+ *         files alone exceed it (the rest was evicted), DL_EIO.
+ */
+int dl_stage_evict_to(dl_stage_t *st, uint64_t bytes, dl_stage_report_t *rep);
+
+/**
+ * dl_stage_foreach - call fn for each entry of the store (copies in
+ * progress included, complete = 0), sorted by path, until fn returns
+ * nonzero.  The entry is valid during the call only.
+ * OUT used - if not NULL, the bytes of the complete entries
+ * \return 0, fn's nonzero value, DL_EIO, DL_ENOMEM.
+ */
+int dl_stage_foreach(dl_stage_t *st,
+		     int (*fn)(const dl_stage_entry_t *e, void *arg),
+		     void *arg, uint64_t *used);
+
+/**
+ * dl_stage_write_inventory - rewrite DIR/.inventory atomically:
+ *   # dl-stage inventory 1 node=<name> capacity=<bytes|unlimited>
+ *     used=<bytes> files=<n> time=<unix seconds>       (one line)
+ *   <path> <size>                                        (one per file)
+ * Only complete entries are listed, sorted by path.  Paths never hold
+ * blanks (the annotation grammar refuses them).
+ * \return 0, DL_EIO, DL_ENOMEM.
+ */
+int dl_stage_write_inventory(dl_stage_t *st);
+
+/**
+ * dl_stage_log_line - append one line to DIR/.log (rotated to .log.1 past
+ * 1 MiB).  \return 0 or DL_EIO.
+ */
+int dl_stage_log_line(dl_stage_t *st, const char *line);
+
+/**
+ * dl_stage_view_path, dl_stage_failed_path - where a job's view and
+ * failure note are, for the job's own processes (the TaskProlog).
+ * \return 0, or DL_ERANGE if buf is too small.
+ */
+int dl_stage_view_path(const char *dir, uint32_t job_id, char *buf,
+		       size_t len);
+int dl_stage_failed_path(const char *dir, uint32_t job_id, char *buf,
+			 size_t len);
+
+/**
+ * dl_stage_probe_acl - whether views on this file system can be protected
+ * by POSIX ACLs (tried on a scratch directory in DIR/.tmp).
+ * \return 1 yes, 0 no (views are then owned by their job's user), DL_EIO.
+ */
+int dl_stage_probe_acl(dl_stage_t *st);
+
+/* dl_stage_dir - \return the path the cache was opened with. */
+const char *dl_stage_dir(const dl_stage_t *st);
+
+/* dl_stage_acl - \return 1 if views are protected by ACLs, 0 if by
+ * ownership (the file system has no POSIX ACLs), -1 if not known yet. */
+int dl_stage_acl(const dl_stage_t *st);
+
+#endif /* DL_STAGE_H */

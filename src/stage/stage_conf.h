@@ -1,0 +1,66 @@
+/*
+ * stage_conf.h - the settings dl-stage takes from datalocality.conf.
+ *
+ * dl-stage runs on compute nodes without Slurm's config parser, so it
+ * reads the three keys it needs itself, with Slurm's syntax: one
+ * Key=value per line, '#' starts a comment, keys case-insensitive, other
+ * keys ignored (they belong to slurmctld's plugin).
+ *
+ *   CacheDir=/var/cache/dl/%n   the node-local cache; %n is the node name,
+ *                               so that several slurmd on one host (test
+ *                               clusters, --enable-multiple-slurmd) have
+ *                               separate caches; %% is a '%'
+ *   CacheCapacity=200G          bytes (binary units) or "unlimited"
+ *   EvictionPolicy=lru          value | lru | lfu | fifo | random
+ */
+#ifndef DL_STAGE_CONF_H
+#define DL_STAGE_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dl_cache.h"
+
+typedef struct dl_stage_conf {
+	char *cache_dir;   /* as written, %n not expanded; NULL if unset */
+	uint64_t capacity; /* bytes, DL_CACHE_UNLIMITED by default */
+	dl_evict_t policy; /* DL_EVICT_VALUE by default */
+} dl_stage_conf_t;
+
+/* Told of each value that was ignored (msg has no newline). */
+typedef void (*dl_stage_warn_fn)(const char *msg, void *arg);
+
+/**
+ * dl_stage_conf_path - where datalocality.conf is: next to slurm_conf (the
+ * value of $SLURM_CONF), or next to /etc/slurm/slurm.conf if NULL/empty.
+ * \return 0, or DL_ERANGE if buf is too small.
+ */
+int dl_stage_conf_path(const char *slurm_conf, char *buf, size_t len);
+
+/**
+ * dl_stage_conf_read - read path into conf (defaults first).
+ * A missing file gives the defaults.  A bad value is reported through warn
+ * and leaves that setting at its default, as slurmctld's plugin does.
+ * IN require_safe - refuse a file not owned by root or writable by group
+ *                   or others (dl-stage runs as root on what it says)
+ * OUT err, errlen - why the file was refused or could not be read
+ * \return 0, DL_EPERM for an unsafe file, DL_EIO if it cannot be read,
+ *         DL_ENOMEM, DL_EINVAL.  On error conf holds the defaults.
+ */
+int dl_stage_conf_read(const char *path, int require_safe,
+		       dl_stage_conf_t *conf, dl_stage_warn_fn warn,
+		       void *warn_arg, char *err, size_t errlen);
+
+/* dl_stage_conf_clear - free what conf holds and reset it to defaults. */
+void dl_stage_conf_clear(dl_stage_conf_t *conf);
+
+/**
+ * dl_stage_expand_dir - CacheDir with %n replaced by node and %% by '%'.
+ * IN node - the node name (SLURMD_NODENAME); must be a plain file name
+ *           (no '/', not "." or "..") when the pattern uses %n
+ * \return a new string to free(), or NULL: bad node name, a result that is
+ *         not an absolute path or longer than 4095 bytes, no memory.
+ */
+char *dl_stage_expand_dir(const char *pattern, const char *node);
+
+#endif /* DL_STAGE_CONF_H */
