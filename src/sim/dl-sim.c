@@ -42,62 +42,65 @@ static void _usage_error(const char *fmt, ...)
 static void _usage(FILE *out)
 {
 	fprintf(out,
-"Usage: %s --policy NAME [--policy-params P] --workload KIND [options]\n"
-"       %s --list-policies\n"
-"\n"
-"Simulate a data-locality-aware scheduling policy on a cluster of compute\n"
-"nodes fed by storage nodes (see dl-sim(1) and doc/workloads.md).\n"
-"\n"
-"Policy:\n"
-"  -p, --policy NAME          a registered policy (--list-policies)\n"
-"      --policy-params P      key=value,... passed to the policy\n"
-"      --list-policies        list the policies and exit\n"
-"Workload:\n"
-"  -w, --workload KIND        biomed (default), diffusion, swf, file\n"
-"      --workload-file FILE   read a saved workload (implies file)\n"
-"      --swf FILE             SWF trace (implies swf); --swf-files FILE: its\n"
-"                             input files ('JOBID PATH[,PATH...] [SIZE]')\n"
-"      --save-workload FILE   write the workload used, then run it\n"
-"      --jobs N               jobs to generate (biomed 1000, diffusion 250000)\n"
-"      --seed N               seed of every random choice (1)\n"
-"      --time-scale X         multiply every arrival time by X\n"
-"  biomed (online-hps-khanna 6.1):\n"
-"      --overlap high|medium|low|F   target overlap .85/.40/.10 or 0..1\n"
-"      --order clustered|random      a patient's jobs together or not\n"
-"      --load X               eqs. 9-11: arrival rate for this load (1.0)\n"
-"      --arrivals poisson|lublin|burst  arrival process (poisson)\n"
-"      --lublin-start-hour H  hour of day of the first Lublin arrival (0)\n"
-"      --patients N (2000)  --images N per patient (30)  --mri-fraction F (.5)\n"
-"      --files-min N (4)  --files-max N (10)  --files-mean X (6)\n"
-"  diffusion (data-diffusion-raicu 5.2):\n"
-"      --files N (10000)  --file-size SIZE (10M)  --task-compute S (0.010)\n"
-"      --rate-start R (1)  --rate-factor F (1.3)  --rate-interval S (60)\n"
-"      --rate-max R (1000)  --arrivals steps|poisson (steps)\n"
-"  access pattern (hjs-mansouri 4.1) of patients (biomed) or files:\n"
-"      --pattern uniform|sequential|gaussian|zipf (uniform)\n"
-"      --sigma X              gaussian walk step, items (n/100)\n"
-"      --zipf-s X             zipf exponent S (1.0)\n"
-"Platform:\n"
-"      --nodes P (4)  --storage S (4)  --cores C (1)\n"
-"      --cache-size SIZE|unlimited   per compute node (15G)\n"
-"      --eviction value|lru|lfu|fifo|random (value)\n"
-"      --rbw BW (100e6)  --lbw BW (500e6)  bytes/s, K/M/G suffixes binary\n"
-"      --cpb S                compute seconds per input byte (1e-9)\n"
-"      --peer-fetch           fetch from other nodes' caches too\n"
-"      --peer-bw BW           bandwidth of a peer fetch (the rbw)\n"
-"      --unknown-size SIZE    size of an SWF file whose size is not given (64M)\n"
-"Simulation:\n"
-"      --window N             pending jobs shown to a plan, 0 = all\n"
-"                             (0; diffusion: 100 x nodes)\n"
-"      --replan-min-interval S  seconds between full plans (0)\n"
-"      --check                verify invariants (cache capacity) as it runs\n"
-"Output:\n"
-"      --csv FILE             append one row (header if the file is new)\n"
-"      --json FILE            append one JSON object per line\n"
-"      --jobs-csv FILE        write one row per job\n"
-"      --progress             progress on stderr\n"
-"  -q, --quiet                no summary\n"
-"  -h, --help  -V, --version\n",
+		"Usage: %s --policy NAME [--policy-params P] --workload KIND [options]\n"
+		"       %s --list-policies\n"
+		"\n"
+		"Simulate a data-locality-aware scheduling policy on a cluster of compute\n"
+		"nodes fed by storage nodes (see dl-sim(1) and doc/workloads.md).\n"
+		"\n"
+		"Policy:\n"
+		"  -p, --policy NAME          a registered policy (--list-policies)\n"
+		"      --policy-params P      key=value,... passed to the policy\n"
+		"      --list-policies        list the policies and exit\n"
+		"Workload:\n"
+		"  -w, --workload KIND        biomed (default), diffusion, swf, file\n"
+		"      --workload-file FILE   read a saved workload (implies file)\n"
+		"      --swf FILE             SWF trace (implies swf); --swf-files FILE: its\n"
+		"                             input files ('JOBID PATH[,PATH...] [SIZE]')\n"
+		"      --save-workload FILE   write the workload used, then run it\n"
+		"      --jobs N               jobs to generate (biomed 1000, diffusion 250000)\n"
+		"      --seed N               seed of every random choice (1)\n"
+		"      --time-scale X         multiply every arrival time by X\n"
+		"  biomed (online-hps-khanna 6.1):\n"
+		"      --overlap high|medium|low|F   target overlap .85/.40/.10 or 0..1\n"
+		"      --order clustered|random      a patient's jobs together or not\n"
+		"      --load X               eqs. 9-11: arrival rate for this load (1.0)\n"
+		"      --arrivals poisson|lublin|burst  arrival process (poisson)\n"
+		"      --lublin-start-hour H  hour of day of the first Lublin arrival (0)\n"
+		"      --patients N (2000)  --images N per patient (30)  --mri-fraction F (.5)\n"
+		"      --files-min N (4)  --files-max N (10)  --files-mean X (6)\n"
+		"  diffusion (data-diffusion-raicu 5.2):\n"
+		"      --files N (10000)  --file-size SIZE (10M)  --task-compute S (0.010)\n"
+		"      --rate-start R (1)  --rate-factor F (1.3)  --rate-interval S (60)\n"
+		"      --rate-max R (1000)  --arrivals steps|poisson (steps)\n"
+		"  access pattern (hjs-mansouri 4.1) of patients (biomed) or files:\n"
+		"      --pattern uniform|sequential|gaussian|zipf (uniform)\n"
+		"      --sigma X              gaussian walk step, items (n/100)\n"
+		"      --zipf-s X             zipf exponent S (1.0)\n"
+		"Platform:\n"
+		"      --nodes P (4)  --storage S (4)  --cores C (1)\n"
+		"      --cache-size SIZE|unlimited   per compute node (15G)\n"
+		"      --eviction value|lru|lfu|fifo|random (value; lru for jdp-dll and\n"
+"                             the Falkon policies)\n"
+		"      --rbw BW (100e6)  --lbw BW (500e6)  bytes/s, K/M/G suffixes binary\n"
+		"      --cpb S                compute seconds per input byte (1e-9)\n"
+		"      --peer-fetch, --no-peer-fetch  fetch from other nodes' caches too\n"
+"                             (on for max-cache-hit, max-compute-util,\n"
+"                             good-cache-compute and hjs; off otherwise)\n"
+		"      --peer-bw BW           bandwidth of a peer fetch (the rbw)\n"
+		"      --unknown-size SIZE    size of an SWF file whose size is not given (64M)\n"
+		"Simulation:\n"
+		"      --window N             pending jobs shown to a plan, 0 = all\n"
+		"                             (0; diffusion: 100 x nodes)\n"
+		"      --replan-min-interval S  seconds between full plans (0)\n"
+		"      --check                verify invariants (cache capacity) as it runs\n"
+		"Output:\n"
+		"      --csv FILE             append one row (header if the file is new)\n"
+		"      --json FILE            append one JSON object per line\n"
+		"      --jobs-csv FILE        write one row per job\n"
+		"      --progress             progress on stderr\n"
+		"  -q, --quiet                no summary\n"
+		"  -h, --help  -V, --version\n",
 		prog, prog);
 }
 
@@ -126,9 +129,10 @@ static uint64_t _uint(const char *opt, const char *s, uint64_t min,
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (end == s || *end || errno || *s == '-' || v < min || v > max)
-		_usage_error("%s: expected an integer in [%llu, %llu], got '%s'",
-			     opt, (unsigned long long)min,
-			     (unsigned long long)max, s);
+		_usage_error(
+			"%s: expected an integer in [%llu, %llu], got '%s'",
+			opt, (unsigned long long) min, (unsigned long long) max,
+			s);
 	return v;
 }
 
@@ -137,8 +141,9 @@ static uint64_t _size(const char *opt, const char *s)
 	uint64_t v;
 
 	if (dl_wl_parse_size(s, &v))
-		_usage_error("%s: expected a size such as 4096, 64M, 15G, got '%s'",
-			     opt, s);
+		_usage_error(
+			"%s: expected a size such as 4096, 64M, 15G, got '%s'",
+			opt, s);
 	return v;
 }
 
@@ -155,20 +160,63 @@ static double _bw(const char *opt, const char *s)
 	if (n > 2 && !strcmp(buf + n - 2, "/s"))
 		buf[n - 2] = '\0';
 	if (dl_wl_parse_size(buf, &v) || !v)
-		_usage_error("%s: expected bytes per second such as 100e6 or 100M, got '%s'",
-			     opt, s);
-	return (double)v;
+		_usage_error(
+			"%s: expected bytes per second such as 100e6 or 100M, got '%s'",
+			opt, s);
+	return (double) v;
 }
 
 enum {
-	O_POLICY_PARAMS = 256, O_LIST, O_WLFILE, O_SWF, O_SWF_FILES, O_SAVE,
-	O_JOBS, O_SEED, O_TIME_SCALE, O_OVERLAP, O_ORDER, O_LOAD, O_ARRIVALS,
-	O_LUBLIN_HOUR, O_PATIENTS, O_IMAGES, O_MRI, O_FMIN, O_FMAX, O_FMEAN,
-	O_FILES, O_FILE_SIZE, O_TASK_COMPUTE, O_RSTART, O_RFACTOR, O_RINTERVAL,
-	O_RMAX, O_PATTERN, O_SIGMA, O_ZIPF, O_NODES, O_STORAGE, O_CORES,
-	O_CACHE, O_EVICTION, O_RBW, O_LBW, O_CPB, O_PEER, O_PEER_BW,
-	O_UNKNOWN, O_WINDOW, O_REPLAN, O_CHECK, O_CSV, O_JSON, O_JOBS_CSV,
-	O_PROGRESS, O_MAX
+	O_POLICY_PARAMS = 256,
+	O_LIST,
+	O_WLFILE,
+	O_SWF,
+	O_SWF_FILES,
+	O_SAVE,
+	O_JOBS,
+	O_SEED,
+	O_TIME_SCALE,
+	O_OVERLAP,
+	O_ORDER,
+	O_LOAD,
+	O_ARRIVALS,
+	O_LUBLIN_HOUR,
+	O_PATIENTS,
+	O_IMAGES,
+	O_MRI,
+	O_FMIN,
+	O_FMAX,
+	O_FMEAN,
+	O_FILES,
+	O_FILE_SIZE,
+	O_TASK_COMPUTE,
+	O_RSTART,
+	O_RFACTOR,
+	O_RINTERVAL,
+	O_RMAX,
+	O_PATTERN,
+	O_SIGMA,
+	O_ZIPF,
+	O_NODES,
+	O_STORAGE,
+	O_CORES,
+	O_CACHE,
+	O_EVICTION,
+	O_RBW,
+	O_LBW,
+	O_CPB,
+	O_PEER,
+	O_PEER_BW,
+	O_NO_PEER,
+	O_UNKNOWN,
+	O_WINDOW,
+	O_REPLAN,
+	O_CHECK,
+	O_CSV,
+	O_JSON,
+	O_JOBS_CSV,
+	O_PROGRESS,
+	O_MAX
 };
 
 static const struct option longopts[] = {
@@ -213,6 +261,7 @@ static const struct option longopts[] = {
 	{ "lbw", required_argument, NULL, O_LBW },
 	{ "cpb", required_argument, NULL, O_CPB },
 	{ "peer-fetch", no_argument, NULL, O_PEER },
+	{ "no-peer-fetch", no_argument, NULL, O_NO_PEER },
 	{ "peer-bw", required_argument, NULL, O_PEER_BW },
 	{ "unknown-size", required_argument, NULL, O_UNKNOWN },
 	{ "window", required_argument, NULL, O_WINDOW },
@@ -228,7 +277,13 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-enum { WL_BIOMED, WL_DIFFUSION, WL_SWF, WL_FILE };
+enum {
+	WL_BIOMED,
+	WL_DIFFUSION,
+	WL_SWF,
+	WL_FILE
+};
+
 static const char *const wl_names[] = { "biomed", "diffusion", "swf", "file" };
 
 /* Options that only some workloads take: which, by option. */
@@ -304,6 +359,43 @@ static double _overlap(const char *s)
 	return _num("--overlap", s, 0, 0.99);
 }
 
+/*
+ * What a policy's paper assumes of the system, unless the user says
+ * otherwise: JobDataPresent + DataLeastLoaded runs with LRU eviction
+ * (online-hps-khanna §4.4), Falkon's executors too (data-diffusion-raicu
+ * §3.1: "the experiments in this paper all use LRU") and they fetch from
+ * each other's caches (§3.1), as HJS reads from any replica (hjs-mansouri
+ * §3.1).  First-available is the baseline without data diffusion.
+ */
+static const struct {
+	const char *policy;
+	const char *eviction;
+	int peer_fetch;
+} policy_defaults[] = {
+	{ "jdp-dll", "lru", 0 },
+	{ "first-available", "lru", 0 },
+	{ "max-cache-hit", "lru", 1 },
+	{ "max-compute-util", "lru", 1 },
+	{ "good-cache-compute", "lru", 1 },
+	{ "hjs", "value", 1 },
+};
+
+static void _policy_defaults(_args_t *a)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(policy_defaults) / sizeof(*policy_defaults);
+	     i++) {
+		if (strcmp(a->policy, policy_defaults[i].policy))
+			continue;
+		if (!a->given[O_EVICTION])
+			dl_evict_from_name(policy_defaults[i].eviction,
+					   &a->cfg.eviction);
+		if (!a->given[O_PEER] && !a->given[O_NO_PEER])
+			a->cfg.peer_fetch = policy_defaults[i].peer_fetch;
+	}
+}
+
 static void _list_policies(void)
 {
 	const dl_policy_ops_t *const *o;
@@ -348,9 +440,10 @@ static void _parse(int argc, char **argv, _args_t *a)
 			for (i = 0; i < 4 && strcmp(optarg, wl_names[i]); i++)
 				;
 			if (i == 4)
-				_usage_error("--workload: expected biomed, diffusion, swf or file, got '%s'",
-					     optarg);
-			a->kind = (int)i;
+				_usage_error(
+					"--workload: expected biomed, diffusion, swf or file, got '%s'",
+					optarg);
+			a->kind = (int) i;
 			kind_set = 1;
 			break;
 		case O_WLFILE:
@@ -384,47 +477,51 @@ static void _parse(int argc, char **argv, _args_t *a)
 			else if (!strcmp(optarg, "random"))
 				a->bio.clustered = 0;
 			else
-				_usage_error("--order: expected clustered or random, got '%s'",
-					     optarg);
+				_usage_error(
+					"--order: expected clustered or random, got '%s'",
+					optarg);
 			break;
 		case O_LOAD:
 			a->arr.load = _num("--load", optarg, 1e-6, 1e6);
 			break;
 		case O_ARRIVALS:
 			if (dl_wl_arrivals_from_name(optarg, &a->arr.model))
-				_usage_error("--arrivals: expected poisson, lublin, burst or steps, got '%s'",
-					     optarg);
+				_usage_error(
+					"--arrivals: expected poisson, lublin, burst or steps, got '%s'",
+					optarg);
 			a->arrivals_set = 1;
 			break;
 		case O_LUBLIN_HOUR:
 			a->arr.lublin_start_hour =
-				(int)_uint("--lublin-start-hour", optarg, 0, 23);
+				(int) _uint("--lublin-start-hour", optarg, 0,
+					    23);
 			break;
 		case O_PATIENTS:
-			a->bio.patients = (uint32_t)_uint("--patients", optarg,
-							  1, 10000000);
+			a->bio.patients = (uint32_t) _uint("--patients", optarg,
+							   1, 10000000);
 			break;
 		case O_IMAGES:
-			a->bio.images = (uint32_t)_uint("--images", optarg, 1,
-							100000);
+			a->bio.images =
+				(uint32_t) _uint("--images", optarg, 1, 100000);
 			break;
 		case O_MRI:
-			a->bio.mri_fraction = _num("--mri-fraction", optarg, 0, 1);
+			a->bio.mri_fraction =
+				_num("--mri-fraction", optarg, 0, 1);
 			break;
 		case O_FMIN:
-			a->bio.files_min = (uint32_t)_uint("--files-min", optarg,
-							   1, 64);
+			a->bio.files_min =
+				(uint32_t) _uint("--files-min", optarg, 1, 64);
 			break;
 		case O_FMAX:
-			a->bio.files_max = (uint32_t)_uint("--files-max", optarg,
-							   1, 64);
+			a->bio.files_max =
+				(uint32_t) _uint("--files-max", optarg, 1, 64);
 			break;
 		case O_FMEAN:
 			a->bio.files_mean = _num("--files-mean", optarg, 1, 64);
 			break;
 		case O_FILES:
-			a->dif.files = (uint32_t)_uint("--files", optarg, 1,
-						       100000000);
+			a->dif.files = (uint32_t) _uint("--files", optarg, 1,
+							100000000);
 			break;
 		case O_FILE_SIZE:
 			a->dif.file_size = _size("--file-size", optarg);
@@ -433,10 +530,12 @@ static void _parse(int argc, char **argv, _args_t *a)
 			a->dif.compute = _num("--task-compute", optarg, 0, 1e9);
 			break;
 		case O_RSTART:
-			a->dif.rate_start = _num("--rate-start", optarg, 1e-9, 1e9);
+			a->dif.rate_start =
+				_num("--rate-start", optarg, 1e-9, 1e9);
 			break;
 		case O_RFACTOR:
-			a->dif.rate_factor = _num("--rate-factor", optarg, 1, 1e3);
+			a->dif.rate_factor =
+				_num("--rate-factor", optarg, 1, 1e3);
 			break;
 		case O_RINTERVAL:
 			a->dif.rate_interval =
@@ -447,8 +546,9 @@ static void _parse(int argc, char **argv, _args_t *a)
 			break;
 		case O_PATTERN:
 			if (dl_wl_pattern_from_name(optarg, &a->access.pattern))
-				_usage_error("--pattern: expected uniform, sequential, gaussian or zipf, got '%s'",
-					     optarg);
+				_usage_error(
+					"--pattern: expected uniform, sequential, gaussian or zipf, got '%s'",
+					optarg);
 			break;
 		case O_SIGMA:
 			a->access.sigma = _num("--sigma", optarg, 1e-9, 1e12);
@@ -457,26 +557,28 @@ static void _parse(int argc, char **argv, _args_t *a)
 			a->access.zipf_s = _num("--zipf-s", optarg, 0, 100);
 			break;
 		case O_NODES:
-			a->cfg.nodes = (uint32_t)_uint("--nodes", optarg, 1,
-						       100000);
+			a->cfg.nodes =
+				(uint32_t) _uint("--nodes", optarg, 1, 100000);
 			break;
 		case O_STORAGE:
-			a->cfg.storage = (uint32_t)_uint("--storage", optarg, 1,
-							 100000);
+			a->cfg.storage = (uint32_t) _uint("--storage", optarg,
+							  1, 100000);
 			break;
 		case O_CORES:
-			a->cfg.cores = (uint32_t)_uint("--cores", optarg, 1,
-						       4096);
+			a->cfg.cores =
+				(uint32_t) _uint("--cores", optarg, 1, 4096);
 			break;
 		case O_CACHE:
-			a->cfg.cache_bytes = !strcasecmp(optarg, "unlimited") ?
-						     DL_CACHE_UNLIMITED :
-						     _size("--cache-size", optarg);
+			a->cfg.cache_bytes =
+				!strcasecmp(optarg, "unlimited") ?
+					DL_CACHE_UNLIMITED :
+					_size("--cache-size", optarg);
 			break;
 		case O_EVICTION:
 			if (dl_evict_from_name(optarg, &a->cfg.eviction))
-				_usage_error("--eviction: expected value, lru, lfu, fifo or random, got '%s'",
-					     optarg);
+				_usage_error(
+					"--eviction: expected value, lru, lfu, fifo or random, got '%s'",
+					optarg);
 			break;
 		case O_RBW:
 			a->cfg.params.rbw = _bw("--rbw", optarg);
@@ -490,6 +592,9 @@ static void _parse(int argc, char **argv, _args_t *a)
 		case O_PEER:
 			a->cfg.peer_fetch = 1;
 			break;
+		case O_NO_PEER:
+			a->cfg.peer_fetch = 0;
+			break;
 		case O_PEER_BW:
 			a->cfg.peer_bw = _bw("--peer-bw", optarg);
 			break;
@@ -498,8 +603,8 @@ static void _parse(int argc, char **argv, _args_t *a)
 				_size("--unknown-size", optarg);
 			break;
 		case O_WINDOW:
-			a->cfg.window = (size_t)_uint("--window", optarg, 0,
-						      SIZE_MAX);
+			a->cfg.window =
+				(size_t) _uint("--window", optarg, 0, SIZE_MAX);
 			break;
 		case O_REPLAN:
 			a->cfg.replan_min_interval =
@@ -563,30 +668,38 @@ static void _parse(int argc, char **argv, _args_t *a)
 		_usage_error("--policy NAME is required (see --list-policies)");
 	if (a->kind == WL_BIOMED) {
 		if (a->arr.model == DL_WL_ARRIVALS_STEPS)
-			_usage_error("--arrivals steps is the diffusion workload's");
+			_usage_error(
+				"--arrivals steps is the diffusion workload's");
 		if (a->bio.files_min > a->bio.files_max ||
 		    a->bio.files_mean < a->bio.files_min ||
 		    a->bio.files_mean > a->bio.files_max)
-			_usage_error("need --files-min <= --files-mean <= --files-max");
+			_usage_error(
+				"need --files-min <= --files-mean <= --files-max");
 		if (a->bio.images < a->bio.files_max)
-			_usage_error("--images (%u) must be at least --files-max (%u)",
-				     a->bio.images, a->bio.files_max);
+			_usage_error(
+				"--images (%u) must be at least --files-max (%u)",
+				a->bio.images, a->bio.files_max);
 		a->bio.access = a->access;
 	}
 	if (a->kind == WL_DIFFUSION) {
 		if (a->arrivals_set && a->arr.model != DL_WL_ARRIVALS_STEPS &&
 		    a->arr.model != DL_WL_ARRIVALS_POISSON)
-			_usage_error("--workload diffusion takes --arrivals steps or poisson");
+			_usage_error(
+				"--workload diffusion takes --arrivals steps or poisson");
 		a->dif.poisson = a->arr.model == DL_WL_ARRIVALS_POISSON &&
 				 a->arrivals_set;
 		if (a->dif.rate_max < a->dif.rate_start)
-			_usage_error("--rate-max must be at least --rate-start");
+			_usage_error(
+				"--rate-max must be at least --rate-start");
 		a->dif.access = a->access;
 		/* Falkon's scheduling window (data-diffusion-raicu §5.1): the
 		 * queue of this workload grows to 10^5 jobs. */
 		if (!a->given[O_WINDOW])
-			a->cfg.window = 100 * (size_t)a->cfg.nodes;
+			a->cfg.window = 100 * (size_t) a->cfg.nodes;
 	}
+	if (a->given[O_PEER] && a->given[O_NO_PEER])
+		_usage_error("--peer-fetch and --no-peer-fetch exclude each other");
+	_policy_defaults(a);
 	a->cfg.policy = a->policy;
 	a->cfg.policy_params = a->policy_params;
 	a->cfg.seed = a->seed;
@@ -605,17 +718,28 @@ static void _diag_print(const char *msg, void *arg)
 		fprintf(stderr, "%s: (more problems not shown)\n", prog);
 }
 
+/* The library's errors: the first few shown, the rest counted (a policy
+ * may log the same complaint at every plan). */
+static size_t log_errors;
+
 static void _log(int level, const char *msg, void *arg)
 {
-	(void)arg;
-	if (level <= DL_LOG_ERROR)
+	(void) arg;
+	if (level > DL_LOG_ERROR)
+		return;
+	if (log_errors++ < 5)
 		fprintf(stderr, "%s: %s\n", prog, msg);
+	else if (log_errors == 6)
+		fprintf(stderr,
+			"%s: (further library errors counted, not shown)\n",
+			prog);
 }
 
 static void _progress(const dl_sim_progress_t *p, void *arg)
 {
-	(void)arg;
-	fprintf(stderr, "\r%s: t=%.1f s  done %zu/%zu  arrived %zu  pending %zu  running %zu  plans %zu  wall %.1f s ",
+	(void) arg;
+	fprintf(stderr,
+		"\r%s: t=%.1f s  done %zu/%zu  arrived %zu  pending %zu  running %zu  plans %zu  wall %.1f s ",
 		prog, p->now, p->completed, p->total, p->arrived, p->pending,
 		p->running, p->plans, p->wall);
 	fflush(stderr);
@@ -644,12 +768,14 @@ static dl_workload_t *_workload(_args_t *a, double *tlast)
 	diag.arg = &shown;
 	*tlast = -1;
 	switch (a->kind) {
-	case WL_BIOMED: {
+	case WL_BIOMED:
+	{
 		dl_wl_platform_t pf;
 
 		wl = dl_workload_gen_biomed(&a->bio, a->seed);
 		if (!wl) {
-			fprintf(stderr, "%s: cannot generate the biomed workload with these options\n",
+			fprintf(stderr,
+				"%s: cannot generate the biomed workload with these options\n",
 				prog);
 			exit(2);
 		}
@@ -670,7 +796,8 @@ static dl_workload_t *_workload(_args_t *a, double *tlast)
 	case WL_DIFFUSION:
 		wl = dl_workload_gen_diffusion(&a->dif, a->seed);
 		if (!wl) {
-			fprintf(stderr, "%s: cannot generate the diffusion workload with these options\n",
+			fprintf(stderr,
+				"%s: cannot generate the diffusion workload with these options\n",
 				prog);
 			exit(2);
 		}
@@ -685,7 +812,8 @@ static dl_workload_t *_workload(_args_t *a, double *tlast)
 		if (g)
 			fclose(g);
 		if (diag.bad_lines || diag.warnings)
-			fprintf(stderr, "%s: %s: %zu malformed lines skipped, %zu warnings\n",
+			fprintf(stderr,
+				"%s: %s: %zu malformed lines skipped, %zu warnings\n",
 				prog, a->swf, diag.bad_lines, diag.warnings);
 		if (!wl) {
 			fprintf(stderr, "%s: no usable job in %s\n", prog,
@@ -712,11 +840,11 @@ static dl_workload_t *_workload(_args_t *a, double *tlast)
 	return wl;
 }
 
-static void _kv_add(dl_kv_t *kv, size_t *n, const char *key,
-		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void _kv_add(dl_kv_t *kv, size_t *n, const char *key, const char *fmt,
+		    ...) __attribute__((format(printf, 4, 5)));
 
-static void _kv_add(dl_kv_t *kv, size_t *n, const char *key,
-		    const char *fmt, ...)
+static void _kv_add(dl_kv_t *kv, size_t *n, const char *key, const char *fmt,
+		    ...)
 {
 	va_list ap;
 
@@ -745,13 +873,14 @@ int main(int argc, char **argv)
 	/* An unknown policy is an argument error: say so before any work. */
 	{
 		int perr = 0;
-		dl_policy_t *p = dl_policy_create(a.policy, a.policy_params,
-						  &perr);
+		dl_policy_t *p =
+			dl_policy_create(a.policy, a.policy_params, &perr);
 
 		if (!p) {
 			if (perr == DL_ENOPOLICY)
-				_usage_error("--policy: unknown policy '%s' (see --list-policies)",
-					     a.policy);
+				_usage_error(
+					"--policy: unknown policy '%s' (see --list-policies)",
+					a.policy);
 			_usage_error("--policy-params: '%s' rejected by %s: %s",
 				     a.policy_params ? a.policy_params : "",
 				     a.policy, dl_strerror(perr));
@@ -767,7 +896,7 @@ int main(int argc, char **argv)
 		snprintf(comment, sizeof(comment),
 			 "generated by dl-sim --workload %s --seed %llu\n"
 			 "%zu jobs, %zu files, %.2f files/job, overlap %.4f",
-			 wl_names[a.kind], (unsigned long long)a.seed, ws.jobs,
+			 wl_names[a.kind], (unsigned long long) a.seed, ws.jobs,
 			 ws.files, ws.files_mean, ws.overlap);
 		if (dl_workload_write(wl, f, comment) || fclose(f)) {
 			fprintf(stderr, "%s: cannot write %s\n", prog, a.save);
@@ -793,8 +922,10 @@ int main(int argc, char **argv)
 		a.policy_params ? a.policy_params : "");
 	_kv_add(kv, &nkv, "workload", "%s", wl_names[a.kind]);
 	_kv_add(kv, &nkv, "source", "%s",
-		a.kind == WL_SWF ? a.swf : a.kind == WL_FILE ? a.wl_file : "");
-	_kv_add(kv, &nkv, "seed", "%llu", (unsigned long long)a.seed);
+		a.kind == WL_SWF  ? a.swf :
+		a.kind == WL_FILE ? a.wl_file :
+				    "");
+	_kv_add(kv, &nkv, "seed", "%llu", (unsigned long long) a.seed);
 	_kv_add(kv, &nkv, "overlap_target", "%s",
 		a.kind == WL_BIOMED ? "" : "-");
 	if (a.kind == WL_BIOMED)
@@ -804,14 +935,13 @@ int main(int argc, char **argv)
 	_kv_add(kv, &nkv, "shared", "%.4f", ws.shared);
 	_kv_add(kv, &nkv, "files_per_job", "%.4f", ws.files_mean);
 	_kv_add(kv, &nkv, "order", "%s",
-		a.kind == WL_BIOMED ? (a.bio.clustered ? "clustered" :
-							 "random") :
-				      "-");
+		a.kind == WL_BIOMED ?
+			(a.bio.clustered ? "clustered" : "random") :
+			"-");
 	_kv_add(kv, &nkv, "arrivals", "%s",
-		a.kind == WL_BIOMED ? dl_wl_arrivals_name(a.arr.model) :
-		a.kind == WL_DIFFUSION ?
-				      (a.dif.poisson ? "poisson" : "steps") :
-				      "trace");
+		a.kind == WL_BIOMED    ? dl_wl_arrivals_name(a.arr.model) :
+		a.kind == WL_DIFFUSION ? (a.dif.poisson ? "poisson" : "steps") :
+					 "trace");
 	_kv_add(kv, &nkv, "load", "%s", "-");
 	if (a.kind == WL_BIOMED)
 		snprintf(kv[nkv - 1].val, sizeof(kv[nkv - 1].val), "%.4f",
@@ -828,7 +958,7 @@ int main(int argc, char **argv)
 		_kv_add(kv, &nkv, "cache_bytes", "unlimited");
 	else
 		_kv_add(kv, &nkv, "cache_bytes", "%llu",
-			(unsigned long long)a.cfg.cache_bytes);
+			(unsigned long long) a.cfg.cache_bytes);
 	_kv_add(kv, &nkv, "eviction", "%s", dl_evict_name(a.cfg.eviction));
 	_kv_add(kv, &nkv, "rbw", "%.0f", a.cfg.params.rbw);
 	_kv_add(kv, &nkv, "lbw", "%.0f", a.cfg.params.lbw);
@@ -842,14 +972,15 @@ int main(int argc, char **argv)
 	_kv_add(kv, &nkv, "workload_desc",
 		"%s: %zu jobs, %zu files (%s), %.2f files/job [%u-%u], overlap %.1f%%%s, shared %.1f%%, arrivals %.1f-%.1f s",
 		wl_names[a.kind], ws.jobs, ws.files_used,
-		dl_metrics_fmt_bytes((double)ws.bytes_used, b1, sizeof(b1)),
-		ws.files_mean, ws.files_min, ws.files_max, 100 * ws.overlap,
-		"", 100 * ws.shared, ws.first_arrival, ws.last_arrival);
+		dl_metrics_fmt_bytes((double) ws.bytes_used, b1, sizeof(b1)),
+		ws.files_mean, ws.files_min, ws.files_max, 100 * ws.overlap, "",
+		100 * ws.shared, ws.first_arrival, ws.last_arrival);
 	if (a.kind == WL_BIOMED) {
 		size_t used = strlen(kv[nkv - 1].val);
 
 		snprintf(kv[nkv - 1].val + used, sizeof(kv[nkv - 1].val) - used,
-			 "; target %.0f%%, %s, %s load %.2f", 100 * a.bio.overlap,
+			 "; target %.0f%%, %s, %s load %.2f",
+			 100 * a.bio.overlap,
 			 a.bio.clustered ? "clustered" : "random",
 			 dl_wl_arrivals_name(a.arr.model), a.arr.load);
 	}
@@ -858,7 +989,7 @@ int main(int argc, char **argv)
 		a.cfg.nodes, a.cfg.cores, a.cfg.storage,
 		a.cfg.cache_bytes == DL_CACHE_UNLIMITED ?
 			"unlimited" :
-			dl_metrics_fmt_bytes((double)a.cfg.cache_bytes, b1,
+			dl_metrics_fmt_bytes((double) a.cfg.cache_bytes, b1,
 					     sizeof(b1)),
 		dl_evict_name(a.cfg.eviction),
 		dl_metrics_fmt_bytes(a.cfg.params.rbw, b2, sizeof(b2)),
@@ -880,13 +1011,17 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	if (m.completed < m.jobs) {
-		fprintf(stderr, "%s: %zu of %zu jobs never completed: the policy left them waiting\n",
+		fprintf(stderr,
+			"%s: %zu of %zu jobs never completed: the policy left them waiting\n",
 			prog, m.jobs - m.completed, m.jobs);
 		status = 1;
 	}
+	if (log_errors > 5)
+		fprintf(stderr, "%s: the library logged %zu errors in all\n",
+			prog, log_errors);
 	if (res->capacity_violations) {
 		fprintf(stderr, "%s: cache capacity exceeded %llu times\n",
-			prog, (unsigned long long)res->capacity_violations);
+			prog, (unsigned long long) res->capacity_violations);
 		status = 1;
 	}
 	dl_sim_result_free(res);

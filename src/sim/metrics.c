@@ -9,7 +9,7 @@
 
 static int _cmp_double(const void *a, const void *b)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	double x = *(const double *) a, y = *(const double *) b;
 
 	return (x > y) - (x < y);
 }
@@ -22,9 +22,9 @@ static double _quantile(const double *v, size_t n, double q)
 
 	if (!n)
 		return 0.0;
-	pos = q * (double)(n - 1);
-	i = (size_t)floor(pos);
-	frac = pos - (double)i;
+	pos = q * (double) (n - 1);
+	i = (size_t) floor(pos);
+	frac = pos - (double) i;
 	if (i + 1 >= n)
 		return v[n - 1];
 	return v[i] + frac * (v[i + 1] - v[i]);
@@ -85,10 +85,10 @@ int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
 	m->jobs = r->njobs;
 	m->completed = n;
 	if (n) {
-		m->resp_mean = sum_resp / (double)n;
-		m->wait_mean = sum_wait / (double)n;
-		m->slowdown_mean = sum_slow / (double)n;
-		m->exec_mean = sum_exec / (double)n;
+		m->resp_mean = sum_resp / (double) n;
+		m->wait_mean = sum_wait / (double) n;
+		m->slowdown_mean = sum_slow / (double) n;
+		m->exec_mean = sum_exec / (double) n;
 		qsort(resp, n, sizeof(*resp), _cmp_double);
 		qsort(wait, n, sizeof(*wait), _cmp_double);
 		qsort(slow, n, sizeof(*slow), _cmp_double);
@@ -101,21 +101,21 @@ int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
 		m->makespan = last_end - first;
 	}
 	if (m->makespan > 0) {
-		m->throughput = (double)n / m->makespan;
-		m->throughput_bytes = (double)bytes / m->makespan;
+		m->throughput = (double) n / m->makespan;
+		m->throughput_bytes = (double) bytes / m->makespan;
 		if (r->slots) {
 			m->slot_util = held / (r->slots * m->makespan);
 			m->cpu_util = cpu / (r->slots * m->makespan);
 		}
 		if (r->storage)
-			m->storage_util = r->storage_busy /
-					  (r->storage * m->makespan);
+			m->storage_util =
+				r->storage_busy / (r->storage * m->makespan);
 	}
 	m->accesses = r->accesses;
 	if (r->accesses) {
-		m->hit_local_pct = 100.0 * (double)r->hit_local / r->accesses;
-		m->hit_peer_pct = 100.0 * (double)r->hit_peer / r->accesses;
-		m->miss_pct = 100.0 * (double)r->miss / r->accesses;
+		m->hit_local_pct = 100.0 * (double) r->hit_local / r->accesses;
+		m->hit_peer_pct = 100.0 * (double) r->hit_peer / r->accesses;
+		m->miss_pct = 100.0 * (double) r->miss / r->accesses;
 	}
 	m->remote_transfers = r->remote_transfers;
 	m->remote_bytes = r->remote_bytes;
@@ -126,7 +126,7 @@ int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
 
 	/* data-diffusion-raicu §4.3 */
 	if (n && r->slots) {
-		double T = r->slots, K = (double)n, V, W, inv_a;
+		double T = r->slots, K = (double) n, V, W, inv_a;
 
 		m->eff_B = sum_mu / K;
 		m->eff_Y = sum_y / K;
@@ -142,7 +142,7 @@ int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
 	m->plans = r->plans;
 	m->carried = r->carried;
 	m->plan_total = r->plan_seconds;
-	m->plan_mean = r->plans ? r->plan_seconds / (double)r->plans : 0.0;
+	m->plan_mean = r->plans ? r->plan_seconds / (double) r->plans : 0.0;
 	m->plan_max = r->plan_seconds_max;
 	m->max_pending = r->max_pending;
 	m->events = r->events;
@@ -155,8 +155,8 @@ int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
 
 char *dl_metrics_fmt_bytes(double bytes, char *buf, size_t len)
 {
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB",
-					    "PiB" };
+	static const char *const unit[] = { "B",   "KiB", "MiB",
+					    "GiB", "TiB", "PiB" };
 	int u = 0;
 
 	while (fabs(bytes) >= 1024.0 && u < 5) {
@@ -190,84 +190,88 @@ void dl_metrics_print(FILE *out, const dl_kv_t *kv, size_t nkv,
 		_kv(kv, nkv, "policy_params"));
 	fprintf(out, "workload  %s\n", _kv(kv, nkv, "workload_desc"));
 	fprintf(out, "platform  %s\n", _kv(kv, nkv, "platform_desc"));
-	fprintf(out, "jobs      %zu completed of %zu, makespan %.2f s, throughput %.3f jobs/s (%s/s)\n",
+	fprintf(out,
+		"jobs      %zu completed of %zu, makespan %.2f s, throughput %.3f jobs/s (%s/s)\n",
 		m->completed, m->jobs, m->makespan, m->throughput,
 		dl_metrics_fmt_bytes(m->throughput_bytes, b1, sizeof(b1)));
-	fprintf(out, "response  mean %.3f s   median %.3f   p95 %.3f   max %.3f\n",
+	fprintf(out,
+		"response  mean %.3f s   median %.3f   p95 %.3f   max %.3f\n",
 		m->resp_mean, m->resp_median, m->resp_p95, m->resp_max);
 	fprintf(out, "wait      mean %.3f s   median %.3f   p95 %.3f\n",
 		m->wait_mean, m->wait_median, m->wait_p95);
-	fprintf(out, "slowdown  mean %.3f     median %.3f   (response / exec, exec mean %.3f s)\n",
+	fprintf(out,
+		"slowdown  mean %.3f     median %.3f   (response / exec, exec mean %.3f s)\n",
 		m->slowdown_mean, m->slowdown_median, m->exec_mean);
-	fprintf(out, "accesses  %llu: local %.1f%%  peer %.1f%%  miss %.1f%%   evictions %llu, bypass %llu\n",
-		(unsigned long long)m->accesses, m->hit_local_pct,
-		m->hit_peer_pct, m->miss_pct,
-		(unsigned long long)m->evictions,
-		(unsigned long long)m->bypass);
-	fprintf(out, "transfers remote %llu (%s)   peer %llu (%s)   storage busy %.1f%%\n",
-		(unsigned long long)m->remote_transfers,
-		dl_metrics_fmt_bytes((double)m->remote_bytes, b2, sizeof(b2)),
-		(unsigned long long)m->peer_transfers,
-		dl_metrics_fmt_bytes((double)m->peer_bytes, b3, sizeof(b3)),
+	fprintf(out,
+		"accesses  %llu: local %.1f%%  peer %.1f%%  miss %.1f%%   evictions %llu, bypass %llu\n",
+		(unsigned long long) m->accesses, m->hit_local_pct,
+		m->hit_peer_pct, m->miss_pct, (unsigned long long) m->evictions,
+		(unsigned long long) m->bypass);
+	fprintf(out,
+		"transfers remote %llu (%s)   peer %llu (%s)   storage busy %.1f%%\n",
+		(unsigned long long) m->remote_transfers,
+		dl_metrics_fmt_bytes((double) m->remote_bytes, b2, sizeof(b2)),
+		(unsigned long long) m->peer_transfers,
+		dl_metrics_fmt_bytes((double) m->peer_bytes, b3, sizeof(b3)),
 		100.0 * m->storage_util);
 	fprintf(out, "util      slots %.1f%%   cpu %.1f%%\n",
 		100.0 * m->slot_util, 100.0 * m->cpu_util);
-	fprintf(out, "model     efficiency %.3f  speedup %.2f  (A %.3f/s, B %.3f s, Y %.3f s)   ideal WET %.1f s, slowdown %.2f\n",
+	fprintf(out,
+		"model     efficiency %.3f  speedup %.2f  (A %.3f/s, B %.3f s, Y %.3f s)   ideal WET %.1f s, slowdown %.2f\n",
 		m->efficiency, m->speedup, m->eff_A, m->eff_B, m->eff_Y,
 		m->wet_ideal, m->wet_slowdown);
-	fprintf(out, "policy    %zu plans (+%zu carried) in %.3f s: mean %.3f ms, max %.3f ms\n",
+	fprintf(out,
+		"policy    %zu plans (+%zu carried) in %.3f s: mean %.3f ms, max %.3f ms\n",
 		m->plans, m->carried, m->plan_total, 1e3 * m->plan_mean,
 		1e3 * m->plan_max);
 	fprintf(out, "sim       %llu events, queue max %zu, %.2f s wall\n",
-		(unsigned long long)m->events, m->max_pending, m->wall);
+		(unsigned long long) m->events, m->max_pending, m->wall);
 }
 
 /* The metric columns, in CSV and JSON order. */
-#define METRIC_COLUMNS(X)                                   \
-	X(jobs, "%zu", m->jobs)                             \
-	X(completed, "%zu", m->completed)                   \
-	X(resp_mean, "%.6f", m->resp_mean)                  \
-	X(resp_median, "%.6f", m->resp_median)              \
-	X(resp_p95, "%.6f", m->resp_p95)                    \
-	X(resp_max, "%.6f", m->resp_max)                    \
-	X(wait_mean, "%.6f", m->wait_mean)                  \
-	X(wait_median, "%.6f", m->wait_median)              \
-	X(wait_p95, "%.6f", m->wait_p95)                    \
-	X(slowdown_mean, "%.6f", m->slowdown_mean)          \
-	X(slowdown_median, "%.6f", m->slowdown_median)      \
-	X(exec_mean, "%.6f", m->exec_mean)                  \
-	X(makespan, "%.6f", m->makespan)                    \
-	X(throughput, "%.6f", m->throughput)                \
-	X(throughput_bytes, "%.0f", m->throughput_bytes)    \
-	X(accesses, "%llu", (unsigned long long)m->accesses) \
-	X(hit_local_pct, "%.4f", m->hit_local_pct)          \
-	X(hit_peer_pct, "%.4f", m->hit_peer_pct)            \
-	X(miss_pct, "%.4f", m->miss_pct)                    \
-	X(remote_transfers, "%llu",                         \
-	  (unsigned long long)m->remote_transfers)          \
-	X(remote_bytes, "%llu", (unsigned long long)m->remote_bytes) \
-	X(peer_transfers, "%llu",                           \
-	  (unsigned long long)m->peer_transfers)            \
-	X(peer_bytes, "%llu", (unsigned long long)m->peer_bytes) \
-	X(evictions, "%llu", (unsigned long long)m->evictions) \
-	X(bypass, "%llu", (unsigned long long)m->bypass)    \
-	X(slot_util, "%.6f", m->slot_util)                  \
-	X(cpu_util, "%.6f", m->cpu_util)                    \
-	X(storage_util, "%.6f", m->storage_util)            \
-	X(efficiency, "%.6f", m->efficiency)                \
-	X(speedup, "%.6f", m->speedup)                      \
-	X(arrival_rate, "%.6f", m->eff_A)                   \
-	X(task_time_B, "%.6f", m->eff_B)                    \
-	X(task_time_Y, "%.6f", m->eff_Y)                    \
-	X(wet_ideal, "%.6f", m->wet_ideal)                  \
-	X(wet_slowdown, "%.6f", m->wet_slowdown)            \
-	X(plans, "%zu", m->plans)                           \
-	X(plans_carried, "%zu", m->carried)                 \
-	X(plan_seconds, "%.6f", m->plan_total)              \
-	X(plan_mean_ms, "%.6f", 1e3 * m->plan_mean)         \
-	X(plan_max_ms, "%.6f", 1e3 * m->plan_max)           \
-	X(max_pending, "%zu", m->max_pending)               \
-	X(events, "%llu", (unsigned long long)m->events)    \
+#define METRIC_COLUMNS(X) \
+	X(jobs, "%zu", m->jobs) \
+	X(completed, "%zu", m->completed) \
+	X(resp_mean, "%.6f", m->resp_mean) \
+	X(resp_median, "%.6f", m->resp_median) \
+	X(resp_p95, "%.6f", m->resp_p95) \
+	X(resp_max, "%.6f", m->resp_max) \
+	X(wait_mean, "%.6f", m->wait_mean) \
+	X(wait_median, "%.6f", m->wait_median) \
+	X(wait_p95, "%.6f", m->wait_p95) \
+	X(slowdown_mean, "%.6f", m->slowdown_mean) \
+	X(slowdown_median, "%.6f", m->slowdown_median) \
+	X(exec_mean, "%.6f", m->exec_mean) \
+	X(makespan, "%.6f", m->makespan) \
+	X(throughput, "%.6f", m->throughput) \
+	X(throughput_bytes, "%.0f", m->throughput_bytes) \
+	X(accesses, "%llu", (unsigned long long) m->accesses) \
+	X(hit_local_pct, "%.4f", m->hit_local_pct) \
+	X(hit_peer_pct, "%.4f", m->hit_peer_pct) \
+	X(miss_pct, "%.4f", m->miss_pct) \
+	X(remote_transfers, "%llu", (unsigned long long) m->remote_transfers) \
+	X(remote_bytes, "%llu", (unsigned long long) m->remote_bytes) \
+	X(peer_transfers, "%llu", (unsigned long long) m->peer_transfers) \
+	X(peer_bytes, "%llu", (unsigned long long) m->peer_bytes) \
+	X(evictions, "%llu", (unsigned long long) m->evictions) \
+	X(bypass, "%llu", (unsigned long long) m->bypass) \
+	X(slot_util, "%.6f", m->slot_util) \
+	X(cpu_util, "%.6f", m->cpu_util) \
+	X(storage_util, "%.6f", m->storage_util) \
+	X(efficiency, "%.6f", m->efficiency) \
+	X(speedup, "%.6f", m->speedup) \
+	X(arrival_rate, "%.6f", m->eff_A) \
+	X(task_time_B, "%.6f", m->eff_B) \
+	X(task_time_Y, "%.6f", m->eff_Y) \
+	X(wet_ideal, "%.6f", m->wet_ideal) \
+	X(wet_slowdown, "%.6f", m->wet_slowdown) \
+	X(plans, "%zu", m->plans) \
+	X(plans_carried, "%zu", m->carried) \
+	X(plan_seconds, "%.6f", m->plan_total) \
+	X(plan_mean_ms, "%.6f", 1e3 * m->plan_mean) \
+	X(plan_max_ms, "%.6f", 1e3 * m->plan_max) \
+	X(max_pending, "%zu", m->max_pending) \
+	X(events, "%llu", (unsigned long long) m->events) \
 	X(wall_seconds, "%.3f", m->wall)
 
 /* Descriptions ("..._desc") are for the summary, not for tables. */
@@ -339,7 +343,7 @@ static void _json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+		unsigned char c = (unsigned char) *s;
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
@@ -382,10 +386,10 @@ int dl_metrics_json_append(const char *path, const dl_kv_t *kv, size_t nkv,
 	}
 	fputs("},\"metrics\":{", f);
 	first = 1;
-#define X_JSON(name, fmt, expr)                         \
+#define X_JSON(name, fmt, expr) \
 	fprintf(f, "%s\"" #name "\":", first ? "" : ","); \
-	first = 0;                                      \
-	_json_num(f, "%.17g", (double)(expr));
+	first = 0; \
+	_json_num(f, "%.17g", (double) (expr));
 	METRIC_COLUMNS(X_JSON)
 #undef X_JSON
 	fputs("}}\n", f);
@@ -406,15 +410,16 @@ int dl_metrics_jobs_csv(const char *path, const dl_sim_result_t *r)
 	for (i = 0; i < r->njobs; i++) {
 		const dl_sim_job_t *j = &r->jobs[i];
 
-		fprintf(f, "%u,%d,%u,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%u,%u,%u,%u,%llu,%llu,%llu\n",
+		fprintf(f,
+			"%u,%d,%u,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%u,%u,%u,%u,%llu,%llu,%llu\n",
 			j->id, j->node, j->cpus, j->arrival, j->dispatch,
 			j->start, j->staged, j->end,
 			j->completions ? j->end - j->arrival : -1.0,
 			j->completions ? j->start - j->arrival : -1.0, j->read,
 			j->compute, j->nfiles, j->hit_local, j->hit_peer,
-			j->miss, j->bypass, (unsigned long long)j->bytes,
-			(unsigned long long)j->bytes_remote,
-			(unsigned long long)j->bytes_peer);
+			j->miss, j->bypass, (unsigned long long) j->bytes,
+			(unsigned long long) j->bytes_remote,
+			(unsigned long long) j->bytes_peer);
 	}
 	return fclose(f) ? DL_EIO : 0;
 }

@@ -40,8 +40,8 @@ typedef struct dl_metrics {
 	double slowdown_mean, slowdown_median;
 	double exec_mean;
 	double makespan;
-	double throughput;        /* completed jobs per second of makespan */
-	double throughput_bytes;  /* input bytes per second of makespan */
+	double throughput;       /* completed jobs per second of makespan */
+	double throughput_bytes; /* input bytes per second of makespan */
 	uint64_t accesses;
 	double hit_local_pct, hit_peer_pct, miss_pct;
 	uint64_t remote_transfers, remote_bytes;

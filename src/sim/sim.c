@@ -10,12 +10,23 @@
 #include "dl_policy.h"
 #include "sim.h"
 
-enum { EV_ARRIVAL = 0, EV_XFER_DONE, EV_JOB_DONE, EV_WAKE };
-enum { J_FUTURE = 0, J_PENDING, J_RUNNING, J_DONE };
+enum {
+	EV_ARRIVAL = 0,
+	EV_XFER_DONE,
+	EV_JOB_DONE,
+	EV_WAKE
+};
+
+enum {
+	J_FUTURE = 0,
+	J_PENDING,
+	J_RUNNING,
+	J_DONE
+};
 
 typedef struct {
 	double t;
-	uint64_t seq;   /* ties: first scheduled, first handled */
+	uint64_t seq; /* ties: first scheduled, first handled */
 	uint32_t type;
 	uint32_t arg;
 } _ev_t;
@@ -23,12 +34,12 @@ typedef struct {
 /* A job of the workload while it runs through the system. */
 typedef struct {
 	uint32_t state;
-	uint32_t missing;   /* files not yet on its node */
-	uint8_t *pinned;    /* per file of the job: it holds a pin */
-	int planned;        /* covered by the last full plan */
-	int32_t pnode;      /* that plan's node */
-	double porder;      /* that plan's order */
-	size_t run_pos;     /* index in the running list */
+	uint32_t missing; /* files not yet on its node */
+	uint8_t *pinned;  /* per file of the job: it holds a pin */
+	int planned;      /* covered by the last full plan */
+	int32_t pnode;    /* that plan's node */
+	double porder;    /* that plan's order */
+	size_t run_pos;   /* index in the running list */
 } _job_t;
 
 /* A job and the index of the file in its list. */
@@ -39,7 +50,7 @@ typedef struct {
 /* A file a node is fetching or will fetch, for the jobs waiting on it. */
 typedef struct {
 	uint32_t file;
-	uint32_t owner;     /* the job that asked first; its access is the
+	uint32_t owner; /* the job that asked first; its access is the
 			     * transfer's (miss or peer hit) */
 	int issued;
 	_waiter_t *w;
@@ -47,15 +58,15 @@ typedef struct {
 } _fetch_t;
 
 typedef struct {
-	uint32_t busy;      /* slots taken */
-	int link_busy;      /* a request is out: one file at a time */
-	_fetch_t *f;        /* FIFO: in the order jobs started */
+	uint32_t busy; /* slots taken */
+	int link_busy; /* a request is out: one file at a time */
+	_fetch_t *f;   /* FIFO: in the order jobs started */
 	size_t nf, fcap;
 } _node_t;
 
 typedef struct {
 	uint32_t node, file, owner;
-	uint32_t src;       /* < S: storage node; else peer src - S */
+	uint32_t src; /* < S: storage node; else peer src - S */
 	double dur;
 } _xfer_t;
 
@@ -82,28 +93,28 @@ typedef struct {
 
 	_job_t *jobs;
 	_node_t *nodes;
-	_src_t *src;        /* S storage nodes, then P peers */
+	_src_t *src; /* S storage nodes, then P peers */
 	_xfer_t *xf;
 	size_t nxf, xfcap;
-	uint32_t *xfree;    /* recycled transfer slots */
+	uint32_t *xfree; /* recycled transfer slots */
 	size_t nxfree;
 
 	_ev_t *heap;
 	size_t nheap, heapcap;
 	uint64_t seq;
 
-	uint32_t *pending;  /* job indices in arrival order */
-	size_t npending, pendcap;
+	uint32_t *pending; /* job indices in arrival order, from phead on */
+	size_t phead, npending;
 	uint32_t *running;
 	size_t nrunning;
 
 	double now;
-	int dirty;          /* something changed since the last full plan */
+	int dirty; /* something changed since the last full plan */
 	int have_plan;
 	double last_plan;
 	int wake_pending;
 	size_t arrived;
-	uint32_t *hold;     /* scratch: holders of a file */
+	uint32_t *hold; /* scratch: holders of a file */
 
 	char *err;
 	size_t errlen;
@@ -146,19 +157,19 @@ static double _wall(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 /* The tracker's clock: microseconds, for LRU and FIFO order. */
 static uint64_t _ticks(double t)
 {
-	return t > 0 ? (uint64_t)llround(t * 1e6) : 0;
+	return t > 0 ? (uint64_t) llround(t * 1e6) : 0;
 }
 
 static double _dur(uint64_t bytes, double bw)
 {
 	/* A bandwidth that is not positive is infinite, as in dl_cost.h. */
-	return (bw > 0 && isfinite(bw)) ? (double)bytes / bw : 0.0;
+	return (bw > 0 && isfinite(bw)) ? (double) bytes / bw : 0.0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -231,7 +242,7 @@ static void _on_evict(uint32_t node, uint32_t file, void *arg)
 {
 	_sim_t *s = arg;
 
-	(void)node;
+	(void) node;
 	s->res->evictions++;
 	s->res->evicted_bytes += s->wl->files[file].size;
 }
@@ -269,7 +280,7 @@ static uint32_t _xfer_new(_sim_t *s)
 		}
 		s->xfcap = ncap;
 	}
-	return (uint32_t)s->nxf++;
+	return (uint32_t) s->nxf++;
 }
 
 /* The source begins serving transfer x now. */
@@ -447,7 +458,7 @@ static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
 	job->run_pos = s->nrunning;
 	s->running[s->nrunning++] = j;
 	nd->busy += wj->cpus;
-	r->node = (int32_t)n;
+	r->node = (int32_t) n;
 	r->dispatch = s->now;
 	for (k = 0; k < wj->nfiles; k++) {
 		uint32_t f = wj->files[k];
@@ -521,7 +532,8 @@ static void _xfer_done(_sim_t *s, uint32_t x)
 	for (i = 0; i < nd->nf && nd->f[i].file != t.file; i++)
 		;
 	if (i == nd->nf) {
-		_fail(s, DL_EINVAL, "internal: transfer of file %u to node %u has no fetch",
+		_fail(s, DL_EINVAL,
+		      "internal: transfer of file %u to node %u has no fetch",
 		      t.file, t.node);
 		return;
 	}
@@ -561,7 +573,7 @@ static void _job_done(_sim_t *s, uint32_t j)
 	const dl_wl_job_t *wj = &s->wl->jobs[j];
 	_job_t *job = &s->jobs[j];
 	dl_sim_job_t *r = &s->res->jobs[j];
-	uint32_t k, n = (uint32_t)r->node, last;
+	uint32_t k, n = (uint32_t) r->node, last;
 
 	for (k = 0; k < wj->nfiles; k++)
 		if (job->pinned[k]) {
@@ -622,8 +634,9 @@ static dl_state_t *_snapshot(_sim_t *s, int carried, uint32_t **map)
 	}
 	st->now = s->now;
 	for (i = 0; i < s->nrunning + npend; i++) {
-		uint32_t j = i < s->nrunning ? s->running[i] :
-					       s->pending[i - s->nrunning];
+		uint32_t j = i < s->nrunning ?
+				     s->running[i] :
+				     s->pending[s->phead + i - s->nrunning];
 		const dl_wl_job_t *wj = &s->wl->jobs[j];
 		const _job_t *job = &s->jobs[j];
 		dl_job_t dj = { 0 };
@@ -674,15 +687,15 @@ static void _dispatch(_sim_t *s, const dl_state_t *st, const dl_plan_t *plan,
 		return;
 	/*
 	 * Drop the started jobs from the pending list, keeping its order:
-	 * they all sit in the visible prefix, the rest just moves up.
+	 * they all sit in the visible prefix, whose waiting jobs move back
+	 * to close the gaps; the head moves past what is left in front.
 	 */
 	lim = _visible(s);
-	for (i = k = 0; i < lim; i++)
-		if (s->jobs[s->pending[i]].state == J_PENDING)
-			s->pending[k++] = s->pending[i];
-	memmove(&s->pending[k], &s->pending[lim],
-		(s->npending - lim) * sizeof(*s->pending));
-	s->npending -= lim - k;
+	for (i = k = lim; i-- > 0;)
+		if (s->jobs[s->pending[s->phead + i]].state == J_PENDING)
+			s->pending[s->phead + --k] = s->pending[s->phead + i];
+	s->phead += k;
+	s->npending -= k;
 }
 
 static void _plan_full(_sim_t *s)
@@ -820,23 +833,26 @@ static int _setup(_sim_t *s)
 	int err = 0;
 
 	if (!cfg->nodes || !cfg->cores || !cfg->storage) {
-		_fail(s, DL_EINVAL, "nodes, cores and storage must be at least 1");
+		_fail(s, DL_EINVAL,
+		      "nodes, cores and storage must be at least 1");
 		return s->rc;
 	}
 	for (i = 0; i < wl->njobs; i++) {
 		if (wl->jobs[i].cpus > cfg->cores) {
-			_fail(s, DL_EINVAL, "job %u needs %u slots, a node has %u",
+			_fail(s, DL_EINVAL,
+			      "job %u needs %u slots, a node has %u",
 			      wl->jobs[i].id, wl->jobs[i].cpus, cfg->cores);
 			return s->rc;
 		}
 		if (i && (wl->jobs[i].arrival < wl->jobs[i - 1].arrival)) {
-			_fail(s, DL_EINVAL, "jobs are not sorted by arrival (job %u)",
+			_fail(s, DL_EINVAL,
+			      "jobs are not sorted by arrival (job %u)",
 			      wl->jobs[i].id);
 			return s->rc;
 		}
 		njf += wl->jobs[i].nfiles;
 	}
-	(void)njf;
+	(void) njf;
 	s->P = cfg->nodes;
 	s->S = cfg->storage;
 	s->slots = cfg->nodes * cfg->cores;
@@ -853,8 +869,8 @@ static int _setup(_sim_t *s)
 		return s->rc;
 	}
 	s->cache = dl_cache_create(s->P, cfg->eviction, cfg->seed);
-	s->storage_of = malloc((wl->nfiles ? wl->nfiles : 1) *
-			       sizeof(*s->storage_of));
+	s->storage_of =
+		malloc((wl->nfiles ? wl->nfiles : 1) * sizeof(*s->storage_of));
 	s->names = calloc(s->P, sizeof(*s->names));
 	s->jobs = calloc(wl->njobs ? wl->njobs : 1, sizeof(*s->jobs));
 	s->nodes = calloc(s->P, sizeof(*s->nodes));
@@ -862,8 +878,8 @@ static int _setup(_sim_t *s)
 	s->pending = malloc((wl->njobs ? wl->njobs : 1) * sizeof(*s->pending));
 	s->running = malloc((wl->njobs ? wl->njobs : 1) * sizeof(*s->running));
 	s->hold = malloc(s->P * sizeof(*s->hold));
-	if (!s->cache || !s->storage_of || !s->names || !s->jobs ||
-	    !s->nodes || !s->src || !s->pending || !s->running || !s->hold) {
+	if (!s->cache || !s->storage_of || !s->names || !s->jobs || !s->nodes ||
+	    !s->src || !s->pending || !s->running || !s->hold) {
 		_fail(s, DL_ENOMEM, "out of memory");
 		return s->rc;
 	}
@@ -885,16 +901,16 @@ static int _setup(_sim_t *s)
 		int64_t id = dl_cache_file_intern(s->cache, wl->files[i].path,
 						  wl->files[i].size);
 
-		if (id != (int64_t)i) {
-			_fail(s, id < 0 ? (int)id : DL_EINVAL,
+		if (id != (int64_t) i) {
+			_fail(s, id < 0 ? (int) id : DL_EINVAL,
 			      "file %zu (%s) cannot be tracked", i,
 			      wl->files[i].path);
 			return s->rc;
 		}
-		s->storage_of[i] = wl->files[i].storage >= 0 ?
-					   (uint32_t)wl->files[i].storage %
-						   s->S :
-					   (uint32_t)(i % s->S);
+		s->storage_of[i] =
+			wl->files[i].storage >= 0 ?
+				(uint32_t) wl->files[i].storage % s->S :
+				(uint32_t) (i % s->S);
 	}
 	for (i = 0; i < wl->njobs; i++) {
 		const dl_wl_job_t *wj = &wl->jobs[i];
@@ -916,9 +932,10 @@ static int _setup(_sim_t *s)
 			r->bytes += wl->files[wj->files[k]].size;
 		r->read = _dur(r->bytes, s->params.lbw);
 		/* As dl_cost_job_compute(): its seconds, or C per byte. */
-		r->compute = wj->compute >= 0 ? wj->compute :
-						s->params.cpb * (double)r->bytes;
-		_push(s, wj->arrival, EV_ARRIVAL, (uint32_t)i);
+		r->compute = wj->compute >= 0 ?
+				     wj->compute :
+				     s->params.cpb * (double) r->bytes;
+		_push(s, wj->arrival, EV_ARRIVAL, (uint32_t) i);
 	}
 	return s->rc;
 }
@@ -980,7 +997,8 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 	s.errlen = errlen;
 	res = calloc(1, sizeof(*res));
 	if (res)
-		res->jobs = calloc(wl->njobs ? wl->njobs : 1, sizeof(*res->jobs));
+		res->jobs =
+			calloc(wl->njobs ? wl->njobs : 1, sizeof(*res->jobs));
 	if (!res || !res->jobs) {
 		if (res)
 			free(res);
@@ -1020,7 +1038,7 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 			switch (ev.type) {
 			case EV_ARRIVAL:
 				s.jobs[ev.arg].state = J_PENDING;
-				s.pending[s.npending++] = ev.arg;
+				s.pending[s.phead + s.npending++] = ev.arg;
 				s.arrived++;
 				s.dirty = 1;
 				break;

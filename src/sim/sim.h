@@ -54,57 +54,57 @@
 #include "workload.h"
 
 typedef struct dl_sim_progress {
-	double now;            /* simulated seconds */
+	double now; /* simulated seconds */
 	size_t arrived, completed, total;
 	size_t pending, running;
 	size_t plans;
-	double wall;           /* seconds since the run started */
+	double wall; /* seconds since the run started */
 } dl_sim_progress_t;
 
 typedef struct dl_sim_config {
-	uint32_t nodes;            /* compute nodes P (4) */
-	uint32_t cores;            /* job slots per node (1) */
-	uint32_t storage;          /* storage nodes S (4) */
-	uint64_t cache_bytes;      /* per node (15 GiB); DL_CACHE_UNLIMITED */
-	dl_evict_t eviction;       /* DL_EVICT_VALUE */
-	dl_params_t params;        /* rbw, lbw, cpb, unknown_size; nstorage is
+	uint32_t nodes;             /* compute nodes P (4) */
+	uint32_t cores;             /* job slots per node (1) */
+	uint32_t storage;           /* storage nodes S (4) */
+	uint64_t cache_bytes;       /* per node (15 GiB); DL_CACHE_UNLIMITED */
+	dl_evict_t eviction;        /* DL_EVICT_VALUE */
+	dl_params_t params;         /* rbw, lbw, cpb, unknown_size; nstorage is
 				    * overwritten with storage */
-	int peer_fetch;            /* 0: files come from storage only */
-	double peer_bw;            /* bytes/s; <= 0: params.rbw */
-	const char *policy;        /* "locality" */
-	const char *policy_params; /* NULL */
-	uint64_t seed;             /* the tracker's PRNG (random eviction) */
-	size_t window;             /* pending jobs shown to a plan; 0: all */
-	double replan_min_interval;/* seconds between full plans (0) */
-	int check;                 /* verify invariants after every step */
+	int peer_fetch;             /* 0: files come from storage only */
+	double peer_bw;             /* bytes/s; <= 0: params.rbw */
+	const char *policy;         /* "locality" */
+	const char *policy_params;  /* NULL */
+	uint64_t seed;              /* the tracker's PRNG (random eviction) */
+	size_t window;              /* pending jobs shown to a plan; 0: all */
+	double replan_min_interval; /* seconds between full plans (0) */
+	int check;                  /* verify invariants after every step */
 	void (*progress)(const dl_sim_progress_t *p, void *arg);
 	void *progress_arg;
-	double progress_every;     /* wall seconds between calls (1.0) */
+	double progress_every; /* wall seconds between calls (1.0) */
 } dl_sim_config_t;
 
 /* What happened to one job; times in simulated seconds. */
 typedef struct dl_sim_job {
 	uint32_t id;
-	int32_t node;              /* -1: never started */
+	int32_t node; /* -1: never started */
 	uint32_t cpus;
 	double arrival;
-	double dispatch;           /* the plan started it (slot taken) */
-	double start;              /* its first own transfer began, or
+	double dispatch;      /* the plan started it (slot taken) */
+	double start;         /* its first own transfer began, or
 				    * dispatch if it had none (eq. 1) */
-	double staged;             /* all its files were on the node */
-	double end;                /* completion (eq. 3) */
-	double read, compute;      /* seconds of local read and of CPU */
+	double staged;        /* all its files were on the node */
+	double end;           /* completion (eq. 3) */
+	double read, compute; /* seconds of local read and of CPU */
 	uint32_t nfiles;
 	uint32_t hit_local, hit_peer, miss, bypass;
-	uint64_t bytes;            /* input bytes */
-	uint64_t bytes_remote;     /* its misses, from storage */
-	uint64_t bytes_peer;       /* its peer hits */
-	uint32_t completions;      /* 1 when all went well */
+	uint64_t bytes;        /* input bytes */
+	uint64_t bytes_remote; /* its misses, from storage */
+	uint64_t bytes_peer;   /* its peer hits */
+	uint32_t completions;  /* 1 when all went well */
 } dl_sim_job_t;
 
 typedef struct dl_sim_result {
 	size_t njobs;
-	dl_sim_job_t *jobs;        /* in workload order; owned */
+	dl_sim_job_t *jobs; /* in workload order; owned */
 	size_t completed;
 	/* File accesses: every (job, file) pair of a started job. */
 	uint64_t accesses, hit_local, hit_peer, miss;
@@ -113,14 +113,14 @@ typedef struct dl_sim_result {
 	uint64_t evictions, evicted_bytes, bypass;
 	uint64_t capacity_violations; /* with check: used > capacity seen */
 	uint64_t peak_cache_bytes;    /* largest used bytes on one node */
-	size_t plans;              /* dl_policy_plan() calls */
-	size_t carried;            /* dispatches from a previous plan */
-	double plan_seconds;       /* wall time in dl_policy_plan() */
+	size_t plans;                 /* dl_policy_plan() calls */
+	size_t carried;               /* dispatches from a previous plan */
+	double plan_seconds;          /* wall time in dl_policy_plan() */
 	double plan_seconds_max;
 	size_t max_pending;
 	uint64_t events;
-	double end_time;           /* last event */
-	double storage_busy;       /* seconds storage nodes spent serving */
+	double end_time;     /* last event */
+	double storage_busy; /* seconds storage nodes spent serving */
 	double wall_seconds;
 	uint32_t nodes, slots, storage;
 	char policy[32];

@@ -21,9 +21,9 @@
 /* Path index: open addressing, FNV-1a                                     */
 
 typedef struct {
-	size_t cap;     /* power of two */
+	size_t cap; /* power of two */
 	size_t n;
-	int64_t *slot;  /* file index, -1 empty */
+	int64_t *slot; /* file index, -1 empty */
 } _index_t;
 
 static uint64_t _hash(const char *s)
@@ -31,7 +31,7 @@ static uint64_t _hash(const char *s)
 	uint64_t h = 1469598103934665603ULL;
 
 	while (*s) {
-		h ^= (unsigned char)*s++;
+		h ^= (unsigned char) *s++;
 		h *= 1099511628211ULL;
 	}
 	return h;
@@ -113,7 +113,7 @@ void dl_workload_destroy(dl_workload_t *wl)
 	for (i = 0; i < wl->njobs; i++)
 		free(wl->jobs[i].files);
 	if (wl->index)
-		free(((_index_t *)wl->index)->slot);
+		free(((_index_t *) wl->index)->slot);
 	free(wl->index);
 	free(wl->files);
 	free(wl->jobs);
@@ -127,8 +127,8 @@ int64_t dl_workload_find_file(const dl_workload_t *wl, const char *path)
 	return _index_find(wl, path);
 }
 
-int64_t dl_workload_add_file(dl_workload_t *wl, const char *path,
-			     uint64_t size, int32_t storage)
+int64_t dl_workload_add_file(dl_workload_t *wl, const char *path, uint64_t size,
+			     int32_t storage)
 {
 	const char *p;
 	char *copy;
@@ -137,7 +137,7 @@ int64_t dl_workload_add_file(dl_workload_t *wl, const char *path,
 	if (!wl || !path || !*path || storage < DL_WL_STORAGE_RR)
 		return DL_EINVAL;
 	for (p = path; *p; p++)
-		if (isspace((unsigned char)*p) || *p == ',')
+		if (isspace((unsigned char) *p) || *p == ',')
 			return DL_EINVAL;
 	if (_index_find(wl, path) >= 0)
 		return DL_EEXIST;
@@ -158,13 +158,13 @@ int64_t dl_workload_add_file(dl_workload_t *wl, const char *path,
 	wl->files[wl->nfiles].path = copy;
 	wl->files[wl->nfiles].size = size;
 	wl->files[wl->nfiles].storage = storage;
-	_index_put(wl->index, wl, (int64_t)wl->nfiles);
-	return (int64_t)wl->nfiles++;
+	_index_put(wl->index, wl, (int64_t) wl->nfiles);
+	return (int64_t) wl->nfiles++;
 }
 
 static int _cmp_u32(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
 
 	return (x > y) - (x < y);
 }
@@ -282,7 +282,7 @@ void dl_workload_stats(const dl_workload_t *wl, dl_wl_stats_t *st)
 	}
 	free(count);
 	if (wl->njobs) {
-		st->files_mean = (double)st->accesses / (double)wl->njobs;
+		st->files_mean = (double) st->accesses / (double) wl->njobs;
 		st->first_arrival = wl->jobs[0].arrival;
 		st->last_arrival = wl->jobs[0].arrival;
 		for (i = 1; i < wl->njobs; i++) {
@@ -293,8 +293,9 @@ void dl_workload_stats(const dl_workload_t *wl, dl_wl_stats_t *st)
 		}
 	}
 	if (st->accesses) {
-		st->overlap = 1.0 - (double)st->files_used / (double)st->accesses;
-		st->shared = (double)shared / (double)st->accesses;
+		st->overlap =
+			1.0 - (double) st->files_used / (double) st->accesses;
+		st->shared = (double) shared / (double) st->accesses;
 	}
 }
 
@@ -304,9 +305,9 @@ void dl_workload_stats(const dl_workload_t *wl, dl_wl_stats_t *st)
 typedef struct {
 	dl_wl_pattern_t pattern;
 	uint32_t n;
-	int64_t cur;   /* the last item, -1 before the first */
+	int64_t cur; /* the last item, -1 before the first */
 	double sigma;
-	double *cdf;   /* zipf: cdf[i] = P(rank <= i + 1) */
+	double *cdf; /* zipf: cdf[i] = P(rank <= i + 1) */
 } _sampler_t;
 
 static int _sampler_init(_sampler_t *s, const dl_wl_access_t *a, uint32_t n)
@@ -318,7 +319,7 @@ static int _sampler_init(_sampler_t *s, const dl_wl_access_t *a, uint32_t n)
 	s->pattern = a->pattern;
 	s->n = n ? n : 1;
 	s->cur = -1;
-	s->sigma = a->sigma > 0 ? a->sigma : (double)s->n / 100.0;
+	s->sigma = a->sigma > 0 ? a->sigma : (double) s->n / 100.0;
 	if (s->sigma < 1.0)
 		s->sigma = 1.0;
 	if (s->pattern != DL_WL_PATTERN_ZIPF)
@@ -330,7 +331,7 @@ static int _sampler_init(_sampler_t *s, const dl_wl_access_t *a, uint32_t n)
 		return DL_ENOMEM;
 	/* P_i = K / i^S (hjs-mansouri §4.1); K normalizes the sum to 1. */
 	for (i = 0; i < s->n; i++) {
-		sum += 1.0 / pow((double)i + 1.0, a->zipf_s);
+		sum += 1.0 / pow((double) i + 1.0, a->zipf_s);
 		s->cdf[i] = sum;
 	}
 	for (i = 0; i < s->n; i++)
@@ -354,16 +355,17 @@ static uint32_t _sampler_next(_sampler_t *s, gsl_rng *r)
 		break;
 	case DL_WL_PATTERN_GAUSSIAN:
 		if (s->cur < 0) {
-			v = (int64_t)gsl_rng_uniform_int(r, s->n);
+			v = (int64_t) gsl_rng_uniform_int(r, s->n);
 			break;
 		}
 		/* A random walk: the next item is near the last one. */
-		v = s->cur + (int64_t)llround(gsl_ran_gaussian(r, s->sigma));
-		v %= (int64_t)s->n;
+		v = s->cur + (int64_t) llround(gsl_ran_gaussian(r, s->sigma));
+		v %= (int64_t) s->n;
 		if (v < 0)
 			v += s->n;
 		break;
-	case DL_WL_PATTERN_ZIPF: {
+	case DL_WL_PATTERN_ZIPF:
+	{
 		double u = gsl_rng_uniform(r);
 		uint32_t lo = 0, hi = s->n - 1;
 
@@ -380,11 +382,11 @@ static uint32_t _sampler_next(_sampler_t *s, gsl_rng *r)
 		break;
 	}
 	default:
-		v = (int64_t)gsl_rng_uniform_int(r, s->n);
+		v = (int64_t) gsl_rng_uniform_int(r, s->n);
 		break;
 	}
 	s->cur = v;
-	return (uint32_t)v;
+	return (uint32_t) v;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -435,7 +437,7 @@ static gsl_rng *_rng(uint64_t seed)
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 
 	if (r)
-		gsl_rng_set(r, (unsigned long)(seed ^ (seed >> 32)));
+		gsl_rng_set(r, (unsigned long) (seed ^ (seed >> 32)));
 	return r;
 }
 
@@ -479,13 +481,13 @@ dl_workload_t *dl_workload_gen_biomed(const dl_wl_biomed_opts_t *o,
 	    !(o->overlap < 1) || !(o->files_mean >= o->files_min) ||
 	    !(o->files_mean <= o->files_max) || !(o->mri_fraction >= 0) ||
 	    !(o->mri_fraction <= 1) ||
-	    (uint64_t)o->patients * o->images > UINT32_MAX)
+	    (uint64_t) o->patients * o->images > UINT32_MAX)
 		return NULL;
 	r = _rng(seed);
 	jobs = malloc(o->jobs * sizeof(*jobs));
 	frontier = calloc(o->patients, sizeof(*frontier));
 	base = calloc(o->patients, sizeof(*base));
-	mri = malloc((size_t)o->patients * o->images);
+	mri = malloc((size_t) o->patients * o->images);
 	wl = dl_workload_create("biomed");
 	if (!r || !jobs || !frontier || !base || !mri || !wl ||
 	    _sampler_init(&smp, &o->access, o->patients))
@@ -505,31 +507,32 @@ dl_workload_t *dl_workload_gen_biomed(const dl_wl_biomed_opts_t *o,
 
 		/* 4-10 files, mean 6: min + Binomial(max - min, p). */
 		n = o->files_min + (span ? gsl_ran_binomial(r, pbin, span) : 0);
-		target = (1.0 - o->overlap) * (double)(A + n) - (double)D;
+		target = (1.0 - o->overlap) * (double) (A + n) - (double) D;
 		want = llround(target);
 		if (want < 0)
 			want = 0;
 		if (want > n)
 			want = n;
-		if ((uint32_t)want > o->images - frontier[cur]) {
+		if ((uint32_t) want > o->images - frontier[cur]) {
 			/* This patient is (nearly) exhausted: move on. */
 			for (tries = 0; tries < 64; tries++) {
 				p = _sampler_next(&smp, r);
-				if (o->images - frontier[p] >= (uint32_t)want)
+				if (o->images - frontier[p] >= (uint32_t) want)
 					break;
 			}
 			cur = p;
 		}
 		f = frontier[cur];
-		lo = n > f ? n - f : 0;          /* too few old images */
+		lo = n > f ? n - f : 0; /* too few old images */
 		hi = n < o->images - f ? n : o->images - f;
-		k = (uint32_t)want;
+		k = (uint32_t) want;
 		if (k < lo)
 			k = lo;
 		if (k > hi)
 			k = hi;
 		reuse = n - k;
-		start = reuse ? (uint32_t)gsl_rng_uniform_int(r, f - reuse + 1) :
+		start = reuse ? (uint32_t) gsl_rng_uniform_int(r,
+							       f - reuse + 1) :
 				0;
 		b->patient = cur;
 		b->n = n;
@@ -549,13 +552,14 @@ dl_workload_t *dl_workload_gen_biomed(const dl_wl_biomed_opts_t *o,
 	 * round-robin placement spreads them over the storage nodes. */
 	total = 0;
 	for (p = 0; p < o->patients; p++) {
-		base[p] = (uint32_t)total;
+		base[p] = (uint32_t) total;
 		for (i = 0; i < frontier[p]; i++) {
 			char path[96];
-			int is_mri = mri[(size_t)p * o->images + i];
+			int is_mri = mri[(size_t) p * o->images + i];
 
-			snprintf(path, sizeof(path), "/data/biomed/p%04u/%s%03u.img",
-				 p, is_mri ? "mri" : "ct", i);
+			snprintf(path, sizeof(path),
+				 "/data/biomed/p%04u/%s%03u.img", p,
+				 is_mri ? "mri" : "ct", i);
 			if (dl_workload_add_file(wl, path,
 						 is_mri ? o->mri_size :
 							  o->ct_size,
@@ -570,7 +574,7 @@ dl_workload_t *dl_workload_gen_biomed(const dl_wl_biomed_opts_t *o,
 
 		for (i = 0; i < jobs[j].n; i++)
 			files[i] = base[jobs[j].patient] + jobs[j].img[i];
-		job.id = (uint32_t)j + 1;
+		job.id = (uint32_t) j + 1;
 		job.compute = -1.0;
 		job.cpus = 1;
 		job.nfiles = jobs[j].n;
@@ -627,7 +631,7 @@ dl_workload_t *dl_workload_gen_diffusion(const dl_wl_diffusion_opts_t *o,
 	}
 	rate = o->rate_start;
 	for (t0 = 0; j < o->jobs; t0 += o->rate_interval) {
-		size_t k, per = (size_t)floor(rate * o->rate_interval + 1e-9);
+		size_t k, per = (size_t) floor(rate * o->rate_interval + 1e-9);
 
 		t = t0;
 		for (k = 0; j < o->jobs; k++) {
@@ -641,10 +645,10 @@ dl_workload_t *dl_workload_gen_diffusion(const dl_wl_diffusion_opts_t *o,
 			} else {
 				if (k >= per)
 					break;
-				t = t0 + (double)k / rate;
+				t = t0 + (double) k / rate;
 			}
 			f = _sampler_next(&smp, r);
-			job.id = (uint32_t)++j;
+			job.id = (uint32_t) ++j;
 			job.arrival = t;
 			job.compute = o->compute;
 			job.cpus = 1;
@@ -694,8 +698,8 @@ int dl_workload_est_exec(const dl_workload_t *wl, const dl_wl_platform_t *pf,
 		int64_t id = dl_cache_file_intern(c, wl->files[i].path,
 						  wl->files[i].size);
 
-		if (id != (int64_t)i) {
-			rc = id < 0 ? (int)id : DL_EINVAL;
+		if (id != (int64_t) i) {
+			rc = id < 0 ? (int) id : DL_EINVAL;
 			goto out;
 		}
 	}
@@ -801,9 +805,10 @@ int dl_workload_set_arrivals(dl_workload_t *wl, const dl_wl_platform_t *pf,
 	/* eq. 10 */
 	for (i = 0; i < n; i++)
 		avg += est[i];
-	avg /= (double)n;
+	avg /= (double) n;
 	/* eq. 11 for load 1, stretched by 1 / load (eq. 9) */
-	tl = avg * (double)n / ((double)(pf->slots ? pf->slots : 1) * o->load);
+	tl = avg * (double) n /
+	     ((double) (pf->slots ? pf->slots : 1) * o->load);
 	switch (o->model) {
 	case DL_WL_ARRIVALS_LUBLIN:
 		_lublin(r, n, o->lublin_start_hour, t);
@@ -888,7 +893,8 @@ static int _split(char *s, char **tok, int max)
 	int n = 0;
 	char *save = NULL, *p;
 
-	for (p = strtok_r(s, " \t", &save); p; p = strtok_r(NULL, " \t", &save)) {
+	for (p = strtok_r(s, " \t", &save); p;
+	     p = strtok_r(NULL, " \t", &save)) {
 		if (n == max)
 			return max + 1;
 		tok[n++] = p;
@@ -914,13 +920,13 @@ static int _parse_u32(const char *s, uint32_t *out)
 	char *end;
 	unsigned long long v;
 
-	if (!isdigit((unsigned char)*s))
+	if (!isdigit((unsigned char) *s))
 		return DL_EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (*end || errno || v > UINT32_MAX)
 		return DL_EINVAL;
-	*out = (uint32_t)v;
+	*out = (uint32_t) v;
 	return 0;
 }
 
@@ -929,13 +935,13 @@ int dl_wl_parse_size(const char *s, uint64_t *out)
 	char *end;
 	double v, mult = 1;
 
-	if (!s || !out || !isdigit((unsigned char)*s))
+	if (!s || !out || !isdigit((unsigned char) *s))
 		return DL_EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || !isfinite(v) || v < 0)
 		return DL_EINVAL;
-	switch (toupper((unsigned char)*end)) {
+	switch (toupper((unsigned char) *end)) {
 	case 'K':
 		mult = 1024.0;
 		end++;
@@ -957,11 +963,11 @@ int dl_wl_parse_size(const char *s, uint64_t *out)
 	}
 	if (mult > 1 && (!strcmp(end, "iB") || !strcmp(end, "ib")))
 		end += 2;
-	else if (toupper((unsigned char)*end) == 'B')
+	else if (toupper((unsigned char) *end) == 'B')
 		end++;
 	if (*end || v * mult >= 1.8e19)
 		return DL_EINVAL;
-	*out = (uint64_t)llround(v * mult);
+	*out = (uint64_t) llround(v * mult);
 	return 0;
 }
 
@@ -1030,21 +1036,23 @@ static int _read_sidecar(FILE *in, dl_workload_t *wl, _swfjob_t *jobs,
 		char *save = NULL, *path;
 
 		lineno++;
-		while (isspace((unsigned char)*line))
+		while (isspace((unsigned char) *line))
 			line++;
 		if (!*line || *line == '#')
 			continue;
 		n = _split(line, tok, 3);
 		if (n < 2 || n > 3 || _parse_u32(tok[0], &key.id) ||
 		    (n == 3 && dl_wl_parse_size(tok[2], &size))) {
-			_diag(diag, 1, "files line %zu: malformed (want 'JOBID PATH[,PATH...] [SIZE]')",
+			_diag(diag, 1,
+			      "files line %zu: malformed (want 'JOBID PATH[,PATH...] [SIZE]')",
 			      lineno);
 			continue;
 		}
 		has_size = n == 3;
 		j = bsearch(&key, jobs, njobs, sizeof(*jobs), _cmp_swf_id);
 		if (!j) {
-			_diag(diag, 0, "files line %zu: job %u is not in the trace, ignored",
+			_diag(diag, 0,
+			      "files line %zu: job %u is not in the trace, ignored",
 			      lineno, key.id);
 			continue;
 		}
@@ -1060,11 +1068,12 @@ static int _read_sidecar(FILE *in, dl_workload_t *wl, _swfjob_t *jobs,
 						rc = DL_ENOMEM;
 						break;
 					}
-					_diag(diag, 1, "files line %zu: bad path '%s'",
+					_diag(diag, 1,
+					      "files line %zu: bad path '%s'",
 					      lineno, path);
 					continue;
 				}
-				if ((size_t)f >= kcap) {
+				if ((size_t) f >= kcap) {
 					size_t ncap = kcap ? kcap * 2 : 1024;
 					uint8_t *nk = realloc(*known, ncap);
 
@@ -1076,17 +1085,18 @@ static int _read_sidecar(FILE *in, dl_workload_t *wl, _swfjob_t *jobs,
 					*known = nk;
 					kcap = ncap;
 				}
-				(*known)[f] = (uint8_t)has_size;
+				(*known)[f] = (uint8_t) has_size;
 			} else if (has_size && !(*known)[f]) {
 				wl->files[f].size = size;
 				(*known)[f] = 1;
 			} else if (has_size && wl->files[f].size != size) {
-				_diag(diag, 0, "files line %zu: %s was %llu bytes before, size %llu ignored",
+				_diag(diag, 0,
+				      "files line %zu: %s was %llu bytes before, size %llu ignored",
 				      lineno, path,
-				      (unsigned long long)wl->files[f].size,
-				      (unsigned long long)size);
+				      (unsigned long long) wl->files[f].size,
+				      (unsigned long long) size);
 			}
-			rc = _swf_add_file(j, (uint32_t)f);
+			rc = _swf_add_file(j, (uint32_t) f);
 		}
 	}
 	free(buf);
@@ -1116,7 +1126,7 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 		_swfjob_t *j;
 
 		lineno++;
-		while (isspace((unsigned char)*line))
+		while (isspace((unsigned char) *line))
 			line++;
 		if (!*line || *line == ';')
 			continue;
@@ -1132,7 +1142,8 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 		 * processors, 8: requested processors. */
 		if (bad || v[0] < 1 || v[0] > UINT32_MAX ||
 		    v[0] != floor(v[0]) || v[1] < 0) {
-			_diag(diag, 1, "swf line %zu: malformed (bad number, job number or submit time)",
+			_diag(diag, 1,
+			      "swf line %zu: malformed (bad number, job number or submit time)",
 			      lineno);
 			continue;
 		}
@@ -1147,15 +1158,17 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 		}
 		j = &jobs[njobs];
 		memset(j, 0, sizeof(*j));
-		j->id = (uint32_t)v[0];
+		j->id = (uint32_t) v[0];
 		j->line = lineno;
 		j->submit = v[1];
 		j->run = v[3] >= 0 ? v[3] : -1.0;
-		j->cpus = v[4] >= 1 ? (uint32_t)fmin(v[4], UINT32_MAX) :
-			  (n >= 8 && v[7] >= 1) ? (uint32_t)fmin(v[7], UINT32_MAX) :
-						   1;
+		j->cpus = v[4] >= 1 ? (uint32_t) fmin(v[4], UINT32_MAX) :
+			  (n >= 8 && v[7] >= 1) ?
+				      (uint32_t) fmin(v[7], UINT32_MAX) :
+				      1;
 		if (max_cpus && j->cpus > max_cpus) {
-			_diag(diag, 0, "swf line %zu: job %u wants %u processors, a node has %u: cut down",
+			_diag(diag, 0,
+			      "swf line %zu: job %u wants %u processors, a node has %u: cut down",
 			      lineno, j->id, j->cpus, max_cpus);
 			j->cpus = max_cpus;
 		}
@@ -1168,7 +1181,8 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 	qsort(jobs, njobs, sizeof(*jobs), _cmp_swf_id_line);
 	for (i = k = 1; i < njobs; i++) {
 		if (jobs[i].id == jobs[k - 1].id) {
-			_diag(diag, 1, "swf line %zu: job number %u repeated (first on line %zu), dropped",
+			_diag(diag, 1,
+			      "swf line %zu: job number %u repeated (first on line %zu), dropped",
 			      jobs[i].line, jobs[i].id, jobs[k - 1].line);
 			continue;
 		}
@@ -1235,7 +1249,7 @@ dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag)
 		int n;
 
 		lineno++;
-		while (isspace((unsigned char)*line))
+		while (isspace((unsigned char) *line))
 			line++;
 		if (!*line || *line == '#')
 			continue;
@@ -1249,18 +1263,20 @@ dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag)
 			    dl_wl_parse_size(tok[2], &size) ||
 			    (strcmp(tok[3], "-") && _parse_u32(tok[3], &st)) ||
 			    st > INT32_MAX) {
-				_diag(diag, 1, "workload line %zu: malformed file record (index %zu expected)",
+				_diag(diag, 1,
+				      "workload line %zu: malformed file record (index %zu expected)",
 				      lineno, wl->nfiles);
 				continue;
 			}
 			rc = dl_workload_add_file(wl, tok[4], size,
 						  strcmp(tok[3], "-") ?
-							  (int32_t)st :
+							  (int32_t) st :
 							  DL_WL_STORAGE_RR);
 			if (rc == DL_ENOMEM)
 				goto out;
 			if (rc < 0)
-				_diag(diag, 1, "workload line %zu: bad or repeated path",
+				_diag(diag, 1,
+				      "workload line %zu: bad or repeated path",
 				      lineno);
 		} else if (n == 6 && !strcmp(tok[0], "job")) {
 			dl_wl_job_t job = { 0 };
@@ -1276,18 +1292,22 @@ dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag)
 			if (!strcmp(tok[3], "-"))
 				job.compute = -1.0;
 			if (!bad && strcmp(tok[5], "-")) {
-				for (p = strtok_r(tok[5], ",", &save); p && !bad;
+				for (p = strtok_r(tok[5], ",", &save);
+				     p && !bad;
 				     p = strtok_r(NULL, ",", &save)) {
 					uint32_t f;
 
-					if (_parse_u32(p, &f) || f >= wl->nfiles) {
+					if (_parse_u32(p, &f) ||
+					    f >= wl->nfiles) {
 						bad = 1;
 						break;
 					}
 					if (job.nfiles == fcap) {
-						size_t nc = fcap ? fcap * 2 : 16;
+						size_t nc =
+							fcap ? fcap * 2 : 16;
 						uint32_t *nf = realloc(
-							files, nc * sizeof(*nf));
+							files,
+							nc * sizeof(*nf));
 
 						if (!nf)
 							goto out;
@@ -1299,12 +1319,14 @@ dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag)
 			}
 			job.files = files;
 			if (bad || dl_workload_add_job(wl, &job)) {
-				_diag(diag, 1, "workload line %zu: malformed job record",
+				_diag(diag, 1,
+				      "workload line %zu: malformed job record",
 				      lineno);
 				continue;
 			}
 		} else {
-			_diag(diag, 1, "workload line %zu: not a file or job record",
+			_diag(diag, 1,
+			      "workload line %zu: not a file or job record",
 			      lineno);
 		}
 	}
@@ -1329,7 +1351,7 @@ int dl_workload_write(const dl_workload_t *wl, FILE *out, const char *comment)
 	fprintf(out, "# dl-sim workload 1 (doc/workloads.md)\n");
 	while (comment && *comment) {
 		const char *nl = strchr(comment, '\n');
-		int len = nl ? (int)(nl - comment) : (int)strlen(comment);
+		int len = nl ? (int) (nl - comment) : (int) strlen(comment);
 
 		fprintf(out, "# %.*s\n", len, comment);
 		comment = nl ? nl + 1 : NULL;
@@ -1339,11 +1361,11 @@ int dl_workload_write(const dl_workload_t *wl, FILE *out, const char *comment)
 
 		if (f->storage >= 0)
 			fprintf(out, "file %zu %llu %d %s\n", i,
-				(unsigned long long)f->size, f->storage,
+				(unsigned long long) f->size, f->storage,
 				f->path);
 		else
 			fprintf(out, "file %zu %llu - %s\n", i,
-				(unsigned long long)f->size, f->path);
+				(unsigned long long) f->size, f->path);
 	}
 	for (i = 0; i < wl->njobs; i++) {
 		const dl_wl_job_t *j = &wl->jobs[i];
@@ -1388,7 +1410,7 @@ int dl_wl_pattern_from_name(const char *name, dl_wl_pattern_t *out)
 	for (i = 0; name && i < sizeof(pattern_names) / sizeof(*pattern_names);
 	     i++)
 		if (!strcasecmp(name, pattern_names[i])) {
-			*out = (dl_wl_pattern_t)i;
+			*out = (dl_wl_pattern_t) i;
 			return 0;
 		}
 	return DL_EINVAL;
@@ -1396,7 +1418,7 @@ int dl_wl_pattern_from_name(const char *name, dl_wl_pattern_t *out)
 
 const char *dl_wl_pattern_name(dl_wl_pattern_t p)
 {
-	return (size_t)p < sizeof(pattern_names) / sizeof(*pattern_names) ?
+	return (size_t) p < sizeof(pattern_names) / sizeof(*pattern_names) ?
 		       pattern_names[p] :
 		       "?";
 }
@@ -1408,7 +1430,7 @@ int dl_wl_arrivals_from_name(const char *name, dl_wl_arrivals_t *out)
 	for (i = 0;
 	     name && i < sizeof(arrivals_names) / sizeof(*arrivals_names); i++)
 		if (!strcasecmp(name, arrivals_names[i])) {
-			*out = (dl_wl_arrivals_t)i;
+			*out = (dl_wl_arrivals_t) i;
 			return 0;
 		}
 	return DL_EINVAL;
@@ -1416,7 +1438,7 @@ int dl_wl_arrivals_from_name(const char *name, dl_wl_arrivals_t *out)
 
 const char *dl_wl_arrivals_name(dl_wl_arrivals_t a)
 {
-	return (size_t)a < sizeof(arrivals_names) / sizeof(*arrivals_names) ?
+	return (size_t) a < sizeof(arrivals_names) / sizeof(*arrivals_names) ?
 		       arrivals_names[a] :
 		       "?";
 }

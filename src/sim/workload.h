@@ -29,37 +29,37 @@
 #define DL_WL_STORAGE_RR (-1)
 
 typedef struct dl_wl_file {
-	char *path;       /* owned */
-	uint64_t size;    /* bytes */
-	int32_t storage;  /* storage node, or DL_WL_STORAGE_RR */
+	char *path;      /* owned */
+	uint64_t size;   /* bytes */
+	int32_t storage; /* storage node, or DL_WL_STORAGE_RR */
 } dl_wl_file_t;
 
 typedef struct dl_wl_job {
-	uint32_t id;      /* unique, > 0 */
-	double arrival;   /* seconds; jobs are sorted by arrival, then id */
-	double compute;   /* seconds of CPU; < 0: cost model (cpb * bytes) */
-	uint32_t cpus;    /* slots on one node, >= 1 */
+	uint32_t id;    /* unique, > 0 */
+	double arrival; /* seconds; jobs are sorted by arrival, then id */
+	double compute; /* seconds of CPU; < 0: cost model (cpb * bytes) */
+	uint32_t cpus;  /* slots on one node, >= 1 */
 	uint32_t nfiles;
-	uint32_t *files;  /* indices into the file table, no duplicates; owned */
+	uint32_t *files; /* indices into the file table, no duplicates; owned */
 } dl_wl_job_t;
 
 typedef struct dl_workload {
-	char name[32];    /* "biomed", "diffusion", "swf", "file" */
+	char name[32]; /* "biomed", "diffusion", "swf", "file" */
 	size_t nfiles;
 	dl_wl_file_t *files;
 	size_t njobs;
 	dl_wl_job_t *jobs;
 	size_t files_cap, jobs_cap;
-	void *index;      /* private: path -> file index */
+	void *index; /* private: path -> file index */
 } dl_workload_t;
 
 /* Measured properties of a workload (dl_workload_stats()). */
 typedef struct dl_wl_stats {
 	size_t jobs;
-	size_t files;            /* files of the table */
-	size_t files_used;       /* files at least one job reads */
-	uint64_t accesses;       /* sum of nfiles over jobs */
-	double files_mean;       /* accesses / jobs */
+	size_t files;      /* files of the table */
+	size_t files_used; /* files at least one job reads */
+	uint64_t accesses; /* sum of nfiles over jobs */
+	double files_mean; /* accesses / jobs */
 	uint32_t files_min, files_max;
 	/* 1 - files_used / accesses: the share of file requests that ask for
 	 * a file some other job of the trace asked for first.  This is the
@@ -74,69 +74,69 @@ typedef struct dl_wl_stats {
 
 /* What the generators and the arrival model need of the platform. */
 typedef struct dl_wl_platform {
-	uint32_t nodes;          /* P of eq. 5 in online-hps-khanna */
-	uint32_t slots;          /* jobs running at once (nodes * cores) */
-	dl_params_t params;      /* rbw, lbw, cpb for eq. 6 */
+	uint32_t nodes;     /* P of eq. 5 in online-hps-khanna */
+	uint32_t slots;     /* jobs running at once (nodes * cores) */
+	dl_params_t params; /* rbw, lbw, cpb for eq. 6 */
 } dl_wl_platform_t;
 
 typedef enum dl_wl_pattern {
-	DL_WL_PATTERN_UNIFORM = 0,  /* uniformly at random */
-	DL_WL_PATTERN_SEQUENTIAL,   /* in order, wrapping around */
-	DL_WL_PATTERN_GAUSSIAN,     /* Gaussian random walk */
-	DL_WL_PATTERN_ZIPF,         /* P(rank i) = K / i^s */
+	DL_WL_PATTERN_UNIFORM = 0, /* uniformly at random */
+	DL_WL_PATTERN_SEQUENTIAL,  /* in order, wrapping around */
+	DL_WL_PATTERN_GAUSSIAN,    /* Gaussian random walk */
+	DL_WL_PATTERN_ZIPF,        /* P(rank i) = K / i^s */
 } dl_wl_pattern_t;
 
 typedef enum dl_wl_arrivals {
 	DL_WL_ARRIVALS_POISSON = 0, /* exponential gaps, scaled to the load */
 	DL_WL_ARRIVALS_LUBLIN,      /* Lublin-Feitelson, scaled to the load */
-	DL_WL_ARRIVALS_STEPS,       /* diffusion: rate * factor every interval */
-	DL_WL_ARRIVALS_BURST,       /* every job at time 0 */
+	DL_WL_ARRIVALS_STEPS, /* diffusion: rate * factor every interval */
+	DL_WL_ARRIVALS_BURST, /* every job at time 0 */
 } dl_wl_arrivals_t;
 
 /* The access pattern of file (diffusion) or patient (biomed) choices. */
 typedef struct dl_wl_access {
 	dl_wl_pattern_t pattern;
-	double sigma;            /* gaussian step, items; <= 0: n / 100 */
-	double zipf_s;           /* zipf exponent S (1.0) */
+	double sigma;  /* gaussian step, items; <= 0: n / 100 */
+	double zipf_s; /* zipf exponent S (1.0) */
 } dl_wl_access_t;
 
 typedef struct dl_wl_biomed_opts {
-	size_t jobs;             /* 1000 */
-	uint32_t patients;       /* 2000 */
-	uint32_t images;         /* images per patient (30) */
-	double mri_fraction;     /* share of 4 MB MRI images, others 64 MB CT */
+	size_t jobs;         /* 1000 */
+	uint32_t patients;   /* 2000 */
+	uint32_t images;     /* images per patient (30) */
+	double mri_fraction; /* share of 4 MB MRI images, others 64 MB CT */
 	uint64_t mri_size, ct_size;
 	uint32_t files_min, files_max; /* 4, 10 */
-	double files_mean;       /* 6 */
-	double overlap;          /* target, 0..1: high .85, medium .40, low .10 */
-	int clustered;           /* 1: a patient's jobs arrive together */
-	dl_wl_access_t access;   /* which patient comes next */
+	double files_mean;             /* 6 */
+	double overlap;        /* target, 0..1: high .85, medium .40, low .10 */
+	int clustered;         /* 1: a patient's jobs arrive together */
+	dl_wl_access_t access; /* which patient comes next */
 } dl_wl_biomed_opts_t;
 
 typedef struct dl_wl_diffusion_opts {
-	size_t jobs;             /* 250000 */
-	uint32_t files;          /* 10000 */
-	uint64_t file_size;      /* 10 MB */
-	double compute;          /* 0.010 s per task */
-	double rate_start;       /* 1 task/s */
-	double rate_factor;      /* 1.3 */
-	double rate_interval;    /* 60 s */
-	double rate_max;         /* 1000 tasks/s */
-	int poisson;             /* 0: evenly spaced within an interval */
-	dl_wl_access_t access;   /* uniform in the paper */
+	size_t jobs;           /* 250000 */
+	uint32_t files;        /* 10000 */
+	uint64_t file_size;    /* 10 MB */
+	double compute;        /* 0.010 s per task */
+	double rate_start;     /* 1 task/s */
+	double rate_factor;    /* 1.3 */
+	double rate_interval;  /* 60 s */
+	double rate_max;       /* 1000 tasks/s */
+	int poisson;           /* 0: evenly spaced within an interval */
+	dl_wl_access_t access; /* uniform in the paper */
 } dl_wl_diffusion_opts_t;
 
 typedef struct dl_wl_arrival_opts {
 	dl_wl_arrivals_t model;
-	double load;             /* eq. 9 target (1.0) */
+	double load; /* eq. 9 target (1.0) */
 	/* Lublin-Feitelson: hour of day of the first arrival (0) */
 	int lublin_start_hour;
 } dl_wl_arrival_opts_t;
 
 /* Parser diagnostics: every problem goes to fn (may be NULL). */
 typedef struct dl_wl_diag {
-	size_t bad_lines;        /* malformed lines skipped */
-	size_t warnings;         /* other problems worked around */
+	size_t bad_lines; /* malformed lines skipped */
+	size_t warnings;  /* other problems worked around */
 	void (*fn)(const char *msg, void *arg);
 	void *arg;
 } dl_wl_diag_t;
@@ -152,8 +152,8 @@ void dl_workload_destroy(dl_workload_t *wl);
  * \return its index (>= 0), DL_EINVAL (empty path, whitespace or a comma
  *         in it), DL_EEXIST (the path is already in the table), DL_ENOMEM.
  */
-int64_t dl_workload_add_file(dl_workload_t *wl, const char *path,
-			     uint64_t size, int32_t storage);
+int64_t dl_workload_add_file(dl_workload_t *wl, const char *path, uint64_t size,
+			     int32_t storage);
 
 /**
  * dl_workload_add_job - append a copy of *job (files are copied; duplicate

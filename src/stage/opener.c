@@ -81,6 +81,12 @@ static int _drop(uid_t uid, gid_t gid, const gid_t *groups, int ngroups)
 		return errno;
 	if (uid != 0 && (setuid(0) == 0 || seteuid(0) == 0))
 		return EPERM; /* privileges must be gone for good */
+	/*
+	 * The kernel already made us non-dumpable when the ids changed; say
+	 * it anyway: the user must not ptrace the helper into handing the
+	 * caller other descriptors than those it asked for.
+	 */
+	prctl(PR_SET_DUMPABLE, 0);
 	return 0;
 }
 

@@ -877,7 +877,8 @@ static int _scan(dl_stage_t *st, bool clean, entries_t *out)
 		free(names);
 		return rc;
 	}
-	qsort(names, nn, sizeof(*names), _cmp_scan_name);
+	if (nn)
+		qsort(names, nn, sizeof(*names), _cmp_scan_name);
 	for (size_t i = 0; i < nn && !rc;) {
 		bool meta = false, data = false;
 		const char *hash = names[i].hash;
@@ -951,7 +952,7 @@ static void _count_pins(dl_stage_t *st, entries_t *es)
 		return;
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
-		char line[DL_SHA256_HEX_LEN + 1];
+		char line[128];
 		FILE *f;
 		int fd;
 
@@ -969,11 +970,13 @@ static void _count_pins(dl_stage_t *st, entries_t *es)
 		while (fgets(line, sizeof(line), f)) {
 			dl_stage_entry_t key, *e;
 
+			line[strcspn(line, "\n")] = '\0';
 			if (strlen(line) != 64 || !_is_hex(line, 64))
 				continue;
 			memcpy(key.hash, line, DL_SHA256_HEX_LEN);
-			e = bsearch(&key, es->v, es->n, sizeof(*e),
-				    _cmp_entry_hash);
+			e = es->n ? bsearch(&key, es->v, es->n, sizeof(*e),
+					    _cmp_entry_hash)
+				  : NULL;
 			if (e)
 				e->pins++;
 		}
@@ -1063,7 +1066,8 @@ static int _rebuild(dl_stage_t *st)
 		return DL_ENOMEM;
 	}
 	_sort_policy = st->policy;
-	qsort(es.v, es.n, sizeof(*es.v), _cmp_replay);
+	if (es.n)
+		qsort(es.v, es.n, sizeof(*es.v), _cmp_replay);
 	for (size_t i = 0; i < es.n && !rc; i++) {
 		dl_stage_entry_t *e = &es.v[i];
 		int64_t id = dl_cache_file_intern(c, e->path, e->size);
@@ -1109,12 +1113,16 @@ static int _ensure_tracker(dl_stage_t *st)
 /* ------------------------------------------------------------------ */
 /* views                                                               */
 
-/* "system.posix_acl_access" value: u::rwx, u:<uid>:r-x, g::---, m::r-x,
- * o::--- (little-endian, as in the kernel's posix_acl_xattr_header). */
-static int _set_acl(int fd, uid_t uid)
+/*
+ * Give uid (alone) access perm to fd's file by a POSIX ACL, written as the
+ * "system.posix_acl_access" value (little-endian, as the kernel's
+ * posix_acl_xattr_header): u::<owner>, u:<uid>:<perm>, g::---, m::<perm>,
+ * o::---.  Directories: owner rwx, perm r-x; notes: owner r--, perm r--.
+ */
+static int _set_acl_perm(int fd, uid_t uid, uint16_t owner, uint16_t named)
 {
 	static const uint16_t tag[5] = {0x01, 0x02, 0x04, 0x10, 0x20};
-	static const uint16_t perm[5] = {7, 5, 0, 5, 0};
+	const uint16_t perm[5] = {owner, named, 0, named, 0};
 	unsigned char b[4 + 5 * 8];
 	uint32_t v;
 
@@ -1133,6 +1141,11 @@ static int _set_acl(int fd, uid_t uid)
 		p[7] = (unsigned char)(v >> 24);
 	}
 	return fsetxattr(fd, "system.posix_acl_access", b, sizeof(b), 0);
+}
+
+static int _set_acl(int fd, uid_t uid)
+{
+	return _set_acl_perm(fd, uid, 7, 5);
 }
 
 /*
@@ -1660,7 +1673,8 @@ static int _stage_file(dl_stage_t *st, const dl_stage_job_t *job,
 out:
 	_entry_free(&e);
 	close(fd);
-	_unlock_entry(st, hash, lk, false);
+	/* a failed file leaves no lock file behind (it is made on demand) */
+	_unlock_entry(st, hash, lk, rc != 0);
 	return rc;
 }
 
@@ -1731,10 +1745,15 @@ int dl_stage_job_fail(dl_stage_t *st, const dl_stage_job_t *job,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
 	if (fd < 0)
 		return DL_EIO;
-	/* The job's own user reads it, from the TaskProlog. */
+	/*
+	 * The job's own user reads it, from the TaskProlog: root's file with
+	 * an ACL letting that user read it, or, without ACLs, the user's own
+	 * (who could then chmod and write it, in their job's last moments).
+	 */
 	if (_write_all(fd, msg, strlen(msg)) < 0 || _write_all(fd, "\n", 1) < 0 ||
-	    fchown(fd, job->uid, job->gid) || fchmod(fd, 0400) || close(fd) ||
-	    renameat(st->tmp, tmpname, st->jobs, name)) {
+	    (job->uid != 0 && _set_acl_perm(fd, job->uid, 4, 4) &&
+	     (fchown(fd, job->uid, job->gid) || fchmod(fd, 0400))) ||
+	    close(fd) || renameat(st->tmp, tmpname, st->jobs, name)) {
 		unlinkat(st->tmp, tmpname, 0);
 		return DL_EIO;
 	}
@@ -1905,7 +1924,8 @@ static int _listing(dl_stage_t *st, entries_t *es, uint64_t *used)
 	if (rc)
 		return rc;
 	_count_pins(st, es);
-	qsort(es->v, es->n, sizeof(*es->v), _cmp_entry_path);
+	if (es->n)
+		qsort(es->v, es->n, sizeof(*es->v), _cmp_entry_path);
 	if (used) {
 		*used = 0;
 		for (size_t i = 0; i < es->n; i++)

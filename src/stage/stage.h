@@ -22,7 +22,8 @@
  *                                 the cache, symbolic links to the source)
  *   DIR/.jobs/<job>.pins    0600  the store entries the job uses: never
  *                                 evicted while this file exists
- *   DIR/.jobs/<job>.failed  0400, owned by the job user: why staging failed
+ *   DIR/.jobs/<job>.failed  0440 + ACL user:<job uid>:r--  why staging
+ *                                 failed, for the job's TaskProlog
  *   DIR/.tmp/               0700  copies in progress (then fsync, rename)
  *   DIR/.locks/             0700  "global" (the store lock), "gen" (a
  *                                 counter bumped on every change), <hash>
@@ -161,7 +162,8 @@ int dl_stage_job(dl_stage_t *st, const dl_stage_job_t *job,
 
 /**
  * dl_stage_job_fail - record that staging failed for a job (its user will
- * see msg): DIR/.jobs/<job>.failed, owned by the job's user, mode 0400.
+ * see msg): DIR/.jobs/<job>.failed, readable by the job's user only (an
+ * ACL, or without ACL support the user's own file, mode 0400).
  * dl_stage_job() calls it itself on faults of the job's input.
  * \return 0, DL_EIO, DL_EINVAL.
  */

@@ -56,7 +56,7 @@ static void _add_job(dl_workload_t *wl, uint32_t id, double arrival,
 	j.arrival = arrival;
 	j.compute = compute;
 	j.cpus = 1;
-	j.files = (uint32_t *)files;
+	j.files = (uint32_t *) files;
 	j.nfiles = n;
 	ck_assert_int_eq(dl_workload_add_job(wl, &j), 0);
 }
@@ -125,6 +125,7 @@ START_TEST(test_tiny_shared_file)
 	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 /*
@@ -152,6 +153,7 @@ START_TEST(test_tiny_join_inflight)
 	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 /*
@@ -193,6 +195,7 @@ START_TEST(test_storage_contention)
 	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 /*
@@ -217,6 +220,7 @@ START_TEST(test_node_link_serialized)
 	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 /*
@@ -256,6 +260,7 @@ START_TEST(test_peer_fetch)
 	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 /* A compute time < 0 is the cost model: cpb seconds per input byte. */
@@ -276,6 +281,7 @@ START_TEST(test_cost_model_compute)
 	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 /* ---------------------------------------------------------------------- */
@@ -327,6 +333,7 @@ START_TEST(test_determinism)
 	dl_workload_destroy(w1);
 	dl_workload_destroy(w2);
 }
+
 END_TEST
 
 /*
@@ -393,6 +400,7 @@ START_TEST(test_conservation)
 	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 /* A small cache under every eviction policy: never over capacity. */
@@ -412,7 +420,7 @@ START_TEST(test_capacity_never_exceeded)
 		/* Below a 10-CT job (640 MiB): some files cannot be cached. */
 		c.cache_bytes = 300 * MB;
 		c.eviction = ev[i];
-		c.peer_fetch = (int)(i & 1);
+		c.peer_fetch = (int) (i & 1);
 		r = _run(&c, wl);
 		ck_assert_uint_eq(r->completed, wl->njobs);
 		ck_assert_uint_eq(r->capacity_violations, 0);
@@ -424,6 +432,7 @@ START_TEST(test_capacity_never_exceeded)
 	}
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 /* Any registered policy drives the simulator to the end. */
@@ -446,6 +455,7 @@ START_TEST(test_every_policy)
 	}
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 START_TEST(test_unknown_policy)
@@ -463,6 +473,7 @@ START_TEST(test_unknown_policy)
 	ck_assert_ptr_nonnull(strstr(err, "no-such-policy"));
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 /* A minimum re-plan interval plans less and still finishes everything. */
@@ -488,6 +499,7 @@ START_TEST(test_replan_interval_and_window)
 	dl_sim_result_free(r2);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 /* ---------------------------------------------------------------------- */
@@ -527,6 +539,7 @@ START_TEST(test_biomed_targets)
 			dl_workload_destroy(wl);
 		}
 }
+
 END_TEST
 
 /* A job reads one patient's images; clustered puts a patient's jobs
@@ -550,14 +563,17 @@ START_TEST(test_biomed_order)
 		uint32_t k;
 
 		for (k = 1; k < c->jobs[i].nfiles; k++)
-			ck_assert_int_eq(
-				strncmp(c->files[c->jobs[i].files[k]].path,
-					c->files[c->jobs[i].files[0]].path, 18),
-				0);
+			ck_assert_int_eq(strncmp(c->files[c->jobs[i].files[k]]
+							 .path,
+						 c->files[c->jobs[i].files[0]]
+							 .path,
+						 18),
+					 0);
 	}
 	dl_workload_destroy(c);
 	dl_workload_destroy(r);
 }
+
 END_TEST
 
 /*
@@ -587,7 +603,7 @@ START_TEST(test_arrivals_load)
 		ck_assert(est[i] > 0);
 		avg += est[i];
 	}
-	avg /= (double)wl->njobs;
+	avg /= (double) wl->njobs;
 	for (m = 0; m < 2; m++) {
 		dl_wl_arrival_opts_t a;
 
@@ -599,7 +615,8 @@ START_TEST(test_arrivals_load)
 		ck_assert_double_eq_tol(wl->jobs[0].arrival, 0, EPS);
 		ck_assert_double_eq_tol(wl->jobs[399].arrival, tl1, 1e-9);
 		for (i = 1; i < wl->njobs; i++)
-			ck_assert(wl->jobs[i].arrival >= wl->jobs[i - 1].arrival);
+			ck_assert(wl->jobs[i].arrival >=
+				  wl->jobs[i - 1].arrival);
 		a.load = 2.0;
 		ck_assert_int_eq(dl_workload_set_arrivals(wl, &pf, &a, 3, &tl2),
 				 0);
@@ -608,6 +625,7 @@ START_TEST(test_arrivals_load)
 	free(est);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 /* data-diffusion-raicu §5.2: 1 task/s for 60 s, then 2, 3, 4, 6, 8, ... */
@@ -640,6 +658,7 @@ START_TEST(test_diffusion_rates)
 	ck_assert_uint_eq(wl->files[0].size, 10 * MB);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 static double _top_share(dl_wl_pattern_t p, uint32_t *first_file)
@@ -663,7 +682,7 @@ static double _top_share(dl_wl_pattern_t p, uint32_t *first_file)
 		if (count[i] > count[best])
 			best = i;
 	*first_file = wl->jobs[1].files[0];
-	share = (double)count[best] / 5000.0;
+	share = (double) count[best] / 5000.0;
 	free(count);
 	dl_workload_destroy(wl);
 	return share;
@@ -691,8 +710,8 @@ START_TEST(test_access_patterns)
 	o.access.sigma = 5;
 	wl = dl_workload_gen_diffusion(&o, 1);
 	for (i = 1; i < wl->njobs; i++) {
-		long d = labs((long)wl->jobs[i].files[0] -
-			      (long)wl->jobs[i - 1].files[0]);
+		long d = labs((long) wl->jobs[i].files[0] -
+			      (long) wl->jobs[i - 1].files[0]);
 
 		near += d <= 15 || d >= 985; /* within 3 sigma, wrapping */
 	}
@@ -705,13 +724,14 @@ START_TEST(test_access_patterns)
 	share = _top_share(DL_WL_PATTERN_UNIFORM, &f);
 	ck_assert_msg(share < 0.01, "uniform top %.3f", share);
 }
+
 END_TEST
 
 static void _count_msg(const char *msg, void *arg)
 {
 	if (getenv("CHECK_SIM_VERBOSE"))
 		fprintf(stderr, "diag: %s\n", msg);
-	(*(int *)arg)++;
+	(*(int *) arg)++;
 }
 
 START_TEST(test_swf_parser)
@@ -728,18 +748,17 @@ START_TEST(test_swf_parser)
 		"   5   30 0 60 -1 -1 -1 2\n"
 		"1 40 0 10 1\n"
 		"6 25 0 1 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n";
-	static const char files[] =
-		"# job path[,path] [size]\n"
-		"1 /data/a,/data/b 4M\n"
-		"1 /data/c\n"
-		"5 /data/a\n"
-		"5 /data/b 8M\n"
-		"9 /data/z 1M\n"
-		"bad\n"
-		"2 /x 12Q\n"
-		"2 /y 1K extra\n";
-	FILE *t = fmemopen((void *)trace, sizeof(trace) - 1, "r");
-	FILE *f = fmemopen((void *)files, sizeof(files) - 1, "r");
+	static const char files[] = "# job path[,path] [size]\n"
+				    "1 /data/a,/data/b 4M\n"
+				    "1 /data/c\n"
+				    "5 /data/a\n"
+				    "5 /data/b 8M\n"
+				    "9 /data/z 1M\n"
+				    "bad\n"
+				    "2 /x 12Q\n"
+				    "2 /y 1K extra\n";
+	FILE *t = fmemopen((void *) trace, sizeof(trace) - 1, "r");
+	FILE *f = fmemopen((void *) files, sizeof(files) - 1, "r");
 	dl_wl_diag_t diag = { 0 };
 	dl_workload_t *wl;
 	int msgs = 0;
@@ -784,12 +803,13 @@ START_TEST(test_swf_parser)
 	dl_workload_destroy(wl);
 
 	/* Nothing usable: NULL, and said why. */
-	t = fmemopen((void *)"; only comments\nx y\n", 20, "r");
+	t = fmemopen((void *) "; only comments\nx y\n", 20, "r");
 	memset(&diag, 0, sizeof(diag));
 	ck_assert_ptr_null(dl_workload_read_swf(t, NULL, 1, 1, &diag));
 	ck_assert_uint_eq(diag.bad_lines, 1);
 	fclose(t);
 }
+
 END_TEST
 
 /* Written and read back, a workload gives the very same run. */
@@ -832,21 +852,21 @@ START_TEST(test_workload_roundtrip)
 	dl_workload_destroy(w1);
 	dl_workload_destroy(w2);
 }
+
 END_TEST
 
 START_TEST(test_workload_read_malformed)
 {
-	static const char text[] =
-		"# comment\n"
-		"file 0 4M - /a\n"
-		"file 2 4M - /skipped-index\n"
-		"file 1 4M 1 /b\n"
-		"job 1 0.5 - 1 0,1\n"
-		"job 2 0.7 1.5 1 0,7\n"
-		"job 3 x - 1 -\n"
-		"job 4 1.0 - 1 -\n"
-		"what\n";
-	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	static const char text[] = "# comment\n"
+				   "file 0 4M - /a\n"
+				   "file 2 4M - /skipped-index\n"
+				   "file 1 4M 1 /b\n"
+				   "job 1 0.5 - 1 0,1\n"
+				   "job 2 0.7 1.5 1 0,7\n"
+				   "job 3 x - 1 -\n"
+				   "job 4 1.0 - 1 -\n"
+				   "what\n";
+	FILE *f = fmemopen((void *) text, sizeof(text) - 1, "r");
 	dl_wl_diag_t diag = { 0 };
 	dl_workload_t *wl = dl_workload_read(f, &diag);
 
@@ -859,6 +879,7 @@ START_TEST(test_workload_read_malformed)
 	ck_assert_uint_eq(wl->jobs[1].nfiles, 0);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 START_TEST(test_parse_size)
@@ -877,6 +898,7 @@ START_TEST(test_parse_size)
 	ck_assert_int_eq(dl_wl_parse_size("-1", &v), DL_EINVAL);
 	ck_assert_int_eq(dl_wl_parse_size("", &v), DL_EINVAL);
 }
+
 END_TEST
 
 START_TEST(test_metrics)
@@ -914,6 +936,7 @@ START_TEST(test_metrics)
 	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
 }
+
 END_TEST
 
 Suite *make_sim_suite(void)

@@ -1,0 +1,784 @@
+/*
+ * dl-stage - node-side staging of a job's input files into the node-local
+ * cache, as slurmd's Prolog, Epilog and TaskProlog.  See doc/dl-stage.8.
+ *
+ * slurmd runs Prolog=, Epilog= and TaskProlog= without arguments, so with
+ * no mode on the command line the mode comes from SLURM_SCRIPT_CONTEXT
+ * (prolog_slurmd, epilog_slurmd, prolog_task), which slurmd 22.05 sets.
+ *
+ * Exit status in the Prolog: 0 when the job's files are staged, and also
+ * when staging failed because of the job's input (a file its user cannot
+ * read): then the TaskProlog fails the job with the message, and the node
+ * stays in service.  Non-zero only for faults of the node itself (an
+ * unsafe or broken cache directory), which slurmctld answers by draining
+ * the node with "Prolog error", as it should.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dl_error.h"
+#include "dl_files.h"
+#include "dl_log.h"
+#include "stage.h"
+#include "stage_conf.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.1"
+#endif
+
+enum mode {
+	M_NONE,
+	M_PROLOG,
+	M_EPILOG,
+	M_TASK_PROLOG,
+	M_INVENTORY,
+	M_EVICT,
+	M_CHECK,
+};
+
+static struct {
+	const char *cache_dir;  /* --cache-dir, else CacheDir */
+	const char *capacity;   /* --capacity */
+	const char *eviction;   /* --eviction */
+	const char *node;       /* --node, else SLURMD_NODENAME */
+	const char *conf;       /* --conf, else next to $SLURM_CONF */
+	const char *job;        /* --job, else SLURM_JOB_ID */
+	const char *to;         /* evict --to */
+	bool json;
+	bool quiet;
+} opt;
+
+static dl_stage_t *log_st; /* the cache whose .log receives messages */
+static char log_prefix[300];
+
+static void _msg_line(bool to_stderr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A message for the slurmd log (stderr) and the cache's .log. */
+static void _msg_line(bool to_stderr, const char *fmt, ...)
+{
+	char msg[2048], line[2048 + 300 + 64], ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (to_stderr)
+		fprintf(stderr, "dl-stage: %s%s\n", log_prefix, msg);
+	if (log_st) {
+		localtime_r(&now, &tm);
+		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(line, sizeof(line), "%s %s%s", ts, log_prefix, msg);
+		dl_stage_log_line(log_st, line);
+	}
+}
+
+static void _log_cb(int level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (level == DL_LOG_DEBUG)
+		return;
+	_msg_line(level == DL_LOG_ERROR || !opt.quiet, "%s", msg);
+}
+
+static void _warn_cb(const char *msg, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "dl-stage: %s\n", msg);
+}
+
+static void _usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: dl-stage [OPTIONS] MODE\n"
+		"Stage Slurm jobs' input files into the node-local cache.\n"
+		"\n"
+		"Modes (without one, SLURM_SCRIPT_CONTEXT chooses the first three):\n"
+		"  prolog        stage the job's files and build its view (slurmd Prolog)\n"
+		"  epilog        remove the job's view and pins (slurmd Epilog)\n"
+		"  task-prolog   print DL_CACHE_VIEW/DL_CACHE_DIR, or fail the task if\n"
+		"                staging failed (slurmd TaskProlog, runs as the user)\n"
+		"  inventory [--json]   list the cached files\n"
+		"  evict --to SIZE      evict unused files down to SIZE bytes\n"
+		"  check         check that the cache directory is safe\n"
+		"\n"
+		"Options:\n"
+		"  --cache-dir DIR     cache directory (%%n: node name); default CacheDir\n"
+		"                      of datalocality.conf\n"
+		"  --capacity SIZE     bytes (4096, 512M, 200G) or unlimited; default\n"
+		"                      CacheCapacity\n"
+		"  --eviction POLICY   value, lru, lfu, fifo or random; default\n"
+		"                      EvictionPolicy\n"
+		"  --node NAME         node name; default $SLURMD_NODENAME, else the host\n"
+		"  --conf FILE         datalocality.conf; default next to $SLURM_CONF\n"
+		"  --job ID            job id; default $SLURM_JOB_ID\n"
+		"  -q, --quiet         only errors on stderr\n"
+		"  -h, --help, -V, --version\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* settings                                                            */
+
+typedef struct {
+	char *dir;        /* expanded cache directory, NULL: none configured */
+	char node[256];
+	dl_stage_opts_t opts;
+} settings_t;
+
+/*
+ * Settings from the command line, then datalocality.conf.  As root, an
+ * unsafe configuration file is refused (root would act on what it says).
+ * \return 0, 1 on a bad option, 2 when the configuration is refused.
+ */
+static int _settings(settings_t *s, bool as_user)
+{
+	dl_stage_conf_t conf = {0};
+	char path[PATH_MAX], err[512] = "";
+	const char *node = opt.node ? opt.node : getenv("SLURMD_NODENAME");
+	const char *pattern;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (node && *node)
+		snprintf(s->node, sizeof(s->node), "%s", node);
+	else if (gethostname(s->node, sizeof(s->node) - 1) == 0)
+		s->node[strcspn(s->node, ".")] = '\0';
+	if (opt.conf)
+		snprintf(path, sizeof(path), "%s", opt.conf);
+	else if (dl_stage_conf_path(getenv("SLURM_CONF"), path, sizeof(path)))
+		path[0] = '\0';
+	rc = path[0] ? dl_stage_conf_read(path, !as_user && geteuid() == 0,
+					  &conf, as_user ? NULL : _warn_cb,
+					  NULL, err, sizeof(err))
+		     : 0;
+	if (rc) {
+		if (!as_user)
+			fprintf(stderr, "dl-stage: %s\n", err);
+		return 2;
+	}
+	s->opts.capacity = conf.capacity;
+	s->opts.policy = conf.policy;
+	if (opt.capacity) {
+		uint64_t v;
+
+		if (!strcasecmp(opt.capacity, "unlimited"))
+			s->opts.capacity = DL_CACHE_UNLIMITED;
+		else if (dl_files_parse_size(opt.capacity,
+					     strlen(opt.capacity), &v)) {
+			fprintf(stderr, "dl-stage: --capacity %s is not a size\n",
+				opt.capacity);
+			dl_stage_conf_clear(&conf);
+			return 1;
+		}
+		else
+			s->opts.capacity = v;
+	}
+	if (opt.eviction && dl_evict_from_name(opt.eviction, &s->opts.policy)) {
+		fprintf(stderr,
+			"dl-stage: --eviction %s: not one of value, lru, lfu, fifo, random\n",
+			opt.eviction);
+		dl_stage_conf_clear(&conf);
+		return 1;
+	}
+	pattern = opt.cache_dir ? opt.cache_dir : conf.cache_dir;
+	if (pattern) {
+		s->dir = dl_stage_expand_dir(pattern, s->node);
+		if (!s->dir) {
+			if (!as_user)
+				fprintf(stderr,
+					"dl-stage: cache directory %s: not an absolute path, or bad node name '%s'\n",
+					pattern, s->node);
+			dl_stage_conf_clear(&conf);
+			return 2;
+		}
+	}
+	dl_stage_conf_clear(&conf);
+	s->opts.node = s->node;
+	s->opts.log = _log_cb;
+	return 0;
+}
+
+static bool _env_u32(const char *name, const char *over, uint32_t *out)
+{
+	const char *v = over ? over : getenv(name);
+	char *end;
+	unsigned long x;
+
+	if (!v || !*v || !isdigit((unsigned char)*v))
+		return false;
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (errno || *end || x > UINT32_MAX)
+		return false;
+	*out = (uint32_t)x;
+	return true;
+}
+
+static const char *_human(uint64_t b, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB",
+					   "PiB"};
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64 " B", b);
+	else
+		snprintf(buf, len, "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* modes                                                               */
+
+static int _prolog(void)
+{
+	const char *comment = getenv("SLURM_JOB_COMMENT");
+	dl_filelist_t *files = NULL;
+	dl_stage_report_t rep;
+	dl_stage_job_t job = {0};
+	dl_stage_t *st = NULL;
+	settings_t s;
+	char err[1024] = "", h1[32], h2[32], h3[32], h4[32];
+	uint32_t v;
+	int rc;
+
+	if (!_env_u32("SLURM_JOB_ID", opt.job, &job.job_id)) {
+		fprintf(stderr, "dl-stage: prolog: SLURM_JOB_ID is not set\n");
+		return 1;
+	}
+	/* Most jobs name no files: leave before touching anything. */
+	if (!dl_files_has_annotation(comment))
+		return 0;
+	rc = _settings(&s, false);
+	if (rc)
+		return 1;
+	snprintf(log_prefix, sizeof(log_prefix), "job %" PRIu32 " on %s: ",
+		 job.job_id, s.node);
+	if (!s.dir) {
+		fprintf(stderr,
+			"dl-stage: %sno CacheDir in datalocality.conf: files not staged\n",
+			log_prefix);
+		return 0;
+	}
+	if (!_env_u32("SLURM_JOB_UID", NULL, &v)) {
+		fprintf(stderr, "dl-stage: %sSLURM_JOB_UID is not set\n",
+			log_prefix);
+		free(s.dir);
+		return 1;
+	}
+	job.uid = (uid_t)v;
+	job.gid = _env_u32("SLURM_JOB_GID", NULL, &v) ? (gid_t)v : (gid_t)-1;
+	job.user = getenv("SLURM_JOB_USER");
+	if (!job.user || !*job.user) {
+		struct passwd *pw = getpwuid(job.uid);
+
+		job.user = pw ? pw->pw_name : NULL;
+	}
+	if (job.gid == (gid_t)-1) {
+		struct passwd *pw = getpwuid(job.uid);
+
+		if (!pw) {
+			fprintf(stderr, "dl-stage: %sSLURM_JOB_GID is not set\n",
+				log_prefix);
+			free(s.dir);
+			return 1;
+		}
+		job.gid = pw->pw_gid;
+	}
+	rc = dl_stage_open(s.dir, &s.opts, 1, &st, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr,
+			"dl-stage: %sstaging impossible, cache directory refused: %s\n",
+			log_prefix, err);
+		free(s.dir);
+		return 1;
+	}
+	log_st = st;
+	rc = dl_files_parse(comment, &files, err, sizeof(err));
+	if (rc) {
+		/* job_submit/datalocality refuses these; a later edit may not */
+		memset(&rep, 0, sizeof(rep));
+		snprintf(rep.msg, sizeof(rep.msg), "%s", err);
+		rep.user_fault = 1;
+		dl_stage_job_fail(st, &job, rep.msg);
+	} else {
+		rc = dl_stage_job(st, &job, files, &rep);
+	}
+	if (!rc) {
+		_msg_line(!opt.quiet,
+			  "%zu files: %zu cached (%s%s), %zu copied (%s), %zu read from source (%s); evicted %zu (%s)",
+			  rep.files, rep.hits, _human(rep.bytes_hit, h1, 32),
+			  rep.waited ? ", some after waiting for a copy" : "",
+			  rep.copied, _human(rep.bytes_copied, h2, 32),
+			  rep.uncached, _human(rep.bytes_uncached, h3, 32),
+			  rep.evicted, _human(rep.bytes_evicted, h4, 32));
+	} else if (rep.user_fault) {
+		_msg_line(true,
+			  "staging failed: %s (the job fails in its TaskProlog; the node stays in service)",
+			  rep.msg);
+		rc = 0;
+	} else {
+		_msg_line(true, "staging failed on this node: %s", rep.msg);
+		rc = 1;
+	}
+	dl_filelist_free(files);
+	log_st = NULL;
+	dl_stage_close(st);
+	free(s.dir);
+	return rc;
+}
+
+static int _epilog(void)
+{
+	dl_stage_report_t rep;
+	dl_stage_t *st = NULL;
+	settings_t s;
+	char err[1024] = "", h[32];
+	uint32_t job_id;
+	int rc;
+
+	if (!_env_u32("SLURM_JOB_ID", opt.job, &job_id)) {
+		fprintf(stderr, "dl-stage: epilog: SLURM_JOB_ID is not set\n");
+		return 1;
+	}
+	if (_settings(&s, false))
+		return 1;
+	if (!s.dir)
+		return 0;
+	snprintf(log_prefix, sizeof(log_prefix), "job %" PRIu32 " on %s: ",
+		 job_id, s.node);
+	rc = dl_stage_open(s.dir, &s.opts, 0, &st, err, sizeof(err));
+	if (rc == DL_ENOENT) {
+		free(s.dir);
+		return 0; /* nothing was ever staged here */
+	}
+	if (rc) {
+		fprintf(stderr, "dl-stage: %scache directory refused: %s\n",
+			log_prefix, err);
+		free(s.dir);
+		return 1;
+	}
+	log_st = st;
+	rc = dl_stage_job_end(st, job_id, &rep);
+	if (rc)
+		_msg_line(true, "epilog: %s", dl_strerror(rc));
+	else if (rep.evicted)
+		_msg_line(!opt.quiet, "epilog: evicted %zu (%s) to fit CacheCapacity",
+			  rep.evicted, _human(rep.bytes_evicted, h, sizeof(h)));
+	log_st = NULL;
+	dl_stage_close(st);
+	free(s.dir);
+	return rc ? 1 : 0;
+}
+
+/*
+ * TaskProlog: runs as the job's user, with the job's environment; its
+ * stdout is read by slurmstepd ("export", "unset", "print" lines).  It
+ * trusts nothing it reads: a user who edits the environment only changes
+ * what their own job sees.
+ */
+static int _task_prolog(void)
+{
+	char path[PATH_MAX + 64], note[4096];
+	struct stat sb;
+	settings_t s;
+	uint32_t job_id;
+	int fd;
+
+	if (!_env_u32("SLURM_JOB_ID", opt.job, &job_id))
+		return 0;
+	if (_settings(&s, true) || !s.dir)
+		return 0;
+	if (!dl_stage_failed_path(s.dir, job_id, path, sizeof(path)) &&
+	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >=
+		    0) {
+		ssize_t n = read(fd, note, sizeof(note) - 1);
+		char *line, *next;
+
+		close(fd);
+		note[n > 0 ? n : 0] = '\0';
+		for (char *p = note; *p; p++)
+			if (*p != '\n' && iscntrl((unsigned char)*p))
+				*p = '?';
+		printf("print dl-stage: staging the input files of job %" PRIu32
+		       " on %s failed:\n",
+		       job_id, s.node);
+		for (line = note; line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			printf("print dl-stage: %s\n", line);
+		}
+		fflush(stdout);
+		free(s.dir);
+		return 1;
+	}
+	if (!dl_stage_view_path(s.dir, job_id, path, sizeof(path)) &&
+	    !stat(path, &sb) && S_ISDIR(sb.st_mode)) {
+		printf("export DL_CACHE_VIEW=%s\n", path);
+		printf("export DL_CACHE_DIR=%s\n", s.dir);
+	}
+	fflush(stdout);
+	free(s.dir);
+	return 0;
+}
+
+static void _json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+typedef struct {
+	size_t n;
+} inv_arg_t;
+
+static int _inv_text(const dl_stage_entry_t *e, void *arg)
+{
+	char ts[32];
+	time_t t = (time_t)(e->last_used_ns / 1000000000);
+	struct tm tm;
+
+	(void)arg;
+	localtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	printf("%12" PRIu64 " %6" PRIu64 " %s %4" PRIu32 " %s%s\n", e->size,
+	       e->hits, ts, e->pins, e->path,
+	       e->complete ? "" : " (copy in progress)");
+	return 0;
+}
+
+static int _inv_json(const dl_stage_entry_t *e, void *arg)
+{
+	inv_arg_t *a = arg;
+
+	printf("%s\n    {\"path\": ", a->n++ ? "," : "");
+	_json_str(e->path);
+	printf(", \"size\": %" PRIu64 ", \"hits\": %" PRIu64
+	       ", \"inserted\": %" PRId64 ", \"last_used\": %" PRId64
+	       ", \"pins\": %" PRIu32 ", \"complete\": %s}",
+	       e->size, e->hits, e->inserted_ns / 1000000000,
+	       e->last_used_ns / 1000000000, e->pins,
+	       e->complete ? "true" : "false");
+	return 0;
+}
+
+static int _open_existing(settings_t *s, dl_stage_t **st)
+{
+	char err[1024] = "";
+	int rc;
+
+	if (_settings(s, false))
+		return 2;
+	if (!s->dir) {
+		fprintf(stderr,
+			"dl-stage: no cache directory: give --cache-dir or set CacheDir in datalocality.conf\n");
+		return 2;
+	}
+	rc = dl_stage_open(s->dir, &s->opts, 0, st, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "dl-stage: %s\n", err);
+		free(s->dir);
+		return 1;
+	}
+	return 0;
+}
+
+static int _inventory(void)
+{
+	dl_stage_t *st = NULL;
+	inv_arg_t a = {0};
+	settings_t s;
+	uint64_t used = 0;
+	char h[32];
+	int rc = _open_existing(&s, &st);
+
+	if (rc)
+		return rc;
+	if (opt.json) {
+		printf("{\"node\": ");
+		_json_str(s.node);
+		printf(", \"cache_dir\": ");
+		_json_str(s.dir);
+		printf(", \"capacity\": ");
+		if (s.opts.capacity == DL_CACHE_UNLIMITED)
+			printf("null");
+		else
+			printf("%" PRIu64, s.opts.capacity);
+		printf(", \"policy\": \"%s\", \"files\": [",
+		       dl_evict_name(s.opts.policy));
+		rc = dl_stage_foreach(st, _inv_json, &a, &used);
+		printf("%s], \"used\": %" PRIu64 "}\n", a.n ? "\n  " : "",
+		       used);
+	} else {
+		printf("%12s %6s %-19s %4s %s\n", "SIZE", "HITS", "LAST_USED",
+		       "PINS", "PATH");
+		rc = dl_stage_foreach(st, _inv_text, NULL, &used);
+		printf("# %s used of %s, eviction %s\n",
+		       _human(used, h, sizeof(h)),
+		       s.opts.capacity == DL_CACHE_UNLIMITED
+			       ? "unlimited"
+			       : _human(s.opts.capacity, (char[32]){0}, 32),
+		       dl_evict_name(s.opts.policy));
+	}
+	if (rc)
+		fprintf(stderr, "dl-stage: inventory: %s\n", dl_strerror(rc));
+	dl_stage_close(st);
+	free(s.dir);
+	return rc ? 1 : 0;
+}
+
+static int _inv_noop(const dl_stage_entry_t *e, void *arg)
+{
+	(void)e;
+	(void)arg;
+	return 0;
+}
+
+static int _evict(void)
+{
+	dl_stage_report_t rep;
+	dl_stage_t *st = NULL;
+	settings_t s;
+	uint64_t to, used = 0;
+	char h1[32], h2[32];
+	int rc;
+
+	if (!opt.to || dl_files_parse_size(opt.to, strlen(opt.to), &to)) {
+		fprintf(stderr, "dl-stage: evict needs --to SIZE (e.g. 10G)\n");
+		return 2;
+	}
+	rc = _open_existing(&s, &st);
+	if (rc)
+		return rc;
+	log_st = st;
+	snprintf(log_prefix, sizeof(log_prefix), "%s: ", s.node);
+	rc = dl_stage_evict_to(st, to, &rep);
+	dl_stage_foreach(st, _inv_noop, NULL, &used);
+	_msg_line(false, "evict --to %" PRIu64 ": evicted %zu files (%s)", to,
+		  rep.evicted, _human(rep.bytes_evicted, h1, 32));
+	printf("evicted %zu files (%s); the cache holds %s\n", rep.evicted,
+	       _human(rep.bytes_evicted, h1, 32), _human(used, h2, 32));
+	if (rc == DL_ENOSPC)
+		fprintf(stderr,
+			"dl-stage: files in use by running jobs hold more than %s\n",
+			opt.to);
+	else if (rc)
+		fprintf(stderr, "dl-stage: evict: %s\n", dl_strerror(rc));
+	log_st = NULL;
+	dl_stage_close(st);
+	free(s.dir);
+	return rc ? 1 : 0;
+}
+
+/* Prints one finding of "check"; \return 1 for a failure. */
+static int _finding(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int _finding(int level, const char *fmt, ...)
+{
+	static const char *const tag[] = {"ok:     ", "warning:", "FAIL:   "};
+	va_list ap;
+
+	printf("%s ", tag[level]);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	return level == 2;
+}
+
+static int _check(void)
+{
+	char err[1024] = "", *prefix;
+	dl_stage_t *st = NULL;
+	settings_t s;
+	uint64_t used = 0;
+	int fails = 0, rc;
+	FILE *f;
+
+	rc = _settings(&s, false);
+	if (rc) {
+		_finding(2, "configuration refused (see above)");
+		return 1;
+	}
+	if (!s.dir) {
+		_finding(2, "no cache directory: give --cache-dir or set CacheDir in datalocality.conf");
+		return 1;
+	}
+	_finding(0, "cache directory %s (node %s, capacity %s, eviction %s)",
+		 s.dir, s.node,
+		 s.opts.capacity == DL_CACHE_UNLIMITED
+			 ? "unlimited"
+			 : _human(s.opts.capacity, (char[32]){0}, 32),
+		 dl_evict_name(s.opts.policy));
+	/*
+	 * Parents: whoever may rename them may swap the cache directory; dl-stage
+	 * then refuses the impostor (not root's), so this is a warning.  Jobs
+	 * need search permission on every parent to reach their view.
+	 */
+	prefix = strdup(s.dir);
+	for (char *p = prefix; p && (p = strchr(p + 1, '/'));) {
+		struct stat sb;
+
+		*p = '\0';
+		if (!stat(prefix, &sb)) {
+			if (sb.st_uid != 0)
+				_finding(1, "%s is owned by uid %u, who can replace the cache directory",
+					 prefix, (unsigned)sb.st_uid);
+			if ((sb.st_mode & S_IWOTH) && !(sb.st_mode & S_ISVTX))
+				_finding(1, "%s is writable by everyone without the sticky bit",
+					 prefix);
+			if (!(sb.st_mode & S_IXOTH))
+				_finding(1, "%s is not searchable by others: jobs cannot reach their view",
+					 prefix);
+		}
+		*p = '/';
+	}
+	free(prefix);
+	rc = dl_stage_open(s.dir, &s.opts, 0, &st, err, sizeof(err));
+	if (rc == DL_ENOENT) {
+		_finding(1, "%s (the first Prolog creates it)", err);
+		free(s.dir);
+		return 0;
+	}
+	if (rc) {
+		fails += _finding(2, "%s", err);
+		free(s.dir);
+		return 1;
+	}
+	_finding(0, "owned by uid %u, not writable by group or others, no symbolic links",
+		 (unsigned)geteuid());
+	rc = dl_stage_probe_acl(st);
+	if (rc == 1)
+		_finding(0, "views are protected by POSIX ACLs (root-owned, readable by the job's user only)");
+	else if (rc == 0)
+		_finding(1, "no POSIX ACLs on this file system: views are owned by their job's user (mode 0500)");
+	else
+		fails += _finding(2, "cannot create a scratch directory in %s/.tmp", s.dir);
+	f = fopen("/proc/sys/fs/protected_hardlinks", "r");
+	if (f) {
+		int v = -1;
+
+		if (fscanf(f, "%d", &v) == 1 && v == 1)
+			_finding(0, "fs.protected_hardlinks = 1: users cannot keep links to cached files");
+		else
+			_finding(1, "fs.protected_hardlinks = %d: a user could hard-link a cached file to keep it after the job (set it to 1)", v);
+		fclose(f);
+	}
+	rc = dl_stage_foreach(st, _inv_noop, NULL, &used);
+	if (rc)
+		fails += _finding(2, "cannot list the store: %s", dl_strerror(rc));
+	else if (used > s.opts.capacity)
+		_finding(1, "the cache holds %" PRIu64 " bytes, more than its capacity %" PRIu64 " (files in use, or the capacity was lowered)",
+			 used, s.opts.capacity);
+	else
+		_finding(0, "the cache holds %" PRIu64 " bytes", used);
+	dl_stage_close(st);
+	free(s.dir);
+	return fails ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"cache-dir", required_argument, NULL, 'd'},
+		{"capacity", required_argument, NULL, 'c'},
+		{"eviction", required_argument, NULL, 'e'},
+		{"node", required_argument, NULL, 'n'},
+		{"conf", required_argument, NULL, 'f'},
+		{"job", required_argument, NULL, 'j'},
+		{"to", required_argument, NULL, 't'},
+		{"json", no_argument, NULL, 'J'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	static const struct {
+		const char *name;
+		enum mode mode;
+	} modes[] = {
+		{"prolog", M_PROLOG},       {"epilog", M_EPILOG},
+		{"task-prolog", M_TASK_PROLOG}, {"inventory", M_INVENTORY},
+		{"evict", M_EVICT},         {"check", M_CHECK},
+		{"prolog_slurmd", M_PROLOG}, {"epilog_slurmd", M_EPILOG},
+		{"prolog_task", M_TASK_PROLOG},
+	};
+	const char *name = NULL;
+	enum mode mode = M_NONE;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': opt.cache_dir = optarg; break;
+		case 'c': opt.capacity = optarg; break;
+		case 'e': opt.eviction = optarg; break;
+		case 'n': opt.node = optarg; break;
+		case 'f': opt.conf = optarg; break;
+		case 'j': opt.job = optarg; break;
+		case 't': opt.to = optarg; break;
+		case 'J': opt.json = true; break;
+		case 'q': opt.quiet = true; break;
+		case 'h': _usage(stdout); return 0;
+		case 'V': printf("dl-stage %s\n", PACKAGE_VERSION); return 0;
+		default: _usage(stderr); return 2;
+		}
+	}
+	if (optind < argc)
+		name = argv[optind++];
+	else
+		name = getenv("SLURM_SCRIPT_CONTEXT");
+	if (optind < argc || !name) {
+		_usage(stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(name, modes[i].name))
+			mode = modes[i].mode;
+	/* Files dl-stage creates get exactly the modes it asks for. */
+	umask(022);
+	switch (mode) {
+	case M_PROLOG: return _prolog();
+	case M_EPILOG: return _epilog();
+	case M_TASK_PROLOG: return _task_prolog();
+	case M_INVENTORY: return _inventory();
+	case M_EVICT: return _evict();
+	case M_CHECK: return _check();
+	case M_NONE: break;
+	}
+	fprintf(stderr, "dl-stage: unknown mode '%s'\n", name);
+	_usage(stderr);
+	return 2;
+}
