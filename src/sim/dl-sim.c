@@ -81,12 +81,12 @@ static void _usage(FILE *out)
 		"      --nodes P (4)  --storage S (4)  --cores C (1)\n"
 		"      --cache-size SIZE|unlimited   per compute node (15G)\n"
 		"      --eviction value|lru|lfu|fifo|random (value; lru for jdp-dll and\n"
-"                             the Falkon policies)\n"
+		"                             the Falkon policies)\n"
 		"      --rbw BW (100e6)  --lbw BW (500e6)  bytes/s, K/M/G suffixes binary\n"
 		"      --cpb S                compute seconds per input byte (1e-9)\n"
 		"      --peer-fetch, --no-peer-fetch  fetch from other nodes' caches too\n"
-"                             (on for max-cache-hit, max-compute-util,\n"
-"                             good-cache-compute and hjs; off otherwise)\n"
+		"                             (on for max-cache-hit, max-compute-util,\n"
+		"                             good-cache-compute and hjs; off otherwise)\n"
 		"      --peer-bw BW           bandwidth of a peer fetch (the rbw)\n"
 		"      --unknown-size SIZE    size of an SWF file whose size is not given (64M)\n"
 		"Simulation:\n"
@@ -698,7 +698,8 @@ static void _parse(int argc, char **argv, _args_t *a)
 			a->cfg.window = 100 * (size_t) a->cfg.nodes;
 	}
 	if (a->given[O_PEER] && a->given[O_NO_PEER])
-		_usage_error("--peer-fetch and --no-peer-fetch exclude each other");
+		_usage_error(
+			"--peer-fetch and --no-peer-fetch exclude each other");
 	_policy_defaults(a);
 	a->cfg.policy = a->policy;
 	a->cfg.policy_params = a->policy_params;

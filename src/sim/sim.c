@@ -982,6 +982,7 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 	_sim_t s;
 	dl_sim_result_t *res;
 	double wall0 = _wall(), next_progress = wall0;
+	uint64_t instants = 0;
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -1056,7 +1057,7 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 		if (s.npending > res->max_pending)
 			res->max_pending = s.npending;
 		_schedule(&s, 0);
-		if ((res->events & 255) == 0)
+		if ((++instants & 255) == 0)
 			_progress(&s, wall0, &next_progress);
 	}
 	res->end_time = s.now;

@@ -317,7 +317,7 @@ static int _prolog(void)
 	log_st = st;
 	rc = dl_files_parse(comment, &files, err, sizeof(err));
 	if (rc) {
-		/* job_submit/datalocality refuses these; a later edit may not */
+		/* job_submit/datalocality refuses these; an edit may not */
 		memset(&rep, 0, sizeof(rep));
 		snprintf(rep.msg, sizeof(rep.msg), "%s", err);
 		rep.user_fault = 1;
@@ -644,9 +644,10 @@ static int _check(void)
 			 : _human(s.opts.capacity, (char[32]){0}, 32),
 		 dl_evict_name(s.opts.policy));
 	/*
-	 * Parents: whoever may rename them may swap the cache directory; dl-stage
-	 * then refuses the impostor (not root's), so this is a warning.  Jobs
-	 * need search permission on every parent to reach their view.
+	 * Parents: whoever may rename them may swap the cache directory;
+	 * dl-stage then refuses the impostor (not root's), so this is a
+	 * warning.  Jobs need search permission on every parent to reach
+	 * their view.
 	 */
 	prefix = strdup(s.dir);
 	for (char *p = prefix; p && (p = strchr(p + 1, '/'));) {
@@ -686,7 +687,10 @@ static int _check(void)
 	else if (rc == 0)
 		_finding(1, "no POSIX ACLs on this file system: views are owned by their job's user (mode 0500)");
 	else
-		fails += _finding(2, "cannot create a scratch directory in %s/.tmp", s.dir);
+		fails +=
+			_finding(2,
+				 "cannot create a scratch directory in %s/.tmp",
+				 s.dir);
 	f = fopen("/proc/sys/fs/protected_hardlinks", "r");
 	if (f) {
 		int v = -1;
@@ -694,12 +698,16 @@ static int _check(void)
 		if (fscanf(f, "%d", &v) == 1 && v == 1)
 			_finding(0, "fs.protected_hardlinks = 1: users cannot keep links to cached files");
 		else
-			_finding(1, "fs.protected_hardlinks = %d: a user could hard-link a cached file to keep it after the job (set it to 1)", v);
+			_finding(
+				1,
+				"fs.protected_hardlinks = %d: a user could hard-link a cached file to keep it after the job (set it to 1)",
+				v);
 		fclose(f);
 	}
 	rc = dl_stage_foreach(st, _inv_noop, NULL, &used);
 	if (rc)
-		fails += _finding(2, "cannot list the store: %s", dl_strerror(rc));
+		fails += _finding(2, "cannot list the store: %s",
+				  dl_strerror(rc));
 	else if (used > s.opts.capacity)
 		_finding(1, "the cache holds %" PRIu64 " bytes, more than its capacity %" PRIu64 " (files in use, or the capacity was lowered)",
 			 used, s.opts.capacity);

@@ -801,8 +801,9 @@ static void _clean_tmp(dl_stage_t *st)
 		pid_s = strrchr(de->d_name, '.');
 		pid = pid_s ? strtol(pid_s + 1, NULL, 10) : 0;
 		*last = '.';
-		if (pid > 0 && kill((pid_t)pid, 0) && errno == ESRCH)
-			unlinkat(st->tmp, de->d_name, 0);
+		if (pid > 0 && kill((pid_t)pid, 0) && errno == ESRCH &&
+		    unlinkat(st->tmp, de->d_name, 0) && errno == EISDIR)
+			unlinkat(st->tmp, de->d_name, AT_REMOVEDIR);
 	}
 	closedir(d);
 }
@@ -1585,7 +1586,8 @@ static int _stage_file(dl_stage_t *st, const dl_stage_job_t *job,
 
 	/* a miss: make room, reserve, copy */
 	rc = _ensure_tracker(st);
-	id = rc ? rc : dl_cache_file_intern(st->trk, path, (uint64_t)sb.st_size);
+	id = rc ? rc :
+		  dl_cache_file_intern(st->trk, path, (uint64_t) sb.st_size);
 	if (id >= 0 &&
 	    dl_cache_file_size(st->trk, (uint32_t)id) != (uint64_t)sb.st_size)
 		dl_cache_file_set_size(st->trk, (uint32_t)id,
@@ -1750,7 +1752,8 @@ int dl_stage_job_fail(dl_stage_t *st, const dl_stage_job_t *job,
 	 * an ACL letting that user read it, or, without ACLs, the user's own
 	 * (who could then chmod and write it, in their job's last moments).
 	 */
-	if (_write_all(fd, msg, strlen(msg)) < 0 || _write_all(fd, "\n", 1) < 0 ||
+	if (_write_all(fd, msg, strlen(msg)) < 0 ||
+	    _write_all(fd, "\n", 1) < 0 ||
 	    (job->uid != 0 && _set_acl_perm(fd, job->uid, 4, 4) &&
 	     (fchown(fd, job->uid, job->gid) || fchmod(fd, 0400))) ||
 	    close(fd) || renameat(st->tmp, tmpname, st->jobs, name)) {

@@ -1,4 +1,4 @@
-/* stage_conf.c - CacheDir, CacheCapacity, EvictionPolicy from datalocality.conf. */
+/* stage_conf.c - CacheDir, CacheCapacity, EvictionPolicy of datalocality.conf */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

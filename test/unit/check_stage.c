@@ -336,7 +336,8 @@ START_TEST(test_copy_atomic_and_view)
 	if (!_root())
 		return;
 	_setup();
-	snprintf(src_a, sizeof(src_a), "%s", _mkfile("a.img", 3 << 20, 1, 0644));
+	snprintf(src_a, sizeof(src_a), "%s",
+		 _mkfile("a.img", 3 << 20, 1, 0644));
 	snprintf(src_b, sizeof(src_b), "%s", _mkfile("b.img", 0, 2, 0644));
 	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_VALUE);
 	snprintf(want, sizeof(want), "files:%s,%s", src_a, src_b);
@@ -357,7 +358,7 @@ START_TEST(test_copy_atomic_and_view)
 	snprintf(want, sizeof(want), "test -z \"$(ls -A '%s/.tmp')\"", cdir);
 	ck_assert_int_eq(system(want), 0);
 
-	/* the view: a hard link to the store inode, reachable by the job user */
+	/* the view: a hard link to the store inode, for the job user */
 	ck_assert_int_eq(lstat(_view_file(7, src_a), &vb), 0);
 	ck_assert_uint_eq(vb.st_ino, sb.st_ino);
 	ck_assert_uint_eq(vb.st_nlink, 2);
@@ -374,8 +375,12 @@ START_TEST(test_copy_atomic_and_view)
 	n = fread(inv, 1, sizeof(inv) - 1, f);
 	inv[n] = '\0';
 	fclose(f);
-	ck_assert_msg(!strncmp(inv, "# dl-stage inventory 1 node=n1 capacity=unlimited used=3145728 files=2 ", 70),
-		      "header: %s", inv);
+	ck_assert_msg(
+		!strncmp(
+			inv,
+			"# dl-stage inventory 1 node=n1 capacity=unlimited used=3145728 files=2 ",
+			70),
+		"header: %s", inv);
 	snprintf(want, sizeof(want), "\n%s 3145728\n%s 0\n", src_a, src_b);
 	ck_assert_ptr_nonnull(strstr(inv, want));
 
@@ -410,7 +415,8 @@ START_TEST(test_evict_never_pinned)
 		char name[16];
 
 		snprintf(name, sizeof(name), "f%d", i);
-		snprintf(f[i], sizeof(f[i]), "%s", _mkfile(name, 1 << 20, i, 0644));
+		snprintf(f[i], sizeof(f[i]), "%s",
+			 _mkfile(name, 1 << 20, i, 0644));
 	}
 	st = _open(3 << 20, DL_EVICT_LRU);
 	/* job 1 uses f0, f1; job 2 uses f2: the cache is full, all pinned */
@@ -493,7 +499,8 @@ START_TEST(test_capacity_random_workload)
 			if (a == b)
 				snprintf(c, sizeof(c), "files:%s", f[a]);
 			else
-				snprintf(c, sizeof(c), "files:%s,%s", f[a], f[b]);
+				snprintf(c, sizeof(c), "files:%s,%s", f[a],
+					 f[b]);
 			ck_assert_int_eq(_stage(st, j, NOBODY, c, &rep), 0);
 			ck_assert(_same_content(_view_file(j, f[a]), f[a]));
 			ck_assert_uint_le(_used(st), 1000000);
@@ -615,7 +622,8 @@ START_TEST(test_permission_drop)
 	if (!_root())
 		return;
 	_setup();
-	snprintf(secret, sizeof(secret), "%s", _mkfile("secret", 4096, 3, 0600));
+	snprintf(secret, sizeof(secret), "%s",
+		 _mkfile("secret", 4096, 3, 0600));
 	snprintf(pub, sizeof(pub), "%s", _mkfile("public", 4096, 4, 0644));
 	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_VALUE);
 
@@ -662,7 +670,7 @@ START_TEST(test_permission_drop)
 	ck_assert_int_eq(rep.hits, 0);
 	ck_assert_int_eq(lstat(_path_in(".jobs/22.view"), &sb), -1);
 
-	/* a public file: fine, and a later job of the same id clears the note */
+	/* a public file: fine; a later job of the same id clears the note */
 	snprintf(c, sizeof(c), "files:%s", pub);
 	ck_assert_int_eq(_stage(st, 20, NOBODY, c, &rep), 0);
 	ck_assert_int_eq(lstat(_path_in(".jobs/20.failed"), &sb), -1);
@@ -693,14 +701,15 @@ START_TEST(test_opener)
 	_setup();
 	snprintf(secret, sizeof(secret), "%s", _mkfile("s", 10, 1, 0640));
 	ck_assert_int_eq(chown(secret, 0, NOBODY), 0);
-	/* group membership counts: gid nobody may read a 0640 root:65534 file */
+	/* the group counts: gid nobody may read a 0640 root:65534 file */
 	ck_assert_int_eq(dl_opener_start(OTHER_UID, NOBODY, NULL, &op, err,
 					 sizeof(err)), 0);
 	ck_assert_int_eq(dl_opener_open(op, secret, &fd, &e), 0);
 	close(fd);
 	ck_assert_int_eq(dl_opener_open(op, "/etc/shadow", &fd, &e), DL_EPERM);
 	ck_assert_int_eq(e, EACCES);
-	ck_assert_int_eq(dl_opener_open(op, "/nonexistent", &fd, &e), DL_ENOENT);
+	ck_assert_int_eq(dl_opener_open(op, "/nonexistent", &fd, &e),
+			 DL_ENOENT);
 	dl_opener_stop(op);
 	ck_assert_int_eq(dl_opener_start(OTHER_UID, OTHER_UID, NULL, &op, err,
 					 sizeof(err)), 0);
@@ -797,10 +806,11 @@ START_TEST(test_symlink_planted_in_store)
 	ck_assert_int_eq(stat(src, &sb), 0);
 	snprintf(meta, sizeof(meta), "%s.meta", sp);
 	f = fopen(meta, "w");
-	fprintf(f, "1 %lld %llu %llu %lld %lld 1 1 1 %s\n", (long long)sb.st_size,
-		(unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino,
-		(long long)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec,
-		(long long)sb.st_ctim.tv_sec * 1000000000 + sb.st_ctim.tv_nsec,
+	fprintf(f, "1 %lld %llu %llu %lld %lld 1 1 1 %s\n",
+		(long long) sb.st_size, (unsigned long long) sb.st_dev,
+		(unsigned long long) sb.st_ino,
+		(long long) sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec,
+		(long long) sb.st_ctim.tv_sec * 1000000000 + sb.st_ctim.tv_nsec,
 		src);
 	fclose(f);
 	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_VALUE);
@@ -953,7 +963,8 @@ START_TEST(test_stale_reservation)
 	fprintf(f, "1 7000 1 2 3 4 5 6 1 %s\n", src);
 	fclose(f);
 	/* and a temporary file of a dead process */
-	snprintf(c, sizeof(c), "%s/.tmp/%s.999999999.0", cdir, strrchr(sp, '/') + 1);
+	snprintf(c, sizeof(c), "%s/.tmp/%s.999999999.0", cdir,
+		 strrchr(sp, '/') + 1);
 	f = fopen(c, "w");
 	fclose(f);
 	st = _open(6000, DL_EVICT_VALUE);

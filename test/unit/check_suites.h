@@ -16,5 +16,6 @@ Suite *make_hjs_suite(void);
 Suite *make_assignment_suite(void);
 Suite *make_anthill_suite(void);
 Suite *make_persist_suite(void);
+Suite *make_sim_suite(void);
 
 #endif /* CHECK_SUITES_H */
