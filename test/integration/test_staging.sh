@@ -153,7 +153,6 @@ hits_inv=$("$DL_STAGE" --cache-dir "$cache/%n" --node "${node_of[${wave1[0]}]}" 
 dl_t_eq "(b) the inventory counts 2 uses of group 0's files" 3 "$hits_inv"
 
 # --- (c) capacity: 4 more groups (16 MiB) through 10 MiB caches ------------
-max_seen=0
 sampler() {
 	local m=0 b n
 	while [ -e "$DL_CLUSTER_DIR/sampling" ]; do
@@ -226,6 +225,7 @@ for n in n1 n2; do
 		{ echo "  $n: dl-stage check failed:"; cat "$DL_CLUSTER_DIR/check.$n"; bad=$((bad + 1)); }
 done
 dl_t_eq "(e) .inventory of each node: header and 'path size' lines; dl-stage check passes" 0 "$bad"
+# shellcheck disable=SC2016 # expanded by the job
 plain=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o "$out/%j.out" \
 	--wrap 'echo view=${DL_CACHE_VIEW-unset}')
 dl_cluster_wait_jobs_done 60
