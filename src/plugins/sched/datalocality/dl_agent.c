@@ -63,6 +63,7 @@ typedef struct {
 	char *policy_params;    /* xmalloc'd, may be NULL */
 	dl_evict_t evict;
 	uint64_t capacity;      /* per node, bytes; UINT64_MAX = unlimited */
+	char *cache_dir;        /* dl-stage's CacheDir (%n: node), or NULL */
 	dl_params_t params;
 } agent_conf_t;
 
@@ -118,6 +119,9 @@ static uint32_t cache_nodes;
 static xhash_t *jobs_seen;
 static uint64_t cycle_no;
 static dl_node_stats_t *node_stats;   /* [cache_nodes], xmalloc'd */
+/* Change stamp (mtime, size) of each node's inventory when last read. */
+static struct stat *inv_seen;         /* [cache_nodes], xmalloc'd */
+static time_t last_inv_read;
 static time_t last_save;
 
 static void _job_info_id(void *item, const char **key, uint32_t *len)
@@ -160,6 +164,7 @@ static void _conf_defaults(agent_conf_t *c)
 {
 	xfree(c->policy);
 	xfree(c->policy_params);
+	xfree(c->cache_dir);
 	c->policy = xstrdup(DL_DEFAULT_POLICY);
 	c->evict = DL_EVICT_VALUE;
 	c->capacity = UINT64_MAX;
@@ -251,6 +256,7 @@ static void _conf_read(agent_conf_t *c)
 		val = NULL;
 	}
 	s_p_get_string(&c->policy_params, "PolicyParameters", tbl);
+	s_p_get_string(&c->cache_dir, "CacheDir", tbl);
 	if (s_p_get_string(&val, "EvictionPolicy", tbl)) {
 		if (dl_evict_from_name(val, &c->evict))
 			error("%s: datalocality.conf: unknown EvictionPolicy=%s, using value",
@@ -393,6 +399,9 @@ static void _reconfigure(void)
 		xfree(node_stats);
 		node_stats = xcalloc(cache_nodes ? cache_nodes : 1,
 				     sizeof(*node_stats));
+		xfree(inv_seen);
+		inv_seen = xcalloc(cache_nodes ? cache_nodes : 1,
+				   sizeof(*inv_seen));
 		for (n = 0; cache && n < cache_nodes; n++)
 			dl_cache_set_capacity(cache, n, dl_conf.capacity);
 		if (cache)
@@ -601,9 +610,119 @@ static void _parse_job(seen_job_t *ji, snap_job_t *sj)
 	dl_filelist_free(files);
 }
 
+/* Files of a node's model that its inventory does not list. */
+typedef struct {
+	const dl__u64set_t *listed;
+	uint32_t *drop;         /* xmalloc'd, room for every file of the node */
+	uint32_t ndrop;
+} unlisted_t;
+
+static int _collect_unlisted(uint32_t file, void *arg)
+{
+	unlisted_t *u = arg;
+
+	if (!dl__u64set_has(u->listed, file))
+		u->drop[u->ndrop++] = file;
+	return 0;
+}
+
+/* dl-stage's cache directory of a node: CacheDir with %n expanded. */
+static char *_node_cache_dir(const char *node)
+{
+	char *dir = NULL;
+	const char *p;
+
+	for (p = dl_conf.cache_dir; *p; p++) {
+		if (p[0] == '%' && p[1] == 'n') {
+			xstrcat(dir, node);
+			p++;
+		} else {
+			xstrfmtcat(dir, "%c", *p);
+		}
+	}
+	return dir;
+}
+
 /*
- * Until node-side staging reports what nodes really hold, a job's files
- * are taken to be cached on its node from the moment it starts there.
+ * One truth about the cache: where the controller can read a node's
+ * inventory (dl-stage rewrites DIR/.inventory atomically after every
+ * staging and eviction; shared file system, or one host), the model of
+ * that node becomes exactly its list.  Files the model had but the node
+ * no longer holds are dropped (unless a running job pins them).
+ * RET true if the node reports an inventory.
+ */
+static bool _read_inventory(uint32_t node, const char *name)
+{
+	char *dir = _node_cache_dir(name), *path, line[DL_PATH_MAX + 64];
+	uint64_t now = (uint64_t)time(NULL);
+	uint32_t *keep = NULL, nkeep = 0, cap = 0, i;
+	struct stat sb;
+	FILE *f;
+
+	path = xstrdup_printf("%s/.inventory", dir);
+	xfree(dir);
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode)) {
+		xfree(path);
+		return false;
+	}
+	if (sb.st_mtim.tv_sec == inv_seen[node].st_mtim.tv_sec &&
+	    sb.st_mtim.tv_nsec == inv_seen[node].st_mtim.tv_nsec &&
+	    sb.st_size == inv_seen[node].st_size && sb.st_ino ==
+	    inv_seen[node].st_ino) {
+		xfree(path);
+		return true; /* unchanged since the last read */
+	}
+	if (!(f = fopen(path, "re"))) {
+		xfree(path);
+		return false;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+		uint64_t size;
+		int64_t id;
+
+		if (line[0] != '/' || !sp)
+			continue;
+		*sp = '\0';
+		size = strtoull(sp + 1, NULL, 10);
+		id = dl_cache_file_intern(cache, line, size);
+		if (id < 0)
+			continue;
+		if (!dl_cache_contains(cache, node, (uint32_t)id))
+			dl_cache_insert(cache, node, (uint32_t)id, now, NULL,
+					NULL);
+		if (nkeep == cap) {
+			cap = cap ? cap * 2 : 256;
+			xrecalloc(keep, cap, sizeof(uint32_t));
+		}
+		keep[nkeep++] = (uint32_t)id;
+	}
+	fclose(f);
+	inv_seen[node] = sb;
+	/* Drop what the node does not report. */
+	{
+		dl__u64set_t listed;
+		unlisted_t u = { .listed = &listed };
+
+		dl__u64set_init(&listed);
+		for (i = 0; i < nkeep; i++)
+			dl__u64set_add(&listed, keep[i]);
+		u.drop = xcalloc(dl_cache_node_files(cache, node) + 1,
+				 sizeof(uint32_t));
+		dl_cache_foreach(cache, node, _collect_unlisted, &u);
+		for (i = 0; i < u.ndrop; i++)
+			dl_cache_remove(cache, node, u.drop[i]);
+		xfree(u.drop);
+		dl__u64set_fini(&listed);
+	}
+	xfree(keep);
+	xfree(path);
+	return true;
+}
+
+/*
+ * Without an inventory from the node, a job's files are taken to be cached
+ * on its node from the moment it starts there.
  */
 static void _record_running(seen_job_t *ji, int32_t node)
 {
@@ -666,6 +785,7 @@ static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp)
 {
 	dl_state_t *st = dl_state_create(cache, &dl_conf.params);
 	dl_plan_t *plan = NULL;
+	bool *has_inv;
 	uint32_t i;
 	int rc;
 
@@ -678,6 +798,15 @@ static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp)
 		if (dl_state_add_node(st, s->names[i], s->cpus[i],
 				      s->usable[i]) >= 0)
 			st->nodes[i].busy = s->busy[i];
+	/*
+	 * Inventories are read at most once a second: on a shared file
+	 * system, a stat per node at every cycle would be felt.
+	 */
+	has_inv = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(bool));
+	for (i = 0; dl_conf.cache_dir && i < s->nnodes && i < cache_nodes; i++)
+		has_inv[i] = (time(NULL) == last_inv_read && inv_seen[i].st_ino) ?
+				     true : _read_inventory(i, s->names[i]);
+	last_inv_read = time(NULL);
 	for (i = 0; i < s->njobs; i++) {
 		snap_job_t *sj = &s->jobs[i];
 		seen_job_t *ji = _job_info(sj->job_id, true);
@@ -686,7 +815,8 @@ static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp)
 		ji->seen = cycle_no;
 		if (!ji->parsed)
 			_parse_job(ji, sj);
-		if (sj->running)
+		if (sj->running && sj->node >= 0 &&
+		    (uint32_t)sj->node < s->nnodes && !has_inv[sj->node])
 			_record_running(ji, sj->node);
 		if (!sj->running && (!sj->placeable || !ji->nfiles))
 			continue; /* dispatched in priority order, anywhere */
@@ -706,6 +836,7 @@ static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp)
 			      sj->job_id, dl_strerror(rc));
 	}
 	_forget_stale();
+	xfree(has_inv);
 	if ((rc = dl_policy_plan(policy, st, &plan))) {
 		error("%s: policy %s failed: %s; starting jobs in priority order",
 		      PFX, dl_policy_name(policy), dl_strerror(rc));
@@ -1136,6 +1267,8 @@ void dl_agent_stop(void)
 	cache = NULL;
 	xhash_free_ptr(&jobs_seen);
 	xfree(node_stats);
+	xfree(inv_seen);
+	xfree(dl_conf.cache_dir);
 	xfree(dl_conf.policy);
 	xfree(dl_conf.policy_params);
 }
