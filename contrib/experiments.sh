@@ -228,13 +228,15 @@ ohps_beats_all() { # ohps_beats_all FIG FILTER
 		done
 	}
 	echo "| raicu §5 | Data-aware dispatch beats first-available (2 GB caches) | $(verdict dd_fa_worst) |"
-	dd_cache() {
+	dd_cache() { # dd_cache POLICY: hit rate 1 GB < 4 GB
 		local a b
-		a=$(get diffusion "$(pol good-cache-compute) && \$$C_CACHE == 1073741824" "$C_HIT")
-		b=$(get diffusion "$(pol good-cache-compute) && \$$C_CACHE == 4294967296" "$C_HIT")
+		a=$(get diffusion "$(pol "$1") && \$$C_CACHE == 1073741824" "$C_HIT")
+		b=$(get diffusion "$(pol "$1") && \$$C_CACHE == 4294967296" "$C_HIT")
 		lt "$a" "$b"
 	}
-	echo "| raicu §5 | Larger caches raise the hit rate (good-cache-compute, 1 GB vs 4 GB) | $(verdict dd_cache) |"
+	for p in max-cache-hit max-compute-util good-cache-compute; do
+		echo "| raicu §5 | Larger caches raise the local hit rate ($p, 1 GB vs 4 GB per node) | $(verdict dd_cache $p) |"
+	done
 	echo
 	echo "## Data diffusion: cache size and dispatch policy (64 nodes, 40K tasks)"
 	echo

@@ -174,6 +174,11 @@ static int _settings(settings_t *s, bool as_user)
 	}
 	s->opts.capacity = conf.capacity;
 	s->opts.policy = conf.policy;
+	s->opts.emu_bw = conf.emu_bw;
+	s->opts.emu_servers = conf.emu_servers;
+	/* Kept for the process' life: conf is not cleared before exit. */
+	s->opts.emu_lockdir = conf.emu_lockdir ? strdup(conf.emu_lockdir) :
+						 NULL;
 	if (opt.capacity) {
 		uint64_t v;
 

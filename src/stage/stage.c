@@ -73,6 +73,9 @@ struct dl_stage {
 	size_t nvict, capvict;
 
 	unsigned seq;     /* makes temporary names unique */
+	uint64_t emu_bw;  /* shared-storage emulation, see dl_stage_opts_t */
+	unsigned emu_servers;
+	char *emu_lockdir;
 	int acl;          /* views: 1 ACLs, 0 ownership, -1 not known */
 
 	/* the view being built */
@@ -333,6 +336,7 @@ void dl_stage_close(dl_stage_t *st)
 	free(st->vdir);
 	free(st->node);
 	free(st->dir);
+	free(st->emu_lockdir);
 	free(st);
 }
 
@@ -361,6 +365,11 @@ int dl_stage_open(const char *dir, const dl_stage_opts_t *opts, int create,
 	st->acl = -1;
 	st->capacity = opts ? opts->capacity : DL_CACHE_UNLIMITED;
 	st->policy = opts ? opts->policy : DL_EVICT_VALUE;
+	if (opts && opts->emu_bw && opts->emu_lockdir) {
+		st->emu_bw = opts->emu_bw;
+		st->emu_servers = opts->emu_servers ? opts->emu_servers : 1;
+		st->emu_lockdir = strdup(opts->emu_lockdir);
+	}
 	st->log = opts ? opts->log : NULL;
 	st->log_arg = opts ? opts->log_arg : NULL;
 	st->dir = strdup(dir);
@@ -1413,6 +1422,49 @@ int dl_stage_probe_acl(dl_stage_t *st)
 /* staging                                                             */
 
 /*
+ * Shared-storage emulation for benchmarks: on one machine the "shared
+ * storage" is as fast as the local disk.  A copy takes the lock of the
+ * file's storage server (one copy at a time per server, as in the papers'
+ * end-point contention model) and is paced at emu_bw bytes/s.
+ * RET the lock's fd, or -1 when not emulating.
+ */
+static int _emu_begin(dl_stage_t *st, const char *hash, struct timespec *t0)
+{
+	char path[PATH_MAX];
+	unsigned server;
+	int fd;
+
+	if (!st->emu_bw)
+		return -1;
+	server = (unsigned)strtoul((char[]){ hash[0], hash[1], 0 }, NULL, 16) %
+		 st->emu_servers;
+	snprintf(path, sizeof(path), "%s/server-%u.lock", st->emu_lockdir,
+		 server);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0)
+		while (flock(fd, LOCK_EX) && errno == EINTR)
+			;
+	clock_gettime(CLOCK_MONOTONIC, t0);
+	return fd;
+}
+
+/* Sleep until done bytes took done / emu_bw seconds since t0. */
+static void _emu_pace(dl_stage_t *st, uint64_t done, const struct timespec *t0)
+{
+	struct timespec now, d;
+	double due = (double)done / (double)st->emu_bw, el;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	el = (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+	if (due <= el)
+		return;
+	d.tv_sec = (time_t)(due - el);
+	d.tv_nsec = (long)((due - el - (double)d.tv_sec) * 1e9);
+	while (nanosleep(&d, &d) && errno == EINTR)
+		;
+}
+
+/*
  * Copy size bytes of src into a new file in .tmp, fsync it, make it 0444.
  * OUT tmpname - its name in .tmp
  */
@@ -1422,7 +1474,8 @@ static int _copy(dl_stage_t *st, int src, uint64_t size, const char *path,
 {
 	char *buf = malloc(COPY_BUF);
 	uint64_t left = size;
-	int out, rc = 0;
+	struct timespec t0;
+	int out, rc = 0, emu;
 
 	if (!buf)
 		return DL_ENOMEM;
@@ -1436,6 +1489,7 @@ static int _copy(dl_stage_t *st, int src, uint64_t size, const char *path,
 			     tmpname, strerror(errno));
 	}
 	posix_fadvise(src, 0, 0, POSIX_FADV_SEQUENTIAL);
+	emu = _emu_begin(st, hash, &t0);
 	while (left && !rc) {
 		size_t want = left < COPY_BUF ? (size_t)left : COPY_BUF;
 		ssize_t n = read(src, buf, want);
@@ -1454,7 +1508,11 @@ static int _copy(dl_stage_t *st, int src, uint64_t size, const char *path,
 				   strerror(errno));
 		else
 			left -= (uint64_t)n;
+		if (emu >= 0)
+			_emu_pace(st, size - left, &t0);
 	}
+	if (emu >= 0)
+		close(emu); /* releases the server's lock */
 	free(buf);
 	if (!rc && (fsync(out) || fchmod(out, 0444)))
 		rc = _fail(rep, false, DL_EIO, "cannot write to %s/.tmp: %s",

@@ -69,6 +69,10 @@ typedef struct dl_stage_opts {
 	const char *node;   /* node name for the inventory; may be NULL */
 	dl_log_fn log;      /* progress and warnings; may be NULL */
 	void *log_arg;
+	/* Shared-storage emulation for benchmarks (dl_stage_conf_t). */
+	uint64_t emu_bw;
+	unsigned emu_servers;
+	const char *emu_lockdir;
 } dl_stage_opts_t;
 
 /* Whom a job runs as. */

@@ -42,6 +42,10 @@ void dl_stage_conf_clear(dl_stage_conf_t *conf)
 	conf->cache_dir = NULL;
 	conf->capacity = DL_CACHE_UNLIMITED;
 	conf->policy = DL_EVICT_VALUE;
+	free(conf->emu_lockdir);
+	conf->emu_lockdir = NULL;
+	conf->emu_bw = 0;
+	conf->emu_servers = 1;
 }
 
 static void _warn(dl_stage_warn_fn warn, void *arg, const char *fmt,
@@ -98,6 +102,35 @@ static int _apply(dl_stage_conf_t *conf, const char *key, const char *val,
 		else
 			conf->capacity = v;
 		return 0;
+	}
+	if (!strcasecmp(key, "EmulateStorageBandwidth")) {
+		if (dl_files_parse_size(val, strlen(val), &v))
+			_warn(warn, arg,
+			      "datalocality.conf: EmulateStorageBandwidth=%s is not a rate in bytes/s, ignored%s",
+			      val, "");
+		else
+			conf->emu_bw = v;
+		return 0;
+	}
+	if (!strcasecmp(key, "EmulateStorageServers")) {
+		if (dl_files_parse_size(val, strlen(val), &v) || !v || v > 4096)
+			_warn(warn, arg,
+			      "datalocality.conf: EmulateStorageServers=%s is not 1-4096, ignored%s",
+			      val, "");
+		else
+			conf->emu_servers = (unsigned)v;
+		return 0;
+	}
+	if (!strcasecmp(key, "EmulateStorageLockDir")) {
+		if (val[0] != '/') {
+			_warn(warn, arg,
+			      "datalocality.conf: EmulateStorageLockDir=%s is not an absolute path, ignored%s",
+			      val, "");
+			return 0;
+		}
+		free(conf->emu_lockdir);
+		conf->emu_lockdir = strdup(val);
+		return conf->emu_lockdir ? 0 : DL_ENOMEM;
 	}
 	if (!strcasecmp(key, "EvictionPolicy")) {
 		if (dl_evict_from_name(val, &conf->policy))

@@ -25,6 +25,15 @@ typedef struct dl_stage_conf {
 	char *cache_dir;   /* as written, %n not expanded; NULL if unset */
 	uint64_t capacity; /* bytes, DL_CACHE_UNLIMITED by default */
 	dl_evict_t policy; /* DL_EVICT_VALUE by default */
+	/*
+	 * Benchmarks only: emulate shared storage of emu_servers servers,
+	 * each serving one copy at a time at emu_bw bytes/s, by holding a
+	 * lock file in emu_lockdir per server while copying at that pace.
+	 * emu_bw 0 (default): copy at full speed.
+	 */
+	uint64_t emu_bw;
+	unsigned emu_servers;
+	char *emu_lockdir;
 } dl_stage_conf_t;
 
 /* Told of each value that was ignored (msg has no newline). */

@@ -219,6 +219,10 @@ static void _conf_read(agent_conf_t *c)
 		{.key = "LocalDiskBandwidth", .type = S_P_DOUBLE},
 		{.key = "ComputeCostPerByte", .type = S_P_DOUBLE},
 		{.key = "CacheDir", .type = S_P_STRING},
+		/* dl-stage's own settings: known here so they are not typos */
+		{.key = "EmulateStorageBandwidth", .type = S_P_STRING},
+		{.key = "EmulateStorageServers", .type = S_P_STRING},
+		{.key = "EmulateStorageLockDir", .type = S_P_STRING},
 		{.key = NULL}
 	};
 	char *path = get_extra_conf_path("datalocality.conf");
