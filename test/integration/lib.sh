@@ -40,3 +40,14 @@ dl_t_mkfile() {
 	mkdir -p "$(dirname "$1")"
 	head -c "$(($2 * 1048576))" /dev/urandom >"$1"
 }
+
+# dl_t_use_build : run the cluster with this build's plugins, scheduler
+# settings and partitioner helper (slurmctld inherits DL_PARTITIOND).
+dl_t_use_build() {
+	: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+	export DL_SCHED_TYPE=sched/datalocality
+	export DL_SCHED_PARAMS=sched_interval=-1,defer
+	export DL_JOB_SUBMIT=datalocality
+	export DL_PLUGIN_DIR="$DL_BUILD_DIR/.libs"
+	export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"
+}

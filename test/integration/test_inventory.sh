@@ -12,11 +12,7 @@ source "$here/../cluster/cluster.sh"
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 
-export DL_SCHED_TYPE=sched/datalocality
-export DL_SCHED_PARAMS=sched_interval=-1,defer
-export DL_JOB_SUBMIT=datalocality
-export DL_PLUGIN_DIR="$DL_BUILD_DIR/.libs"
-export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"
+dl_t_use_build
 export DL_NODES=3
 export DL_PROLOG="$DL_STAGE" DL_EPILOG="$DL_STAGE"
 export DL_CLUSTER_EXTRA_CONF="TaskProlog=$DL_STAGE"

@@ -10,11 +10,7 @@ source "$here/../cluster/cluster.sh"
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 
-export DL_SCHED_TYPE=sched/datalocality
-export DL_SCHED_PARAMS=sched_interval=-1,defer
-export DL_JOB_SUBMIT=datalocality
-export DL_PLUGIN_DIR="$DL_BUILD_DIR/.libs"
-export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"
+dl_t_use_build
 export DL_NODES=4
 sdl="$DL_BUILD_DIR/sdatalocality"
 trap dl_cluster_stop EXIT
