@@ -6,7 +6,8 @@
 #      UBSan, run them;
 #   3. integration tests: real munged, slurmctld and 4 slurmd started and
 #      stopped by each test, with the freshly built plugins;
-#   4. make distcheck (skip with DL_SKIP_DISTCHECK=1).
+#   4. 30 s of coverage-guided fuzzing of the files: parser (libFuzzer);
+#   5. make distcheck (skip with DL_SKIP_DISTCHECK=1).
 # The last line is "N passed, N failed"; the exit status is 0 only if all
 # passed.
 set -uo pipefail
@@ -82,6 +83,27 @@ for t in test/cluster/selftest.sh test/integration/test_*.sh; do
 		fail=$((fail + 1))
 	fi
 done
+
+step "fuzzing the annotation parser (libFuzzer, 30 s)"
+fz="$top/_build/fuzz_files"
+if clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+	-I src/libdatalocality src/libdatalocality/files.c \
+	src/libdatalocality/error.c src/libdatalocality/log.c \
+	test/fuzz/fuzz_files.c -o "$fz" 2>"$top/_build/fuzz.log"; then
+	rm -rf "$top/_build/fuzz-corpus"
+	cp -r test/fuzz/corpus/files "$top/_build/fuzz-corpus"
+	if "$fz" -max_total_time=30 -max_len=4096 "$top/_build/fuzz-corpus" \
+		>>"$top/_build/fuzz.log" 2>&1; then
+		pass=$((pass + 1))
+		grep -E '^Done|stat::number_of_executed_units' "$top/_build/fuzz.log" | tail -1
+	else
+		grep -A20 'ERROR\|==ERROR' "$top/_build/fuzz.log" | head -30
+		fail=$((fail + 1))
+	fi
+else
+	tail -5 "$top/_build/fuzz.log"
+	fail=$((fail + 1))
+fi
 
 if [ "${DL_SKIP_DISTCHECK:-0}" != 1 ]; then
 	step "make distcheck"

@@ -25,6 +25,10 @@
  *                            in priority order and move up as the queue
  *                            drains (8; 0 = all)
  *   seed=<n>                 Zoltan's seed (1)
+ *   starve_after=<s>         a job pending longer than this goes before
+ *                            the ECT order of its node, in priority order,
+ *                            so short jobs cannot overtake it for ever
+ *                            (600; 0 = never)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +47,7 @@ typedef struct {
 	int refine;
 	uint32_t full_every;
 	uint32_t ect_window;
+	double starve_after;
 	uint32_t since_full;    /* plans since the last from-scratch one */
 	/* The previous mapping, sorted by job id, for refine mode. */
 	uint32_t *prev_id;
@@ -74,7 +79,7 @@ static int _parse_refine(const char *v, int *out)
 static int _create(const char *params, void **priv)
 {
 	dl_partition_opts_t o;
-	double imb, tmo, np, seed, full = 50, win = 8;
+	double imb, tmo, np, seed, full = 50, win = 8, starve = 600;
 	char v[1024];
 	ohps_t *h;
 
@@ -91,6 +96,7 @@ static int _create(const char *params, void **priv)
 	if (dl_params_double(params, "imbalance", 1.0, 100.0, &imb) ||
 	    dl_params_double(params, "full_every", 1, 1e9, &full) ||
 	    dl_params_double(params, "ect_window", 0, 1e9, &win) ||
+	    dl_params_double(params, "starve_after", 0, 1e12, &starve) ||
 	    dl_params_double(params, "timeout_ms", 1, 3600e3, &tmo) ||
 	    dl_params_double(params, "nprocs", 1, 65536, &np) ||
 	    dl_params_double(params, "seed", 0, 4294967295.0, &seed))
@@ -115,6 +121,7 @@ static int _create(const char *params, void **priv)
 	o.refine = h->refine;
 	h->full_every = (uint32_t)full;
 	h->ect_window = (uint32_t)win;
+	h->starve_after = starve;
 	h->part = dl_partitioner_create(&o);
 	if (!h->part) {
 		free(h);
@@ -270,7 +277,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	dl_partition_stats_t stats;
 	dl_hgraph_t *g = NULL;
 	int32_t *part = NULL, *prev = NULL, *assign = NULL;
-	double *key = NULL;
+	double *key = NULL, *key_prio = NULL;
 	dl_order_item_t *items = NULL;
 	size_t nitems = 0, i;
 	uint32_t v;
@@ -342,6 +349,14 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		}
 		if ((rc = _window(h, st, plan, assign)))
 			goto out;
+		key_prio = malloc((st->njobs ? st->njobs : 1) *
+				  sizeof(*key_prio));
+		if (!key_prio) {
+			rc = DL_ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < st->njobs; i++)
+			key_prio[i] = plan->a[i].order; /* priority rank */
 		for (i = 0; i < st->njobs; i++)
 			key[i] = -1;
 		if ((rc = dl_order_ect(st, assign, &items, &nitems, key)))
@@ -354,10 +369,17 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 			plan->a[i].order = key[i] >= 0 ?
 						   key[i] :
 						   (double)nitems + plan->a[i].order;
+		/* Starving jobs first, keeping their priority order. */
+		for (i = 0; h->starve_after > 0 && i < st->njobs; i++)
+			if (st->jobs[i].state == DL_JOB_PENDING &&
+			    st->now - st->jobs[i].arrival > h->starve_after)
+				plan->a[i].order = -1.0 - (double)st->njobs +
+						   (double)key_prio[i];
 	}
 	rc = _save_mapping(h, plan, st);
 out:
 	free(items);
+	free(key_prio);
 	free(key);
 	free(assign);
 	free(prev);

@@ -139,6 +139,15 @@ check_reject "files:/a/../etc/shadow" ".."
 check_reject "files:/a,,/b" "empty"
 check_reject "files:/a=12Q" "size"
 check_reject "files:@/nonexistent/list" "/nonexistent/list"
+long="files:$(seq -f '/d/f%06g' 1 14000 | paste -sd,)"
+# Too long for a command-line argument: it goes in the script.
+printf '#!/bin/sh\n#SBATCH --comment=%s\ntrue\n' "$long" >"$out/long.sh"
+err=$(sbatch "$out/long.sh" 2>&1 >/dev/null) && rc=0 || rc=$?
+if [ "$rc" -ne 0 ] && grep -q "use files:@/path/to/list" <<<"$err"; then
+	dl_t_ok "(d) a ${#long}-byte annotation is refused, pointing to list files"
+else
+	dl_t_fail "(d) a ${#long}-byte annotation was not refused: $err"
+fi
 ok=$(sbatch --parsable --comment="just a comment; not files" --wrap true 2>&1) &&
 	dl_t_ok "(d) a comment without files: is accepted unchanged" ||
 	dl_t_fail "(d) plain comment rejected: $ok"

@@ -479,6 +479,36 @@ START_TEST(test_plan_starts)
 }
 END_TEST
 
+/*
+ * One node: a big job waiting since t=0 and a small one arrived at t=999.
+ * ECT alone runs the small one first; once the big one has waited longer
+ * than starve_after it goes first.
+ */
+START_TEST(test_ohps_starvation)
+{
+	uint32_t big[3], small[1];
+	dl_plan_t *p1, *p2;
+
+	_setup(1);
+	big[0] = _file("/b1", 512 * MB);
+	big[1] = _file("/b2", 512 * MB);
+	big[2] = _file("/b3", 512 * MB);
+	small[0] = _file("/s", MB);
+	_add_job(1, big, 3, DL_JOB_PENDING, -1, 1);
+	_add_job(2, small, 1, DL_JOB_PENDING, -1, 1);
+	ts->jobs[0].arrival = 0;
+	ts->jobs[1].arrival = 999;
+	ts->now = 1000;
+	p1 = _plan_with("online-hps", "starve_after=0");
+	ck_assert(p1->a[1].order < p1->a[0].order); /* shortest first */
+	p2 = _plan_with("online-hps", "starve_after=600");
+	ck_assert(p2->a[0].order < p2->a[1].order); /* it waited too long */
+	dl_plan_free(p1);
+	dl_plan_free(p2);
+	_teardown();
+}
+END_TEST
+
 Suite *make_policy_suite(void)
 {
 	Suite *s = suite_create("policy");
@@ -498,6 +528,7 @@ Suite *make_policy_suite(void)
 	tcase_add_test(tc_core, test_ohps_helper_missing);
 	tcase_add_test(tc_core, test_ohps_deterministic);
 	tcase_add_test(tc_core, test_ohps_eligibility);
+	tcase_add_test(tc_core, test_ohps_starvation);
 	suite_add_tcase(s, tc_core);
 	return s;
 }

@@ -7,6 +7,7 @@
  * that gets past this plugin is one the scheduler understands.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "src/common/slurm_xlator.h"
 
@@ -17,6 +18,13 @@
 
 #include "dl_files.h"
 #include "dl_slurm.h"
+
+/*
+ * slurmd hands the comment to dl-stage in the Prolog's environment, where
+ * one string may not exceed the kernel's MAX_ARG_STRLEN (128 KiB); longer
+ * annotations belong in a list file.
+ */
+#define DL_COMMENT_MAX (120 * 1024)
 
 const char plugin_name[] = "Data locality: validate files: annotations";
 const char plugin_type[] = "job_submit/datalocality";
@@ -44,6 +52,14 @@ static int _validate(const char *comment, const char *bb, uid_t uid,
 	dl_filelist_t *files = NULL;
 	char *msg = NULL;
 
+	if (comment && strlen(comment) > DL_COMMENT_MAX &&
+	    dl_files_has_annotation(comment)) {
+		*err_msg = xstrdup_printf("files: annotation of %zu bytes is longer than %d: put the paths in a file and use files:@/path/to/list",
+					  strlen(comment), DL_COMMENT_MAX);
+		info("%s: rejecting job %u of uid %u: comment of %zu bytes",
+		     plugin_type, job_id, (unsigned)uid, strlen(comment));
+		return SLURM_ERROR;
+	}
 	if (dl_slurm_job_files(comment, bb, uid, gid, &files, &msg)) {
 		info("%s: rejecting job %u of uid %u: %s", plugin_type,
 		     job_id, (unsigned)uid, msg);
