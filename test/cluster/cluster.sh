@@ -116,7 +116,7 @@
 #   dl_cluster_job_field JOBID FIELD print FIELD (NodeList, JobState, Reason,
 #                                    ExitCode, ...) from `scontrol show job -o`;
 #                                    returns 1 if job/field not found
-#   dl_cluster_restart_slurmctld [--no-wait]
+#   dl_cluster_restart_slurmctld [--no-wait] [--while-down CMD]
 #                                    stop slurmctld (by PID, SIGTERM so it
 #                                    saves state), start it again with the
 #                                    same config and saved state (no -c/-i),
@@ -715,12 +715,23 @@ dl_cluster_job_field() {
 }
 
 # dl_cluster_restart_slurmctld [--no-wait]
+# dl_cluster_restart_slurmctld [--no-wait] [--while-down CMD]: stop it,
+# eval CMD while it is down (e.g. to damage its state), start it again.
 dl_cluster_restart_slurmctld() {
-	local pid node live=
+	local pid node live= nowait= down=
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--no-wait) nowait=1 ;;
+		--while-down) down=$2; shift ;;
+		*) _dl_err "restart_slurmctld: unknown option $1"; return 1 ;;
+		esac
+		shift
+	done
 	pid=$(_dl_pid_of slurmctld) || { _dl_err "no slurmctld recorded"; return 1; }
 	_dl_kill_pid "$pid" 10
+	[ -n "$down" ] && eval "$down"
 	_dl_start_ctld || { dl_cluster_logs_tail 30 >&2; return 1; }
-	[ "${1:-}" = --no-wait ] && return 0
+	[ -n "$nowait" ] && return 0
 	# Wait until every node whose slurmd is running has registered again
 	# (22.05 asks the nodes to register ~4 s after start; until then their
 	# state is "unknown", and sinfo appends '*' to non-responding nodes, so

@@ -84,9 +84,11 @@ done
 dl_t_eq "after the restart, jobs still land on the node caching their files" 0 "$bad"
 
 # --- a corrupt state file is reported and ignored --------------------------
+# slurmctld saves its state when it stops, so the damage is done while it
+# is down.
 state="$DL_CLUSTER_DIR/state/datalocality_state"
-printf 'slurm-datalocality-state 1\nnode garbage\ncrc 00000000\n' >"$state"
-dl_cluster_restart_slurmctld
+dl_cluster_restart_slurmctld --while-down \
+	"printf 'slurm-datalocality-state 1\nnode garbage\ncrc 00000000\n' >'$state'"
 dl_t_check "corrupt state file reported" \
 	grep -q "ignoring .*datalocality_state: checksum mismatch" "$log"
 id=$(submit 0 0.2)

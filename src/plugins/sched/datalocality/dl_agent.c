@@ -123,6 +123,8 @@ static dl_node_stats_t *node_stats;   /* [cache_nodes], xmalloc'd */
 static struct stat *inv_seen;         /* [cache_nodes], xmalloc'd */
 static time_t last_inv_read;
 static time_t last_save;
+static dl_plan_t *last_plan;          /* of the last cycle, for saving */
+static dl_state_t *last_st;
 
 static void _job_info_id(void *item, const char **key, uint32_t *len)
 {
@@ -1176,11 +1178,16 @@ static void _cycle(void)
 		_apply(NULL, st);
 	unlock_slurmctld(write_lock);
 
-	/* At most once a second: the file is for restarts and for people. */
+	/*
+	 * At most once a second: the file is for restarts and for people.
+	 * The last plan and state are kept for the save at shutdown.
+	 */
 	if (time(NULL) - last_save >= 1)
 		_state_save(plan, st);
-	dl_plan_free(plan);
-	dl_state_destroy(st);
+	dl_plan_free(last_plan);
+	dl_state_destroy(last_st);
+	last_plan = plan;
+	last_st = st;
 	_snapshot_free(&snap);
 }
 
@@ -1265,6 +1272,13 @@ void dl_agent_stop(void)
 	slurm_mutex_unlock(&term_lock);
 	pthread_join(agent_tid, NULL);
 	agent_tid = 0;
+	/* Whatever changed since the last save must survive the restart. */
+	if (cache && last_st)
+		_state_save(last_plan, last_st);
+	dl_plan_free(last_plan);
+	last_plan = NULL;
+	dl_state_destroy(last_st);
+	last_st = NULL;
 	dl_policy_destroy(policy);
 	policy = NULL;
 	dl_cache_destroy(cache);
