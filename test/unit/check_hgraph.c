@@ -4,40 +4,20 @@
 #include <string.h>
 
 #include "check_suites.h"
+#include "fixture.h"
 #include "dl_error.h"
 #include "dl_hgraph.h"
 
 #define MB (1ULL << 20)
 
-static dl_cache_t *hc;
-static dl_state_t *hs;
+#define hc fx_cache
+#define hs fx_state
+#define _file fx_file
+#define _teardown fx_teardown
 
 static void _setup(uint32_t n)
 {
-	char name[16];
-	uint32_t i;
-
-	hc = dl_cache_create(n, DL_EVICT_VALUE, 1);
-	hs = dl_state_create(hc, NULL);
-	ck_assert_ptr_nonnull(hs);
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "n%u", i);
-		ck_assert_int_ge(dl_state_add_node(hs, name, 1, 1), 0);
-	}
-}
-
-static void _teardown(void)
-{
-	dl_state_destroy(hs);
-	dl_cache_destroy(hc);
-}
-
-static uint32_t _file(const char *path, uint64_t size)
-{
-	int64_t id = dl_cache_file_intern(hc, path, size);
-
-	ck_assert_int_ge(id, 0);
-	return (uint32_t)id;
+	fx_setup(n, 1, NULL, DL_EVICT_VALUE);
 }
 
 static void _job(uint32_t id, const uint32_t *f, uint32_t n,

@@ -4,49 +4,27 @@
 #include <string.h>
 
 #include "check_suites.h"
+#include "fixture.h"
 #include "dl_error.h"
 #include "dl_log.h"
 #include "dl_policy.h"
 
-static dl_cache_t *tc;
-static dl_state_t *ts;
+#define tc fx_cache
+#define ts fx_state
+#define _file fx_file
+#define _teardown fx_teardown
 
 /* n nodes of cpus slots each; RBW as given, LBW and C off. */
 static void _setup(uint32_t n, uint32_t cpus, double rbw)
 {
 	dl_params_t p;
-	char name[16];
-	uint32_t i;
 
-	tc = dl_cache_create(n, DL_EVICT_LRU, 1);
-	ck_assert_ptr_nonnull(tc);
 	dl_params_default(&p);
 	p.rbw = rbw;
 	p.lbw = 0;
 	p.cpb = 0;
 	p.nstorage = 1;
-	ts = dl_state_create(tc, &p);
-	ck_assert_ptr_nonnull(ts);
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "n%u", i);
-		ck_assert_int_eq(dl_state_add_node(ts, name, cpus, 1), (int) i);
-	}
-}
-
-static void _teardown(void)
-{
-	dl_state_destroy(ts);
-	dl_cache_destroy(tc);
-	ts = NULL;
-	tc = NULL;
-}
-
-static uint32_t _file(const char *path, uint64_t size)
-{
-	int64_t id = dl_cache_file_intern(tc, path, size);
-
-	ck_assert_int_ge(id, 0);
-	return (uint32_t) id;
+	fx_setup(n, cpus, &p, DL_EVICT_LRU);
 }
 
 /* A job; higher prio plans first.  Returns its index. */

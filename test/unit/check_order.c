@@ -5,14 +5,17 @@
 #include <string.h>
 
 #include "check_suites.h"
+#include "fixture.h"
 #include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_order.h"
 
 #define TOL 1e-9
 
-static dl_cache_t *tc;
-static dl_state_t *ts;
+#define tc fx_cache
+#define ts fx_state
+#define _file fx_file
+#define _teardown fx_teardown
 
 /*
  * A tracker and a state with nn nodes.  Transfers take size / rbw; reads
@@ -22,38 +25,13 @@ static void _mk(uint32_t nn, double rbw, double lbw, double cpb,
 		uint32_t nstorage)
 {
 	dl_params_t p;
-	char name[16];
-	uint32_t i;
 
-	tc = dl_cache_create(nn, DL_EVICT_LRU, 1);
-	ck_assert_ptr_nonnull(tc);
 	dl_params_default(&p);
 	p.rbw = rbw;
 	p.lbw = lbw;
 	p.cpb = cpb;
 	p.nstorage = nstorage;
-	ts = dl_state_create(tc, &p);
-	ck_assert_ptr_nonnull(ts);
-	for (i = 0; i < nn; i++) {
-		snprintf(name, sizeof(name), "n%u", i + 1);
-		ck_assert_int_eq(dl_state_add_node(ts, name, 1, 1), (int)i);
-	}
-}
-
-static void _teardown(void)
-{
-	dl_state_destroy(ts);
-	dl_cache_destroy(tc);
-	ts = NULL;
-	tc = NULL;
-}
-
-static uint32_t _file(const char *path, uint64_t size)
-{
-	int64_t id = dl_cache_file_intern(tc, path, size);
-
-	ck_assert_int_ge(id, 0);
-	return (uint32_t)id;
+	fx_setup(nn, 1, &p, DL_EVICT_LRU);
 }
 
 /* A pending job (compute < 0: cost model) or, with node >= 0, running. */

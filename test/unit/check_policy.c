@@ -4,45 +4,22 @@
 #include <string.h>
 
 #include "check_suites.h"
+#include "fixture.h"
 #include "dl_error.h"
 #include "dl_policy.h"
 #include "u64set.h"
 
 #define MB (1ULL << 20)
 
-/* A tracker and a state with n nodes of one CPU each. */
-static dl_cache_t *tc;
-static dl_state_t *ts;
+#define tc fx_cache
+#define ts fx_state
+#define _file fx_file
+#define _teardown fx_teardown
 
+/* A tracker and a state with n nodes of one CPU each. */
 static void _setup(uint32_t n)
 {
-	char name[16];
-	uint32_t i;
-
-	tc = dl_cache_create(n, DL_EVICT_VALUE, 1);
-	ck_assert_ptr_nonnull(tc);
-	ts = dl_state_create(tc, NULL);
-	ck_assert_ptr_nonnull(ts);
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "n%u", i + 1);
-		ck_assert_int_eq(dl_state_add_node(ts, name, 1, 1), (int)i);
-	}
-}
-
-static void _teardown(void)
-{
-	dl_state_destroy(ts);
-	dl_cache_destroy(tc);
-	ts = NULL;
-	tc = NULL;
-}
-
-static uint32_t _file(const char *path, uint64_t size)
-{
-	int64_t id = dl_cache_file_intern(tc, path, size);
-
-	ck_assert_int_ge(id, 0);
-	return (uint32_t)id;
+	fx_setup(n, 1, NULL, DL_EVICT_VALUE);
 }
 
 static int _add_job(uint32_t id, const uint32_t *files, uint32_t n,

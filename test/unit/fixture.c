@@ -1,0 +1,42 @@
+/* fixture.c - see fixture.h. */
+#include <stdio.h>
+
+#include <check.h>
+
+#include "fixture.h"
+
+dl_cache_t *fx_cache;
+dl_state_t *fx_state;
+
+void fx_setup(uint32_t nnodes, uint32_t cpus, const dl_params_t *params,
+	      dl_evict_t evict)
+{
+	char name[16];
+	uint32_t i;
+
+	fx_cache = dl_cache_create(nnodes, evict, 1);
+	ck_assert_ptr_nonnull(fx_cache);
+	fx_state = dl_state_create(fx_cache, params);
+	ck_assert_ptr_nonnull(fx_state);
+	for (i = 0; i < nnodes; i++) {
+		snprintf(name, sizeof(name), "n%u", i + 1);
+		ck_assert_int_eq(dl_state_add_node(fx_state, name, cpus, 1),
+				 (int)i);
+	}
+}
+
+void fx_teardown(void)
+{
+	dl_state_destroy(fx_state);
+	dl_cache_destroy(fx_cache);
+	fx_state = NULL;
+	fx_cache = NULL;
+}
+
+uint32_t fx_file(const char *path, uint64_t size)
+{
+	int64_t id = dl_cache_file_intern(fx_cache, path, size);
+
+	ck_assert_int_ge(id, 0);
+	return (uint32_t)id;
+}

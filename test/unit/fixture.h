@@ -1,0 +1,22 @@
+/*
+ * fixture.h - the tracker-and-state fixture most unit suites start from:
+ * nnodes usable nodes named n1..nN with cpus slots each.
+ */
+#ifndef FIXTURE_H
+#define FIXTURE_H
+
+#include <stdint.h>
+
+#include "dl_state.h"
+
+extern dl_cache_t *fx_cache;
+extern dl_state_t *fx_state;
+
+/* params NULL: dl_params_default(); evict: the tracker's policy. */
+void fx_setup(uint32_t nnodes, uint32_t cpus, const dl_params_t *params,
+	      dl_evict_t evict);
+void fx_teardown(void);
+/* Intern a file (asserting success); \return its id. */
+uint32_t fx_file(const char *path, uint64_t size);
+
+#endif /* FIXTURE_H */
