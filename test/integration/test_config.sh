@@ -74,4 +74,35 @@ dl_t_check "reconfigure applies the new settings" \
 id=$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname --wrap true)
 dl_cluster_wait_jobs_done 60
 dl_t_eq "jobs run after reconfigure" COMPLETED "$(dl_cluster_job_field "$id" JobState)"
+# --- 4. a dead partitioner: plans go on (greedy), slurmctld stays up ------
+# The helper is slurmctld's child; kill exactly that process.
+ctld=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$DL_CLUSTER_DIR/run/harness.pids")
+cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<'CONF'
+Policy=online-hps
+CONF
+scontrol reconfigure
+id=$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname --wrap true)
+dl_cluster_wait_jobs_done 60
+helper=$(pgrep -P "$ctld" -f dl-partitiond | head -1 || true)
+dl_t_check "slurmctld runs the partitioner as a helper process" test -n "$helper"
+[ -n "$helper" ] && kill -9 "$helper"
+ids=()
+for i in 1 2 3; do
+	ids+=("$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname,/etc/passwd --wrap true)")
+done
+dl_cluster_wait_jobs_done 60
+ok=0
+for id in "${ids[@]}"; do
+	[ "$(dl_cluster_job_field "$id" JobState)" = COMPLETED ] && ok=$((ok + 1))
+done
+dl_t_eq "jobs still run after the helper was killed" 3 "$ok"
+dl_t_check "slurmctld is up after the helper was killed" bash -c 'scontrol ping | grep -q UP'
+# A helper that cannot be started at all: the greedy plan is used.
+echo "PolicyParameters=helper=/nonexistent/dl-partitiond,timeout_ms=500" >>"$DL_CLUSTER_DIR/etc/datalocality.conf"
+scontrol reconfigure
+sleep 1
+id=$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname --wrap true)
+dl_cluster_wait_jobs_done 60
+dl_t_eq "jobs run with no partitioner helper at all" COMPLETED "$(dl_cluster_job_field "$id" JobState)"
+dl_t_check "the missing helper is reported" grep -q "partitioner helper failed, greedy plan used" "$log"
 dl_t_summary
