@@ -19,6 +19,11 @@
  *   full_every=<n>           partition from scratch every n plans, and
  *                            whenever over 20% of the pending jobs are
  *                            new since the last plan (50)
+ *   refine_above=<n>         reuse the previous plan only for hypergraphs
+ *                            of more than n vertices; smaller ones are
+ *                            partitioned from scratch at every plan, as
+ *                            the paper does, since that is cheap there and
+ *                            gives better plans (2000)
  *   order=ect|priority       queue order on a node (ect)
  *   ect_window=<n>           jobs at the head of each node's queue that
  *                            the ECT ordering considers; the rest follow
@@ -46,6 +51,7 @@ typedef struct {
 	int order_ect;
 	int refine;
 	uint32_t full_every;
+	uint32_t refine_above;
 	uint32_t ect_window;
 	double starve_after;
 	uint32_t since_full;    /* plans since the last from-scratch one */
@@ -79,7 +85,8 @@ static int _parse_refine(const char *v, int *out)
 static int _create(const char *params, void **priv)
 {
 	dl_partition_opts_t o;
-	double imb, tmo, np, seed, full = 50, win = 8, starve = 600;
+	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
+	       above = 2000;
 	char v[1024];
 	ohps_t *h;
 
@@ -95,6 +102,7 @@ static int _create(const char *params, void **priv)
 	h->refine = DL_REFINE_LIBRARY;
 	if (dl_params_double(params, "imbalance", 1.0, 100.0, &imb) ||
 	    dl_params_double(params, "full_every", 1, 1e9, &full) ||
+	    dl_params_double(params, "refine_above", 0, 4e9, &above) ||
 	    dl_params_double(params, "ect_window", 0, 1e9, &win) ||
 	    dl_params_double(params, "starve_after", 0, 1e12, &starve) ||
 	    dl_params_double(params, "timeout_ms", 1, 3600e3, &tmo) ||
@@ -120,6 +128,7 @@ static int _create(const char *params, void **priv)
 	o.seed = (unsigned)seed;
 	o.refine = h->refine;
 	h->full_every = (uint32_t)full;
+	h->refine_above = (uint32_t)above;
 	h->ect_window = (uint32_t)win;
 	h->starve_after = starve;
 	h->part = dl_partitioner_create(&o);
@@ -293,7 +302,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	if (!part)
 		goto out;
 	if (h->refine != DL_REFINE_NONE && h->nprev &&
-	    ++h->since_full < h->full_every) {
+	    g->nvtx > h->refine_above && ++h->since_full < h->full_every) {
 		uint32_t nfree = 0, nnew = 0;
 
 		prev = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*prev));
