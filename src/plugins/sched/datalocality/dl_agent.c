@@ -661,8 +661,10 @@ static bool _read_inventory(uint32_t node, const char *name)
 {
 	char *dir = _node_cache_dir(name), *path, line[DL_PATH_MAX + 64];
 	uint64_t now = (uint64_t)time(NULL);
-	uint32_t *keep = NULL, nkeep = 0, cap = 0, i;
+	dl__u64set_t listed;
+	unlisted_t u = { .listed = &listed };
 	struct stat sb;
+	uint32_t i;
 	FILE *f;
 
 	path = xstrdup_printf("%s/.inventory", dir);
@@ -682,46 +684,32 @@ static bool _read_inventory(uint32_t node, const char *name)
 		xfree(path);
 		return false;
 	}
+	dl__u64set_init(&listed);
 	while (fgets(line, sizeof(line), f)) {
 		char *sp = strchr(line, ' ');
-		uint64_t size;
 		int64_t id;
 
 		if (line[0] != '/' || !sp)
 			continue;
 		*sp = '\0';
-		size = strtoull(sp + 1, NULL, 10);
-		id = dl_cache_file_intern(cache, line, size);
+		id = dl_cache_file_intern(cache, line,
+					  strtoull(sp + 1, NULL, 10));
 		if (id < 0)
 			continue;
 		if (!dl_cache_contains(cache, node, (uint32_t)id))
 			dl_cache_insert(cache, node, (uint32_t)id, now, NULL,
 					NULL);
-		if (nkeep == cap) {
-			cap = cap ? cap * 2 : 256;
-			xrecalloc(keep, cap, sizeof(uint32_t));
-		}
-		keep[nkeep++] = (uint32_t)id;
+		dl__u64set_add(&listed, (uint64_t)id);
 	}
 	fclose(f);
 	inv_seen[node] = sb;
 	/* Drop what the node does not report. */
-	{
-		dl__u64set_t listed;
-		unlisted_t u = { .listed = &listed };
-
-		dl__u64set_init(&listed);
-		for (i = 0; i < nkeep; i++)
-			dl__u64set_add(&listed, keep[i]);
-		u.drop = xcalloc(dl_cache_node_files(cache, node) + 1,
-				 sizeof(uint32_t));
-		dl_cache_foreach(cache, node, _collect_unlisted, &u);
-		for (i = 0; i < u.ndrop; i++)
-			dl_cache_remove(cache, node, u.drop[i]);
-		xfree(u.drop);
-		dl__u64set_fini(&listed);
-	}
-	xfree(keep);
+	u.drop = xcalloc(dl_cache_node_files(cache, node) + 1, sizeof(uint32_t));
+	dl_cache_foreach(cache, node, _collect_unlisted, &u);
+	for (i = 0; i < u.ndrop; i++)
+		dl_cache_remove(cache, node, u.drop[i]);
+	xfree(u.drop);
+	dl__u64set_fini(&listed);
 	xfree(path);
 	return true;
 }
