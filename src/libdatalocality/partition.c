@@ -1243,7 +1243,13 @@ static int _polish(const dl_hgraph_t *h, double imbalance,
 		free(alt);
 		return DL_ENOMEM;
 	}
-	if (ca < cz && ia <= fmax(iz, imbalance - 1) + 1e-9) {
+	/*
+	 * The lower cut wins; at an equal cut, the better balance (a job with
+	 * nothing to share must not queue behind a busy node while others
+	 * are idle just because Zoltan put it there).
+	 */
+	if ((ca < cz && ia <= fmax(iz, imbalance - 1) + 1e-9) ||
+	    (ca == cz && ia < iz - 1e-9)) {
 		memcpy(out, alt, h->nvtx * sizeof(*out));
 		*greedy_won = 1;
 	}
