@@ -62,8 +62,9 @@ more=()
 for g in 0 1 2 3 0 1 2 3; do more+=("$(submit "$g" 2)"); done
 sleep 0.5
 dl_cluster_restart_slurmctld
-dl_t_check "state restored after the restart" \
-	grep -q "restored the cache model from .*datalocality_state: [1-9][0-9]* files" "$log"
+restored=$(sed -n 's/.*restored the cache model from .*datalocality_state: \([0-9]*\) files.*/\1/p' "$log" | tail -1)
+dl_t_check "state restored after the restart: all 12 files of the 4 groups (got ${restored:-none})" \
+	test "${restored:-0}" -ge 12
 dl_cluster_wait_jobs_done 120
 lost=0
 for id in "$hold" "$waiter" "${more[@]}"; do
@@ -71,17 +72,19 @@ for id in "$hold" "$waiter" "${more[@]}"; do
 	[ "$st" = COMPLETED ] || { echo "  JobId=$id: $st"; lost=$((lost + 1)); }
 done
 dl_t_eq "no job lost across the restart" 0 "$lost"
-# New jobs still find their data where it was before the restart.
+# New jobs still find their data cached.  Which node that is may have
+# changed: until a node registers again after the restart it takes no job,
+# and jobs that ran elsewhere meanwhile cached their files there too.
 after=()
 for g in 0 1 2 3; do after+=("$(submit "$g" 0.2)"); done
 dl_cluster_wait_jobs_done 60
 bad=0
 for g in 0 1 2 3; do
 	id=${after[$g]}
-	grep -q "started JobId=$id on ${node_of_group[$g]} (planned ${node_of_group[$g]}: 3/3 files" "$log" ||
-		{ echo "  JobId=$id (group $g) did not find its files on ${node_of_group[$g]}"; bad=$((bad + 1)); }
+	grep -q "started JobId=$id on \([^ ]*\) (planned \1: 3/3 files" "$log" ||
+		{ echo "  JobId=$id (group $g) did not find its files cached on its node"; bad=$((bad + 1)); }
 done
-dl_t_eq "after the restart, jobs still land on the node caching their files" 0 "$bad"
+dl_t_eq "after the restart, jobs still land on a node caching their files" 0 "$bad"
 
 # --- a corrupt state file is reported and ignored --------------------------
 # slurmctld saves its state when it stops, so the damage is done while it

@@ -429,11 +429,16 @@ static void _reconfigure(void)
 /* ------------------------------------------------------------------ */
 /* phase 1: snapshot                                                   */
 
+/*
+ * Slurm's own notion of a node that can take work: avail_node_bitmap
+ * (up, not drained, responding: after a slurmctld restart, a node is in it
+ * only once it registered again), plus the states it does not cover.
+ */
 static bool _node_usable(node_record_t *node_ptr)
 {
-	return !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) &&
-	       !IS_NODE_NO_RESPOND(node_ptr) && !IS_NODE_FUTURE(node_ptr) &&
-	       !IS_NODE_POWERED_DOWN(node_ptr);
+	return avail_node_bitmap &&
+	       bit_test(avail_node_bitmap, node_ptr->index) &&
+	       !IS_NODE_FUTURE(node_ptr) && !IS_NODE_POWERED_DOWN(node_ptr);
 }
 
 static void _eligible_from(uint8_t *elig, bitstr_t *b)
