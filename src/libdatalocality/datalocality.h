@@ -12,6 +12,7 @@
 #include "dl_files.h"
 #include "dl_cache.h"
 #include "dl_state.h"
+#include "dl_place.h"
 #include "dl_policy.h"
 #include "dl_cost.h"
 #include "dl_order.h"

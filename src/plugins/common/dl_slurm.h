@@ -13,6 +13,22 @@
 
 #include "dl_files.h"
 
+/*
+ * How the plugins mark a job record.  SystemComment (shown by scontrol and
+ * saved with the job, so it survives a slurmctld restart; nothing else in
+ * Slurm 22.05 sets it) says which part of the job's required node list is
+ * the plugin's: "datalocality: ReqNodeList=<node> ..." while the plugin's
+ * restriction is in force.  The job_submit plugin holds a new annotated job
+ * back with a begin time DL_GATE_SECONDS ahead until the agent has placed
+ * it.  A pending annotated job not placed yet whose begin time is at most
+ * DL_GATE_SECONDS ahead is taken to be held back so.  (details->extra,
+ * the obvious place for a mark, is a dangling pointer in Slurm 22.05.)
+ */
+#define DL_SC_PREFIX "datalocality: "
+#define DL_SC_PLACED "datalocality: ReqNodeList="
+#define DL_SC_WIDENED "datalocality: widened"
+#define DL_GATE_SECONDS 3
+
 /* Largest list file read for one job; bigger ones are rejected. */
 #define DL_LIST_FILE_MAX (64 << 20)
 

@@ -1,0 +1,96 @@
+/*
+ * dl_place.h - where a pending job may run, while the batch system decides
+ * when.
+ *
+ * A plan says which node each pending job should run on.  The host turns
+ * that into a placement restriction its scheduler honours (in Slurm, a
+ * required node list), so priority order, reservations and backfill stay
+ * the scheduler's.  This module decides, job by job and cycle by cycle,
+ * what the restriction should be:
+ *
+ *   - a job gets the plan's node the first time it is seen;
+ *   - it moves to a newly planned node only when that node holds clearly
+ *     more of its input (hysteresis), so restrictions, reservations and
+ *     reasons do not flip between cycles;
+ *   - it waits for its node only as long as the data there is worth:
+ *     delay scheduling (Zaharia et al., EuroSys'10) with the bound set by
+ *     the cost model, WaitFactor x (bytes cached on the node / storage
+ *     bandwidth), at least MinWait (a node freed a moment ago is not a
+ *     lost chance: Slurm fills it at its next pass) and at most MaxWait.  Waiting counts only while the job is
+ *     blocked, i.e. its node has no room and another eligible node has.
+ *     Past the bound the restriction is widened to every eligible node and
+ *     never set again (unless strict).
+ *
+ * The plugin and dl-sim call the same functions, so the simulator measures
+ * what slurmctld does.  Errors: none; invalid indices leave the record
+ * unchanged and return DL_PLACE_KEEP.
+ */
+#ifndef DL_PLACE_H
+#define DL_PLACE_H
+
+#include <stdint.h>
+
+#include "dl_state.h"
+
+typedef struct dl_place_params {
+	double wait_factor;     /* bound = factor x cached bytes / rbw */
+	double min_wait;        /* floor of the bound, seconds */
+	double max_wait;        /* cap on the bound, seconds */
+	double hysteresis;      /* a move needs this share of the job's
+				 * input more cached on the new node */
+	int strict;             /* never widen: wait for the node forever */
+} dl_place_params_t;
+
+/* Per-job placement record; the host keeps one per pending job. */
+typedef struct dl_place {
+	int32_t node;           /* current restriction, -1: none */
+	int widened;            /* the bound passed: any eligible node */
+	double waited;          /* seconds blocked on node */
+	double bound;           /* seconds it may wait (last computed) */
+	double last;            /* host clock at the last step, 0: never */
+} dl_place_t;
+
+typedef enum dl_place_action {
+	DL_PLACE_KEEP = 0,      /* restriction unchanged */
+	DL_PLACE_SET,           /* restrict to rec->node (new or moved) */
+	DL_PLACE_WIDEN,         /* lift the restriction */
+} dl_place_action_t;
+
+/* dl_place_params_default - factor 1, min 2 s, max 300 s, hysteresis 0.25. */
+void dl_place_params_default(dl_place_params_t *p);
+
+/* dl_place_init - a record with no restriction. */
+void dl_place_init(dl_place_t *rec);
+
+/* dl_place_cached_bytes - bytes of job j's input cached on node n. */
+uint64_t dl_place_cached_bytes(const dl_state_t *st, const dl_job_t *j,
+			       uint32_t n);
+
+/**
+ * dl_place_blocked - whether pending job j, restricted to node n, is held
+ * back by that restriction: n has no room for it now while another usable
+ * node it is eligible for has.
+ */
+int dl_place_blocked(const dl_state_t *st, const dl_job_t *j, uint32_t n);
+
+/**
+ * dl_place_bound - how long job j may wait for node n, in seconds:
+ * wait_factor x bytes cached on n / rbw within [min_wait, max_wait];
+ * infinite if strict.
+ */
+double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+		      const dl_place_params_t *p);
+
+/**
+ * dl_place_step - advance job's record to st->now given the plan's choice.
+ * IN job - index into st->jobs (a pending job)
+ * IN planned - the plan's node for it, -1: no preference
+ * IN/OUT rec - the job's record
+ * \return what changed: DL_PLACE_SET (restrict to rec->node),
+ *         DL_PLACE_WIDEN (lift it) or DL_PLACE_KEEP.
+ */
+dl_place_action_t dl_place_step(const dl_state_t *st, size_t job,
+				int32_t planned, const dl_place_params_t *p,
+				dl_place_t *rec);
+
+#endif /* DL_PLACE_H */

@@ -1,0 +1,143 @@
+/* place.c - placement restrictions with hysteresis and a bounded wait;
+ * see dl_place.h. */
+#include <math.h>
+#include <stddef.h>
+
+#include "dl_cache.h"
+#include "dl_cost.h"
+#include "dl_place.h"
+
+void dl_place_params_default(dl_place_params_t *p)
+{
+	p->wait_factor = 1.0;
+	p->min_wait = 2.0;
+	p->max_wait = 300.0;
+	p->hysteresis = 0.25;
+	p->strict = 0;
+}
+
+void dl_place_init(dl_place_t *rec)
+{
+	rec->node = -1;
+	rec->widened = 0;
+	rec->waited = 0;
+	rec->bound = 0;
+	rec->last = 0;
+}
+
+uint64_t dl_place_cached_bytes(const dl_state_t *st, const dl_job_t *j,
+			       uint32_t n)
+{
+	uint64_t b = 0;
+	uint32_t i;
+
+	if (!st || !j || n >= st->nnodes)
+		return 0;
+	for (i = 0; i < j->nfiles; i++)
+		if (dl_cache_contains(st->cache, n, j->files[i]))
+			b += dl_file_bytes(st, j->files[i]);
+	return b;
+}
+
+static int _room(const dl_state_t *st, uint32_t n, uint32_t cpus)
+{
+	const dl_node_t *nd = &st->nodes[n];
+
+	return nd->usable && nd->busy + cpus <= nd->cpus;
+}
+
+int dl_place_blocked(const dl_state_t *st, const dl_job_t *j, uint32_t n)
+{
+	uint32_t k;
+
+	if (!st || !j || n >= st->nnodes || _room(st, n, j->cpus))
+		return 0;
+	for (k = 0; k < st->nnodes; k++)
+		if (k != n && dl_state_job_eligible(st, j, k) &&
+		    _room(st, k, j->cpus))
+			return 1;
+	return 0;
+}
+
+double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+		      const dl_place_params_t *p)
+{
+	double b;
+
+	if (p->strict)
+		return INFINITY;
+	/*
+	 * The wait is worth what fetching the node's copy would cost, priced
+	 * by the cost model: a bandwidth that is not positive is infinite
+	 * there (dl_cost.h), so such a fetch is free and the floor applies.
+	 */
+	b = p->wait_factor *
+	    dl_cost_transfer_time(st, dl_place_cached_bytes(st, j, n));
+	if (b < p->min_wait)
+		b = p->min_wait;
+	return b < p->max_wait ? b : p->max_wait;
+}
+
+/* Whether the plan's node is enough better than the current one to move. */
+static int _worth_moving(const dl_state_t *st, const dl_job_t *j,
+			 uint32_t cur, uint32_t planned,
+			 const dl_place_params_t *p)
+{
+	double have = (double)dl_place_cached_bytes(st, j, cur);
+	double gain = (double)dl_place_cached_bytes(st, j, planned) - have;
+
+	return gain > 0 && gain >= p->hysteresis * (double)dl_job_bytes(st, j);
+}
+
+static dl_place_action_t _set(dl_place_t *rec, int32_t node)
+{
+	rec->node = node;
+	rec->waited = 0;
+	return DL_PLACE_SET;
+}
+
+static dl_place_action_t _widen(dl_place_t *rec)
+{
+	rec->node = -1;
+	rec->widened = 1;
+	return DL_PLACE_WIDEN;
+}
+
+dl_place_action_t dl_place_step(const dl_state_t *st, size_t job,
+				int32_t planned, const dl_place_params_t *p,
+				dl_place_t *rec)
+{
+	const dl_job_t *j;
+	double dt;
+	uint32_t cur;
+
+	if (!st || !p || !rec || job >= st->njobs)
+		return DL_PLACE_KEEP;
+	j = &st->jobs[job];
+	dt = rec->last > 0 && st->now > rec->last ? st->now - rec->last : 0;
+	rec->last = st->now;
+	if (planned >= (int32_t)st->nnodes ||
+	    (planned >= 0 && !dl_state_job_eligible(st, j, (uint32_t)planned)))
+		planned = -1;
+	if (rec->widened)
+		return DL_PLACE_KEEP;
+	if (rec->node < 0 || rec->node >= (int32_t)st->nnodes)
+		return planned >= 0 ? _set(rec, planned) : DL_PLACE_KEEP;
+	cur = (uint32_t)rec->node;
+	/* A node that went down or left the job's partitions. */
+	if (!st->nodes[cur].usable || !dl_state_job_eligible(st, j, cur)) {
+		if (planned >= 0 && (uint32_t)planned != cur)
+			return _set(rec, planned);
+		return p->strict ? DL_PLACE_KEEP : _widen(rec);
+	}
+	if (planned >= 0 && (uint32_t)planned != cur &&
+	    _worth_moving(st, j, cur, (uint32_t)planned, p))
+		return _set(rec, planned);
+	rec->bound = dl_place_bound(st, j, cur, p);
+	if (dl_place_blocked(st, j, cur)) {
+		rec->waited += dt;
+		if (rec->waited >= rec->bound)
+			return _widen(rec);
+	}
+	return DL_PLACE_KEEP;
+}

@@ -1,0 +1,198 @@
+/*
+ * agent_apply.c - applying placement operations to slurmctld's job
+ * records under the job write lock; see agent_place.h.
+ *
+ * The plugin's restriction is the job's required node list
+ * (details->req_node_bitmap and req_nodes), which both of Slurm's
+ * schedulers honour: the main scheduler keeps lower-priority jobs off a
+ * waiting job's required nodes without blocking its partition, and
+ * sched/backfill reserves them at its expected start.  The job's
+ * SystemComment records that the list is the plugin's, so a restart does
+ * not turn it into a user setting.  Only jobs without a list of the
+ * user's own are restricted, so lifting ours restores the user's (none).
+ */
+#include <string.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "dl_slurm.h"
+#include "agent_place.h"
+
+static bool _sc_ours(job_record_t *job_ptr)
+{
+	return !job_ptr->system_comment ||
+	       !strncmp(job_ptr->system_comment, DL_SC_PREFIX,
+			strlen(DL_SC_PREFIX));
+}
+
+static void _set_sc(job_record_t *job_ptr, const char *sc)
+{
+	if (!sc || !_sc_ours(job_ptr))
+		return;
+	xfree(job_ptr->system_comment);
+	job_ptr->system_comment = xstrdup(sc);
+}
+
+/*
+ * Our explanation replaces Slurm's generic "Resources" (and none); any
+ * other reason (Priority, limits, reservations) is more telling, and kept.
+ */
+static void _set_desc(job_record_t *job_ptr, const char *desc)
+{
+	if (!desc || !IS_JOB_PENDING(job_ptr))
+		return;
+	if (job_ptr->state_reason != WAIT_RESOURCES &&
+	    job_ptr->state_reason != WAIT_NO_REASON)
+		return;
+	if (job_ptr->state_reason == WAIT_RESOURCES && job_ptr->state_desc &&
+	    !xstrcmp(job_ptr->state_desc, desc))
+		return;
+	job_ptr->state_reason = WAIT_RESOURCES;
+	xfree(job_ptr->state_desc);
+	job_ptr->state_desc = xstrdup(desc);
+}
+
+/*
+ * Let a job held back at submit go.  Eligible since its submission, for
+ * the age factor of its priority, unless it was held for longer (then it
+ * was kept gated while held or waiting for a dependency: eligible now).
+ */
+static void _ungate(job_record_t *job_ptr, const place_op_t *op)
+{
+	struct job_details *d = job_ptr->details;
+	time_t now = time(NULL);
+
+	if (!op->gated || d->begin_time <= now ||
+	    d->begin_time > now + DL_GATE_SECONDS)
+		return;
+	if (d->begin_time <= d->submit_time + DL_GATE_SECONDS + 1)
+		d->begin_time = d->submit_time;
+	else
+		d->begin_time = now;
+	if (job_ptr->state_reason == WAIT_TIME) {
+		job_ptr->state_reason = WAIT_NO_REASON;
+		xfree(job_ptr->state_desc);
+	}
+}
+
+/* Keep a gated job that cannot run yet (held, dependency) gated. */
+static void _regate(job_record_t *job_ptr)
+{
+	struct job_details *d = job_ptr->details;
+	time_t now = time(NULL);
+
+	if (d->begin_time > now && d->begin_time < now + 1 + DL_GATE_SECONDS / 2)
+		d->begin_time = now + DL_GATE_SECONDS;
+}
+
+static void _clear_req(job_record_t *job_ptr)
+{
+	FREE_NULL_BITMAP(job_ptr->details->req_node_bitmap);
+	xfree(job_ptr->details->req_nodes);
+}
+
+static bool _restrict(job_record_t *job_ptr, const place_op_t *op)
+{
+	struct job_details *d = job_ptr->details;
+	node_record_t *node_ptr;
+
+	if (!IS_JOB_PENDING(job_ptr) || !_sc_ours(job_ptr) ||
+	    op->node >= node_record_count ||
+	    !(node_ptr = node_record_table_ptr[op->node]))
+		return false;
+	/* Never touch a list of the user's own. */
+	if (d->req_node_bitmap && agent_snapshot_ours(job_ptr) < 0)
+		return false;
+	_clear_req(job_ptr);
+	d->req_node_bitmap = bit_alloc(node_record_count);
+	bit_set(d->req_node_bitmap, op->node);
+	d->req_nodes = xstrdup(node_ptr->name);
+	_set_sc(job_ptr, op->sc);
+	_set_desc(job_ptr, op->desc);
+	return true;
+}
+
+/* Lift our restriction: the job keeps what the user asked (no list). */
+static bool _lift(job_record_t *job_ptr, const place_op_t *op)
+{
+	bool rescue = IS_JOB_PENDING(job_ptr) &&
+		      job_ptr->state_reason == FAIL_BAD_CONSTRAINTS;
+
+	if (agent_snapshot_ours(job_ptr) < 0)
+		return false;
+	_clear_req(job_ptr);
+	_set_sc(job_ptr, op->sc);
+	if (rescue) {
+		/* The main scheduler zeroed its priority for our list. */
+		job_ptr->state_reason = WAIT_NO_REASON;
+		xfree(job_ptr->state_desc);
+		set_job_prio(job_ptr);
+	}
+	if (op->kind == OP_WIDEN) {
+		job_ptr->state_reason = WAIT_RESOURCES;
+		xfree(job_ptr->state_desc);
+		job_ptr->state_desc = xstrdup(op->desc);
+	}
+	return true;
+}
+
+static bool _apply_one(job_record_t *job_ptr, const place_op_t *op)
+{
+	bool changed = false;
+
+	switch (op->kind) {
+	case OP_RESTRICT:
+		changed = _restrict(job_ptr, op);
+		break;
+	case OP_WIDEN:
+		changed = IS_JOB_PENDING(job_ptr) && _lift(job_ptr, op);
+		break;
+	case OP_RESTORE:
+		changed = _lift(job_ptr, op);
+		break;
+	case OP_REASON:
+		_set_desc(job_ptr, op->desc);
+		break;
+	case OP_REGATE:
+		_regate(job_ptr);
+		return false;
+	case OP_UNGATE:
+		break;
+	}
+	if (IS_JOB_PENDING(job_ptr) && op->gated) {
+		_ungate(job_ptr, op);
+		changed = true;
+	}
+	return changed;
+}
+
+uint32_t agent_place_apply(const place_ops_t *ops, const char *pfx)
+{
+	uint32_t i, changed = 0;
+
+	for (i = 0; i < ops->n; i++) {
+		const place_op_t *op = &ops->op[i];
+		job_record_t *job_ptr = find_job_record(op->job_id);
+
+		if (!job_ptr || !job_ptr->details)
+			continue;
+		if (!_apply_one(job_ptr, op))
+			continue;
+		changed++;
+		if (op->log)
+			info("%s", op->log);
+	}
+	if (changed) {
+		last_job_update = time(NULL);
+		/* Jobs placed or let go may start now: tell Slurm. */
+		queue_job_scheduler();
+	}
+	(void)pfx;
+	return changed;
+}

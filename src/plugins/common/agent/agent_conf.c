@@ -1,0 +1,182 @@
+/* agent_conf.c - datalocality.conf for the planning agent; see agent_conf.h. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "slurm/slurm_errno.h"
+#include "src/common/log.h"
+#include "src/common/parse_config.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+#include "dl_files.h"
+#include "agent_conf.h"
+
+static void _defaults(agent_conf_t *c)
+{
+	agent_conf_free(c);
+	c->policy = xstrdup(AGENT_DEFAULT_POLICY);
+	c->evict = DL_EVICT_VALUE;
+	c->capacity = UINT64_MAX;
+	dl_params_default(&c->params);
+	dl_place_params_default(&c->place);
+}
+
+/* A size setting; bad values are logged and leave *out unchanged. */
+static void _size(s_p_hashtbl_t *tbl, const char *pfx, const char *key,
+		  uint64_t *out)
+{
+	char *val = NULL;
+	uint64_t v;
+
+	if (!s_p_get_string(&val, key, tbl))
+		return;
+	if (!xstrcasecmp(val, "unlimited"))
+		*out = UINT64_MAX;
+	else if (dl_files_parse_size(val, strlen(val), &v))
+		error("%s: datalocality.conf: %s=%s is not a size, keeping the default",
+		      pfx, key, val);
+	else
+		*out = v;
+	xfree(val);
+}
+
+/* A number above min; bad values are logged and leave *out unchanged. */
+static void _double(s_p_hashtbl_t *tbl, const char *pfx, const char *key,
+		    double min, double *out)
+{
+	double v;
+
+	if (!s_p_get_double(&v, key, tbl))
+		return;
+	if (!(v > min) || v > 1e12)
+		error("%s: datalocality.conf: %s=%g must be above %g, keeping %g",
+		      pfx, key, v, min, *out);
+	else
+		*out = v;
+}
+
+static void _bool(s_p_hashtbl_t *tbl, const char *pfx, const char *key,
+		  int *out)
+{
+	char *val = NULL;
+
+	if (!s_p_get_string(&val, key, tbl))
+		return;
+	if (!xstrcasecmp(val, "yes") || !xstrcasecmp(val, "true") ||
+	    !xstrcmp(val, "1"))
+		*out = 1;
+	else if (!xstrcasecmp(val, "no") || !xstrcasecmp(val, "false") ||
+		 !xstrcmp(val, "0"))
+		*out = 0;
+	else
+		error("%s: datalocality.conf: %s=%s is not yes or no, keeping %s",
+		      pfx, key, val, *out ? "yes" : "no");
+	xfree(val);
+}
+
+static const s_p_options_t options[] = {
+	{.key = "Policy", .type = S_P_STRING},
+	{.key = "PolicyParameters", .type = S_P_STRING},
+	{.key = "EvictionPolicy", .type = S_P_STRING},
+	{.key = "CacheCapacity", .type = S_P_STRING},
+	{.key = "UnknownFileSize", .type = S_P_STRING},
+	{.key = "StorageBandwidth", .type = S_P_DOUBLE},
+	{.key = "LocalDiskBandwidth", .type = S_P_DOUBLE},
+	{.key = "ComputeCostPerByte", .type = S_P_DOUBLE},
+	{.key = "CacheDir", .type = S_P_STRING},
+	{.key = "WaitFactor", .type = S_P_DOUBLE},
+	{.key = "MinWait", .type = S_P_DOUBLE},
+	{.key = "MaxWait", .type = S_P_DOUBLE},
+	{.key = "Hysteresis", .type = S_P_DOUBLE},
+	{.key = "StrictPlacement", .type = S_P_STRING},
+	/* dl-stage's own settings: known here so they are not typos */
+	{.key = "EmulateStorageBandwidth", .type = S_P_STRING},
+	{.key = "EmulateStorageServers", .type = S_P_STRING},
+	{.key = "EmulateStorageLockDir", .type = S_P_STRING},
+	{.key = NULL}
+};
+
+/*
+ * Strict first, so that a typo in a key is reported; then lenient, so that
+ * one bad line does not throw away the good ones.  RET NULL if unreadable.
+ */
+static s_p_hashtbl_t *_parse(const char *path, const char *pfx)
+{
+	s_p_hashtbl_t *tbl = s_p_hashtbl_create(options);
+
+	if (s_p_parse_file(tbl, NULL, (char *)path, false, NULL) ==
+	    SLURM_SUCCESS)
+		return tbl;
+	s_p_hashtbl_destroy(tbl);
+	tbl = s_p_hashtbl_create(options);
+	if (s_p_parse_file(tbl, NULL, (char *)path, true, NULL) !=
+	    SLURM_SUCCESS) {
+		error("%s: cannot parse %s, using defaults", pfx, path);
+		s_p_hashtbl_destroy(tbl);
+		return NULL;
+	}
+	error("%s: cannot parse %s fully (see the error above), using the settings that could be read",
+	      pfx, path);
+	return tbl;
+}
+
+static void _place(s_p_hashtbl_t *tbl, const char *pfx, dl_place_params_t *p)
+{
+	_double(tbl, pfx, "WaitFactor", 0, &p->wait_factor);
+	_double(tbl, pfx, "MinWait", -1e-300, &p->min_wait);
+	_double(tbl, pfx, "MaxWait", -1e-300, &p->max_wait);
+	_double(tbl, pfx, "Hysteresis", -1e-300, &p->hysteresis);
+	_bool(tbl, pfx, "StrictPlacement", &p->strict);
+	if (p->min_wait > p->max_wait) {
+		error("%s: datalocality.conf: MinWait=%g is above MaxWait=%g, using MinWait=MaxWait",
+		      pfx, p->min_wait, p->max_wait);
+		p->min_wait = p->max_wait;
+	}
+}
+
+void agent_conf_read(agent_conf_t *c, const char *pfx)
+{
+	char *path = get_extra_conf_path("datalocality.conf");
+	s_p_hashtbl_t *tbl;
+	struct stat sb;
+	char *val = NULL;
+
+	_defaults(c);
+	if (stat(path, &sb) || !(tbl = _parse(path, pfx))) {
+		debug("%s: no usable %s, using defaults", pfx, path);
+		xfree(path);
+		return;
+	}
+	if (s_p_get_string(&val, "Policy", tbl)) {
+		xfree(c->policy);
+		c->policy = val;
+		val = NULL;
+	}
+	s_p_get_string(&c->policy_params, "PolicyParameters", tbl);
+	s_p_get_string(&c->cache_dir, "CacheDir", tbl);
+	if (s_p_get_string(&val, "EvictionPolicy", tbl)) {
+		if (dl_evict_from_name(val, &c->evict))
+			error("%s: datalocality.conf: unknown EvictionPolicy=%s, using value",
+			      pfx, val);
+		xfree(val);
+	}
+	_size(tbl, pfx, "CacheCapacity", &c->capacity);
+	_size(tbl, pfx, "UnknownFileSize", &c->params.unknown_size);
+	_double(tbl, pfx, "StorageBandwidth", 0, &c->params.rbw);
+	_double(tbl, pfx, "LocalDiskBandwidth", 0, &c->params.lbw);
+	_double(tbl, pfx, "ComputeCostPerByte", -1e-300, &c->params.cpb);
+	_place(tbl, pfx, &c->place);
+	s_p_hashtbl_destroy(tbl);
+	xfree(path);
+}
+
+void agent_conf_free(agent_conf_t *c)
+{
+	xfree(c->policy);
+	xfree(c->policy_params);
+	xfree(c->cache_dir);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,37 @@
+/*
+ * agent_conf.h - the planning agent's settings: datalocality.conf next to
+ * slurm.conf (see datalocality.conf(5)).
+ */
+#ifndef AGENT_CONF_H
+#define AGENT_CONF_H
+
+#include <stdint.h>
+
+#include "dl_cache.h"
+#include "dl_place.h"
+#include "dl_state.h"
+
+/* The policy when datalocality.conf names none, or one that fails. */
+#define AGENT_DEFAULT_POLICY "online-hps"
+
+typedef struct agent_conf {
+	char *policy;           /* xmalloc'd */
+	char *policy_params;    /* xmalloc'd, may be NULL */
+	dl_evict_t evict;
+	uint64_t capacity;      /* per node, bytes; UINT64_MAX = unlimited */
+	char *cache_dir;        /* dl-stage's CacheDir (%n: node), or NULL */
+	dl_params_t params;     /* cost model */
+	dl_place_params_t place;/* hysteresis and bounded wait */
+} agent_conf_t;
+
+/*
+ * agent_conf_read - fill *c from datalocality.conf.  A missing file means
+ * the defaults; a bad value is logged and replaced by its default, never
+ * fatal.  Frees what *c held before (it must be zeroed or read before).
+ */
+void agent_conf_read(agent_conf_t *c, const char *pfx);
+
+/* agent_conf_free - release what *c owns; *c is zeroed. */
+void agent_conf_free(agent_conf_t *c);
+
+#endif /* AGENT_CONF_H */

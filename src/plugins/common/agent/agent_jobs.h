@@ -1,0 +1,41 @@
+/*
+ * agent_jobs.h - what the planning agent remembers about each job it has
+ * seen: its files (parsed once), where they were recorded as cached, and
+ * its placement record.  Owned by the agent thread alone.
+ */
+#ifndef AGENT_JOBS_H
+#define AGENT_JOBS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dl_place.h"
+
+typedef struct agent_job {
+	uint32_t job_id;
+	char key[12];           /* decimal job id, the hash key */
+	uint32_t nfiles;        /* 0: no annotation (or a bad one) */
+	uint32_t *files;        /* tracker ids, xmalloc'd */
+	uint64_t seen;          /* cycle in which it was last seen */
+	bool parsed;
+	bool running;           /* running when last seen */
+	bool start_logged;      /* its start was reported */
+	int32_t cached_on;      /* node its files were recorded on, or -1 */
+	dl_place_t place;       /* its placement restriction */
+	int32_t planned;        /* node it was last restricted to, or -1 */
+	bool counted;           /* counted in the placed statistic */
+} agent_job_t;
+
+/* agent_jobs_init - an empty registry (again). */
+void agent_jobs_init(void);
+
+/* agent_jobs_fini - free the registry and every record. */
+void agent_jobs_fini(void);
+
+/* agent_jobs_get - the job's record, created if asked; else NULL. */
+agent_job_t *agent_jobs_get(uint32_t job_id, bool create);
+
+/* agent_jobs_forget - drop every job not seen in cycle. */
+void agent_jobs_forget(uint64_t cycle);
+
+#endif /* AGENT_JOBS_H */

@@ -1,0 +1,269 @@
+/* agent_model.c - the controller's cache model; see agent_model.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+#include "dl_error.h"
+#include "dl_files.h"
+#include "u64set.h"
+#include "dl_slurm.h"
+#include "agent_model.h"
+
+static dl_cache_t *cache;
+static uint32_t cache_nodes;
+static dl_node_stats_t *node_stats;   /* [cache_nodes] */
+/* Change stamp (mtime, size, inode) of each node's inventory when read. */
+static struct stat *inv_seen;         /* [cache_nodes] */
+static bool *inv_ok;                  /* [cache_nodes]: has an inventory */
+
+bool agent_model_setup(uint32_t nnodes, const agent_conf_t *c)
+{
+	bool fresh = false;
+	uint32_t n;
+
+	if (!cache || cache_nodes != nnodes) {
+		agent_model_fini();
+		cache_nodes = nnodes;
+		cache = dl_cache_create(nnodes, c->evict, 1);
+		node_stats = xcalloc(nnodes ? nnodes : 1, sizeof(*node_stats));
+		inv_seen = xcalloc(nnodes ? nnodes : 1, sizeof(*inv_seen));
+		inv_ok = xcalloc(nnodes ? nnodes : 1, sizeof(*inv_ok));
+		fresh = cache != NULL;
+	}
+	for (n = 0; cache && n < cache_nodes; n++)
+		dl_cache_set_capacity(cache, n, c->capacity);
+	return fresh;
+}
+
+void agent_model_fini(void)
+{
+	dl_cache_destroy(cache);
+	cache = NULL;
+	cache_nodes = 0;
+	xfree(node_stats);
+	xfree(inv_seen);
+	xfree(inv_ok);
+}
+
+bool agent_model_has_inventory(uint32_t node)
+{
+	return node < cache_nodes && inv_ok[node];
+}
+
+dl_cache_t *agent_model_cache(void)
+{
+	return cache;
+}
+
+uint32_t agent_model_nodes(void)
+{
+	return cache_nodes;
+}
+
+dl_node_stats_t *agent_model_stats(void)
+{
+	return node_stats;
+}
+
+void agent_model_parse_job(agent_job_t *ji, const char *comment,
+			   const char *bb, uid_t uid, gid_t gid,
+			   const char *pfx)
+{
+	dl_filelist_t *files = NULL;
+	char *msg = NULL;
+	size_t i;
+
+	ji->parsed = true;
+	if (dl_slurm_job_files(comment, bb, uid, gid, &files, &msg)) {
+		/*
+		 * job_submit/datalocality rejects bad annotations at submit;
+		 * getting here means a list file changed or vanished since.
+		 * The job still runs, without a data preference.
+		 */
+		error("%s: JobId=%u: %s; scheduling it without data preference",
+		      pfx, ji->job_id, msg);
+		xfree(msg);
+		return;
+	}
+	if (!files)
+		return;
+	ji->files = xcalloc(files->count ? files->count : 1, sizeof(uint32_t));
+	for (i = 0; i < files->count; i++) {
+		uint64_t size = files->files[i].size;
+		struct stat sb;
+		int64_t id;
+
+		/* The real size wins over the annotation's, when visible. */
+		if (!stat(files->files[i].path, &sb) && S_ISREG(sb.st_mode))
+			size = sb.st_size;
+		id = dl_cache_file_intern(cache, files->files[i].path, size);
+		if (id < 0) {
+			error("%s: JobId=%u: %s: %s", pfx, ji->job_id,
+			      files->files[i].path, dl_strerror((int)id));
+			continue;
+		}
+		ji->files[ji->nfiles++] = (uint32_t)id;
+	}
+	dl_filelist_free(files);
+}
+
+/* Files of a node's model that its inventory does not list. */
+typedef struct {
+	const dl__u64set_t *listed;
+	uint32_t *drop;         /* xmalloc'd, room for every file of the node */
+	uint32_t ndrop;
+} unlisted_t;
+
+static int _collect_unlisted(uint32_t file, void *arg)
+{
+	unlisted_t *u = arg;
+
+	if (!dl__u64set_has(u->listed, file))
+		u->drop[u->ndrop++] = file;
+	return 0;
+}
+
+/* dl-stage's cache directory of a node: CacheDir with %n expanded. */
+static char *_node_cache_dir(const char *cache_dir, const char *node)
+{
+	char *dir = NULL;
+	const char *p;
+
+	for (p = cache_dir; *p; p++) {
+		if (p[0] == '%' && p[1] == 'n') {
+			xstrcat(dir, node);
+			p++;
+		} else {
+			xstrfmtcat(dir, "%c", *p);
+		}
+	}
+	return dir;
+}
+
+static bool _unchanged(const struct stat *a, const struct stat *b)
+{
+	return a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_size == b->st_size && a->st_ino == b->st_ino;
+}
+
+/* Read the inventory's lines into node's model and the listed set. */
+static void _read_lines(FILE *f, uint32_t node, dl__u64set_t *listed)
+{
+	char line[DL_PATH_MAX + 64];
+	uint64_t now = (uint64_t)time(NULL);
+
+	while (fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+		int64_t id;
+
+		if (line[0] != '/' || !sp)
+			continue;
+		*sp = '\0';
+		id = dl_cache_file_intern(cache, line,
+					  strtoull(sp + 1, NULL, 10));
+		if (id < 0)
+			continue;
+		if (!dl_cache_contains(cache, node, (uint32_t)id))
+			dl_cache_insert(cache, node, (uint32_t)id, now, NULL,
+					NULL);
+		dl__u64set_add(listed, (uint64_t)id);
+	}
+}
+
+/*
+ * One truth about the cache: where the controller can read a node's
+ * inventory (dl-stage rewrites DIR/.inventory atomically after every
+ * staging and eviction; shared file system, or one host), the model of
+ * that node becomes exactly its list.
+ */
+static bool _sync(uint32_t node, const char *name, const char *cache_dir);
+
+bool agent_model_sync_node(uint32_t node, const char *name,
+			   const char *cache_dir)
+{
+	if (!cache || !cache_dir || node >= cache_nodes)
+		return false;
+	return inv_ok[node] = _sync(node, name, cache_dir);
+}
+
+static bool _sync(uint32_t node, const char *name, const char *cache_dir)
+{
+	char *dir, *path;
+	dl__u64set_t listed;
+	unlisted_t u = { .listed = &listed };
+	struct stat sb;
+	uint32_t i;
+	FILE *f;
+
+	dir = _node_cache_dir(cache_dir, name);
+	path = xstrdup_printf("%s/.inventory", dir);
+	xfree(dir);
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode)) {
+		xfree(path);
+		return false;
+	}
+	if (_unchanged(&sb, &inv_seen[node]) || !(f = fopen(path, "re"))) {
+		xfree(path);
+		return inv_seen[node].st_ino != 0;
+	}
+	xfree(path);
+	dl__u64set_init(&listed);
+	_read_lines(f, node, &listed);
+	fclose(f);
+	inv_seen[node] = sb;
+	/* Drop what the node does not report. */
+	u.drop = xcalloc(dl_cache_node_files(cache, node) + 1,
+			 sizeof(uint32_t));
+	dl_cache_foreach(cache, node, _collect_unlisted, &u);
+	for (i = 0; i < u.ndrop; i++)
+		dl_cache_remove(cache, node, u.drop[i]);
+	xfree(u.drop);
+	dl__u64set_fini(&listed);
+	return true;
+}
+
+void agent_model_job_started(agent_job_t *ji, int32_t node, bool has_inv,
+			     const char *pfx)
+{
+	uint64_t now = (uint64_t)time(NULL);
+	dl_node_stats_t *ns;
+	uint32_t i;
+	int rc;
+
+	if (ji->cached_on == node || node < 0 || (uint32_t)node >= cache_nodes)
+		return;
+	ns = &node_stats[node];
+	for (i = 0; i < ji->nfiles; i++) {
+		uint64_t sz = dl_cache_file_size(cache, ji->files[i]);
+
+		if (sz == DL_SIZE_UNKNOWN)
+			sz = 0;
+		if (dl_cache_contains(cache, node, ji->files[i])) {
+			ns->hits++;
+			ns->hit_bytes += sz;
+		} else {
+			ns->misses++;
+			ns->miss_bytes += sz;
+		}
+	}
+	ji->cached_on = node;
+	for (i = 0; !has_inv && i < ji->nfiles; i++) {
+		if (dl_cache_file_size(cache, ji->files[i]) == DL_SIZE_UNKNOWN)
+			continue; /* cannot be accounted against capacity */
+		rc = dl_cache_insert(cache, node, ji->files[i], now, NULL, NULL);
+		if (rc)
+			debug("%s: JobId=%u: not caching %s on node %d: %s",
+			      pfx, ji->job_id,
+			      dl_cache_file_path(cache, ji->files[i]), node,
+			      dl_strerror(rc));
+	}
+}

@@ -1,0 +1,63 @@
+/*
+ * agent_model.h - the controller's model of what each node caches: the
+ * cache tracker, indexed like slurmctld's node table, kept equal to the
+ * nodes' dl-stage inventories where the controller can read them, and
+ * otherwise updated with "cached where the job ran".  Also the per-node
+ * hit counters.  Owned by the agent thread alone.
+ */
+#ifndef AGENT_MODEL_H
+#define AGENT_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dl_cache.h"
+#include "dl_persist.h"
+#include "agent_conf.h"
+#include "agent_jobs.h"
+
+/*
+ * agent_model_setup - size the model to nnodes nodes.  A changed node
+ * count means node indices moved: the model starts empty.
+ * RET true if the model was (re)created (the caller restores state then).
+ */
+bool agent_model_setup(uint32_t nnodes, const agent_conf_t *c);
+
+/* agent_model_fini - free the model. */
+void agent_model_fini(void);
+
+/* The tracker (NULL before setup), its node count and hit counters. */
+dl_cache_t *agent_model_cache(void);
+uint32_t agent_model_nodes(void);
+dl_node_stats_t *agent_model_stats(void);
+
+/*
+ * agent_model_parse_job - parse a job's annotation once (as its user, for
+ * list files) and intern its files in the tracker.  A bad annotation is
+ * logged and leaves the job without files.
+ */
+void agent_model_parse_job(agent_job_t *ji, const char *comment,
+			   const char *bb, uid_t uid, gid_t gid,
+			   const char *pfx);
+
+/*
+ * agent_model_sync_node - make node's model equal to its dl-stage
+ * inventory under the configured CacheDir, if the controller can read it
+ * (re-read only when it changed).  RET true if the node has an inventory.
+ */
+bool agent_model_sync_node(uint32_t node, const char *name,
+			   const char *cache_dir);
+
+/* agent_model_has_inventory - whether node reported one at the last read. */
+bool agent_model_has_inventory(uint32_t node);
+
+/*
+ * agent_model_job_started - a job of ji's files started on node: count its
+ * hits and misses against the model, then, unless the node reports an
+ * inventory, record the files as cached there.
+ */
+void agent_model_job_started(agent_job_t *ji, int32_t node, bool has_inv,
+			     const char *pfx);
+
+#endif /* AGENT_MODEL_H */

@@ -1,0 +1,285 @@
+/*
+ * agent_place.c - deciding placement operations for one cycle, without
+ * slurmctld locks; see agent_place.h.  agent_apply.c applies them.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+#include "dl_place.h"
+#include "dl_slurm.h"
+#include "agent_jobs.h"
+#include "agent_place.h"
+
+void agent_fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+place_op_t *agent_place_add(place_ops_t *ops, op_kind_t kind,
+			    uint32_t job_id)
+{
+	place_op_t *op;
+
+	if (ops->n == ops->cap) {
+		ops->cap = ops->cap ? ops->cap * 2 : 64;
+		xrecalloc(ops->op, ops->cap, sizeof(place_op_t));
+	}
+	op = &ops->op[ops->n++];
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->job_id = job_id;
+	op->node = op->from = -1;
+	return op;
+}
+
+void agent_place_ops_free(place_ops_t *ops)
+{
+	uint32_t i;
+
+	for (i = 0; i < ops->n; i++) {
+		xfree(ops->op[i].desc);
+		xfree(ops->op[i].sc);
+		xfree(ops->op[i].log);
+	}
+	xfree(ops->op);
+	memset(ops, 0, sizeof(*ops));
+}
+
+/* "3/3 files, 6.0 MiB cached" for job j on node n. */
+static void _cached(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+		    char *buf, size_t len)
+{
+	uint32_t i, files = 0;
+	char bytes[32];
+
+	for (i = 0; i < j->nfiles; i++)
+		if (dl_cache_contains(st->cache, n, j->files[i]))
+			files++;
+	agent_fmt_bytes(dl_place_cached_bytes(st, j, n), bytes, sizeof(bytes));
+	snprintf(buf, len, "%u/%u files, %s cached", files, j->nfiles, bytes);
+}
+
+static char *_waiting(const dl_state_t *st, const dl_job_t *j,
+		      const dl_place_t *rec, const char *cached)
+{
+	if (isinf(rec->bound))
+		return xstrdup_printf("DataLocality: waiting for %s (%s; strict)",
+				      st->nodes[rec->node].name, cached);
+	return xstrdup_printf("DataLocality: waiting for %s (%s; any node after %.0f s blocked, %.0f s so far)",
+			      st->nodes[rec->node].name, cached, rec->bound,
+			      rec->waited);
+	(void)j;
+}
+
+static void _restrict(const dl_state_t *st, size_t k, int32_t from,
+		      const dl_plan_t *plan, place_ops_t *ops,
+		      const agent_job_t *ji, const char *pfx)
+{
+	const dl_job_t *j = &st->jobs[k];
+	place_op_t *op = agent_place_add(ops, OP_RESTRICT, j->id);
+	const char *node = st->nodes[ji->place.node].name;
+	char cached[96];
+
+	_cached(st, j, (uint32_t)ji->place.node, cached, sizeof(cached));
+	op->node = ji->place.node;
+	op->from = from;
+	op->sc = xstrdup_printf("%s%s is the plugin's placement (%s when placed, policy %s)",
+				DL_SC_PLACED, node, cached,
+				plan ? plan->policy : "?");
+	op->desc = _waiting(st, j, &ji->place, cached);
+	if (from >= 0)
+		op->log = xstrdup_printf("%s: moved JobId=%u from %s to %s (%s)",
+					 pfx, j->id, st->nodes[from].name,
+					 node, cached);
+	else
+		op->log = xstrdup_printf("%s: placed JobId=%u on %s (%s, policy %s)",
+					 pfx, j->id, node, cached,
+					 plan ? plan->policy : "?");
+}
+
+static void _widen(const dl_state_t *st, size_t k, int32_t from,
+		   place_ops_t *ops, const agent_job_t *ji, const char *pfx)
+{
+	const dl_job_t *j = &st->jobs[k];
+	place_op_t *op = agent_place_add(ops, OP_WIDEN, j->id);
+	const char *node = from >= 0 ? st->nodes[from].name : "?";
+
+	op->from = from;
+	op->desc = xstrdup_printf("DataLocality: waited %.0f s for %s, any node now",
+				  ji->place.waited, node);
+	op->sc = xstrdup_printf("%s to any node after waiting %.0f s for %s (bound %.0f s)",
+				DL_SC_WIDENED, ji->place.waited, node,
+				ji->place.bound);
+	op->log = xstrdup_printf("%s: widened JobId=%u: blocked %.0f s waiting for %s (bound %.0f s)",
+				 pfx, j->id, ji->place.waited, node,
+				 ji->place.bound);
+}
+
+/* One planned pending job: advance its record, list what changed. */
+static void _decide_job(const dl_state_t *st, size_t k, const snap_job_t *sj,
+			const dl_plan_t *plan, const agent_conf_t *c,
+			place_ops_t *ops, dl_sched_stats_t *stats,
+			const char *pfx)
+{
+	agent_job_t *ji = agent_jobs_get(sj->job_id, true);
+	int32_t planned = plan ? plan->a[k].node : -1, from;
+	place_op_t *op;
+	char cached[96];
+
+	/* The record says what the job really has (after a restart too). */
+	if (sj->ours >= 0)
+		ji->place.node = sj->ours;
+	else if (ji->place.node >= 0 || sj->widened)
+		ji->place.widened = 1; /* lifted by us or an admin */
+	if (ji->place.widened)
+		ji->place.node = -1;
+	from = ji->place.node;
+	switch (dl_place_step(st, k, planned, &c->place, &ji->place)) {
+	case DL_PLACE_SET:
+		_restrict(st, k, from, plan, ops, ji, pfx);
+		stats->placed += from < 0;
+		stats->moved += from >= 0;
+		break;
+	case DL_PLACE_WIDEN:
+		_widen(st, k, from, ops, ji, pfx);
+		stats->widened++;
+		break;
+	default:
+		if (ji->place.node >= 0) {
+			op = agent_place_add(ops, OP_REASON, sj->job_id);
+			_cached(st, &st->jobs[k], (uint32_t)ji->place.node,
+				cached, sizeof(cached));
+			op->desc = _waiting(st, &st->jobs[k], &ji->place,
+					    cached);
+		} else if (sj->gated) {
+			agent_place_add(ops, OP_UNGATE, sj->job_id);
+		}
+		break;
+	}
+	if (ops->n && ops->op[ops->n - 1].job_id == sj->job_id) {
+		ops->op[ops->n - 1].gated = sj->gated;
+	}
+	if (ji->place.node >= 0)
+		stats->pending_placed++;
+}
+
+/* A job that started since the last cycle: report how, lift ours. */
+static void _started(const snapshot_t *s, const snap_job_t *sj,
+		     place_ops_t *ops, dl_sched_stats_t *stats,
+		     const char *pfx)
+{
+	agent_job_t *ji = agent_jobs_get(sj->job_id, false);
+	const char *node = sj->node >= 0 && (uint32_t)sj->node < s->nnodes ?
+				   s->names[sj->node] : "?";
+	place_op_t *op;
+
+	if (!ji || ji->start_logged)
+		return;
+	ji->start_logged = true;
+	if (sj->ours >= 0) {
+		op = agent_place_add(ops, OP_RESTORE, sj->job_id);
+		op->sc = xstrdup_printf("%sran on %s, the node it was placed on",
+					DL_SC_PREFIX, node);
+		op->log = xstrdup_printf("%s: started JobId=%u on %s (planned %s: strict)",
+					 pfx, sj->job_id, node,
+					 s->names[sj->ours]);
+		stats->started_planned++;
+	} else if (ji->place.widened) {
+		info("%s: started JobId=%u on %s (planned %s: widened)", pfx,
+		     sj->job_id, node,
+		     ji->planned >= 0 && (uint32_t)ji->planned < s->nnodes ?
+			     s->names[ji->planned] : "?");
+		stats->started_widened++;
+	} else if (ji->nfiles) {
+		info("%s: started JobId=%u on %s (no placement)", pfx,
+		     sj->job_id, node);
+		stats->started_unplaced++;
+	}
+}
+
+/*
+ * Jobs outside the plan: started ones, requeued ones (pending again: placed
+ * afresh), gated ones that cannot run yet or have nothing to place, and
+ * restricted ones Slurm declared never runnable (rescued: a restriction of
+ * ours must never cost a job its life).
+ */
+static void _decide_others(const snapshot_t *s, const uint8_t *planned,
+			   place_ops_t *ops, dl_sched_stats_t *stats,
+			   const char *pfx)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->njobs; i++) {
+		const snap_job_t *sj = &s->jobs[i];
+		agent_job_t *ji = agent_jobs_get(sj->job_id, false);
+		place_op_t *op;
+
+		if (sj->running) {
+			_started(s, sj, ops, stats, pfx);
+			continue;
+		}
+		if (ji && ji->running) {
+			ji->running = ji->start_logged = false;
+			dl_place_init(&ji->place);
+			ji->planned = -1;
+		}
+		if (planned[i])
+			continue;
+		if (sj->ours >= 0 && sj->failed) {
+			op = agent_place_add(ops, OP_WIDEN, sj->job_id);
+			op->from = sj->ours;
+			op->sc = xstrdup_printf("%s to any node: Slurm could not use %s",
+						DL_SC_WIDENED,
+						s->names[sj->ours]);
+			op->log = xstrdup_printf("%s: widened JobId=%u: Slurm found it never runnable on %s",
+						 pfx, sj->job_id,
+						 s->names[sj->ours]);
+		} else if (sj->gated) {
+			op = agent_place_add(ops, sj->runnable ? OP_UNGATE :
+								  OP_REGATE,
+					     sj->job_id);
+			op->gated = true;
+		}
+	}
+}
+
+void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
+			const uint32_t *map, const dl_plan_t *plan,
+			const agent_conf_t *c, place_ops_t *ops,
+			dl_sched_stats_t *stats, const char *pfx)
+{
+	uint8_t *planned = xcalloc(s->njobs ? s->njobs : 1, 1);
+	size_t k;
+
+	for (k = 0; st && k < st->njobs; k++)
+		if (st->jobs[k].state == DL_JOB_PENDING)
+			planned[map[k]] = 1;
+	_decide_others(s, planned, ops, stats, pfx);
+	stats->pending_placed = 0;
+	for (k = 0; st && k < st->njobs; k++) {
+		const snap_job_t *sj = &s->jobs[map[k]];
+		agent_job_t *ji;
+
+		if (st->jobs[k].state != DL_JOB_PENDING)
+			continue;
+		_decide_job(st, k, sj, plan, c, ops, stats, pfx);
+		ji = agent_jobs_get(sj->job_id, false);
+		if (ji && ji->place.node >= 0)
+			ji->planned = ji->place.node;
+	}
+	xfree(planned);
+}

@@ -1,0 +1,72 @@
+/*
+ * agent_place.h - turning a plan into placement operations on job records,
+ * in two steps so that slurmctld's write locks are held only to apply:
+ * agent_place_decide() runs the library's placement rule (dl_place.h) for
+ * every planned job without any lock and lists what to change;
+ * agent_place_apply() changes the job records under the job write lock.
+ */
+#ifndef AGENT_PLACE_H
+#define AGENT_PLACE_H
+
+#include <stdint.h>
+
+#include "dl_persist.h"
+#include "dl_policy.h"
+#include "dl_state.h"
+#include "agent_conf.h"
+#include "agent_snapshot.h"
+
+typedef enum {
+	OP_RESTRICT,    /* set (or move) the plugin's required node */
+	OP_WIDEN,       /* lift it: any eligible node */
+	OP_REASON,      /* restriction unchanged: refresh Reason */
+	OP_UNGATE,      /* no placement for it: just let it go */
+	OP_REGATE,      /* gated but cannot run yet: keep it gated */
+	OP_RESTORE,     /* it started under the restriction: lift it */
+} op_kind_t;
+
+typedef struct place_op {
+	op_kind_t kind;
+	uint32_t job_id;
+	int32_t node;           /* OP_RESTRICT: the node */
+	int32_t from;           /* previous restriction, or -1 */
+	bool gated;             /* held back at submit: release it */
+	char *desc;             /* Reason text, xmalloc'd, may be NULL */
+	char *sc;               /* SystemComment, xmalloc'd, may be NULL */
+	char *log;              /* info() line, xmalloc'd, may be NULL */
+} place_op_t;
+
+typedef struct place_ops {
+	place_op_t *op;
+	uint32_t n, cap;
+} place_ops_t;
+
+/*
+ * agent_place_decide - the operations for one cycle.
+ * IN s - the snapshot; IN st - the state planned (jobs[k] of it is the
+ * snapshot job map[k]); IN plan - its plan (NULL: planning failed)
+ * OUT ops - appended to; free with agent_place_ops_free()
+ * IN/OUT stats - counters
+ */
+void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
+			const uint32_t *map, const dl_plan_t *plan,
+			const agent_conf_t *c, place_ops_t *ops,
+			dl_sched_stats_t *stats, const char *pfx);
+
+/*
+ * agent_place_apply - apply ops to the job records.  Caller holds the job
+ * write lock and node read lock.  RET how many records changed.
+ */
+uint32_t agent_place_apply(const place_ops_t *ops, const char *pfx);
+
+/* agent_place_ops_free - free the operations. */
+void agent_place_ops_free(place_ops_t *ops);
+
+/* agent_place_add - append an operation; strings are taken over. */
+place_op_t *agent_place_add(place_ops_t *ops, op_kind_t kind,
+			    uint32_t job_id);
+
+/* agent_fmt_bytes - "6.0 MiB". */
+void agent_fmt_bytes(uint64_t b, char *buf, size_t len);
+
+#endif /* AGENT_PLACE_H */

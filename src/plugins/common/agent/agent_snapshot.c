@@ -1,0 +1,261 @@
+/*
+ * agent_snapshot.c - copying what a plan needs from slurmctld; see
+ * agent_snapshot.h.
+ */
+#include <string.h>
+#include <stdlib.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/job_resources.h"
+#include "src/common/list.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "dl_slurm.h"
+#include "agent_jobs.h"
+#include "agent_snapshot.h"
+
+/*
+ * A pending job whose begin time is this close is planned already, so
+ * that it has its node before Slurm may start it.
+ */
+#define SOON_SECONDS 5
+
+/*
+ * Slurm's own notion of a node that can take work: avail_node_bitmap
+ * (up, not drained, responding: after a slurmctld restart, a node is in it
+ * only once it registered again), plus the states it does not cover.
+ */
+static bool _node_usable(node_record_t *node_ptr)
+{
+	return avail_node_bitmap &&
+	       bit_test(avail_node_bitmap, node_ptr->index) &&
+	       !IS_NODE_FUTURE(node_ptr) && !IS_NODE_POWERED_DOWN(node_ptr);
+}
+
+int32_t agent_snapshot_ours(job_record_t *job_ptr)
+{
+	struct job_details *d = job_ptr->details;
+	const char *sc = job_ptr->system_comment;
+	node_record_t *node_ptr;
+	size_t len;
+	int i;
+
+	if (!d || !d->req_node_bitmap || !sc ||
+	    strncmp(sc, DL_SC_PLACED, strlen(DL_SC_PLACED)))
+		return -1;
+	if ((i = bit_ffs(d->req_node_bitmap)) < 0 ||
+	    bit_set_count(d->req_node_bitmap) != 1 ||
+	    !(node_ptr = node_record_table_ptr[i]))
+		return -1;
+	sc += strlen(DL_SC_PLACED);
+	len = strlen(node_ptr->name);
+	/* The user changed the list since: it is theirs now. */
+	if (strncmp(sc, node_ptr->name, len) || (sc[len] && sc[len] != ' '))
+		return -1;
+	return i;
+}
+
+/* Single node, not a hetjob, no required nodes of the user's own. */
+static bool _single_node(job_record_t *job_ptr, int32_t ours)
+{
+	struct job_details *d = job_ptr->details;
+
+	if (!d || job_ptr->het_job_id || job_ptr->array_recs ||
+	    (d->req_node_bitmap && ours < 0))
+		return false;
+	if (d->min_nodes > 1 || (d->max_nodes && d->max_nodes != NO_VAL &&
+				 d->max_nodes > 1))
+		return false;
+	return true;
+}
+
+/*
+ * Nodes the job may be restricted to: those of its partitions (all of
+ * them, for a job submitted to several), minus its excluded ones, within
+ * its reservation, and with the CPUs, memory and features it asks for.  A
+ * restriction Slurm can never satisfy would make the main scheduler fail
+ * the job, so anything doubtful is left out.
+ */
+static void _eligible(job_record_t *job_ptr, snap_job_t *sj, uint32_t nnodes)
+{
+	bitstr_t *b = bit_alloc(node_record_count);
+	struct job_details *d = job_ptr->details;
+	node_record_t *node_ptr;
+	part_record_t *part_ptr;
+	ListIterator it;
+	int i;
+
+	if (job_ptr->part_ptr_list) {
+		it = list_iterator_create(job_ptr->part_ptr_list);
+		while ((part_ptr = list_next(it)))
+			if (part_ptr->node_bitmap)
+				bit_or(b, part_ptr->node_bitmap);
+		list_iterator_destroy(it);
+	} else if (job_ptr->part_ptr && job_ptr->part_ptr->node_bitmap) {
+		bit_or(b, job_ptr->part_ptr->node_bitmap);
+	}
+	if (d->exc_node_bitmap)
+		bit_and_not(b, d->exc_node_bitmap);
+	if (job_ptr->resv_ptr && job_ptr->resv_ptr->node_bitmap)
+		bit_and(b, job_ptr->resv_ptr->node_bitmap);
+	if (job_req_node_filter(job_ptr, b, true) != SLURM_SUCCESS)
+		bit_clear_all(b);
+	sj->eligible = xcalloc(nnodes ? nnodes : 1, 1);
+	for (i = 0; (node_ptr = next_node(&i)); i++)
+		if ((uint32_t)i < nnodes && bit_test(b, i) &&
+		    d->min_cpus <= node_ptr->cpus)
+			sj->eligible[i] = 1;
+	FREE_NULL_BITMAP(b);
+}
+
+/* Whether nothing but Slurm's choice of a moment keeps it from starting. */
+static bool _runnable(job_record_t *job_ptr, time_t now)
+{
+	switch (job_ptr->state_reason) {
+	case WAIT_DEPENDENCY:
+	case WAIT_HELD:
+	case WAIT_HELD_USER:
+	case WAIT_DEP_INVALID:
+	case FAIL_BAD_CONSTRAINTS:
+		return false;
+	default:
+		break;
+	}
+	return job_ptr->priority != 0 &&
+	       job_ptr->details->begin_time <= now + SOON_SECONDS;
+}
+
+/* Held back at submit until placed (see dl_slurm.h). */
+static void _gate(job_record_t *job_ptr, snap_job_t *sj, time_t now)
+{
+	time_t b = job_ptr->details->begin_time;
+
+	sj->gated = sj->ours < 0 && !sj->widened && b > now &&
+		    b <= now + DL_GATE_SECONDS;
+}
+
+/* Add a running job's allocated CPUs to its nodes' busy counts. */
+static void _count_busy(snapshot_t *s, job_record_t *job_ptr)
+{
+	job_resources_t *jr = job_ptr->job_resrcs;
+	int i, k = 0;
+
+	if (!jr || !jr->node_bitmap || !jr->cpus)
+		return;
+	for (i = 0; i < (int)s->nnodes && k < (int)jr->nhosts; i++)
+		if (bit_test(jr->node_bitmap, i))
+			s->busy[i] += jr->cpus[k++];
+}
+
+static double _limit(job_record_t *job_ptr)
+{
+	uint32_t m = job_ptr->time_limit;
+
+	if (m == NO_VAL || m == INFINITE) {
+		m = job_ptr->part_ptr ? job_ptr->part_ptr->max_time : NO_VAL;
+		if (m == NO_VAL || m == INFINITE)
+			return -1;
+	}
+	return 60.0 * m;
+}
+
+static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
+{
+	agent_job_t *ji = agent_jobs_get(job_ptr->job_id, false);
+
+	sj->job_id = job_ptr->job_id;
+	sj->running = IS_JOB_RUNNING(job_ptr);
+	sj->priority = job_ptr->priority;
+	sj->submit = job_ptr->details ? job_ptr->details->submit_time : 0;
+	sj->start = job_ptr->start_time;
+	sj->uid = job_ptr->user_id;
+	sj->gid = job_ptr->group_id;
+	sj->cpus = job_ptr->details && job_ptr->details->min_cpus ?
+			   job_ptr->details->min_cpus : 1;
+	sj->node = sj->running ? bit_ffs(job_ptr->node_bitmap) : -1;
+	sj->limit = _limit(job_ptr);
+	sj->ours = agent_snapshot_ours(job_ptr);
+	sj->widened = job_ptr->system_comment &&
+		      !strncmp(job_ptr->system_comment, DL_SC_WIDENED,
+			       strlen(DL_SC_WIDENED));
+	if (!ji || !ji->parsed) {
+		sj->comment = xstrdup(job_ptr->comment);
+		sj->bb = xstrdup(job_ptr->burst_buffer);
+	}
+	if (sj->running || !job_ptr->details)
+		return;
+	_gate(job_ptr, sj, s->now);
+	sj->failed = job_ptr->state_reason == FAIL_BAD_CONSTRAINTS;
+	sj->runnable = _runnable(job_ptr, s->now);
+	sj->placeable = _single_node(job_ptr, sj->ours);
+	if (sj->placeable && sj->runnable)
+		_eligible(job_ptr, sj, s->nnodes);
+}
+
+static void _copy_nodes(snapshot_t *s)
+{
+	node_record_t *node_ptr;
+	int i;
+
+	s->nnodes = node_record_count;
+	s->names = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(char *));
+	s->cpus = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(uint32_t));
+	s->busy = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(uint32_t));
+	s->usable = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(uint8_t));
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		s->names[i] = xstrdup(node_ptr->name);
+		s->cpus[i] = node_ptr->cpus_efctv ? node_ptr->cpus_efctv :
+						    node_ptr->cpus;
+		s->usable[i] = _node_usable(node_ptr);
+	}
+	for (i = 0; i < (int)s->nnodes; i++)
+		if (!s->names[i])
+			s->names[i] = xstrdup("?");
+}
+
+void agent_snapshot_take(snapshot_t *s)
+{
+	ListIterator it;
+	job_record_t *job_ptr;
+	uint32_t cap;
+
+	s->now = time(NULL);
+	_copy_nodes(s);
+	cap = list_count(job_list);
+	s->jobs = xcalloc(cap ? cap : 1, sizeof(snap_job_t));
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it)) && s->njobs < cap) {
+		if (!IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr))
+			continue;
+		if (IS_JOB_RUNNING(job_ptr) &&
+		    (!job_ptr->node_bitmap || bit_ffs(job_ptr->node_bitmap) < 0))
+			continue;
+		if (IS_JOB_RUNNING(job_ptr))
+			_count_busy(s, job_ptr);
+		_copy_job(s, job_ptr, &s->jobs[s->njobs++]);
+	}
+	list_iterator_destroy(it);
+}
+
+void agent_snapshot_free(snapshot_t *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nnodes; i++)
+		xfree(s->names[i]);
+	for (i = 0; i < s->njobs; i++) {
+		xfree(s->jobs[i].comment);
+		xfree(s->jobs[i].bb);
+		xfree(s->jobs[i].eligible);
+	}
+	xfree(s->names);
+	xfree(s->cpus);
+	xfree(s->busy);
+	xfree(s->usable);
+	xfree(s->jobs);
+	memset(s, 0, sizeof(*s));
+}

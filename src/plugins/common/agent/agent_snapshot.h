@@ -1,0 +1,64 @@
+/*
+ * agent_snapshot.h - what one planning cycle copies from slurmctld under
+ * read locks: nodes, running jobs, and the pending jobs that may get a
+ * placement.  Everything is xmalloc'd and freed by agent_snapshot_free().
+ */
+#ifndef AGENT_SNAPSHOT_H
+#define AGENT_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+typedef struct snap_job {
+	uint32_t job_id;
+	bool running;
+	bool runnable;          /* pending and could start now */
+	bool placeable;         /* pending single-node job we may restrict */
+	bool gated;             /* held back by job_submit until placed */
+	int32_t ours;           /* node of the plugin's restriction, or -1 */
+	bool widened;           /* its SystemComment says it was widened */
+	bool failed;            /* Slurm found it never runnable */
+	int32_t node;           /* running: first node */
+	uint32_t cpus;
+	uint32_t priority;
+	time_t submit;
+	time_t start;           /* running: when it started */
+	double limit;           /* time limit in seconds, < 0: none */
+	uid_t uid;
+	gid_t gid;
+	char *comment;          /* only for jobs the agent has not parsed */
+	char *bb;
+	uint8_t *eligible;      /* placeable: per node 0/1 */
+} snap_job_t;
+
+typedef struct snapshot {
+	time_t now;
+	uint32_t nnodes;
+	char **names;
+	uint32_t *cpus;
+	uint32_t *busy;         /* CPUs allocated to running jobs */
+	uint8_t *usable;
+	uint32_t njobs;
+	snap_job_t *jobs;
+} snapshot_t;
+
+/*
+ * agent_snapshot_take - fill *s.  Caller holds config, job, node and
+ * partition read locks.
+ */
+void agent_snapshot_take(snapshot_t *s);
+
+/* agent_snapshot_free - free what *s holds. */
+void agent_snapshot_free(snapshot_t *s);
+
+/*
+ * agent_snapshot_ours - the node of the plugin's restriction of a job
+ * record (its SystemComment names the node its required list is), or -1.
+ * Caller holds the job and node read locks.
+ */
+struct job_record;
+int32_t agent_snapshot_ours(struct job_record *job_ptr);
+
+#endif /* AGENT_SNAPSHOT_H */

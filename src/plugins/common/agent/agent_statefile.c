@@ -1,0 +1,93 @@
+/* agent_statefile.c - saving and restoring the agent; see agent_statefile.h. */
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "dl_error.h"
+#include "agent_model.h"
+#include "agent_statefile.h"
+
+static char *_path(void)
+{
+	return xstrdup_printf("%s/datalocality_state",
+			      slurm_conf.state_save_location);
+}
+
+/* Node names by index.  Caller holds the node read lock; xfree each. */
+static char **_node_names(uint32_t *n)
+{
+	node_record_t *node_ptr;
+	char **names = xcalloc(node_record_count ? node_record_count : 1,
+			       sizeof(char *));
+	int i;
+
+	for (i = 0; (node_ptr = next_node(&i)); i++)
+		names[i] = xstrdup(node_ptr->name);
+	for (i = 0; i < node_record_count; i++)
+		if (!names[i])
+			names[i] = xstrdup("");
+	*n = node_record_count;
+	return names;
+}
+
+void agent_statefile_load(dl_sched_stats_t *stats, const char *pfx)
+{
+	char *path = _path(), err[256] = "";
+	uint32_t nn, i;
+	char **names = _node_names(&nn);
+	dl_persist_t p = { .nnodes = nn, .node_names = (const char **)names,
+			   .stats = agent_model_stats(), .sched = stats };
+	dl_cache_t *cache = agent_model_cache();
+	int rc = cache ? dl_persist_load(path, cache, &p, err, sizeof(err)) :
+			 DL_EINVAL;
+
+	if (!rc)
+		info("%s: restored the cache model from %s: %u files", pfx,
+		     path, dl_cache_file_count(cache));
+	else if (rc != DL_ENOENT)
+		error("%s: ignoring %s: %s (%s); starting with an empty cache model",
+		      pfx, path, err[0] ? err : dl_strerror(rc),
+		      dl_strerror(rc));
+	if (!stats->since)
+		stats->since = (int64_t)time(NULL);
+	for (i = 0; i < nn; i++)
+		xfree(names[i]);
+	xfree(names);
+	xfree(path);
+}
+
+void agent_statefile_save(const dl_plan_t *plan, const dl_state_t *st,
+			  dl_sched_stats_t *stats, const char *pfx)
+{
+	uint32_t nnodes = agent_model_nodes(), n;
+	dl_persist_t p = { 0 };
+	const char **names;
+	char *path;
+	int rc;
+
+	if (!st || st->nnodes != nnodes || !agent_model_cache())
+		return;
+	path = _path();
+	names = xcalloc(nnodes ? nnodes : 1, sizeof(char *));
+	for (n = 0; n < nnodes; n++)
+		names[n] = st->nodes[n].name;
+	p.nnodes = nnodes;
+	p.node_names = names;
+	p.stats = agent_model_stats();
+	p.sched = stats;
+	p.plan = plan;
+	p.plan_nodes = names;
+	p.plan_nnodes = nnodes;
+	p.plan_time = (int64_t)time(NULL);
+	if ((rc = dl_persist_save(path, agent_model_cache(), &p)))
+		error("%s: cannot save %s: %s (%m)", pfx, path,
+		      dl_strerror(rc));
+	xfree(names);
+	xfree(path);
+}

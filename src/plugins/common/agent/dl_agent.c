@@ -1,0 +1,374 @@
+/*
+ * dl_agent.c - the planning agent's thread; see dl_agent.h.
+ *
+ * Each cycle has three phases, so that slurmctld's locks are held only
+ * for copying and for applying:
+ *   1. snapshot (read locks): nodes, running jobs, pending jobs that may
+ *      be placed (agent_snapshot.h);
+ *   2. plan (no lock): parse new annotations, keep the cache model in step
+ *      (agent_model.h), run the policy, decide placements (agent_place.h);
+ *   3. apply (job write lock): set, move or lift restrictions, Reasons and
+ *      SystemComments, release jobs held back at submit (agent_apply.c).
+ * A cycle runs when job or node records changed, and at least once a second.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "slurm/slurm_errno.h"
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "dl_error.h"
+#include "dl_policy.h"
+#include "agent_conf.h"
+#include "agent_jobs.h"
+#include "agent_model.h"
+#include "agent_place.h"
+#include "agent_snapshot.h"
+#include "agent_statefile.h"
+#include "dl_agent.h"
+
+/* How often the thread looks for changes, in milliseconds. */
+#define POLL_MS 100
+
+static const char *pfx = "datalocality";
+static pthread_t agent_tid;
+static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
+static bool stop_agent;
+static bool reconfig_pending = true;
+
+/* Owned by the agent thread alone. */
+static agent_conf_t dl_conf;
+static dl_policy_t *policy;
+static uint64_t cycle_no;
+static dl_sched_stats_t stats;
+static time_t last_inv_read, last_save;
+static dl_plan_t *last_plan;          /* of the last cycle, for saving */
+static dl_state_t *last_st;
+
+/* Apply configuration: policy object, model sized to the node table. */
+static void _reconfigure(void)
+{
+	dl_policy_t *p;
+	int err;
+
+	agent_conf_read(&dl_conf, pfx);
+	p = dl_policy_create(dl_conf.policy, dl_conf.policy_params, &err);
+	if (!p) {
+		error("%s: policy %s(%s): %s; using %s with its defaults", pfx,
+		      dl_conf.policy, dl_conf.policy_params ? dl_conf.policy_params : "",
+		      dl_strerror(err), AGENT_DEFAULT_POLICY);
+		p = dl_policy_create(AGENT_DEFAULT_POLICY, NULL, &err);
+		xfree(dl_conf.policy);
+		xfree(dl_conf.policy_params);
+		dl_conf.policy = xstrdup(AGENT_DEFAULT_POLICY);
+	}
+	if (p) {
+		dl_policy_destroy(policy);
+		policy = p;
+	}
+	if (agent_model_setup(node_record_count, &dl_conf)) {
+		agent_jobs_init();
+		agent_statefile_load(&stats, pfx);
+	}
+	if (!xstrcasestr(slurm_conf.job_submit_plugins, "datalocality"))
+		error("%s: JobSubmitPlugins lacks datalocality: a job may start before it is placed, and bad files: annotations are not refused at submit",
+		      pfx);
+	info("%s: policy %s%s%s, eviction %s, cache capacity %s per node, wait for data %s",
+	     pfx, dl_policy_name(policy), dl_conf.policy_params ? " " : "",
+	     dl_conf.policy_params ? dl_conf.policy_params : "",
+	     dl_evict_name(dl_conf.evict),
+	     dl_conf.capacity == UINT64_MAX ? "unlimited" : "set",
+	     dl_conf.place.strict ? "strict" : "bounded");
+}
+
+/* Parse new jobs, record started ones, read inventories (once a second). */
+static void _update_model(snapshot_t *s)
+{
+	uint32_t nn = agent_model_nodes(), i;
+
+	/*
+	 * Inventories are read at most once a second: on a shared file
+	 * system, a stat per node at every cycle would be felt.
+	 */
+	if (dl_conf.cache_dir && time(NULL) != last_inv_read) {
+		for (i = 0; i < s->nnodes && i < nn; i++)
+			agent_model_sync_node(i, s->names[i], dl_conf.cache_dir);
+		last_inv_read = time(NULL);
+	}
+	for (i = 0; i < s->njobs; i++) {
+		snap_job_t *sj = &s->jobs[i];
+		agent_job_t *ji = agent_jobs_get(sj->job_id, true);
+
+		ji->seen = cycle_no;
+		if (!ji->parsed)
+			agent_model_parse_job(ji, sj->comment, sj->bb, sj->uid,
+					      sj->gid, pfx);
+		if (sj->running && !ji->running) {
+			ji->running = true;
+			if (sj->node >= 0 && (uint32_t)sj->node < nn)
+				agent_model_job_started(
+					ji, sj->node,
+					agent_model_has_inventory(sj->node),
+					pfx);
+		}
+	}
+	agent_jobs_forget(cycle_no);
+}
+
+/* Add one snapshot job to the state; RET its index or < 0 (left out). */
+static int _add_job(dl_state_t *st, const snap_job_t *sj,
+		    const agent_job_t *ji)
+{
+	dl_job_t j = { 0 };
+	int rc;
+
+	j.id = sj->job_id;
+	j.state = sj->running ? DL_JOB_RUNNING : DL_JOB_PENDING;
+	j.nfiles = ji->nfiles;
+	j.files = ji->files;
+	j.cpus = sj->cpus;
+	j.priority = sj->priority;
+	j.arrival = (double)sj->submit;
+	/*
+	 * Time limits, not input size alone: a running job without an
+	 * estimate would look as if it ended at once.
+	 */
+	j.compute = sj->limit > 0 ? sj->limit : -1;
+	j.start = (double)sj->start;
+	j.node = sj->node;
+	j.eligible = sj->eligible;
+	if ((rc = dl_state_add_job(st, &j)) < 0)
+		error("%s: JobId=%u left out of the plan: %s", pfx, sj->job_id,
+		      dl_strerror(rc));
+	return rc;
+}
+
+/*
+ * The library's state: every node, the running jobs with files, and the
+ * pending jobs that may be placed now.  map[k] is the snapshot index of
+ * state job k (xmalloc'd).
+ */
+static dl_state_t *_build_state(snapshot_t *s, uint32_t **map)
+{
+	dl_state_t *st = dl_state_create(agent_model_cache(), &dl_conf.params);
+	uint32_t i;
+	int k;
+
+	*map = xcalloc(s->njobs ? s->njobs : 1, sizeof(uint32_t));
+	if (!st)
+		return NULL;
+	st->now = (double)s->now;
+	for (i = 0; i < s->nnodes; i++)
+		if (dl_state_add_node(st, s->names[i], s->cpus[i],
+				      s->usable[i]) >= 0)
+			st->nodes[i].busy = s->busy[i];
+	for (i = 0; i < s->njobs; i++) {
+		snap_job_t *sj = &s->jobs[i];
+		agent_job_t *ji = agent_jobs_get(sj->job_id, false);
+
+		if (!ji || !ji->nfiles)
+			continue;
+		if (!sj->running && (!sj->placeable || !sj->runnable ||
+				     !sj->eligible || ji->place.widened ||
+				     sj->widened))
+			continue;
+		if ((k = _add_job(st, sj, ji)) >= 0)
+			(*map)[k] = i;
+	}
+	return st;
+}
+
+static void _count_plan(const dl_plan_t *plan)
+{
+	stats.plans++;
+	stats.plan_sec_last = plan->seconds;
+	stats.plan_sec_total += plan->seconds;
+	if (plan->seconds > stats.plan_sec_max)
+		stats.plan_sec_max = plan->seconds;
+	debug("%s: plan %s: %zu jobs, cut %" PRIu64 " bytes, imbalance %.3f, %.3f ms",
+	      pfx, plan->policy, plan->n, plan->cut_bytes, plan->imbalance,
+	      plan->seconds * 1e3);
+}
+
+/* Phase 2: RET the plan (NULL if the policy failed); *stp, *map set. */
+static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp, uint32_t **map)
+{
+	dl_plan_t *plan = NULL;
+	int rc;
+
+	_update_model(s);
+	*stp = _build_state(s, map);
+	if (!*stp)
+		return NULL;
+	if ((rc = dl_policy_plan(policy, *stp, &plan))) {
+		error("%s: policy %s failed: %s; jobs keep their placements",
+		      pfx, dl_policy_name(policy), dl_strerror(rc));
+		return NULL;
+	}
+	_count_plan(plan);
+	return plan;
+}
+
+static void _cycle(void)
+{
+	/* Copying needs only read locks: nothing changes under us. */
+	slurmctld_lock_t read_lock = {
+		.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
+		.part = READ_LOCK
+	};
+	/* Editing job records; nodes and partitions are only read. */
+	slurmctld_lock_t write_lock = {
+		.conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK,
+		.part = READ_LOCK
+	};
+	snapshot_t snap = { 0 };
+	place_ops_t ops = { 0 };
+	dl_state_t *st = NULL;
+	dl_plan_t *plan;
+	uint32_t *map = NULL;
+
+	cycle_no++;
+	stats.cycles++;
+	lock_slurmctld(read_lock);
+	agent_snapshot_take(&snap);
+	unlock_slurmctld(read_lock);
+
+	plan = _plan(&snap, &st, &map);
+	if (st && st->nnodes == snap.nnodes)
+		agent_place_decide(&snap, st, map, plan, &dl_conf, &ops, &stats,
+				   pfx);
+	if (ops.n) {
+		lock_slurmctld(write_lock);
+		if (node_record_count == (int)snap.nnodes)
+			agent_place_apply(&ops, pfx);
+		unlock_slurmctld(write_lock);
+	}
+	agent_place_ops_free(&ops);
+	xfree(map);
+	/* At most once a second: the file is for restarts and for people. */
+	if (time(NULL) - last_save >= 1) {
+		agent_statefile_save(plan, st, &stats, pfx);
+		last_save = time(NULL);
+	}
+	dl_plan_free(last_plan);
+	dl_state_destroy(last_st);
+	last_plan = plan;
+	last_st = st;
+	agent_snapshot_free(&snap);
+}
+
+/* Wait POLL_MS or until told; RET false when the thread must stop. */
+static bool _wait(bool *reconf)
+{
+	struct timespec ts;
+	bool stop;
+
+	slurm_mutex_lock(&term_lock);
+	if (!stop_agent) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += POLL_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		slurm_cond_timedwait(&term_cond, &term_lock, &ts);
+	}
+	*reconf = reconfig_pending;
+	reconfig_pending = false;
+	stop = stop_agent;
+	slurm_mutex_unlock(&term_lock);
+	return !stop;
+}
+
+static void *_agent(void *arg)
+{
+	time_t last = 0, seen_job = 0, seen_node = 0, now;
+	bool reconf;
+
+	(void)arg;
+	while (_wait(&reconf)) {
+		if (reconf) {
+			slurmctld_lock_t conf_lock = { .conf = READ_LOCK,
+						       .node = READ_LOCK };
+			lock_slurmctld(conf_lock);
+			_reconfigure();
+			unlock_slurmctld(conf_lock);
+		}
+		if (!agent_model_cache() || !policy)
+			continue;
+		/*
+		 * last_*_update have a one-second resolution: a change made
+		 * in the second of the last plan shows no new value, so keep
+		 * planning while the stamps are not older than that plan.
+		 */
+		now = time(NULL);
+		if (!reconf && now - last < 1 && last_job_update == seen_job &&
+		    last_node_update == seen_node && seen_job < last &&
+		    seen_node < last)
+			continue;
+		seen_job = last_job_update;
+		seen_node = last_node_update;
+		last = now;
+		_cycle();
+	}
+	return NULL;
+}
+
+int dl_agent_start(const char *plugin_type)
+{
+	slurm_mutex_lock(&term_lock);
+	if (agent_tid) {
+		slurm_mutex_unlock(&term_lock);
+		return SLURM_ERROR;
+	}
+	pfx = plugin_type;
+	stop_agent = false;
+	reconfig_pending = true;
+	memset(&stats, 0, sizeof(stats));
+	agent_jobs_init();
+	slurm_thread_create(&agent_tid, _agent, NULL);
+	slurm_mutex_unlock(&term_lock);
+	return SLURM_SUCCESS;
+}
+
+void dl_agent_stop(void)
+{
+	slurm_mutex_lock(&term_lock);
+	if (!agent_tid) {
+		slurm_mutex_unlock(&term_lock);
+		return;
+	}
+	stop_agent = true;
+	slurm_cond_broadcast(&term_cond);
+	slurm_mutex_unlock(&term_lock);
+	pthread_join(agent_tid, NULL);
+	agent_tid = 0;
+	/* Whatever changed since the last save must survive the restart. */
+	if (last_st)
+		agent_statefile_save(last_plan, last_st, &stats, pfx);
+	dl_plan_free(last_plan);
+	last_plan = NULL;
+	dl_state_destroy(last_st);
+	last_st = NULL;
+	dl_policy_destroy(policy);
+	policy = NULL;
+	agent_model_fini();
+	agent_jobs_fini();
+	agent_conf_free(&dl_conf);
+}
+
+void dl_agent_reconfig(void)
+{
+	slurm_mutex_lock(&term_lock);
+	reconfig_pending = true;
+	slurm_mutex_unlock(&term_lock);
+}
