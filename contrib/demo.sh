@@ -11,7 +11,7 @@ build=$("$top/contrib/build.sh" "$top/_build/main" | tail -1)
 source "$top/test/cluster/cluster.sh"
 
 export DL_SCHED_TYPE=sched/datalocality
-export DL_SCHED_PARAMS=sched_interval=-1,defer
+export DL_SCHED_PARAMS=bf_interval=1
 export DL_JOB_SUBMIT=datalocality
 export DL_PLUGIN_DIR="$build/.libs"
 # slurmctld inherits it: the partitioner helper of this build.
@@ -69,7 +69,7 @@ for id in "${ids[@]}"; do
 	node=$(dl_cluster_job_field "$id" NodeList)
 	name=$(dl_cluster_job_field "$id" JobName)
 	plan=$(grep "started JobId=$id on" "$log" | tail -1 |
-		sed -n 's/.*planned [^:]*: \([0-9]*\/[0-9]*\) files, \(.*\) cached.*/\1 files, \2/p')
+		sed -n 's/.*; \([0-9]*\/[0-9]*\) files, \(.*\) cached.*/\1 files, \2/p')
 	# dl-stage: "job N on nX: 4 files: 3 cached (12.0 MiB), 1 copied (4.0 MiB), ..."
 	st=$(grep -h "job $id on $node:" "$DL_CLUSTER_DIR/cache/$node/.log" | tail -1)
 	read -r nf hc hb hu cc cb cu < <(sed -n 's/.*: \([0-9]*\) files: \([0-9]*\) cached (\([0-9.]*\) \([KMGi]*B\)), \([0-9]*\) copied (\([0-9.]*\) \([KMGi]*B\)).*/\1 \2 \3 \4 \5 \6 \7/p' <<<"$st")

@@ -27,6 +27,8 @@ PolicyParameters=slack=banana
 EvictionPolicy=sometimes
 CacheCapacity=lots
 StorageBandwidth=-5
+WaitFactor=-1
+StrictPlacement=maybe
 CONF
 dl_cluster_start
 log=$(dl_cluster_log_ctld)
@@ -35,7 +37,8 @@ for pat in "policy no-such-policy(slack=banana): unknown policy; using online-hp
 	   "unknown EvictionPolicy=sometimes" \
 	   "CacheCapacity=lots is not a size" \
 	   "StorageBandwidth=-5 must be above 0" \
-	   "SchedulerParameters lacks sched_interval=-1,defer"; do
+	   "WaitFactor=-1 must be above 0" \
+	   "StrictPlacement=maybe is not yes or no"; do
 	dl_t_check "bad setting reported: $pat" grep -qF -- "$pat" "$log"
 done
 id=$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname --wrap true)
@@ -46,7 +49,7 @@ dl_t_check "slurmctld is up" bash -c 'scontrol ping | grep -q UP'
 dl_cluster_stop
 
 # --- 2. an unparsable file: defaults, not a crash -------------------------
-export DL_SCHED_PARAMS=sched_interval=-1,defer
+export DL_SCHED_PARAMS=bf_interval=1
 dl_cluster_init
 printf 'this is = not\n\001\002 a config ==== file\nPolicy\n' \
 	>"$DL_CLUSTER_DIR/etc/datalocality.conf"
@@ -55,8 +58,8 @@ log=$(dl_cluster_log_ctld)
 sleep 1
 dl_t_check "unparsable file reported" grep -q "cannot parse .*datalocality.conf" "$log"
 dl_t_check "defaults in force" grep -q "policy online-hps, eviction value, cache capacity unlimited" "$log"
-dl_t_check "no SchedulerParameters error when they are set" \
-	bash -c "! grep -q 'SchedulerParameters lacks' '$log'"
+dl_t_check "no JobSubmitPlugins error when it is set" \
+	bash -c "! grep -q 'JobSubmitPlugins lacks' '$log'"
 
 # --- 3. good values are applied, also on scontrol reconfigure -------------
 cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<'CONF'

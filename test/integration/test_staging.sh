@@ -36,7 +36,7 @@ su nobody -s /bin/sh -c "test -x '$DL_STAGE'" ||
 	{ echo "test_staging: nobody cannot execute $DL_STAGE"; exit 1; }
 
 export DL_SCHED_TYPE=sched/datalocality
-export DL_SCHED_PARAMS=sched_interval=-1,defer
+export DL_SCHED_PARAMS=bf_interval=1
 export DL_JOB_SUBMIT=datalocality
 export DL_PLUGIN_DIR="$DL_BUILD_DIR/.libs"
 export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"

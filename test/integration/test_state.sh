@@ -81,7 +81,7 @@ dl_cluster_wait_jobs_done 60
 bad=0
 for g in 0 1 2 3; do
 	id=${after[$g]}
-	grep -q "started JobId=$id on \([^ ]*\) (planned \1: 3/3 files" "$log" ||
+	grep -q "started JobId=$id on \([^ ]*\) (planned \1: strict; 3/3 files" "$log" ||
 		{ echo "  JobId=$id (group $g) did not find its files cached on its node"; bad=$((bad + 1)); }
 done
 dl_t_eq "after the restart, jobs still land on a node caching their files" 0 "$bad"

@@ -154,8 +154,8 @@ static bool _apply_one(job_record_t *job_ptr, const place_op_t *op)
 		changed = IS_JOB_PENDING(job_ptr) && _lift(job_ptr, op);
 		break;
 	case OP_RESTORE:
-		changed = _lift(job_ptr, op);
-		break;
+		_lift(job_ptr, op);
+		return true; /* its log line is due whatever the list was */
 	case OP_REASON:
 		_set_desc(job_ptr, op->desc);
 		break;

@@ -23,7 +23,8 @@ typedef struct agent_job {
 	int32_t cached_on;      /* node its files were recorded on, or -1 */
 	dl_place_t place;       /* its placement restriction */
 	int32_t planned;        /* node it was last restricted to, or -1 */
-	bool counted;           /* counted in the placed statistic */
+	uint32_t hit_files;     /* at its start: files cached on its node */
+	uint64_t hit_bytes;
 } agent_job_t;
 
 /* agent_jobs_init - an empty registry (again). */

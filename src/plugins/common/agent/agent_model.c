@@ -242,6 +242,8 @@ void agent_model_job_started(agent_job_t *ji, int32_t node, bool has_inv,
 	if (ji->cached_on == node || node < 0 || (uint32_t)node >= cache_nodes)
 		return;
 	ns = &node_stats[node];
+	ji->hit_files = 0;
+	ji->hit_bytes = 0;
 	for (i = 0; i < ji->nfiles; i++) {
 		uint64_t sz = dl_cache_file_size(cache, ji->files[i]);
 
@@ -250,6 +252,8 @@ void agent_model_job_started(agent_job_t *ji, int32_t node, bool has_inv,
 		if (dl_cache_contains(cache, node, ji->files[i])) {
 			ns->hits++;
 			ns->hit_bytes += sz;
+			ji->hit_files++;
+			ji->hit_bytes += sz;
 		} else {
 			ns->misses++;
 			ns->miss_bytes += sz;

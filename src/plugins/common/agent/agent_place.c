@@ -185,30 +185,36 @@ static void _started(const snapshot_t *s, const snap_job_t *sj,
 	agent_job_t *ji = agent_jobs_get(sj->job_id, false);
 	const char *node = sj->node >= 0 && (uint32_t)sj->node < s->nnodes ?
 				   s->names[sj->node] : "?";
+	char bytes[32], how[64];
 	place_op_t *op;
 
 	if (!ji || ji->start_logged)
 		return;
 	ji->start_logged = true;
+	if (sj->ours < 0 && !ji->place.widened && !ji->nfiles)
+		return;
 	if (sj->ours >= 0) {
-		op = agent_place_add(ops, OP_RESTORE, sj->job_id);
-		op->sc = xstrdup_printf("%sran on %s, the node it was placed on",
-					DL_SC_PREFIX, node);
-		op->log = xstrdup_printf("%s: started JobId=%u on %s (planned %s: strict)",
-					 pfx, sj->job_id, node,
-					 s->names[sj->ours]);
+		snprintf(how, sizeof(how), "planned %s: strict",
+			 s->names[sj->ours]);
 		stats->started_planned++;
 	} else if (ji->place.widened) {
-		info("%s: started JobId=%u on %s (planned %s: widened)", pfx,
-		     sj->job_id, node,
-		     ji->planned >= 0 && (uint32_t)ji->planned < s->nnodes ?
-			     s->names[ji->planned] : "?");
+		snprintf(how, sizeof(how), "planned %s: widened",
+			 ji->planned >= 0 && (uint32_t)ji->planned < s->nnodes ?
+				 s->names[ji->planned] : "?");
 		stats->started_widened++;
-	} else if (ji->nfiles) {
-		info("%s: started JobId=%u on %s (no placement)", pfx,
-		     sj->job_id, node);
+	} else {
+		snprintf(how, sizeof(how), "no placement");
 		stats->started_unplaced++;
 	}
+	agent_fmt_bytes(ji->hit_bytes, bytes, sizeof(bytes));
+	op = agent_place_add(ops, OP_RESTORE, sj->job_id);
+	op->log = xstrdup_printf("%s: started JobId=%u on %s (%s; %u/%u files, %s cached)",
+				 pfx, sj->job_id, node, how, ji->hit_files,
+				 ji->nfiles, bytes);
+	if (sj->ours >= 0)
+		op->sc = xstrdup_printf("%sran on %s, the node it was placed on (%u/%u files, %s cached)",
+					DL_SC_PREFIX, node, ji->hit_files,
+					ji->nfiles, bytes);
 }
 
 /*

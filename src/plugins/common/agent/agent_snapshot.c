@@ -168,7 +168,8 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	agent_job_t *ji = agent_jobs_get(job_ptr->job_id, false);
 
 	sj->job_id = job_ptr->job_id;
-	sj->running = IS_JOB_RUNNING(job_ptr);
+	sj->running = !IS_JOB_PENDING(job_ptr);
+	sj->ended = !IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr);
 	sj->priority = job_ptr->priority;
 	sj->submit = job_ptr->details ? job_ptr->details->submit_time : 0;
 	sj->start = job_ptr->start_time;
@@ -194,6 +195,20 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	sj->placeable = _single_node(job_ptr, sj->ours);
 	if (sj->placeable && sj->runnable)
 		_eligible(job_ptr, sj, s->nnodes);
+}
+
+/*
+ * A job that started and ended between two cycles: its start is reported
+ * and its files recorded all the same.
+ */
+static bool _ended_unseen(job_record_t *job_ptr)
+{
+	agent_job_t *ji;
+
+	if (!job_ptr->start_time || IS_JOB_PENDING(job_ptr))
+		return false;
+	ji = agent_jobs_get(job_ptr->job_id, false);
+	return ji && ji->parsed && !ji->start_logged;
 }
 
 static void _copy_nodes(snapshot_t *s)
@@ -229,9 +244,10 @@ void agent_snapshot_take(snapshot_t *s)
 	s->jobs = xcalloc(cap ? cap : 1, sizeof(snap_job_t));
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it)) && s->njobs < cap) {
-		if (!IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr))
+		if (!IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr) &&
+		    !_ended_unseen(job_ptr))
 			continue;
-		if (IS_JOB_RUNNING(job_ptr) &&
+		if (!IS_JOB_PENDING(job_ptr) &&
 		    (!job_ptr->node_bitmap || bit_ffs(job_ptr->node_bitmap) < 0))
 			continue;
 		if (IS_JOB_RUNNING(job_ptr))

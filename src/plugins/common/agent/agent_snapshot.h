@@ -13,7 +13,8 @@
 
 typedef struct snap_job {
 	uint32_t job_id;
-	bool running;
+	bool running;           /* running, or ended since the last cycle */
+	bool ended;             /* ended before the agent saw it running */
 	bool runnable;          /* pending and could start now */
 	bool placeable;         /* pending single-node job we may restrict */
 	bool gated;             /* held back by job_submit until placed */

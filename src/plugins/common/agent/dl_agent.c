@@ -177,6 +177,8 @@ static dl_state_t *_build_state(snapshot_t *s, uint32_t **map)
 
 		if (!ji || !ji->nfiles)
 			continue;
+		if (sj->ended)
+			continue;
 		if (!sj->running && (!sj->placeable || !sj->runnable ||
 				     !sj->eligible || ji->place.widened ||
 				     sj->widened))
