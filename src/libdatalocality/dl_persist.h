@@ -8,8 +8,13 @@
  * everything before the last line, so a truncated, corrupt or foreign file
  * is recognised and refused as a whole (DL_EFORMAT) rather than half read:
  *
- *   slurm-datalocality-state 1
+ *   slurm-datalocality-state 2
  *   saved <unix time>
+ *   stats <since> <cycles> <plans> <plan s total> <plan s max>
+ *         <plan s last> <placed> <moved> <widened> <started planned>
+ *         <started widened> <started unplaced> <pending placed>
+ *                                              (one line, at most one;
+ *                                               only if p->sched is set)
  *   node <name> <capacity|-> <hits> <misses> <hit bytes> <miss bytes>
  *   file <size|-> <access count> <path>        (numbered from 0 in order;
  *                                               files cached somewhere)
@@ -21,6 +26,10 @@
  *
  * Nodes are matched by name on load: node indices may change when
  * slurm.conf does, names do not.
+ *
+ * Version 2 added the stats line.  Version-1 files still load (they have
+ * no stats line); a stats line in a version-1 file is refused like any
+ * other unknown record, and so is a second stats line.
  */
 #ifndef DL_PERSIST_H
 #define DL_PERSIST_H
@@ -31,13 +40,34 @@
 #include "dl_cache.h"
 #include "dl_policy.h"
 
-#define DL_PERSIST_VERSION 1
+#define DL_PERSIST_VERSION 2
 
 /* Hit counters of one node: jobs' input found cached (hits) or not. */
 typedef struct dl_node_stats {
 	uint64_t hits, misses;          /* files */
 	uint64_t hit_bytes, miss_bytes;
 } dl_node_stats_t;
+
+/*
+ * Scheduler counters, as sdiag shows them for Slurm's own schedulers.
+ * The scheduler owns and updates them; the state file only carries them
+ * across a slurmctld restart, and sdatalocality shows them.
+ */
+typedef struct dl_sched_stats {
+	int64_t since;             /* unix time the counters started */
+	uint64_t cycles;           /* agent cycles run */
+	uint64_t plans;            /* plans made (policy runs) */
+	double plan_sec_total;     /* sum of plan wall times, seconds */
+	double plan_sec_max;       /* longest plan, seconds */
+	double plan_sec_last;      /* latest plan, seconds */
+	uint64_t placed;           /* jobs given a placement restriction */
+	uint64_t moved;            /* restrictions moved to a better node */
+	uint64_t widened;          /* restrictions lifted at the wait bound */
+	uint64_t started_planned;  /* jobs started on their planned node */
+	uint64_t started_widened;  /* jobs started elsewhere after widening */
+	uint64_t started_unplaced; /* annotated jobs started, no placement */
+	uint32_t pending_placed;   /* pending jobs restricted at last cycle */
+} dl_sched_stats_t;
 
 /* Everything saved besides the tracker; arrays are the caller's. */
 typedef struct dl_persist {
@@ -48,12 +78,17 @@ typedef struct dl_persist {
 	const char *const *plan_nodes;  /* names for plan node indices */
 	uint32_t plan_nnodes;
 	int64_t plan_time;              /* unix time of the plan */
+	/* May be NULL: saved if set, restored into on load if set. */
+	dl_sched_stats_t *sched;
 } dl_persist_t;
 
 /**
  * dl_persist_save - write the state to path atomically: a temporary file
  * in the same directory, fsync, rename, fsync of the directory.  On error
- * the previous file is left as it was.
+ * the previous file is left as it was.  The scheduler counters are saved
+ * if p->sched is set; a plan time that is not a finite number >= 0 is
+ * saved as 0, so that one bad counter cannot make the whole file
+ * unreadable.
  * \return 0, DL_EIO (errno tells why), DL_EINVAL.
  */
 int dl_persist_save(const char *path, const dl_cache_t *cache,
@@ -62,10 +97,12 @@ int dl_persist_save(const char *path, const dl_cache_t *cache,
 /**
  * dl_persist_load - restore the tracker (files, sizes, access counts, the
  * contents of every node whose name is in p->node_names) and, if
- * p->stats is given, the hit counters.  Files cached on nodes that no
- * longer exist are dropped.  The plan is not restored (a new one is made
- * at once).  All or nothing: the file is verified completely before the
- * tracker is touched.
+ * p->stats is given, the hit counters, and if p->sched is given and the
+ * file has a stats line, the scheduler counters (without one, as in a
+ * version-1 file, *p->sched is left as it was).  Files cached on nodes
+ * that no longer exist are dropped.  The plan is not restored (a new one
+ * is made at once).  All or nothing: the file is verified completely
+ * before the tracker, p->stats or p->sched is touched.
  * OUT err - a one-line reason on failure
  * \return 0, DL_ENOENT (no file), DL_EIO, DL_EFORMAT (corrupt, truncated,
  *         foreign or of another version), DL_ENOMEM; a failed restore of

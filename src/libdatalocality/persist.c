@@ -1,8 +1,10 @@
 /* persist.c - the scheduler's state on disk; see dl_persist.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,8 @@
 #define HEADER "slurm-datalocality-state"
 /* A state file larger than this is not ours. */
 #define MAX_STATE (1ULL << 32)
+/* The longest record, stats, has 14 fields: one more tells it is too long. */
+#define MAX_FIELDS 15
 
 uint32_t dl_crc32(uint32_t crc, const void *buf, size_t len)
 {
@@ -73,6 +77,43 @@ static int _save_cached(uint32_t file, void *arg)
 	return 0;
 }
 
+/*
+ * A plan time as text that reads back as exactly the same double, so
+ * restarts never drift the counters: 17 significant digits always do,
+ * fewer usually do and read better (0.042, not 0.042000000000000003).
+ * Anything but a finite number >= 0 would make the whole file unreadable
+ * on load, so it is written as 0.
+ */
+static void _sec_text(double v, char *buf, size_t len)
+{
+	int prec;
+
+	if (!isfinite(v) || v < 0)
+		v = 0;
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+	snprintf(buf, len, "%.17g", v);
+}
+
+static void _write_sched(FILE *f, const dl_sched_stats_t *s)
+{
+	char total[32], max[32], last[32];
+
+	_sec_text(s->plan_sec_total, total, sizeof(total));
+	_sec_text(s->plan_sec_max, max, sizeof(max));
+	_sec_text(s->plan_sec_last, last, sizeof(last));
+	fprintf(f,
+		"stats %lld %" PRIu64 " %" PRIu64 " %s %s %s %" PRIu64
+		" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		" %" PRIu32 "\n",
+		(long long)s->since, s->cycles, s->plans, total, max, last,
+		s->placed, s->moved, s->widened, s->started_planned,
+		s->started_widened, s->started_unplaced, s->pending_placed);
+}
+
 /* The whole text, in memory, so its CRC closes it. */
 static char *_render(const dl_cache_t *cache, const dl_persist_t *p,
 		     size_t *len)
@@ -93,6 +134,8 @@ static char *_render(const dl_cache_t *cache, const dl_persist_t *p,
 	}
 	fprintf(c.f, HEADER " %d\nsaved %lld\n", DL_PERSIST_VERSION,
 		(long long)time(NULL));
+	if (p->sched)
+		_write_sched(c.f, p->sched);
 	for (n = 0; n < p->nnodes; n++) {
 		uint64_t cap = n < dl_cache_node_count(cache) ?
 				       dl_cache_capacity(cache, n) :
@@ -285,6 +328,74 @@ static int _parse_u64(const char *s, uint64_t *v)
 	return (errno || *end) ? -1 : 0;
 }
 
+static int _parse_i64(const char *s, int64_t *v)
+{
+	char *end;
+	long long x;
+
+	if (!s || !(isdigit((unsigned char)*s) || *s == '-'))
+		return -1;
+	errno = 0;
+	x = strtoll(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* Seconds: a finite number >= 0, as _sec_text() writes them. */
+static int _parse_sec(const char *s, double *v)
+{
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtod(s, &end);
+	return (errno || *end || !isfinite(*v) || *v < 0) ? -1 : 0;
+}
+
+/*
+ * The fields of a stats record (tok[0] is "stats"), in the order of
+ * dl_persist.h.  Into a copy: the caller applies it once the whole file
+ * is verified.
+ * \return 0, or -1 for a wrong field count or a bad number.
+ */
+static int _parse_sched(char **tok, int nt, dl_sched_stats_t *s)
+{
+	uint64_t *u[] = { &s->placed,          &s->moved,
+			  &s->widened,         &s->started_planned,
+			  &s->started_widened, &s->started_unplaced };
+	uint64_t pending;
+	size_t i;
+
+	if (nt != 14 || _parse_i64(tok[1], &s->since) ||
+	    _parse_u64(tok[2], &s->cycles) || _parse_u64(tok[3], &s->plans) ||
+	    _parse_sec(tok[4], &s->plan_sec_total) ||
+	    _parse_sec(tok[5], &s->plan_sec_max) ||
+	    _parse_sec(tok[6], &s->plan_sec_last) ||
+	    _parse_u64(tok[13], &pending) || pending > UINT32_MAX)
+		return -1;
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		if (_parse_u64(tok[7 + i], u[i]))
+			return -1;
+	s->pending_placed = (uint32_t)pending;
+	return 0;
+}
+
+/* \return the version of a header line we read (1 to DL_PERSIST_VERSION),
+ * or 0. */
+static int _version(const char *line)
+{
+	uint64_t v;
+
+	if (strncmp(line, HEADER " ", strlen(HEADER " ")) ||
+	    _parse_u64(line + strlen(HEADER " "), &v) || v < 1 ||
+	    v > DL_PERSIST_VERSION)
+		return 0;
+	return (int)v;
+}
+
 int dl_persist_read(const char *path, char **text, char *err,
 		    size_t errlen)
 {
@@ -334,10 +445,11 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 	lfile_t *files = NULL;
 	lcached_t *cached = NULL;
 	dl_node_stats_t *stats = NULL;
+	dl_sched_stats_t sched = { 0 };
 	size_t nfiles = 0, fcap = 0, ncached = 0, ccap = 0, i;
 	char *buf = NULL, *line, *next;
 	unsigned lineno = 0;
-	int rc;
+	int rc, version = 0, have_sched = 0;
 
 	if (!path || !cache || !p)
 		return DL_EINVAL;
@@ -351,7 +463,7 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 		}
 	}
 	for (line = buf; line && !rc; line = next) {
-		char *tok[9], *sp;
+		char *tok[MAX_FIELDS], *sp;
 		int nt = 0;
 
 		next = strchr(line, '\n');
@@ -359,14 +471,14 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 			*next++ = '\0';
 		lineno++;
 		if (lineno == 1) {
-			if (strcmp(line, HEADER " 1"))
+			if (!(version = _version(line)))
 				rc = _fail(err, errlen, DL_EFORMAT,
-					   "line %u: not a slurm-datalocality state file of version 1",
+					   "line %u: not a slurm-datalocality state file of version 1 or 2",
 					   lineno);
 			continue;
 		}
 		/* "file" keeps the rest of the line as the path. */
-		for (sp = line; nt < 9 && sp; nt++) {
+		for (sp = line; nt < MAX_FIELDS && sp; nt++) {
 			tok[nt] = sp;
 			if (nt == 3 && !strcmp(tok[0], "file")) {
 				nt++;
@@ -379,6 +491,14 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 		if (!strcmp(tok[0], "saved") || !strcmp(tok[0], "plan") ||
 		    !strcmp(tok[0], "job")) {
 			continue; /* informational: a new plan comes at once */
+		} else if (!strcmp(tok[0], "stats") && version >= 2) {
+			if (have_sched++)
+				rc = _fail(err, errlen, DL_EFORMAT,
+					   "line %u: second stats record",
+					   lineno);
+			else if (_parse_sched(tok, nt, &sched))
+				rc = _fail(err, errlen, DL_EFORMAT,
+					   "line %u: bad stats record", lineno);
 		} else if (!strcmp(tok[0], "node") && nt == 7) {
 			int32_t n = _node_index(p, tok[1]);
 			uint64_t v[4];
@@ -469,6 +589,8 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 	}
 	if (!rc && stats)
 		memcpy(p->stats, stats, p->nnodes * sizeof(*stats));
+	if (!rc && have_sched && p->sched)
+		*p->sched = sched;
 	free(stats);
 	free(files);
 	free(cached);

@@ -1,4 +1,6 @@
 /* check_persist.c - the state file: round trip, and refusal of bad files. */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +182,211 @@ START_TEST(test_missing_and_atomic)
 }
 END_TEST
 
+/* Write body and the crc line that closes it, as dl_persist_save() does. */
+static void _write_state(const char *body)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%scrc %08x\n", body,
+		dl_crc32(0, body, strlen(body)));
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The text of the state file, verified; free with free(). */
+static char *_text(void)
+{
+	char *text = NULL, err[128];
+
+	ck_assert_int_eq(dl_persist_read(path, &text, err, sizeof(err)), 0);
+	return text;
+}
+
+static const dl_sched_stats_t sched_sample = {
+	.since = 1700000000,
+	.cycles = 12345,
+	.plans = 678,
+	/* Not representable in a few decimal digits: the round trip must
+	 * still be exact. */
+	.plan_sec_total = 12.345678901234567,
+	.plan_sec_max = 0.1,
+	.plan_sec_last = 1e-7,
+	.placed = 90,
+	.moved = 7,
+	.widened = 3,
+	.started_planned = 80,
+	.started_widened = 2,
+	.started_unplaced = UINT64_MAX,
+	.pending_placed = UINT32_MAX,
+};
+
+static void _assert_sched_eq(const dl_sched_stats_t *a,
+			     const dl_sched_stats_t *b)
+{
+	ck_assert_int_eq(a->since, b->since);
+	ck_assert_uint_eq(a->cycles, b->cycles);
+	ck_assert_uint_eq(a->plans, b->plans);
+	ck_assert(a->plan_sec_total == b->plan_sec_total);
+	ck_assert(a->plan_sec_max == b->plan_sec_max);
+	ck_assert(a->plan_sec_last == b->plan_sec_last);
+	ck_assert_uint_eq(a->placed, b->placed);
+	ck_assert_uint_eq(a->moved, b->moved);
+	ck_assert_uint_eq(a->widened, b->widened);
+	ck_assert_uint_eq(a->started_planned, b->started_planned);
+	ck_assert_uint_eq(a->started_widened, b->started_widened);
+	ck_assert_uint_eq(a->started_unplaced, b->started_unplaced);
+	ck_assert_uint_eq(a->pending_placed, b->pending_placed);
+}
+
+START_TEST(test_sched_roundtrip)
+{
+	dl_cache_t *c = _sample(), *d;
+	dl_sched_stats_t st = sched_sample, back;
+	dl_persist_t p = { .nnodes = 3, .node_names = names3, .sched = &st };
+	char err[128], *text;
+	int64_t b;
+
+	_mkdir();
+	ck_assert_int_eq(dl_persist_save(path, c, &p), 0);
+	text = _text();
+	ck_assert(!strncmp(text, "slurm-datalocality-state 2\n", 27));
+	ck_assert_ptr_nonnull(strstr(text, "\nstats 1700000000 12345 678 "));
+	/* One stats line only. */
+	ck_assert_ptr_null(strstr(strstr(text, "\nstats ") + 1, "\nstats "));
+	free(text);
+	d = dl_cache_create(3, DL_EVICT_VALUE, 1);
+	memset(&back, 0xff, sizeof(back));
+	p.sched = &back;
+	ck_assert_int_eq(dl_persist_load(path, d, &p, err, sizeof(err)), 0);
+	_assert_sched_eq(&back, &sched_sample);
+	/* The tracker comes back with the counters. */
+	b = dl_cache_file_lookup(d, "/data/b");
+	ck_assert_int_ge(b, 0);
+	ck_assert_int_eq(dl_cache_contains(d, 1, b), 1);
+
+	/* A plan time that is not a number is saved as 0, not as a record
+	 * that would make the whole file unreadable. */
+	st.plan_sec_last = NAN;
+	st.plan_sec_max = -1;
+	p.sched = &st;
+	ck_assert_int_eq(dl_persist_save(path, c, &p), 0);
+	p.sched = &back;
+	ck_assert_int_eq(dl_persist_load(path, d, &p, err, sizeof(err)), 0);
+	ck_assert(back.plan_sec_last == 0 && back.plan_sec_max == 0);
+	ck_assert(back.plan_sec_total == sched_sample.plan_sec_total);
+
+	/* Without counters to save there is no stats line, and a load
+	 * leaves the caller's counters as they were. */
+	p.sched = NULL;
+	ck_assert_int_eq(dl_persist_save(path, c, &p), 0);
+	text = _text();
+	ck_assert_ptr_null(strstr(text, "\nstats "));
+	free(text);
+	back = sched_sample;
+	p.sched = &back;
+	ck_assert_int_eq(dl_persist_load(path, d, &p, err, sizeof(err)), 0);
+	_assert_sched_eq(&back, &sched_sample);
+	dl_cache_destroy(c);
+	dl_cache_destroy(d);
+	_rmdir();
+}
+END_TEST
+
+/* A file written before the stats line existed still loads. */
+START_TEST(test_v1_loads)
+{
+	dl_cache_t *d = dl_cache_create(3, DL_EVICT_VALUE, 1);
+	dl_node_stats_t st[3];
+	dl_sched_stats_t sched = sched_sample;
+	dl_persist_t p = { .nnodes = 3, .node_names = names3, .stats = st,
+			   .sched = &sched };
+	char err[128] = "";
+	int64_t a;
+
+	_mkdir();
+	_write_state("slurm-datalocality-state 1\n"
+		     "saved 1700000000\n"
+		     "node n1 - 1 2 3 4\n"
+		     "node n2 209715200 5 6 7 8\n"
+		     "node n3 - 0 0 0 0\n"
+		     "file 4194304 3 /data/a\n"
+		     "cached n1 0\n"
+		     "cached n2 0\n"
+		     "plan online-hps 1700000000 0 0.000000 0.001000 1\n"
+		     "job 7 n2 0 1 1 4194304 4194304\n");
+	ck_assert_int_eq(dl_persist_load(path, d, &p, err, sizeof(err)), 0);
+	a = dl_cache_file_lookup(d, "/data/a");
+	ck_assert_int_ge(a, 0);
+	ck_assert_uint_eq(dl_cache_copies(d, a), 2);
+	ck_assert_uint_eq(st[1].miss_bytes, 8);
+	_assert_sched_eq(&sched, &sched_sample);
+	dl_cache_destroy(d);
+	_rmdir();
+}
+END_TEST
+
+/* Each of these makes the whole file DL_EFORMAT, and nothing is restored. */
+static const char *const bad_stats[] = {
+	/* too few fields, too many */
+	"slurm-datalocality-state 2\nstats 1 2 3 0.5 0.5 0.5 1 2 3 4 5 6\n",
+	"slurm-datalocality-state 2\nstats 1 2 3 0.5 0.5 0.5 1 2 3 4 5 6 7 8\n",
+	/* a negative count, a count that is not a number */
+	"slurm-datalocality-state 2\nstats 1 -2 3 0.5 0.5 0.5 1 2 3 4 5 6 7\n",
+	"slurm-datalocality-state 2\nstats 1 2 x 0.5 0.5 0.5 1 2 3 4 5 6 7\n",
+	/* plan times: not a number, infinite, negative, trailing junk */
+	"slurm-datalocality-state 2\nstats 1 2 3 nan 0.5 0.5 1 2 3 4 5 6 7\n",
+	"slurm-datalocality-state 2\nstats 1 2 3 0.5 inf 0.5 1 2 3 4 5 6 7\n",
+	"slurm-datalocality-state 2\nstats 1 2 3 0.5 0.5 -1 1 2 3 4 5 6 7\n",
+	"slurm-datalocality-state 2\nstats 1 2 3 0.5s 0.5 0.5 1 2 3 4 5 6 7\n",
+	/* pending_placed beyond 32 bits */
+	"slurm-datalocality-state 2\n"
+	"stats 1 2 3 0.5 0.5 0.5 1 2 3 4 5 6 4294967296\n",
+	/* two stats lines */
+	"slurm-datalocality-state 2\nstats 1 2 3 0.5 0.5 0.5 1 2 3 4 5 6 7\n"
+	"stats 1 2 3 0.5 0.5 0.5 1 2 3 4 5 6 7\n",
+	/* a stats line in a version-1 file; a version from the future */
+	"slurm-datalocality-state 1\nstats 1 2 3 0.5 0.5 0.5 1 2 3 4 5 6 7\n",
+	"slurm-datalocality-state 3\nsaved 1\n",
+};
+
+START_TEST(test_bad_stats)
+{
+	dl_cache_t *d = dl_cache_create(3, DL_EVICT_VALUE, 1);
+	dl_sched_stats_t sched = sched_sample;
+	dl_persist_t p = { .nnodes = 3, .node_names = names3,
+			   .sched = &sched };
+	char body[512], err[128];
+	size_t i;
+
+	_mkdir();
+	/* The same file, well formed, loads: the failures below are the
+	 * stats line's alone. */
+	_write_state("slurm-datalocality-state 2\n"
+		     "stats 1 2 3 0.5 0.5 0.5 1 2 3 4 5 6 7\n"
+		     "file 10 1 /data/a\ncached n1 0\n");
+	ck_assert_int_eq(dl_persist_load(path, d, &p, err, sizeof(err)), 0);
+	ck_assert_uint_eq(sched.pending_placed, 7);
+	ck_assert(sched.plan_sec_max == 0.5);
+	dl_cache_destroy(d);
+	for (i = 0; i < sizeof(bad_stats) / sizeof(bad_stats[0]); i++) {
+		d = dl_cache_create(3, DL_EVICT_VALUE, 1);
+		sched = sched_sample;
+		snprintf(body, sizeof(body),
+			 "%sfile 10 1 /data/a\ncached n1 0\n", bad_stats[i]);
+		_write_state(body);
+		err[0] = '\0';
+		ck_assert_msg(dl_persist_load(path, d, &p, err, sizeof(err)) ==
+				      DL_EFORMAT,
+			      "bad stats case %zu loaded", i);
+		ck_assert(strlen(err) > 0);
+		ck_assert_uint_eq(dl_cache_file_count(d), 0);
+		_assert_sched_eq(&sched, &sched_sample);
+		dl_cache_destroy(d);
+	}
+	_rmdir();
+}
+END_TEST
+
 START_TEST(test_crc)
 {
 	/* The standard check value of CRC-32. */
@@ -198,6 +405,9 @@ Suite *make_persist_suite(void)
 	tcase_add_test(tc, test_nodes_by_name);
 	tcase_add_test(tc, test_corrupt);
 	tcase_add_test(tc, test_missing_and_atomic);
+	tcase_add_test(tc, test_sched_roundtrip);
+	tcase_add_test(tc, test_v1_loads);
+	tcase_add_test(tc, test_bad_stats);
 	tcase_add_test(tc, test_crc);
 	suite_add_tcase(s, tc);
 	return s;
