@@ -17,7 +17,8 @@
  *     the cost model, WaitFactor x (bytes cached on the node / storage
  *     bandwidth), at least MinWait (a node freed a moment ago is not a
  *     lost chance: Slurm fills it at its next pass) and at most MaxWait.  Waiting counts only while the job is
- *     blocked, i.e. its node has no room and another eligible node has.
+ *     blocked, i.e. its node has no room (or is down) and another
+ *     usable eligible node has.
  *     Past the bound the restriction is widened to every eligible node and
  *     never set again (unless strict).
  *
@@ -80,6 +81,18 @@ int dl_place_blocked(const dl_state_t *st, const dl_job_t *j, uint32_t n);
  */
 double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 		      const dl_place_params_t *p);
+
+/**
+ * dl_place_pin - tell the policy about a restriction it cannot undo: when
+ * no other node holds enough more of pending job k's input for a move to
+ * pass the hysteresis, make node cur the only node the job is eligible
+ * for, so that the plan places the other jobs around it instead of
+ * planning on a node the job will not go to.
+ * \return 1 if pinned, 0 if the job may still move, DL_EINVAL (bad index
+ *         or cur not eligible: nothing done) or DL_ENOMEM.
+ */
+int dl_place_pin(dl_state_t *st, size_t k, uint32_t cur,
+		 const dl_place_params_t *p);
 
 /**
  * dl_place_step - advance job's record to st->now given the plan's choice.

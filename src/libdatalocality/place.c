@@ -2,8 +2,11 @@
  * see dl_place.h. */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "dl_cache.h"
+#include "dl_error.h"
 #include "dl_cost.h"
 #include "dl_place.h"
 
@@ -37,6 +40,14 @@ uint64_t dl_place_cached_bytes(const dl_state_t *st, const dl_job_t *j,
 		if (dl_cache_contains(st->cache, n, j->files[i]))
 			b += dl_file_bytes(st, j->files[i]);
 	return b;
+}
+
+/* Whether j may ever run on n, up or down (dl_state_job_eligible() also
+ * asks that n be usable now). */
+static int _allowed(const dl_state_t *st, const dl_job_t *j, uint32_t n)
+{
+	return n < st->nnodes && st->nodes[n].cpus >= j->cpus &&
+	       (!j->eligible || j->eligible[n]);
 }
 
 static int _room(const dl_state_t *st, uint32_t n, uint32_t cpus)
@@ -89,6 +100,58 @@ static int _worth_moving(const dl_state_t *st, const dl_job_t *j,
 	return gain > 0 && gain >= p->hysteresis * (double)dl_job_bytes(st, j);
 }
 
+/* Bytes of j's input each node caches; RET calloc'd [nnodes] or NULL. */
+static uint64_t *_bytes_per_node(const dl_state_t *st, const dl_job_t *j)
+{
+	uint64_t *b = calloc(st->nnodes ? st->nnodes : 1, sizeof(*b));
+	uint32_t *h = malloc((st->nnodes ? st->nnodes : 1) * sizeof(*h));
+	uint32_t i, k, n;
+
+	if (!b || !h) {
+		free(b);
+		free(h);
+		return NULL;
+	}
+	for (i = 0; i < j->nfiles; i++) {
+		n = dl_cache_holders(st->cache, j->files[i], h, st->nnodes);
+		for (k = 0; k < n && k < st->nnodes; k++)
+			if (h[k] < st->nnodes)
+				b[h[k]] += dl_file_bytes(st, j->files[i]);
+	}
+	free(h);
+	return b;
+}
+
+int dl_place_pin(dl_state_t *st, size_t k, uint32_t cur,
+		 const dl_place_params_t *p)
+{
+	dl_job_t *j;
+	uint64_t *b;
+	double need;
+	uint32_t n;
+
+	if (!st || !p || k >= st->njobs || cur >= st->nnodes ||
+	    !_allowed(st, &st->jobs[k], cur))
+		return DL_EINVAL;
+	j = &st->jobs[k];
+	if (!(b = _bytes_per_node(st, j)))
+		return DL_ENOMEM;
+	/* The same test as _worth_moving(). */
+	need = p->hysteresis * (double)dl_job_bytes(st, j);
+	for (n = 0; n < st->nnodes; n++)
+		if (n != cur && dl_state_job_eligible(st, j, n) &&
+		    b[n] > b[cur] && (double)(b[n] - b[cur]) >= need)
+			break;
+	free(b);
+	if (n < st->nnodes)
+		return 0;
+	if (!j->eligible && !(j->eligible = malloc(st->nnodes)))
+		return DL_ENOMEM;
+	memset(j->eligible, 0, st->nnodes);
+	j->eligible[cur] = 1;
+	return 1;
+}
+
 static dl_place_action_t _set(dl_place_t *rec, int32_t node)
 {
 	rec->node = node;
@@ -124,8 +187,13 @@ dl_place_action_t dl_place_step(const dl_state_t *st, size_t job,
 	if (rec->node < 0 || rec->node >= (int32_t)st->nnodes)
 		return planned >= 0 ? _set(rec, planned) : DL_PLACE_KEEP;
 	cur = (uint32_t)rec->node;
-	/* A node that went down or left the job's partitions. */
-	if (!st->nodes[cur].usable || !dl_state_job_eligible(st, j, cur)) {
+	/*
+	 * A node that left the job's partitions.  A node that is down is
+	 * only full: the job waits as for a busy one, bounded, and does not
+	 * lose its place when every node is briefly unusable (a slurmctld
+	 * restart, before the nodes register again).
+	 */
+	if (!_allowed(st, j, cur)) {
 		if (planned >= 0 && (uint32_t)planned != cur)
 			return _set(rec, planned);
 		return p->strict ? DL_PLACE_KEEP : _widen(rec);

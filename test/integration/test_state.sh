@@ -58,20 +58,45 @@ dl_t_check "sdatalocality job explains the waiting job's node" \
 	grep -q "JobId=$waiter: planned on ${node_of_group[1]}, where 3 of its 3 files" <<<"$why"
 
 # --- restart slurmctld in the middle of a workload -------------------------
+# The jobs are placed and pending across the restart, behind a job taking
+# every node until well after the nodes have registered again: a batch job
+# launched in the very moment its node re-registers is lost to a race in
+# Slurm 22.05's slurmd ("Purging vestigial job script"), whatever the
+# scheduler.
+dl_cluster_wait_jobs_done 60
+blocker=$(sbatch --parsable -o /dev/null -N "$DL_NODES" --exclusive --wrap "sleep 9")
+deadline=$((SECONDS + 20))
+until [ "$(dl_cluster_job_field "$blocker" JobState)" = RUNNING ] ||
+      [ $SECONDS -ge $deadline ]; do sleep 0.2; done
 more=()
 for g in 0 1 2 3 0 1 2 3; do more+=("$(submit "$g" 2)"); done
-sleep 0.5
+sleep 1
+placed=0
+for id in "${more[@]}"; do
+	scontrol show job "$id" | grep -q 'SystemComment=datalocality: ReqNodeList=' &&
+		placed=$((placed + 1))
+done
+dl_t_eq "the 8 jobs are placed before the restart" 8 "$placed"
 dl_cluster_restart_slurmctld
 restored=$(sed -n 's/.*restored the cache model from .*datalocality_state: \([0-9]*\) files.*/\1/p' "$log" | tail -1)
 dl_t_check "state restored after the restart: all 12 files of the 4 groups (got ${restored:-none})" \
 	test "${restored:-0}" -ge 12
 dl_cluster_wait_jobs_done 120
 lost=0
-for id in "$hold" "$waiter" "${more[@]}"; do
+for id in "$hold" "$waiter" "$blocker" "${more[@]}"; do
 	st=$(dl_cluster_job_field "$id" JobState || echo MISSING)
 	[ "$st" = COMPLETED ] || { echo "  JobId=$id: $st"; lost=$((lost + 1)); }
 done
 dl_t_eq "no job lost across the restart" 0 "$lost"
+# The plugin's restrictions survived as the plugin's, not as user settings:
+# each job ran on the node it was placed on, and its list was lifted.
+kept=0
+for id in "${more[@]}"; do
+	grep -q "started JobId=$id on \([^ ]*\) (planned \1: strict" "$log" &&
+		[ "$(dl_cluster_job_field "$id" ReqNodeList)" = "(null)" ] &&
+		kept=$((kept + 1))
+done
+dl_t_eq "placements survive the restart and are lifted at start" 8 "$kept"
 # New jobs still find their data cached.  Which node that is may have
 # changed: until a node registers again after the restart it takes no job,
 # and jobs that ran elsewhere meanwhile cached their files there too.

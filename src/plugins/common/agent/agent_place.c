@@ -148,6 +148,8 @@ static void _decide_job(const dl_state_t *st, size_t k, const snap_job_t *sj,
 	if (ji->place.widened)
 		ji->place.node = -1;
 	from = ji->place.node;
+	if (from >= 0)
+		ji->planned = from;
 	switch (dl_place_step(st, k, planned, &c->place, &ji->place)) {
 	case DL_PLACE_SET:
 		_restrict(st, k, from, plan, ops, ji, pfx);
@@ -238,8 +240,8 @@ static void _decide_others(const snapshot_t *s, const uint8_t *planned,
 			_started(s, sj, ops, stats, pfx);
 			continue;
 		}
-		if (ji && ji->running) {
-			ji->running = ji->start_logged = false;
+		if (ji && (ji->running || ji->finished)) {
+			ji->running = ji->start_logged = ji->finished = false;
 			dl_place_init(&ji->place);
 			ji->planned = -1;
 		}

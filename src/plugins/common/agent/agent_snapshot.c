@@ -151,6 +151,16 @@ static void _count_busy(snapshot_t *s, job_record_t *job_ptr)
 			s->busy[i] += jr->cpus[k++];
 }
 
+/* FNV-1a: a job name as a history key. */
+static uint64_t _hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
 static double _limit(job_record_t *job_ptr)
 {
 	uint32_t m = job_ptr->time_limit;
@@ -173,6 +183,8 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	sj->priority = job_ptr->priority;
 	sj->submit = job_ptr->details ? job_ptr->details->submit_time : 0;
 	sj->start = job_ptr->start_time;
+	sj->end = job_ptr->end_time;
+	sj->name = _hash(job_ptr->name);
 	sj->uid = job_ptr->user_id;
 	sj->gid = job_ptr->group_id;
 	sj->cpus = job_ptr->details && job_ptr->details->min_cpus ?
@@ -198,17 +210,18 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 }
 
 /*
- * A job that started and ended between two cycles: its start is reported
- * and its files recorded all the same.
+ * A job that ended since the last cycle: its run time is learnt, and if it
+ * started and ended between two cycles, its start is reported and its
+ * files recorded all the same.
  */
-static bool _ended_unseen(job_record_t *job_ptr)
+static bool _ended_since(job_record_t *job_ptr)
 {
 	agent_job_t *ji;
 
 	if (!job_ptr->start_time || IS_JOB_PENDING(job_ptr))
 		return false;
 	ji = agent_jobs_get(job_ptr->job_id, false);
-	return ji && ji->parsed && !ji->start_logged;
+	return ji && ji->parsed && (!ji->start_logged || !ji->finished);
 }
 
 static void _copy_nodes(snapshot_t *s)
@@ -245,7 +258,7 @@ void agent_snapshot_take(snapshot_t *s)
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it)) && s->njobs < cap) {
 		if (!IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr) &&
-		    !_ended_unseen(job_ptr))
+		    !_ended_since(job_ptr))
 			continue;
 		if (!IS_JOB_PENDING(job_ptr) &&
 		    (!job_ptr->node_bitmap || bit_ffs(job_ptr->node_bitmap) < 0))

@@ -26,6 +26,8 @@ typedef struct snap_job {
 	uint32_t priority;
 	time_t submit;
 	time_t start;           /* running: when it started */
+	time_t end;             /* ended: when */
+	uint64_t name;          /* hash of the job name (history key) */
 	double limit;           /* time limit in seconds, < 0: none */
 	uid_t uid;
 	gid_t gid;

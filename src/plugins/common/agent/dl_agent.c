@@ -9,7 +9,8 @@
  *      (agent_model.h), run the policy, decide placements (agent_place.h);
  *   3. apply (job write lock): set, move or lift restrictions, Reasons and
  *      SystemComments, release jobs held back at submit (agent_apply.c).
- * A cycle runs when job or node records changed, and at least once a second.
+ * A cycle runs when a job was submitted or nodes changed, and at least once
+ * a second.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -26,8 +27,10 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "dl_error.h"
+#include "dl_place.h"
 #include "dl_policy.h"
 #include "agent_conf.h"
+#include "agent_history.h"
 #include "agent_jobs.h"
 #include "agent_model.h"
 #include "agent_place.h"
@@ -112,13 +115,20 @@ static void _update_model(snapshot_t *s)
 		if (!ji->parsed)
 			agent_model_parse_job(ji, sj->comment, sj->bb, sj->uid,
 					      sj->gid, pfx);
-		if (sj->running && !ji->running) {
+		if (sj->running && !ji->running && !ji->finished) {
 			ji->running = true;
 			if (sj->node >= 0 && (uint32_t)sj->node < nn)
 				agent_model_job_started(
 					ji, sj->node,
 					agent_model_has_inventory(sj->node),
 					pfx);
+		}
+		if (sj->ended && !ji->finished) {
+			ji->finished = true;
+			ji->running = false;
+			if (ji->nfiles && sj->end > sj->start)
+				agent_history_add(sj->uid, sj->name,
+						  (double)(sj->end - sj->start));
 		}
 	}
 	agent_jobs_forget(cycle_no);
@@ -139,10 +149,13 @@ static int _add_job(dl_state_t *st, const snap_job_t *sj,
 	j.priority = sj->priority;
 	j.arrival = (double)sj->submit;
 	/*
-	 * Time limits, not input size alone: a running job without an
-	 * estimate would look as if it ended at once.
+	 * What similar jobs took, or the time limit; not input size alone:
+	 * a running job without an estimate would look as if it ended at
+	 * once.
 	 */
-	j.compute = sj->limit > 0 ? sj->limit : -1;
+	j.compute = agent_history_estimate(sj->uid, sj->name, sj->limit);
+	if (!(j.compute > 0))
+		j.compute = -1;
 	j.start = (double)sj->start;
 	j.node = sj->node;
 	j.eligible = sj->eligible;
@@ -183,8 +196,12 @@ static dl_state_t *_build_state(snapshot_t *s, uint32_t **map)
 				     !sj->eligible || ji->place.widened ||
 				     sj->widened))
 			continue;
-		if ((k = _add_job(st, sj, ji)) >= 0)
-			(*map)[k] = i;
+		if ((k = _add_job(st, sj, ji)) < 0)
+			continue;
+		(*map)[k] = i;
+		/* Restricted already: the plan works around it. */
+		if (!sj->running && sj->ours >= 0)
+			dl_place_pin(st, k, (uint32_t)sj->ours, &dl_conf.place);
 	}
 	return st;
 }
@@ -291,9 +308,16 @@ static bool _wait(bool *reconf)
 	return !stop;
 }
 
+/*
+ * Plan when a job was submitted (it waits at its submit hold for its
+ * node) or nodes changed, and at least once a second.  last_job_update is
+ * no trigger: it moves with every start, Reason and restriction, and a
+ * plan per change would cost a core at thousands of pending jobs.
+ */
 static void *_agent(void *arg)
 {
-	time_t last = 0, seen_job = 0, seen_node = 0, now;
+	time_t last = 0, seen_node = 0, now;
+	int seen_jobs = -1, njobs;
 	bool reconf;
 
 	(void)arg;
@@ -307,17 +331,12 @@ static void *_agent(void *arg)
 		}
 		if (!agent_model_cache() || !policy)
 			continue;
-		/*
-		 * last_*_update have a one-second resolution: a change made
-		 * in the second of the last plan shows no new value, so keep
-		 * planning while the stamps are not older than that plan.
-		 */
 		now = time(NULL);
-		if (!reconf && now - last < 1 && last_job_update == seen_job &&
-		    last_node_update == seen_node && seen_job < last &&
-		    seen_node < last)
+		njobs = job_list ? list_count(job_list) : 0;
+		if (!reconf && now - last < 1 && njobs == seen_jobs &&
+		    last_node_update == seen_node)
 			continue;
-		seen_job = last_job_update;
+		seen_jobs = njobs;
 		seen_node = last_node_update;
 		last = now;
 		_cycle();
@@ -365,6 +384,7 @@ void dl_agent_stop(void)
 	policy = NULL;
 	agent_model_fini();
 	agent_jobs_fini();
+	agent_history_fini();
 	agent_conf_free(&dl_conf);
 }
 
