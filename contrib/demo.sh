@@ -83,4 +83,4 @@ echo
 echo "jobs completed: $(scontrol show job -o | grep -c 'JobState=COMPLETED') of $njobs (each read its images through its node's cache)"
 echo "input files found already cached on the job's node: $hit_files of $tot_files ($((100 * hit_files / tot_files))%)"
 echo "input read from node caches: $hit_bytes MiB; copied from shared storage: $copy_bytes MiB"
-echo "(contrib/bench_cluster.sh compares the same kind of workload under Slurm's sched/builtin)"
+echo "(contrib/bench_cluster.sh compares the same kind of workload under Slurm's sched/backfill with the same caches)"

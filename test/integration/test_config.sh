@@ -36,8 +36,8 @@ sleep 1
 for pat in "policy no-such-policy(slack=banana): unknown policy; using online-hps with its defaults" \
 	   "unknown EvictionPolicy=sometimes" \
 	   "CacheCapacity=lots is not a size" \
-	   "StorageBandwidth=-5 must be above 0" \
-	   "WaitFactor=-1 must be above 0" \
+	   "StorageBandwidth=-5 must be a number above 0" \
+	   "WaitFactor=-1 must be a number above 0" \
 	   "StrictPlacement=maybe is not yes or no"; do
 	dl_t_check "bad setting reported: $pat" grep -qF -- "$pat" "$log"
 done

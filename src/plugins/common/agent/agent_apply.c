@@ -162,6 +162,10 @@ static bool _apply_one(job_record_t *job_ptr, const place_op_t *op)
 	case OP_REGATE:
 		_regate(job_ptr);
 		return false;
+	case OP_FORGET:
+		if (agent_snapshot_ours(job_ptr) < 0 && _sc_ours(job_ptr))
+			xfree(job_ptr->system_comment);
+		return false;
 	case OP_UNGATE:
 		break;
 	}

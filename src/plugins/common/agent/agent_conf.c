@@ -1,4 +1,6 @@
 /* agent_conf.c - datalocality.conf for the planning agent; see agent_conf.h. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -43,19 +45,34 @@ static void _size(s_p_hashtbl_t *tbl, const char *pfx, const char *key,
 	xfree(val);
 }
 
-/* A number above min; bad values are logged and leave *out unchanged. */
+/*
+ * A number above min; bad values are logged and leave *out unchanged.
+ * Read as a string: a value Slurm's parser cannot take as a number would
+ * otherwise make the whole file unreadable.  Rates may carry a binary
+ * unit (StorageBandwidth=20M is 20 MiB/s), as dl-stage's settings do.
+ */
 static void _double(s_p_hashtbl_t *tbl, const char *pfx, const char *key,
 		    double min, double *out)
 {
+	char *val = NULL, *end = NULL;
+	uint64_t sz;
 	double v;
 
-	if (!s_p_get_double(&v, key, tbl))
+	if (!s_p_get_string(&val, key, tbl))
 		return;
-	if (!(v > min) || v > 1e12)
-		error("%s: datalocality.conf: %s=%g must be above %g, keeping %g",
-		      pfx, key, v, min, *out);
+	v = strtod(val, &end);
+	if (end == val || *end) {
+		if (!dl_files_parse_size(val, strlen(val), &sz))
+			v = (double)sz;
+		else
+			v = NAN;
+	}
+	if (!(v > min) || v > 1e18)
+		error("%s: datalocality.conf: %s=%s must be a number above %g, keeping %g",
+		      pfx, key, val, min, *out);
 	else
 		*out = v;
+	xfree(val);
 }
 
 static void _bool(s_p_hashtbl_t *tbl, const char *pfx, const char *key,
@@ -83,14 +100,14 @@ static const s_p_options_t options[] = {
 	{.key = "EvictionPolicy", .type = S_P_STRING},
 	{.key = "CacheCapacity", .type = S_P_STRING},
 	{.key = "UnknownFileSize", .type = S_P_STRING},
-	{.key = "StorageBandwidth", .type = S_P_DOUBLE},
-	{.key = "LocalDiskBandwidth", .type = S_P_DOUBLE},
-	{.key = "ComputeCostPerByte", .type = S_P_DOUBLE},
+	{.key = "StorageBandwidth", .type = S_P_STRING},
+	{.key = "LocalDiskBandwidth", .type = S_P_STRING},
+	{.key = "ComputeCostPerByte", .type = S_P_STRING},
 	{.key = "CacheDir", .type = S_P_STRING},
-	{.key = "WaitFactor", .type = S_P_DOUBLE},
-	{.key = "MinWait", .type = S_P_DOUBLE},
-	{.key = "MaxWait", .type = S_P_DOUBLE},
-	{.key = "Hysteresis", .type = S_P_DOUBLE},
+	{.key = "WaitFactor", .type = S_P_STRING},
+	{.key = "MinWait", .type = S_P_STRING},
+	{.key = "MaxWait", .type = S_P_STRING},
+	{.key = "Hysteresis", .type = S_P_STRING},
 	{.key = "StrictPlacement", .type = S_P_STRING},
 	/* dl-stage's own settings: known here so they are not typos */
 	{.key = "EmulateStorageBandwidth", .type = S_P_STRING},

@@ -244,6 +244,8 @@ static void _decide_others(const snapshot_t *s, const uint8_t *planned,
 			ji->running = ji->start_logged = ji->finished = false;
 			dl_place_init(&ji->place);
 			ji->planned = -1;
+			agent_place_add(ops, OP_FORGET, sj->job_id);
+			continue; /* placed afresh from the next cycle */
 		}
 		if (planned[i])
 			continue;

@@ -23,6 +23,7 @@ typedef enum {
 	OP_UNGATE,      /* no placement for it: just let it go */
 	OP_REGATE,      /* gated but cannot run yet: keep it gated */
 	OP_RESTORE,     /* it started under the restriction: lift it */
+	OP_FORGET,      /* requeued: forget how it was placed last time */
 } op_kind_t;
 
 typedef struct place_op {

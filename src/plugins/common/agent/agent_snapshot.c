@@ -65,6 +65,7 @@ static bool _single_node(job_record_t *job_ptr, int32_t ours)
 	struct job_details *d = job_ptr->details;
 
 	if (!d || job_ptr->het_job_id || job_ptr->array_recs ||
+	    job_ptr->array_task_id != NO_VAL ||
 	    (d->req_node_bitmap && ours < 0))
 		return false;
 	if (d->min_nodes > 1 || (d->max_nodes && d->max_nodes != NO_VAL &&

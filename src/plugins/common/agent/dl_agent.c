@@ -57,14 +57,35 @@ static time_t last_inv_read, last_save;
 static dl_plan_t *last_plan;          /* of the last cycle, for saving */
 static dl_state_t *last_st;
 
+/*
+ * The policy's parameters as the agent uses them.  Slurm's priority
+ * decides the order jobs start in, so Online-HPS's ECT ordering of each
+ * node's queue is skipped (it is what dl-sim's plan dispatch needs).
+ * RET xmalloc'd.
+ */
+static char *_policy_params(void)
+{
+	char v[32];
+
+	if (xstrcmp(dl_conf.policy, "online-hps") ||
+	    dl_params_get(dl_conf.policy_params, "order", v, sizeof(v)))
+		return xstrdup(dl_conf.policy_params);
+	return xstrdup_printf("%s%sorder=priority",
+			      dl_conf.policy_params ? dl_conf.policy_params : "",
+			      dl_conf.policy_params ? "," : "");
+}
+
 /* Apply configuration: policy object, model sized to the node table. */
 static void _reconfigure(void)
 {
+	char *params;
 	dl_policy_t *p;
 	int err;
 
 	agent_conf_read(&dl_conf, pfx);
-	p = dl_policy_create(dl_conf.policy, dl_conf.policy_params, &err);
+	params = _policy_params();
+	p = dl_policy_create(dl_conf.policy, params, &err);
+	xfree(params);
 	if (!p) {
 		error("%s: policy %s(%s): %s; using %s with its defaults", pfx,
 		      dl_conf.policy, dl_conf.policy_params ? dl_conf.policy_params : "",
@@ -316,12 +337,20 @@ static bool _wait(bool *reconf)
  */
 static void *_agent(void *arg)
 {
-	time_t last = 0, seen_node = 0, now;
+	time_t last = 0, seen_node = 0, seen_conf = 0, now;
 	int seen_jobs = -1, njobs;
 	bool reconf;
 
 	(void)arg;
 	while (_wait(&reconf)) {
+		/*
+		 * scontrol reconfigure: sched/datalocality hears of it through
+		 * sched_p_reconfig(), the plugstack entry point only here.
+		 */
+		if (slurm_conf.last_update != seen_conf) {
+			reconf = reconf || seen_conf != 0;
+			seen_conf = slurm_conf.last_update;
+		}
 		if (reconf) {
 			slurmctld_lock_t conf_lock = { .conf = READ_LOCK,
 						       .node = READ_LOCK };
