@@ -28,7 +28,12 @@
 #define FILES_TAG "files:"
 #define FILES_TAG_LEN (sizeof(FILES_TAG) - 1)
 
-/* Where a message points: "files: entry 3 ..." or "list line 7 ...". */
+/*
+ * Where a message points: "files: entry 3 ..." or "list line 7 ...".  A
+ * list line is never quoted: the list file may be one the user only named,
+ * and no message may show what a file contains.
+ */
+#define LIST_UNIT "list line"
 struct where {
 	const char *unit; /* "files: entry" or "list line" */
 	size_t num;	  /* 1-based entry or line number */
@@ -155,7 +160,7 @@ static void _fail(char *err, size_t errlen, const struct where *w,
 	va_end(ap);
 	if (!w) {
 		snprintf(err, errlen, "%s", reason);
-	} else if (!w->len) {
+	} else if (!w->len || !strcmp(w->unit, LIST_UNIT)) {
 		snprintf(err, errlen, "%s %zu: %s", w->unit, w->num, reason);
 	} else {
 		_quote(quoted, w->text, w->len);
@@ -317,6 +322,8 @@ static int _entry_size(const struct where *w, const char *s, size_t len,
 	if (!rc)
 		return 0;
 	_quote(quoted, s, len);
+	if (!strcmp(w->unit, LIST_UNIT))
+		snprintf(quoted, sizeof(quoted), "(of the line)");
 	if (rc == DL_ERANGE)
 		_fail(err, errlen, w,
 		      "size %s is too large (the limit is 16 EiB)", quoted);
@@ -472,6 +479,9 @@ static void _fail_conflict(const struct plan *pl, size_t nold,
 		_fail(err, errlen, &w,
 		      "this path already has another size (%llu bytes)",
 		      (unsigned long long)old[pl->conflict_with].size);
+	} else if (!strcmp(unit, LIST_UNIT)) {
+		_fail(err, errlen, &w, "same path as %s %zu with another size",
+		      other, pv->v[pl->conflict_with - nold].num);
 	} else {
 		const struct pending *f = &pv->v[pl->conflict_with - nold];
 
@@ -811,7 +821,7 @@ static int _parse_line(const struct where *w, struct pendvec *pv, char *err,
 int dl_files_parse_list(const char *text, size_t len, dl_filelist_t *list,
 			char *err, size_t errlen)
 {
-	struct where w = { "list line", 0, NULL, 0 };
+	struct where w = { LIST_UNIT, 0, NULL, 0 };
 	struct pendvec pv = { 0 };
 	const char *nul, *s, *e;
 	size_t pos, eol;
@@ -853,7 +863,7 @@ int dl_files_parse_list(const char *text, size_t len, dl_filelist_t *list,
 		if ((rc = _parse_line(&w, &pv, err, errlen)))
 			goto out;
 	}
-	rc = _merge(list, &pv, "list line", "line", err, errlen);
+	rc = _merge(list, &pv, LIST_UNIT, "line", err, errlen);
 out:
 	if (rc == DL_ENOMEM)
 		_fail(err, errlen, NULL, "files: out of memory");

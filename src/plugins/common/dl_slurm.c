@@ -1,5 +1,9 @@
 /* dl_slurm.c - see dl_slurm.h. */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -16,6 +20,7 @@
 
 #include "dl_error.h"
 #include "dl_log.h"
+#include "dl_asuser.h"
 #include "dl_slurm.h"
 
 static void _log(int level, const char *msg, void *arg)
@@ -58,13 +63,24 @@ static int _may_read(const struct stat *sb, uid_t uid, gid_t gid)
 	return (sb->st_mode & S_IROTH) != 0;
 }
 
+
 /*
- * Read a list file on behalf of uid.  slurmctld runs as root or SlurmUser,
- * so the permission check is ours: a user must not learn, through an error
- * message or through the placement of their jobs, what a file they cannot
- * read contains.
+ * The one answer for a list file the user cannot use: whether it is
+ * missing, unreadable or in a directory they may not search must not be
+ * told apart (it would reveal what exists where they cannot look).
  */
-static int _read_list(const char *path, uid_t uid, gid_t gid,
+static char *_unreadable(const char *path)
+{
+	return xstrdup_printf("files: list file %s does not exist or you may not read it",
+			      path);
+}
+
+/*
+ * Read a list file.  check: the caller is root reading on behalf of uid
+ * (the fallback when slurmctld cannot take the user's identity), so the
+ * permission check is ours; otherwise the kernel's, as the user.
+ */
+static int _read_list(const char *path, uid_t uid, gid_t gid, bool check,
 		      dl_filelist_t *list, char **err_msg)
 {
 	char err[512];
@@ -75,21 +91,11 @@ static int _read_list(const char *path, uid_t uid, gid_t gid,
 	int fd, rc;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		*err_msg = xstrdup_printf("files: list file %s: %s", path,
-					  strerror(errno));
-		return DL_EIO;
-	}
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		*err_msg = xstrdup_printf("files: list file %s: not a regular file",
-					  path);
-		return DL_EIO;
-	}
-	if (!_may_read(&sb, uid, gid)) {
-		close(fd);
-		*err_msg = xstrdup_printf("files: list file %s: permission denied",
-					  path);
+	if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+	    (check && !_may_read(&sb, uid, gid))) {
+		if (fd >= 0)
+			close(fd);
+		*err_msg = _unreadable(path);
 		return DL_EPERM;
 	}
 	if (sb.st_size > DL_LIST_FILE_MAX) {
@@ -112,8 +118,21 @@ static int _read_list(const char *path, uid_t uid, gid_t gid,
 	return rc;
 }
 
-int dl_slurm_job_files(const char *comment, const char *bb_spec, uid_t uid,
-		       gid_t gid, dl_filelist_t **out, char **err_msg)
+/* The real size wins over the annotation's, where the reader may see it. */
+static void _stat_sizes(dl_filelist_t *list)
+{
+	struct stat sb;
+	size_t i;
+
+	for (i = 0; i < list->count; i++)
+		if (!stat(list->files[i].path, &sb) && S_ISREG(sb.st_mode))
+			list->files[i].size = sb.st_size;
+}
+
+/* Parse, read list files, add stage_in sources, learn sizes. */
+static int _collect(const char *comment, const char *bb_spec, uid_t uid,
+		    gid_t gid, bool check, bool sizes, dl_filelist_t **out,
+		    char **err_msg)
 {
 	dl_filelist_t *list = NULL;
 	char err[512];
@@ -122,13 +141,13 @@ int dl_slurm_job_files(const char *comment, const char *bb_spec, uid_t uid,
 
 	*out = NULL;
 	err[0] = '\0';
-	rc = dl_files_parse(comment, &list, err, sizeof(err));
-	if (rc) {
+	if ((rc = dl_files_parse(comment, &list, err, sizeof(err)))) {
 		*err_msg = xstrdup(err[0] ? err : dl_strerror(rc));
 		return rc;
 	}
 	for (i = 0; i < list->nlists; i++) {
-		if ((rc = _read_list(list->lists[i], uid, gid, list, err_msg))) {
+		if ((rc = _read_list(list->lists[i], uid, gid, check, list,
+				     err_msg))) {
 			dl_filelist_free(list);
 			return rc;
 		}
@@ -143,6 +162,140 @@ int dl_slurm_job_files(const char *comment, const char *bb_spec, uid_t uid,
 		dl_filelist_free(list);
 		return 0;
 	}
+	/* As root on behalf of a user, a size is not ours to reveal. */
+	if (!check && sizes)
+		_stat_sizes(list);
 	*out = list;
 	return 0;
+}
+
+/*
+ * What the child sends back: "rc\tmessage\n" then "size\tpath\n" per
+ * file (paths hold no newline or tab: the grammar forbids control
+ * characters).
+ */
+typedef struct {
+	const char *comment, *bb_spec;
+	uid_t uid;
+	gid_t gid;
+	bool files;             /* send the files back (else only the rc) */
+} collect_arg_t;
+
+static int _write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		if ((n = write(fd, buf, len)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int _child_collect(void *arg, int fd)
+{
+	collect_arg_t *a = arg;
+	dl_filelist_t *list = NULL;
+	char *msg = NULL, *out, *p;
+	size_t i, len = 64;
+	int rc = _collect(a->comment, a->bb_spec, a->uid, a->gid, false,
+			  a->files, &list, &msg);
+
+	len += msg ? strlen(msg) : 0;
+	for (i = 0; list && i < list->count; i++)
+		len += strlen(list->files[i].path) + 24;
+	p = out = xmalloc(len);
+	p += sprintf(p, "%d\t%s\n", rc, msg ? msg : "");
+	for (i = 0; list && i < list->count; i++)
+		p += sprintf(p, "%llu\t%s\n",
+			     (unsigned long long)list->files[i].size,
+			     list->files[i].path);
+	rc = _write_all(fd, out, p - out) ? 1 : 0;
+	xfree(out);
+	xfree(msg);
+	dl_filelist_free(list);
+	return rc;
+}
+
+/* Rebuild the child's answer.  RET its rc, DL_EFORMAT or DL_ENOMEM. */
+static int _decode(char *buf, dl_filelist_t **out, char **err_msg)
+{
+	char *line, *nl, *tab, *end;
+	dl_filelist_t *list;
+	size_t n = 0;
+	int rc;
+
+	if (!(nl = strchr(buf, '\n')) || !(tab = strchr(buf, '\t')) ||
+	    tab > nl)
+		return DL_EFORMAT;
+	*nl = '\0';
+	if ((rc = (int)strtol(buf, NULL, 10))) {
+		*err_msg = xstrdup(tab + 1);
+		return rc;
+	}
+	for (line = nl + 1; (nl = strchr(line, '\n')); line = nl + 1)
+		n++;
+	if (!n)
+		return 0;
+	if (!(list = calloc(1, sizeof(*list))) ||
+	    !(list->files = calloc(n, sizeof(*list->files)))) {
+		free(list);
+		return DL_ENOMEM;
+	}
+	for (line = strchr(buf, '\0') + 1; (nl = strchr(line, '\n'));
+	     line = nl + 1) {
+		dl_file_ref_t *f = &list->files[list->count];
+
+		*nl = '\0';
+		if (!(tab = strchr(line, '\t')) || tab[1] != '/')
+			break;
+		*tab = '\0';
+		f->size = strtoull(line, &end, 10);
+		if (end != tab || !(f->path = strdup(tab + 1)))
+			break;
+		list->count++;
+	}
+	if (list->count != n) {
+		dl_filelist_free(list);
+		return DL_EFORMAT;
+	}
+	*out = list;
+	return 0;
+}
+
+int dl_slurm_job_files(const char *comment, const char *bb_spec, uid_t uid,
+		       gid_t gid, dl_filelist_t **out, char **err_msg)
+{
+	collect_arg_t a = { comment, bb_spec, uid, gid, out != NULL };
+	dl_filelist_t *tmp = NULL, **res = out ? out : &tmp;
+	char *buf = NULL;
+	size_t len;
+	int rc;
+
+	*res = NULL;
+	if (!dl_files_has_annotation(comment) && !bb_spec)
+		return 0;
+	if (uid == 0) {
+		rc = _collect(comment, bb_spec, uid, gid, false, a.files, res,
+			      err_msg);
+	} else if ((rc = dl_asuser_run(uid, gid, _child_collect, &a,
+				       (size_t)DL_FILES_MAX * 64 + (64 << 20),
+				       60, &buf, &len)) == DL_EPERM) {
+		/* slurmctld runs as SlurmUser: check ourselves. */
+		rc = _collect(comment, bb_spec, uid, gid, true, a.files, res,
+			      err_msg);
+	} else if (rc) {
+		*err_msg = xstrdup_printf("files: the job's files could not be read as its user: %s",
+					  dl_strerror(rc));
+	} else {
+		rc = _decode(buf, res, err_msg);
+	}
+	xfree(buf);
+	dl_filelist_free(tmp);
+	return rc;
 }

@@ -38,10 +38,12 @@ void dl_slurm_log_init(void);
 /**
  * dl_slurm_job_files - every input file of one job.
  * IN comment, bb_spec - the job's comment and burst-buffer spec (NULL ok)
- * IN uid, gid - the job's user: a list file is read only if that user may
- *     read it (checked on the opened file's mode, owner and groups)
- * OUT out - the files, free with dl_filelist_free(); NULL when the job
- *     names no file
+ * IN uid, gid - the job's user: list files are read and sizes learnt with
+ *     that user's identity (dl_asuser.h); no message quotes a file, and a
+ *     missing file gets the same answer as one the user may not read
+ * OUT out - the files with the sizes its user may see, free with
+ *     dl_filelist_free(); NULL when the job names no file.  NULL: only
+ *     validate (nothing is stat()ed)
  * OUT err_msg - on error, an xmalloc'd message for the user (xfree it)
  * \return 0 or a DL_E* code.
  */

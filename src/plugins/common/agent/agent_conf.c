@@ -24,6 +24,7 @@ static void _defaults(agent_conf_t *c)
 	c->capacity = UINT64_MAX;
 	dl_params_default(&c->params);
 	dl_place_params_default(&c->place);
+	c->max_files = AGENT_DEFAULT_MAX_FILES;
 }
 
 /* A size setting; bad values are logged and leave *out unchanged. */
@@ -109,6 +110,7 @@ static const s_p_options_t options[] = {
 	{.key = "MaxWait", .type = S_P_STRING},
 	{.key = "Hysteresis", .type = S_P_STRING},
 	{.key = "StrictPlacement", .type = S_P_STRING},
+	{.key = "MaxFilesPerJob", .type = S_P_STRING},
 	/* dl-stage's own settings: known here so they are not typos */
 	{.key = "EmulateStorageBandwidth", .type = S_P_STRING},
 	{.key = "EmulateStorageServers", .type = S_P_STRING},
@@ -160,6 +162,7 @@ void agent_conf_read(agent_conf_t *c, const char *pfx)
 	s_p_hashtbl_t *tbl;
 	struct stat sb;
 	char *val = NULL;
+	double mf;
 
 	_defaults(c);
 	if (stat(path, &sb) || !(tbl = _parse(path, pfx))) {
@@ -186,6 +189,9 @@ void agent_conf_read(agent_conf_t *c, const char *pfx)
 	_double(tbl, pfx, "LocalDiskBandwidth", 0, &c->params.lbw);
 	_double(tbl, pfx, "ComputeCostPerByte", -1e-300, &c->params.cpb);
 	_place(tbl, pfx, &c->place);
+	mf = c->max_files;
+	_double(tbl, pfx, "MaxFilesPerJob", 0, &mf);
+	c->max_files = mf < DL_FILES_MAX ? (uint32_t)mf : DL_FILES_MAX;
 	s_p_hashtbl_destroy(tbl);
 	xfree(path);
 }

@@ -13,6 +13,8 @@
 
 /* The policy when datalocality.conf names none, or one that fails. */
 #define AGENT_DEFAULT_POLICY "online-hps"
+/* Files of one job that may enter a plan (MaxFilesPerJob). */
+#define AGENT_DEFAULT_MAX_FILES 10000
 
 typedef struct agent_conf {
 	char *policy;           /* xmalloc'd */
@@ -22,6 +24,7 @@ typedef struct agent_conf {
 	char *cache_dir;        /* dl-stage's CacheDir (%n: node), or NULL */
 	dl_params_t params;     /* cost model */
 	dl_place_params_t place;/* hysteresis and bounded wait */
+	uint32_t max_files;     /* jobs naming more run without placement */
 } agent_conf_t;
 
 /*

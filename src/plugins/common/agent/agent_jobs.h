@@ -15,6 +15,7 @@ typedef struct agent_job {
 	uint32_t job_id;
 	char key[12];           /* decimal job id, the hash key */
 	uint32_t nfiles;        /* 0: no annotation (or a bad one) */
+	uint32_t too_many;      /* files named, above MaxFilesPerJob; or 0 */
 	uint32_t *files;        /* tracker ids, xmalloc'd */
 	uint64_t seen;          /* cycle in which it was last seen */
 	bool parsed;

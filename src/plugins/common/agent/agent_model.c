@@ -75,7 +75,7 @@ dl_node_stats_t *agent_model_stats(void)
 
 void agent_model_parse_job(agent_job_t *ji, const char *comment,
 			   const char *bb, uid_t uid, gid_t gid,
-			   const char *pfx)
+			   uint32_t max_files, const char *pfx)
 {
 	dl_filelist_t *files = NULL;
 	char *msg = NULL;
@@ -95,15 +95,21 @@ void agent_model_parse_job(agent_job_t *ji, const char *comment,
 	}
 	if (!files)
 		return;
+	/* Bounded cost per job: a plan is no place for a huge job. */
+	if (files->count > max_files) {
+		ji->too_many = files->count > UINT32_MAX ? UINT32_MAX :
+							   files->count;
+		info("%s: JobId=%u names %u files, above MaxFilesPerJob=%u: no placement",
+		     pfx, ji->job_id, ji->too_many, max_files);
+		dl_filelist_free(files);
+		return;
+	}
 	ji->files = xcalloc(files->count ? files->count : 1, sizeof(uint32_t));
+	/* Sizes are what the job's user may see (dl_slurm_job_files()). */
 	for (i = 0; i < files->count; i++) {
 		uint64_t size = files->files[i].size;
-		struct stat sb;
 		int64_t id;
 
-		/* The real size wins over the annotation's, when visible. */
-		if (!stat(files->files[i].path, &sb) && S_ISREG(sb.st_mode))
-			size = sb.st_size;
 		id = dl_cache_file_intern(cache, files->files[i].path, size);
 		if (id < 0) {
 			error("%s: JobId=%u: %s: %s", pfx, ji->job_id,

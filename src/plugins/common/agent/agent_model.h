@@ -33,13 +33,14 @@ uint32_t agent_model_nodes(void);
 dl_node_stats_t *agent_model_stats(void);
 
 /*
- * agent_model_parse_job - parse a job's annotation once (as its user, for
- * list files) and intern its files in the tracker.  A bad annotation is
- * logged and leaves the job without files.
+ * agent_model_parse_job - parse a job's annotation once (as its user) and
+ * intern its files in the tracker.  A bad annotation, or one naming more
+ * than max_files files (then ji->too_many says how many), is logged and
+ * leaves the job without files: it runs without placement.
  */
 void agent_model_parse_job(agent_job_t *ji, const char *comment,
 			   const char *bb, uid_t uid, gid_t gid,
-			   const char *pfx);
+			   uint32_t max_files, const char *pfx);
 
 /*
  * agent_model_sync_node - make node's model equal to its dl-stage

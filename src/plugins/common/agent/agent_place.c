@@ -193,7 +193,8 @@ static void _started(const snapshot_t *s, const snap_job_t *sj,
 	if (!ji || ji->start_logged)
 		return;
 	ji->start_logged = true;
-	if (sj->ours < 0 && !ji->place.widened && !ji->nfiles)
+	if (sj->ours < 0 && !ji->place.widened && !ji->nfiles &&
+	    !ji->too_many)
 		return;
 	if (sj->ours >= 0) {
 		snprintf(how, sizeof(how), "planned %s: strict",
@@ -212,7 +213,8 @@ static void _started(const snapshot_t *s, const snap_job_t *sj,
 	op = agent_place_add(ops, OP_RESTORE, sj->job_id);
 	op->log = xstrdup_printf("%s: started JobId=%u on %s (%s; %u/%u files, %s cached)",
 				 pfx, sj->job_id, node, how, ji->hit_files,
-				 ji->nfiles, bytes);
+				 ji->too_many ? ji->too_many : ji->nfiles,
+				 bytes);
 	if (sj->ours >= 0)
 		op->sc = xstrdup_printf("%sran on %s, the node it was placed on (%u/%u files, %s cached)",
 					DL_SC_PREFIX, node, ji->hit_files,
@@ -226,8 +228,8 @@ static void _started(const snapshot_t *s, const snap_job_t *sj,
  * ours must never cost a job its life).
  */
 static void _decide_others(const snapshot_t *s, const uint8_t *planned,
-			   place_ops_t *ops, dl_sched_stats_t *stats,
-			   const char *pfx)
+			   const agent_conf_t *c, place_ops_t *ops,
+			   dl_sched_stats_t *stats, const char *pfx)
 {
 	uint32_t i;
 
@@ -258,6 +260,11 @@ static void _decide_others(const snapshot_t *s, const uint8_t *planned,
 			op->log = xstrdup_printf("%s: widened JobId=%u: Slurm found it never runnable on %s",
 						 pfx, sj->job_id,
 						 s->names[sj->ours]);
+		} else if (ji && ji->too_many && sj->runnable) {
+			op = agent_place_add(ops, OP_REASON, sj->job_id);
+			op->desc = xstrdup_printf("DataLocality: %u files, above MaxFilesPerJob=%u: no placement",
+						  ji->too_many, c->max_files);
+			op->gated = sj->gated;
 		} else if (sj->gated) {
 			op = agent_place_add(ops, sj->runnable ? OP_UNGATE :
 								  OP_REGATE,
@@ -278,7 +285,7 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 	for (k = 0; st && k < st->njobs; k++)
 		if (st->jobs[k].state == DL_JOB_PENDING)
 			planned[map[k]] = 1;
-	_decide_others(s, planned, ops, stats, pfx);
+	_decide_others(s, planned, c, ops, stats, pfx);
 	stats->pending_placed = 0;
 	for (k = 0; st && k < st->njobs; k++) {
 		const snap_job_t *sj = &s->jobs[map[k]];

@@ -133,9 +133,10 @@ static void _update_model(snapshot_t *s)
 		agent_job_t *ji = agent_jobs_get(sj->job_id, true);
 
 		ji->seen = cycle_no;
-		if (!ji->parsed)
+		/* Held or waiting jobs cost nothing until they may run. */
+		if (!ji->parsed && (sj->running || sj->runnable))
 			agent_model_parse_job(ji, sj->comment, sj->bb, sj->uid,
-					      sj->gid, pfx);
+					      sj->gid, dl_conf.max_files, pfx);
 		if (sj->running && !ji->running && !ji->finished) {
 			ji->running = true;
 			if (sj->node >= 0 && (uint32_t)sj->node < nn)

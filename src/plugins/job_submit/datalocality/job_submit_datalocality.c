@@ -56,7 +56,6 @@ void fini(void)
 static int _validate(const char *comment, const char *bb, uid_t uid,
 		     gid_t gid, uint32_t job_id, char **err_msg, bool *files_out)
 {
-	dl_filelist_t *files = NULL;
 	char *msg = NULL;
 
 	if (comment && strlen(comment) > DL_COMMENT_MAX &&
@@ -67,15 +66,16 @@ static int _validate(const char *comment, const char *bb, uid_t uid,
 		     plugin_type, job_id, (unsigned)uid, strlen(comment));
 		return SLURM_ERROR;
 	}
-	if (dl_slurm_job_files(comment, bb, uid, gid, &files, &msg)) {
+	/* Validation only: the agent learns sizes when the job may run. */
+	if (dl_slurm_job_files(comment, bb, uid, gid, NULL, &msg)) {
 		info("%s: rejecting job %u of uid %u: %s", plugin_type,
 		     job_id, (unsigned)uid, msg);
 		*err_msg = msg;
 		return SLURM_ERROR;
 	}
 	if (files_out)
-		*files_out = files && files->count;
-	dl_filelist_free(files);
+		*files_out = dl_files_has_annotation(comment) ||
+			     (bb && strstr(bb, "stage_in"));
 	return SLURM_SUCCESS;
 }
 

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# test_hostile_ctld.sh - hostile input against slurmctld's side of the
+# plugins, on a real local cluster (jobs submitted as the unprivileged user
+# nobody):
+#  (a) list files are read as the job's user: a file in a directory only
+#      root may search, directly or through a symlink, is refused, with no
+#      word of its content, and with the same answer as a missing file;
+#  (b) a malformed list the user may read is refused by line number,
+#      without quoting it;
+#  (c) a held job naming 200,000 files does not stall anyone: a victim job
+#      starts at once; a runnable job above MaxFilesPerJob runs without
+#      placement and its Reason or log says so.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+# shellcheck source=../cluster/cluster.sh
+source "$here/../cluster/cluster.sh"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+dl_t_use_build
+export DL_NODES=2
+trap dl_cluster_stop EXIT
+dl_cluster_init
+echo "MaxFilesPerJob=1000" >"$DL_CLUSTER_DIR/etc/datalocality.conf"
+dl_cluster_start
+log=$(dl_cluster_log_ctld)
+out=$DL_CLUSTER_DIR/out
+chmod 1777 "$out"
+as_nobody() { sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o /dev/null "$@"; }
+refused() { # refused COMMENT -> sbatch's error, rc 0 if sbatch refused
+	local err
+	if err=$(as_nobody --comment="$1" --wrap true 2>&1); then
+		echo "accepted: $err"
+		return 1
+	fi
+	echo "$err"
+}
+
+# --- (a) secrets stay secret ------------------------------------------------
+secret=$DL_CLUSTER_DIR/private
+mkdir -p "$secret"
+chmod 700 "$secret"
+printf '/data/ok\nTOPSECRET-7f3a the password is hunter2\n' >"$secret/list"
+chmod 644 "$secret/list"
+ln -sfn "$secret/list" "$out/link-to-list"
+msg_secret=$(refused "files:@$secret/list") || true
+msg_link=$(refused "files:@$out/link-to-list") || true
+msg_missing=$(refused "files:@$secret/nothing-here") || true
+echo "  secret:  $msg_secret"
+echo "  link:    $msg_link"
+echo "  missing: $msg_missing"
+for m in "$msg_secret" "$msg_link"; do
+	dl_t_check "(a) refused without content: ${m:0:60}..." \
+		bash -c '! grep -qiE "TOPSECRET|hunter2|password|accepted" <<<"$0" && grep -q "does not exist or you may not read it" <<<"$0"' "$m"
+done
+norm() { sed "s|$1||" <<<"$2"; }
+dl_t_eq "(a) unreadable and missing list files get the same answer" \
+	"$(norm "$secret/nothing-here" "$msg_missing")" "$(norm "$secret/list" "$msg_secret")"
+dl_t_check "(a) nothing of the secret in slurmctld's log either" \
+	bash -c "! grep -q 'TOPSECRET' '$log'"
+
+# --- (b) a bad list the user may read: line number, no quote -------------
+printf '/data/a\n/data/b\nSECRETLINE-not-a-path\n' >"$out/bad.list"
+chmod 644 "$out/bad.list"
+msg=$(refused "files:@$out/bad.list") || true
+echo "  bad list: $msg"
+dl_t_check "(b) a malformed list is refused by line number, unquoted" \
+	bash -c 'grep -q "list line 3: path must be absolute" <<<"$0" && ! grep -q SECRETLINE <<<"$0"' "$msg"
+
+# --- (c) one huge held job stalls no one ------------------------------------
+seq -f '/nonexistent/huge/file%07g' 1 200000 >"$out/huge.list"
+chmod 644 "$out/huge.list"
+t0=$(date +%s.%N)
+big=$(as_nobody --hold --comment="files:@$out/huge.list" --wrap true)
+t1=$(date +%s.%N)
+echo "  a 200,000-file job submitted in $(echo "$t1 - $t0" | bc) s"
+victim=$(as_nobody --comment="files:/etc/hostname" --wrap true)
+t2=$SECONDS
+until [ "$(dl_cluster_job_field "$victim" JobState)" = COMPLETED ] ||
+      [ $((SECONDS - t2)) -ge 20 ]; do sleep 0.2; done
+dl_t_check "(c) with a held 200,000-file job pending, a victim job completes within 5 s ($((SECONDS - t2)) s)" \
+	test $((SECONDS - t2)) -le 5
+scontrol release "$big"
+deadline=$((SECONDS + 30))
+until [ "$(dl_cluster_job_field "$big" JobState)" = COMPLETED ] ||
+      [ $SECONDS -ge $deadline ]; do sleep 0.3; done
+dl_t_eq "(c) the released huge job ran (without placement)" COMPLETED \
+	"$(dl_cluster_job_field "$big" JobState)"
+dl_t_check "(c) its size was reported: above MaxFilesPerJob" \
+	grep -q "JobId=$big names 200000 files, above MaxFilesPerJob=1000: no placement" "$log"
+dl_t_check "(c) and its start says it had no placement" \
+	grep -q "started JobId=$big on [^ ]* (no placement" "$log"
+dl_t_check "(c) slurmctld is up" bash -c 'scontrol ping | grep -q UP'
+
+dl_t_summary
