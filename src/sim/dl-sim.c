@@ -94,6 +94,17 @@ static void _usage(FILE *out)
 		"                             (0; diffusion: 100 x nodes)\n"
 		"      --replan-min-interval S  seconds between full plans (0)\n"
 		"      --check                verify invariants (cache capacity) as it runs\n"
+		"      --dispatch slurm|plan  start jobs as slurmctld does with the plugin:\n"
+		"                             priority order, the plan as per-job node\n"
+		"                             restrictions (slurm, default); or each node\n"
+		"                             its planned jobs in plan order (plan)\n"
+		"  restrictions (--dispatch slurm; see dl_place.h):\n"
+		"      --wait-factor X        a job waits for its node X x (bytes cached\n"
+		"                             there / rbw) (1)\n"
+		"      --min-wait S (2)  --max-wait S (300)  bounds of that wait, seconds\n"
+		"      --hysteresis X         move a job only for X x its input more\n"
+		"                             cached on the new node (0.25)\n"
+		"      --strict               never widen: wait for the node for ever\n"
 		"Output:\n"
 		"      --csv FILE             append one row (header if the file is new)\n"
 		"      --json FILE            append one JSON object per line\n"
@@ -211,6 +222,12 @@ enum {
 	O_UNKNOWN,
 	O_WINDOW,
 	O_REPLAN,
+	O_DISPATCH,
+	O_WAIT_FACTOR,
+	O_MIN_WAIT,
+	O_MAX_WAIT,
+	O_HYSTERESIS,
+	O_STRICT,
 	O_CHECK,
 	O_CSV,
 	O_JSON,
@@ -266,6 +283,12 @@ static const struct option longopts[] = {
 	{ "unknown-size", required_argument, NULL, O_UNKNOWN },
 	{ "window", required_argument, NULL, O_WINDOW },
 	{ "replan-min-interval", required_argument, NULL, O_REPLAN },
+	{ "dispatch", required_argument, NULL, O_DISPATCH },
+	{ "wait-factor", required_argument, NULL, O_WAIT_FACTOR },
+	{ "min-wait", required_argument, NULL, O_MIN_WAIT },
+	{ "max-wait", required_argument, NULL, O_MAX_WAIT },
+	{ "hysteresis", required_argument, NULL, O_HYSTERESIS },
+	{ "strict", no_argument, NULL, O_STRICT },
 	{ "check", no_argument, NULL, O_CHECK },
 	{ "csv", required_argument, NULL, O_CSV },
 	{ "json", required_argument, NULL, O_JSON },
@@ -405,6 +428,59 @@ static void _list_policies(void)
 		       (*o)->summary ? (*o)->summary : "");
 }
 
+/*
+ * The dispatch rule and the restrictions' parameters.  \return 1 if c was
+ * one of their options, 0 if not.
+ */
+static int _place_option(_args_t *a, int c, const char *arg)
+{
+	dl_place_params_t *p = &a->cfg.place;
+
+	switch (c) {
+	case O_DISPATCH:
+		if (dl_dispatch_from_name(arg, &a->cfg.dispatch))
+			_usage_error(
+				"--dispatch: expected slurm or plan, got '%s'",
+				arg);
+		return 1;
+	case O_WAIT_FACTOR:
+		p->wait_factor = _num("--wait-factor", arg, 0, 1e6);
+		return 1;
+	case O_MIN_WAIT:
+		p->min_wait = _num("--min-wait", arg, 0, 1e9);
+		return 1;
+	case O_MAX_WAIT:
+		p->max_wait = _num("--max-wait", arg, 0, 1e9);
+		return 1;
+	case O_HYSTERESIS:
+		p->hysteresis = _num("--hysteresis", arg, 0, 1e6);
+		return 1;
+	case O_STRICT:
+		p->strict = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The restrictions' options make sense together and with the rule. */
+static void _place_check(const _args_t *a)
+{
+	static const int opts[] = { O_WAIT_FACTOR, O_MIN_WAIT, O_MAX_WAIT,
+				    O_HYSTERESIS, O_STRICT };
+	size_t i;
+
+	if (a->cfg.dispatch == DL_DISPATCH_PLAN)
+		for (i = 0; i < sizeof(opts) / sizeof(*opts); i++)
+			if (a->given[opts[i]])
+				_usage_error(
+					"--%s applies to --dispatch slurm only",
+					_optname(opts[i]));
+	if (a->cfg.place.max_wait < a->cfg.place.min_wait)
+		_usage_error("--max-wait (%g) must be at least --min-wait (%g)",
+			     a->cfg.place.max_wait, a->cfg.place.min_wait);
+}
+
 static void _parse(int argc, char **argv, _args_t *a)
 {
 	int c, kind_set = 0;
@@ -426,6 +502,8 @@ static void _parse(int argc, char **argv, _args_t *a)
 	while ((c = getopt_long(argc, argv, "p:w:qhV", longopts, NULL)) != -1) {
 		if (c >= O_POLICY_PARAMS && c < O_MAX)
 			a->given[c] = 1;
+		if (_place_option(a, c, optarg))
+			continue;
 		switch (c) {
 		case 'p':
 			a->policy = optarg;
@@ -700,6 +778,7 @@ static void _parse(int argc, char **argv, _args_t *a)
 	if (a->given[O_PEER] && a->given[O_NO_PEER])
 		_usage_error(
 			"--peer-fetch and --no-peer-fetch exclude each other");
+	_place_check(a);
 	_policy_defaults(a);
 	a->cfg.policy = a->policy;
 	a->cfg.policy_params = a->policy_params;
@@ -856,6 +935,23 @@ static void _kv_add(dl_kv_t *kv, size_t *n, const char *key, const char *fmt,
 	(*n)++;
 }
 
+/* The dispatch rule, and the restrictions' parameters when it has them. */
+static void _kv_place(dl_kv_t *kv, size_t *n, const dl_sim_config_t *cfg)
+{
+	const dl_place_params_t *p = &cfg->place;
+	size_t i;
+
+	_kv_add(kv, n, "dispatch", "%s", dl_dispatch_name(cfg->dispatch));
+	_kv_add(kv, n, "wait_factor", "%g", p->wait_factor);
+	_kv_add(kv, n, "min_wait", "%g", p->min_wait);
+	_kv_add(kv, n, "max_wait", "%g", p->max_wait);
+	_kv_add(kv, n, "hysteresis", "%g", p->hysteresis);
+	_kv_add(kv, n, "strict", "%d", p->strict);
+	if (cfg->dispatch != DL_DISPATCH_SLURM)
+		for (i = *n - 5; i < *n; i++)
+			snprintf(kv[i].val, sizeof(kv[i].val), "-");
+}
+
 int main(int argc, char **argv)
 {
 	_args_t a;
@@ -970,6 +1066,7 @@ int main(int argc, char **argv)
 	_kv_add(kv, &nkv, "window", "%zu", a.cfg.window);
 	_kv_add(kv, &nkv, "replan_min_interval", "%g",
 		a.cfg.replan_min_interval);
+	_kv_place(kv, &nkv, &a.cfg);
 	_kv_add(kv, &nkv, "workload_desc",
 		"%s: %zu jobs, %zu files (%s), %.2f files/job [%u-%u], overlap %.1f%%%s, shared %.1f%%, arrivals %.1f-%.1f s",
 		wl_names[a.kind], ws.jobs, ws.files_used,

@@ -141,6 +141,9 @@ int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
 	m->wet_slowdown = m->wet_ideal > 0 ? m->makespan / m->wet_ideal : 0.0;
 	m->plans = r->plans;
 	m->carried = r->carried;
+	m->restricted = r->place.set;
+	m->moved = r->place.moved;
+	m->widened = r->place.widened;
 	m->plan_total = r->plan_seconds;
 	m->plan_mean = r->plans ? r->plan_seconds / (double) r->plans : 0.0;
 	m->plan_max = r->plan_seconds_max;
@@ -224,6 +227,13 @@ void dl_metrics_print(FILE *out, const dl_kv_t *kv, size_t nkv,
 		"policy    %zu plans (+%zu carried) in %.3f s: mean %.3f ms, max %.3f ms\n",
 		m->plans, m->carried, m->plan_total, 1e3 * m->plan_mean,
 		1e3 * m->plan_max);
+	if (!strcmp(_kv(kv, nkv, "dispatch"), "plan"))
+		fprintf(out, "dispatch  plan: each node in plan order\n");
+	else
+		fprintf(out,
+			"dispatch  %s: priority order, %zu jobs restricted, %zu moved, %zu widened\n",
+			_kv(kv, nkv, "dispatch"), m->restricted, m->moved,
+			m->widened);
 	fprintf(out, "sim       %llu events, queue max %zu, %.2f s wall\n",
 		(unsigned long long) m->events, m->max_pending, m->wall);
 }
@@ -270,6 +280,9 @@ void dl_metrics_print(FILE *out, const dl_kv_t *kv, size_t nkv,
 	X(plan_seconds, "%.6f", m->plan_total) \
 	X(plan_mean_ms, "%.6f", 1e3 * m->plan_mean) \
 	X(plan_max_ms, "%.6f", 1e3 * m->plan_max) \
+	X(restricted, "%zu", m->restricted) \
+	X(moved, "%zu", m->moved) \
+	X(widened, "%zu", m->widened) \
 	X(max_pending, "%zu", m->max_pending) \
 	X(events, "%llu", (unsigned long long) m->events) \
 	X(wall_seconds, "%.3f", m->wall)

@@ -24,7 +24,10 @@
  *   ideal WET = the workload execution time with infinite resources and
  *               free communication (data-diffusion-raicu §5.2.5):
  *               max(arrival + mu) - first arrival; WET slowdown = makespan /
- *               ideal WET.
+ *               ideal WET;
+ *   placement = under the slurm dispatch (dispatch.h), restrictions set on
+ *               jobs, moved to another node, and widened because a job
+ *               waited past its bound (each job is widened at most once).
  */
 #ifndef DL_SIM_METRICS_H
 #define DL_SIM_METRICS_H
@@ -52,6 +55,7 @@ typedef struct dl_metrics {
 	double efficiency, speedup;
 	double wet_ideal, wet_slowdown;
 	size_t plans, carried;
+	size_t restricted, moved, widened; /* placement, slurm dispatch */
 	double plan_total, plan_mean, plan_max;
 	size_t max_pending;
 	uint64_t events;

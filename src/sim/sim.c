@@ -17,6 +17,19 @@ enum {
 	EV_WAKE
 };
 
+/* What an EV_WAKE is for. */
+enum {
+	WAKE_REPLAN = 0, /* a full plan is due */
+	WAKE_PLACE       /* a bounded wait ends */
+};
+
+/*
+ * The shortest wait before a placement wake-up, seconds: a wait computed
+ * as 0 (or rounded to nothing at a large clock) must still move time on,
+ * and a microsecond is the cache tracker's clock tick.
+ */
+#define WAKE_MIN 1e-6
+
 enum {
 	J_FUTURE = 0,
 	J_PENDING,
@@ -40,6 +53,7 @@ typedef struct {
 	int32_t pnode;    /* that plan's node */
 	double porder;    /* that plan's order */
 	size_t run_pos;   /* index in the running list */
+	dl_place_t place; /* slurm dispatch: its restriction */
 } _job_t;
 
 /* A job and the index of the file in its list. */
@@ -116,6 +130,18 @@ typedef struct {
 	size_t arrived;
 	uint32_t *hold; /* scratch: holders of a file */
 
+	/*
+	 * Slurm dispatch: the last pass's snapshot, its nodes' busy slots as
+	 * the pass left them, i.e. the system until the next event; pmap[i]
+	 * is the job of its index i and prec[i] that job's record while it
+	 * waits (NULL once started).  Owned, replaced at every pass.
+	 */
+	dl_state_t *pst;
+	uint32_t *pmap;
+	dl_place_t **prec;
+	double place_wake; /* earliest WAKE_PLACE queued; INFINITY: none */
+	double t0;         /* first arrival: the records' clock starts at 1 */
+
 	char *err;
 	size_t errlen;
 	int rc;
@@ -150,6 +176,8 @@ void dl_sim_config_default(dl_sim_config_t *cfg)
 	cfg->policy = "locality";
 	cfg->seed = 1;
 	cfg->progress_every = 1.0;
+	cfg->dispatch = DL_DISPATCH_SLURM;
+	dl_place_params_default(&cfg->place);
 }
 
 static double _wall(void)
@@ -612,13 +640,37 @@ static size_t _visible(const _sim_t *s)
 }
 
 /*
- * The snapshot a plan sees: every node, the running jobs, then the first
- * _visible() pending jobs in arrival order.  A carried dispatch only needs
- * the pending jobs the last plan put on a node with a free slot (or on no
- * node): dl_plan_starts() starts nothing on a full node.  map[i] is the
- * job of state index i.
+ * Which pending jobs a snapshot holds.  A carried dispatch by the plan
+ * only needs the jobs the last plan put on a node with a free slot (or on
+ * no node): dl_plan_starts() starts nothing on a full node.  A carried
+ * slurm pass leaves out the jobs with input that no plan has seen yet:
+ * the plugin's job_submit holds such a job back until it is placed.
  */
-static dl_state_t *_snapshot(_sim_t *s, int carried, uint32_t **map)
+enum {
+	SNAP_ALL = 0,
+	SNAP_CARRIED,
+	SNAP_PLACED
+};
+
+static int _snap_skip(const _sim_t *s, uint32_t j, int mode)
+{
+	const _job_t *job = &s->jobs[j];
+
+	if (mode == SNAP_CARRIED)
+		return !job->planned ||
+		       (job->pnode >= 0 &&
+			s->nodes[job->pnode].busy >= s->cfg->cores);
+	if (mode == SNAP_PLACED)
+		return !job->planned && s->wl->jobs[j].nfiles;
+	return 0;
+}
+
+/*
+ * The snapshot a plan sees: every node, the running jobs, then the first
+ * _visible() pending jobs in arrival order, but those mode leaves out
+ * (_snap_skip()).  map[i] is the job of state index i.
+ */
+static dl_state_t *_snapshot(_sim_t *s, int mode, uint32_t **map)
 {
 	dl_state_t *st = dl_state_create(s->cache, &s->params);
 	uint32_t *m, n;
@@ -638,13 +690,9 @@ static dl_state_t *_snapshot(_sim_t *s, int carried, uint32_t **map)
 				     s->running[i] :
 				     s->pending[s->phead + i - s->nrunning];
 		const dl_wl_job_t *wj = &s->wl->jobs[j];
-		const _job_t *job = &s->jobs[j];
 		dl_job_t dj = { 0 };
 
-		if (i >= s->nrunning && carried &&
-		    (!job->planned ||
-		     (job->pnode >= 0 &&
-		      s->nodes[job->pnode].busy >= s->cfg->cores)))
+		if (i >= s->nrunning && _snap_skip(s, j, mode))
 			continue;
 		dj.id = wj->id;
 		dj.state = i < s->nrunning ? DL_JOB_RUNNING : DL_JOB_PENDING;
@@ -668,11 +716,27 @@ fail:
 	return NULL;
 }
 
+/*
+ * Drop the started jobs from the pending list, keeping its order: they all
+ * sit in the visible prefix, whose waiting jobs move back to close the
+ * gaps; the head moves past what is left in front.
+ */
+static void _drop_started(_sim_t *s)
+{
+	size_t i, k, lim = _visible(s);
+
+	for (i = k = lim; i-- > 0;)
+		if (s->jobs[s->pending[s->phead + i]].state == J_PENDING)
+			s->pending[s->phead + --k] = s->pending[s->phead + i];
+	s->phead += k;
+	s->npending -= k;
+}
+
 static void _dispatch(_sim_t *s, const dl_state_t *st, const dl_plan_t *plan,
 		      const uint32_t *map)
 {
 	dl_start_t *starts = NULL;
-	size_t n = 0, i, k, lim;
+	size_t n = 0, i;
 	int rc;
 
 	rc = dl_plan_starts(st, plan, &starts, &n);
@@ -683,32 +747,23 @@ static void _dispatch(_sim_t *s, const dl_state_t *st, const dl_plan_t *plan,
 	for (i = 0; i < n && !s->rc; i++)
 		_start_job(s, map[starts[i].job], starts[i].node);
 	free(starts);
-	if (!n)
-		return;
-	/*
-	 * Drop the started jobs from the pending list, keeping its order:
-	 * they all sit in the visible prefix, whose waiting jobs move back
-	 * to close the gaps; the head moves past what is left in front.
-	 */
-	lim = _visible(s);
-	for (i = k = lim; i-- > 0;)
-		if (s->jobs[s->pending[s->phead + i]].state == J_PENDING)
-			s->pending[s->phead + --k] = s->pending[s->phead + i];
-	s->phead += k;
-	s->npending -= k;
+	if (n)
+		_drop_started(s);
 }
 
-static void _plan_full(_sim_t *s)
+/*
+ * Ask the policy for a plan of st, timed, and remember its decision for
+ * every pending job, for the plans carried over until the next one.
+ * \return the plan (free with dl_plan_free()), NULL on error (s->rc set).
+ */
+static dl_plan_t *_policy_plan(_sim_t *s, const dl_state_t *st,
+			       const uint32_t *map)
 {
-	uint32_t *map = NULL;
-	dl_state_t *st = _snapshot(s, 0, &map);
 	dl_plan_t *plan = NULL;
 	double t0, dt;
 	size_t i;
 	int rc;
 
-	if (!st)
-		return;
 	t0 = _wall();
 	rc = dl_policy_plan(s->policy, st, &plan);
 	dt = _wall() - t0;
@@ -719,7 +774,8 @@ static void _plan_full(_sim_t *s)
 	if (rc) {
 		_fail(s, rc, "policy %s failed at t=%.3f: %s",
 		      dl_policy_name(s->policy), s->now, dl_strerror(rc));
-		goto out;
+		dl_plan_free(plan);
+		return NULL;
 	}
 	for (i = 0; i < st->njobs; i++) {
 		_job_t *j = &s->jobs[map[i]];
@@ -733,8 +789,20 @@ static void _plan_full(_sim_t *s)
 	s->have_plan = 1;
 	s->last_plan = s->now;
 	s->dirty = 0;
-	_dispatch(s, st, plan, map);
-out:
+	return plan;
+}
+
+static void _plan_full(_sim_t *s)
+{
+	uint32_t *map = NULL;
+	dl_state_t *st = _snapshot(s, SNAP_ALL, &map);
+	dl_plan_t *plan;
+
+	if (!st)
+		return;
+	plan = _policy_plan(s, st, map);
+	if (plan)
+		_dispatch(s, st, plan, map);
 	dl_plan_free(plan);
 	dl_state_destroy(st);
 	free(map);
@@ -744,7 +812,7 @@ out:
 static void _plan_carried(_sim_t *s)
 {
 	uint32_t *map = NULL;
-	dl_state_t *st = _snapshot(s, 1, &map);
+	dl_state_t *st = _snapshot(s, SNAP_CARRIED, &map);
 	dl_plan_t *plan;
 	size_t i;
 
@@ -779,20 +847,235 @@ out:
 	free(map);
 }
 
+/* Whether a full plan is due now rather than the last one carried over. */
+static int _plan_due(const _sim_t *s, int force)
+{
+	return force || !s->have_plan || s->cfg->replan_min_interval <= 0 ||
+	       s->now >= s->last_plan + s->cfg->replan_min_interval;
+}
+
+/* A plan was carried over: make sure one is made when it is due. */
+static void _replan_wake(_sim_t *s)
+{
+	if (s->wake_pending)
+		return;
+	s->wake_pending = 1;
+	_push(s, s->last_plan + s->cfg->replan_min_interval, EV_WAKE,
+	      WAKE_REPLAN);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Slurm dispatch (dispatch.h)                                            */
+
+/*
+ * The records' clock.  dl_place_t.last reads 0 for "never stepped", so a
+ * record stepped at a simulated 0 would lose its first interval of
+ * waiting; the records count from 1 at the first arrival instead (only
+ * differences matter to them).
+ */
+static double _place_clock(const _sim_t *s)
+{
+	return 1.0 + (s->now - s->t0);
+}
+
+static void _place_tally(_sim_t *s, const dl_dispatch_count_t *c)
+{
+	s->res->place.set += c->set;
+	s->res->place.moved += c->moved;
+	s->res->place.widened += c->widened;
+}
+
+/* Wake the simulator in seconds, unless a wake-up is due by then. */
+static void _place_wake(_sim_t *s, double in)
+{
+	double t;
+
+	if (!isfinite(in))
+		return;
+	t = s->now + fmax(in, WAKE_MIN);
+	if (t >= s->place_wake)
+		return;
+	s->place_wake = t;
+	_push(s, t, EV_WAKE, WAKE_PLACE);
+}
+
+static void _place_forget(_sim_t *s)
+{
+	dl_state_destroy(s->pst);
+	free(s->pmap);
+	free(s->prec);
+	s->pst = NULL;
+	s->pmap = NULL;
+	s->prec = NULL;
+}
+
+/*
+ * At the start of an instant, before its events: count the waiting since
+ * the last step against the system as the last pass left it, which it has
+ * been since.  A wait that reached its bound is widened, and the instant
+ * gets a pass to start the job elsewhere.
+ */
+static void _place_account(_sim_t *s)
+{
+	dl_dispatch_count_t c = { 0 };
+
+	if (!s->pst)
+		return;
+	s->pst->now = _place_clock(s);
+	dl_dispatch_place_steps(s->pst, NULL, &s->cfg->place, s->prec, &c);
+	_place_tally(s, &c);
+	if (c.widened)
+		s->dirty = 1;
+}
+
+/*
+ * Before a plan, as the plugin does: a job whose restriction no node can
+ * win from it under the hysteresis is made eligible for its node only
+ * (dl_place_pin()), so that the plan places the others around it.
+ */
+static int _place_pin(_sim_t *s, dl_state_t *st, const uint32_t *map)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < st->njobs; i++) {
+		const dl_place_t *r = &s->jobs[map[i]].place;
+
+		if (st->jobs[i].state != DL_JOB_PENDING || r->node < 0 ||
+		    r->widened)
+			continue;
+		rc = dl_place_pin(st, i, (uint32_t) r->node, &s->cfg->place);
+		if (rc == DL_ENOMEM) {
+			_fail(s, rc, "out of memory (placement)");
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/*
+ * After the plan: every node is eligible again (dl-sim has no partitions).
+ * A pin is for the plan only; left in place it would hide the other nodes
+ * from dl_place_blocked(), and a pinned job's wait would never count.
+ */
+static void _place_unpin(dl_state_t *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->njobs; i++)
+		if (st->jobs[i].eligible)
+			memset(st->jobs[i].eligible, 1, st->nnodes);
+}
+
+/*
+ * Slurm's pass over st: start what it says, keep the nodes' busy slots in
+ * st up to date, and queue a wake-up for the first bounded wait to end.
+ * prec[i] becomes NULL for a job started.
+ */
+static void _slurm_pass(_sim_t *s, dl_state_t *st, const uint32_t *map,
+			dl_place_t **prec)
+{
+	dl_start_t *starts = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	rc = dl_dispatch_slurm_pass(st, prec, &starts, &n);
+	if (rc) {
+		_fail(s, rc, "slurm pass: %s", dl_strerror(rc));
+		return;
+	}
+	for (i = 0; i < n && !s->rc; i++) {
+		uint32_t k = starts[i].job;
+
+		_start_job(s, map[k], starts[i].node);
+		st->nodes[starts[i].node].busy += st->jobs[k].cpus;
+		prec[k] = NULL;
+	}
+	free(starts);
+	if (n)
+		_drop_started(s);
+	_place_wake(s, dl_dispatch_place_expiry(st, &s->cfg->place, prec));
+}
+
+/*
+ * Plan (or carry the last plan over), step every waiting job's record
+ * with the plan's node, run Slurm's pass, and keep the snapshot for the
+ * waiting counted until the next event.
+ */
+static void _schedule_slurm(_sim_t *s, int force)
+{
+	dl_dispatch_count_t c = { 0 };
+	uint32_t *map = NULL;
+	int due = _plan_due(s, force);
+	dl_state_t *st = _snapshot(s, due ? SNAP_ALL : SNAP_PLACED, &map);
+	int32_t *planned = NULL;
+	dl_place_t **prec = NULL;
+	size_t i, waiting = 0;
+
+	if (!st)
+		return;
+	planned = malloc((st->njobs ? st->njobs : 1) * sizeof(*planned));
+	prec = calloc(st->njobs ? st->njobs : 1, sizeof(*prec));
+	if (!planned || !prec) {
+		_fail(s, DL_ENOMEM, "out of memory (placement)");
+		goto out;
+	}
+	if (due) {
+		dl_plan_t *plan;
+
+		if (_place_pin(s, st, map))
+			goto out;
+		plan = _policy_plan(s, st, map);
+		_place_unpin(st);
+		if (!plan)
+			goto out;
+		dl_plan_free(plan);
+	} else {
+		s->res->carried++;
+		_replan_wake(s);
+	}
+	for (i = 0; i < st->njobs; i++) {
+		_job_t *j = &s->jobs[map[i]];
+
+		planned[i] = -1;
+		if (st->jobs[i].state != DL_JOB_PENDING)
+			continue;
+		if (j->planned)
+			planned[i] = j->pnode;
+		prec[i] = &j->place;
+	}
+	st->now = _place_clock(s);
+	dl_dispatch_place_steps(st, planned, &s->cfg->place, prec, &c);
+	_place_tally(s, &c);
+	_slurm_pass(s, st, map, prec);
+	for (i = 0; i < st->njobs; i++)
+		waiting += prec[i] != NULL;
+	_place_forget(s);
+	if (waiting && !s->rc) {
+		free(planned);
+		s->pst = st;
+		s->pmap = map;
+		s->prec = prec;
+		return;
+	}
+out:
+	free(planned);
+	free(prec);
+	dl_state_destroy(st);
+	free(map);
+}
+
 static void _schedule(_sim_t *s, int force)
 {
-	double due;
-
 	if (!s->npending || (!s->dirty && !force) || !_free_slots(s))
 		return;
-	due = s->last_plan + s->cfg->replan_min_interval;
-	if (!force && s->have_plan && s->cfg->replan_min_interval > 0 &&
-	    s->now < due) {
+	if (s->cfg->dispatch == DL_DISPATCH_SLURM) {
+		_schedule_slurm(s, force);
+		return;
+	}
+	if (!_plan_due(s, force)) {
 		_plan_carried(s);
-		if (!s->wake_pending) {
-			s->wake_pending = 1;
-			_push(s, due, EV_WAKE, 0);
-		}
+		_replan_wake(s);
 		return;
 	}
 	_plan_full(s);
@@ -823,6 +1106,25 @@ static void _progress(_sim_t *s, double wall0, double *next)
 	s->cfg->progress(&p, s->cfg->progress_arg);
 }
 
+/* The dispatch rule and its parameters make sense (NaN included). */
+static int _check_place(_sim_t *s)
+{
+	const dl_place_params_t *p = &s->cfg->place;
+
+	if (s->cfg->dispatch != DL_DISPATCH_SLURM &&
+	    s->cfg->dispatch != DL_DISPATCH_PLAN)
+		_fail(s, DL_EINVAL, "unknown dispatch rule %d",
+		      (int) s->cfg->dispatch);
+	else if (!(isfinite(p->wait_factor) && p->wait_factor >= 0) ||
+		 !(isfinite(p->min_wait) && p->min_wait >= 0) ||
+		 !(p->max_wait >= p->min_wait) ||
+		 !(isfinite(p->hysteresis) && p->hysteresis >= 0))
+		_fail(s, DL_EINVAL,
+		      "placement: need wait_factor, min_wait, hysteresis >= 0 "
+		      "and max_wait >= min_wait");
+	return s->rc;
+}
+
 static int _setup(_sim_t *s)
 {
 	const dl_sim_config_t *cfg = s->cfg;
@@ -837,6 +1139,8 @@ static int _setup(_sim_t *s)
 		      "nodes, cores and storage must be at least 1");
 		return s->rc;
 	}
+	if (_check_place(s))
+		return s->rc;
 	for (i = 0; i < wl->njobs; i++) {
 		if (wl->jobs[i].cpus > cfg->cores) {
 			_fail(s, DL_EINVAL,
@@ -917,6 +1221,7 @@ static int _setup(_sim_t *s)
 		dl_sim_job_t *r = &s->res->jobs[i];
 		uint32_t k;
 
+		dl_place_init(&s->jobs[i].place);
 		s->jobs[i].pinned = calloc(wj->nfiles ? wj->nfiles : 1, 1);
 		if (!s->jobs[i].pinned) {
 			_fail(s, DL_ENOMEM, "out of memory");
@@ -972,6 +1277,7 @@ static void _teardown(_sim_t *s)
 	free(s->pending);
 	free(s->running);
 	free(s->hold);
+	_place_forget(s);
 	dl_policy_destroy(s->policy);
 	dl_cache_destroy(s->cache);
 }
@@ -996,6 +1302,8 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 	s.wl = wl;
 	s.err = err;
 	s.errlen = errlen;
+	s.place_wake = INFINITY;
+	s.t0 = wl->njobs ? wl->jobs[0].arrival : 0;
 	res = calloc(1, sizeof(*res));
 	if (res)
 		res->jobs =
@@ -1016,6 +1324,8 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 	res->storage = s.S;
 	snprintf(res->policy, sizeof(res->policy), "%s",
 		 dl_policy_name(s.policy));
+	snprintf(res->dispatch, sizeof(res->dispatch), "%s",
+		 dl_dispatch_name(cfg->dispatch));
 
 	while (!s.rc) {
 		if (!s.nheap) {
@@ -1032,6 +1342,8 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 			continue;
 		}
 		s.now = s.heap[0].t;
+		if (cfg->dispatch == DL_DISPATCH_SLURM)
+			_place_account(&s);
 		while (s.nheap && s.heap[0].t == s.now && !s.rc) {
 			_ev_t ev = _pop(&s);
 
@@ -1050,7 +1362,13 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 				_job_done(&s, ev.arg);
 				break;
 			default:
-				s.wake_pending = 0;
+				if (ev.arg == WAKE_REPLAN) {
+					s.wake_pending = 0;
+					break;
+				}
+				if (s.now >= s.place_wake)
+					s.place_wake = INFINITY;
+				s.dirty = 1;
 				break;
 			}
 		}

@@ -29,13 +29,28 @@
  * without being cached (counted as "bypass").
  *
  * Scheduling: after the events of one instant (arrivals, completions,
- * transfers done) the simulator builds a dl_state_t, asks the policy for a
- * plan and starts what dl_plan_starts() says, exactly as the Slurm plugin
- * does.  It plans only when something changed since the last plan, some
- * job waits and some slot is free.  With a minimum re-plan interval, a
- * plan due too early is replaced by the previous plan's decisions for the
- * jobs it covered (new jobs wait for the next plan, due at the end of the
- * interval).  The wall time of every dl_policy_plan() call is measured.
+ * transfers done) the simulator builds a dl_state_t and asks the policy
+ * for a plan, then starts jobs by one of two rules (dispatch.h): "slurm"
+ * (the default) models slurmctld running the plugin, which only turns the
+ * plan into per-job placement restrictions (dl_place.h) while Slurm starts
+ * jobs in priority order; "plan" starts what dl_plan_starts() says, each
+ * node taking its planned jobs in plan order, as in the paper.  It plans
+ * only when something changed since the last plan, some job waits and
+ * some slot is free.  With a minimum re-plan interval, a plan due too
+ * early is replaced by the previous plan's decisions for the jobs it
+ * covered; new jobs wait for the next plan, due at the end of the
+ * interval (under "slurm" only those with input files: the plugin's
+ * job_submit holds them back until they are placed).  The wall time of
+ * every dl_policy_plan() call is measured.
+ *
+ * Placement under "slurm": before a plan, restricted jobs no node can win
+ * under the hysteresis are pinned to their node (dl_place_pin(), as the
+ * plugin does), for the plan only.  A job's waiting for its node counts
+ * while the system stays as the last pass left it, i.e. up to the next
+ * event, so the records are stepped at the start of every instant, before
+ * its events, as the plugin's periodic cycle would; a wake-up event is
+ * queued for the moment the first bounded wait ends, so that a job blocked
+ * past its bound starts elsewhere then, not at the next unrelated event.
  *
  * Deterministic: the same workload and configuration give the same
  * results (except wall-clock times), provided the policy is deterministic.
@@ -49,7 +64,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dispatch.h"
 #include "dl_cache.h"
+#include "dl_place.h"
 #include "dl_state.h"
 #include "workload.h"
 
@@ -76,6 +93,9 @@ typedef struct dl_sim_config {
 	uint64_t seed;              /* the tracker's PRNG (random eviction) */
 	size_t window;              /* pending jobs shown to a plan; 0: all */
 	double replan_min_interval; /* seconds between full plans (0) */
+	dl_dispatch_t dispatch;     /* DL_DISPATCH_SLURM */
+	dl_place_params_t place;    /* slurm dispatch: the restrictions'
+				    * rule (dl_place_params_default()) */
 	int check;                  /* verify invariants after every step */
 	void (*progress)(const dl_sim_progress_t *p, void *arg);
 	void *progress_arg;
@@ -115,6 +135,8 @@ typedef struct dl_sim_result {
 	uint64_t peak_cache_bytes;    /* largest used bytes on one node */
 	size_t plans;                 /* dl_policy_plan() calls */
 	size_t carried;               /* dispatches from a previous plan */
+	dl_dispatch_count_t place;    /* slurm dispatch: restrictions set,
+				       * moved and widened */
 	double plan_seconds;          /* wall time in dl_policy_plan() */
 	double plan_seconds_max;
 	size_t max_pending;
@@ -124,6 +146,7 @@ typedef struct dl_sim_result {
 	double wall_seconds;
 	uint32_t nodes, slots, storage;
 	char policy[32];
+	char dispatch[8]; /* dl_dispatch_name() */
 } dl_sim_result_t;
 
 /* dl_sim_config_default - the defaults noted in dl_sim_config_t. */

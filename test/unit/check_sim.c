@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "check_suites.h"
+#include "dispatch.h"
 #include "dl_error.h"
 #include "dl_policy.h"
+#include "fixture.h"
 #include "metrics.h"
 #include "sim.h"
 #include "workload.h"
@@ -285,6 +287,364 @@ START_TEST(test_cost_model_compute)
 END_TEST
 
 /* ---------------------------------------------------------------------- */
+/* The slurm dispatch (dispatch.h)                                        */
+
+static void _add_job_cpus(dl_workload_t *wl, uint32_t id, double arrival,
+			  double compute, uint32_t cpus, const uint32_t *files,
+			  uint32_t n)
+{
+	dl_wl_job_t j = { 0 };
+
+	j.id = id;
+	j.arrival = arrival;
+	j.compute = compute;
+	j.cpus = cpus;
+	j.files = (uint32_t *) files;
+	j.nfiles = n;
+	ck_assert_int_eq(dl_workload_add_job(wl, &j), 0);
+}
+
+/* A pending job of the fixture's state, priority prio, cpus slots. */
+static size_t _pending(uint32_t id, uint64_t prio, uint32_t cpus)
+{
+	dl_job_t j = { 0 };
+	int idx;
+
+	j.id = id;
+	j.state = DL_JOB_PENDING;
+	j.cpus = cpus;
+	j.priority = prio;
+	j.arrival = id;
+	j.compute = 1;
+	j.node = -1;
+	idx = dl_state_add_job(fx_state, &j);
+	ck_assert_int_ge(idx, 0);
+	return (size_t) idx;
+}
+
+static void _restrict(dl_place_t *rec, int32_t node)
+{
+	dl_place_init(rec);
+	rec->node = node;
+}
+
+static int32_t _started_on(const dl_start_t *st, size_t n, size_t job)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (st[i].job == job)
+			return (int32_t) st[i].node;
+	return -1;
+}
+
+/*
+ * Slurm's main scheduler on 3 nodes of 2 slots.  n0 has 1 slot left.
+ * In priority order: A (2 slots, restricted to n0) cannot start, so n0 is
+ * kept from the jobs after it: B (1 slot, restricted to n0) does not take
+ * the slot A waits for; C (unrestricted) goes to the lowest free node, n1;
+ * D (2 slots, restricted to n2) starts there, A did not block the queue.
+ */
+START_TEST(test_slurm_pass_required_nodes)
+{
+	dl_place_t ra, rb, rd, *rec[4];
+	dl_start_t *starts = NULL;
+	size_t n = 0, a, b, c, d;
+
+	fx_setup(3, 2, NULL, DL_EVICT_VALUE);
+	fx_state->nodes[0].busy = 1;
+	/* Added out of priority order on purpose. */
+	d = _pending(4, 0, 2);
+	b = _pending(2, 2, 1);
+	a = _pending(1, 3, 2);
+	c = _pending(3, 1, 1);
+	rec[a] = &ra;
+	rec[b] = &rb;
+	rec[c] = NULL;
+	rec[d] = &rd;
+	_restrict(&ra, 0);
+	_restrict(&rb, 0);
+	_restrict(&rd, 2);
+	ck_assert_int_eq(dl_dispatch_slurm_pass(fx_state, rec, &starts, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(_started_on(starts, n, a), -1);
+	ck_assert_int_eq(_started_on(starts, n, b), -1);
+	ck_assert_int_eq(_started_on(starts, n, c), 1);
+	ck_assert_int_eq(_started_on(starts, n, d), 2);
+	/* In priority order. */
+	ck_assert_uint_eq(starts[0].job, c);
+	free(starts);
+
+	/* Without restrictions: priority order, lowest node with room: A n1
+	 * (n0 has 1 slot), B n0, C n2; D fits nowhere and stops the pass. */
+	ck_assert_int_eq(dl_dispatch_slurm_pass(fx_state, NULL, &starts, &n),
+			 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(_started_on(starts, n, a), 1);
+	ck_assert_int_eq(_started_on(starts, n, b), 0);
+	ck_assert_int_eq(_started_on(starts, n, c), 2);
+	ck_assert_int_eq(_started_on(starts, n, d), -1);
+	free(starts);
+	ck_assert_int_eq(dl_dispatch_slurm_pass(NULL, rec, &starts, &n),
+			 DL_EINVAL);
+	fx_teardown();
+}
+
+END_TEST
+
+/*
+ * An unrestricted job that cannot start stops the pass (Slurm blocks its
+ * partition): n0 full, n1 has 1 slot, n2 idle.  P (restricted to n2)
+ * starts; Q (2 slots, unrestricted) fits nowhere now that n2 has 1 slot
+ * left; R (restricted to n1, which has room) is not reached.
+ */
+START_TEST(test_slurm_pass_stops)
+{
+	dl_place_t rp, rr, *rec[3];
+	dl_start_t *starts = NULL;
+	size_t n = 0, p, r;
+
+	fx_setup(3, 2, NULL, DL_EVICT_VALUE);
+	fx_state->nodes[0].busy = 2;
+	fx_state->nodes[1].busy = 1;
+	p = _pending(1, 5, 1);
+	(void) _pending(2, 4, 2);
+	r = _pending(3, 3, 1);
+	_restrict(&rp, 2);
+	_restrict(&rr, 1);
+	rec[p] = &rp;
+	rec[1] = NULL;
+	rec[r] = &rr;
+	ck_assert_int_eq(dl_dispatch_slurm_pass(fx_state, rec, &starts, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(_started_on(starts, n, p), 2);
+	free(starts);
+	fx_teardown();
+}
+
+END_TEST
+
+/* The first bounded wait to end: bound - waited of a blocked job. */
+START_TEST(test_slurm_expiry)
+{
+	dl_place_params_t pp;
+	dl_place_t ra, rb, *rec[2] = { &ra, &rb };
+
+	fx_setup(2, 1, NULL, DL_EVICT_VALUE);
+	dl_place_params_default(&pp);
+	(void) _pending(1, 0, 1);
+	(void) _pending(2, 0, 1);
+	_restrict(&ra, 0);
+	_restrict(&rb, 1);
+	/* Nobody blocked: both nodes have room. */
+	ck_assert(isinf(dl_dispatch_place_expiry(fx_state, &pp, rec)));
+	fx_state->nodes[0].busy = 1;
+	ra.waited = 0.5;
+	ck_assert_double_eq(dl_dispatch_place_expiry(fx_state, &pp, rec), 1.5);
+	ra.waited = 7;
+	ck_assert_double_eq(dl_dispatch_place_expiry(fx_state, &pp, rec), 0);
+	pp.strict = 1;
+	ck_assert(isinf(dl_dispatch_place_expiry(fx_state, &pp, rec)));
+	fx_teardown();
+}
+
+END_TEST
+
+START_TEST(test_dispatch_names)
+{
+	dl_dispatch_t d;
+
+	ck_assert_int_eq(dl_dispatch_from_name("slurm", &d), 0);
+	ck_assert_int_eq(d, DL_DISPATCH_SLURM);
+	ck_assert_int_eq(dl_dispatch_from_name("plan", &d), 0);
+	ck_assert_int_eq(d, DL_DISPATCH_PLAN);
+	ck_assert_int_eq(dl_dispatch_from_name("fifo", &d), DL_EINVAL);
+	ck_assert_str_eq(dl_dispatch_name(DL_DISPATCH_SLURM), "slurm");
+	ck_assert_str_eq(dl_dispatch_name(DL_DISPATCH_PLAN), "plan");
+	ck_assert_str_eq(dl_dispatch_name((dl_dispatch_t) 9), "?");
+}
+
+END_TEST
+
+/*
+ * 2 nodes of 2 slots, file A of 1e8 bytes (1 s from storage); "locality"
+ * with a large slack sends every job to A's node.
+ *   job 1: 1 slot, A, 100 s of compute, at 0: n0, A there at 1, ends 101.2
+ *   job 2: 2 slots, A, at 2: restricted to n0, which has 1 slot; n1 is
+ *          free, so it is blocked, for at most max(2, 1e8 / 1e8) = 2 s
+ *   job 3: 1 slot, A, at 3: restricted to n0 too; the slot there fits it
+ *          but job 2 came first: n0 is kept for job 2
+ * At 4 job 2's wait ends: it starts on n1, and job 3 on n0, not before.
+ * Strict, job 2 waits for n0 until 101.2 and job 3 stays behind it.
+ */
+START_TEST(test_slurm_no_overtaking)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f = 0;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 100000000, -1), 0);
+	_add_job_cpus(wl, 1, 0.0, 100.0, 1, &f, 1);
+	_add_job_cpus(wl, 2, 2.0, 10.0, 2, &f, 1);
+	_add_job_cpus(wl, 3, 3.0, 10.0, 1, &f, 1);
+	_cfg(&c, 2, 2, 1);
+	c.policy_params = "slack=100";
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->completed, 3);
+	ck_assert_int_eq(r->jobs[0].node, 0);
+	ck_assert_int_eq(r->jobs[1].node, 1);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 4.0, 1e-6);
+	ck_assert_int_eq(r->jobs[2].node, 0);
+	ck_assert_double_eq_tol(r->jobs[2].dispatch, 4.0, 1e-6);
+	ck_assert_uint_eq(r->place.widened, 1);
+	ck_assert_uint_eq(r->place.set, 3);
+	ck_assert_str_eq(r->dispatch, "slurm");
+	dl_sim_result_free(r);
+
+	c.place.strict = 1;
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->completed, 3);
+	ck_assert_int_eq(r->jobs[1].node, 0);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 101.2, 1e-6);
+	ck_assert_int_eq(r->jobs[2].node, 0);
+	ck_assert(r->jobs[2].dispatch >= r->jobs[1].end - 1e-9);
+	ck_assert_uint_eq(r->place.widened, 0);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
+/*
+ * 2 nodes of 1 slot, one storage node.  Job 1 reads A (5e8 bytes: 5 s)
+ * and computes 100 s on n0: A there at 5, ends 5 + 1 + 100 = 106.  Job 2
+ * reads A at 10: restricted to n0, blocked (n1 idle), bound 5e8 / 1e8 =
+ * 5 s.  Job 3 reads C (1e7 bytes) at 12 and runs on n1 until 12 + 0.1 +
+ * 0.02 + 0.5 = 12.62: meanwhile job 2 is not blocked (no other room) and
+ * its wait stops.  Job 2 waited 2 s before, so 3 s more after 12.62: it
+ * starts on n1 at 15.62, not at 15, and not at the next event (106).
+ */
+START_TEST(test_slurm_bounded_wait)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	dl_metrics_t m;
+	uint32_t fa = 0, fc = 1;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 500000000, -1), 0);
+	ck_assert_int_eq(dl_workload_add_file(wl, "/c", 10000000, -1), 1);
+	_add_job(wl, 1, 0.0, 100.0, &fa, 1);
+	_add_job(wl, 2, 10.0, 1.0, &fa, 1);
+	_add_job(wl, 3, 12.0, 0.5, &fc, 1);
+	_cfg(&c, 2, 1, 1);
+	c.policy_params = "slack=100";
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->completed, 3);
+	ck_assert_int_eq(r->jobs[2].node, 1);
+	ck_assert_double_eq_tol(r->jobs[2].end, 12.62, 1e-9);
+	ck_assert_int_eq(r->jobs[1].node, 1);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 15.62, 1e-5);
+	ck_assert(r->jobs[1].dispatch >= 15.62 - 1e-9);
+	ck_assert_uint_eq(r->jobs[1].miss, 1);
+	ck_assert_uint_eq(r->place.widened, 1);
+	ck_assert_int_eq(dl_metrics_compute(r, &m), 0);
+	ck_assert_uint_eq(m.widened, 1);
+	ck_assert_uint_eq(m.restricted, 3);
+	dl_sim_result_free(r);
+
+	/* The bound's parameters: capped at 1 s, 2 s from 10 then the 1 s
+	 * floor... min 0.5, max 1: widened at 11, before job 3 comes. */
+	c.place.min_wait = 0.5;
+	c.place.max_wait = 1;
+	r = _run(&c, wl);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 11.0, 1e-5);
+	ck_assert_int_eq(r->jobs[1].node, 1);
+	dl_sim_result_free(r);
+
+	/* Strict: it waits for n0 and finds A there. */
+	dl_place_params_default(&c.place);
+	c.place.strict = 1;
+	r = _run(&c, wl);
+	ck_assert_int_eq(r->jobs[1].node, 0);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 106.0, 1e-9);
+	ck_assert_uint_eq(r->jobs[1].hit_local, 1);
+	ck_assert_uint_eq(r->place.widened, 0);
+	dl_sim_result_free(r);
+
+	/* The paper's dispatch: the plan holds job 2 on n0 as well. */
+	c.dispatch = DL_DISPATCH_PLAN;
+	r = _run(&c, wl);
+	ck_assert_int_eq(r->jobs[1].node, 0);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 106.0, 1e-9);
+	ck_assert_str_eq(r->dispatch, "plan");
+	ck_assert_uint_eq(r->place.set, 0);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
+/*
+ * Plans at most every 10 s.  Job 1 is planned at 0 and runs 100 s on n0.
+ * Job 2 (a file) comes at 1, when only the last plan may be carried over:
+ * it has not been placed, so it is held back, as the plugin's job_submit
+ * does, until the plan due at 10, although n1 is idle.  Job 3 (no file,
+ * nothing to place) comes at 2 and starts at once on n1, ending at 3.
+ */
+START_TEST(test_slurm_carried_holds_new_jobs)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t fa = 0, fb = 1;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 100000000, -1), 0);
+	ck_assert_int_eq(dl_workload_add_file(wl, "/b", 100000000, -1), 1);
+	_add_job(wl, 1, 0.0, 100.0, &fa, 1);
+	_add_job(wl, 2, 1.0, 1.0, &fb, 1);
+	_add_job(wl, 3, 2.0, 1.0, NULL, 0);
+	_cfg(&c, 2, 1, 1);
+	c.replan_min_interval = 10;
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->completed, 3);
+	ck_assert_int_eq(r->jobs[2].node, 1);
+	ck_assert_double_eq_tol(r->jobs[2].dispatch, 2.0, EPS);
+	ck_assert_int_eq(r->jobs[1].node, 1);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 10.0, EPS);
+	ck_assert_uint_gt(r->carried, 0);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
+START_TEST(test_slurm_bad_params)
+{
+	dl_workload_t *wl = _biomed(10, 0.85, 1, 1, 2);
+	dl_sim_config_t c;
+	dl_sim_result_t *r = NULL;
+	char err[256];
+
+	_cfg(&c, 2, 1, 2);
+	c.place.max_wait = 1;
+	c.place.min_wait = 2;
+	ck_assert_int_eq(dl_sim_run(&c, wl, &r, err, sizeof(err)), DL_EINVAL);
+	ck_assert_ptr_null(r);
+	ck_assert_ptr_nonnull(strstr(err, "max_wait"));
+	dl_place_params_default(&c.place);
+	c.place.hysteresis = NAN;
+	ck_assert_int_eq(dl_sim_run(&c, wl, &r, err, sizeof(err)), DL_EINVAL);
+	dl_place_params_default(&c.place);
+	c.dispatch = (dl_dispatch_t) 7;
+	ck_assert_int_eq(dl_sim_run(&c, wl, &r, err, sizeof(err)), DL_EINVAL);
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
+/* ---------------------------------------------------------------------- */
 /* Whole runs                                                             */
 
 static void _assert_same(const dl_sim_result_t *a, const dl_sim_result_t *b)
@@ -435,24 +795,29 @@ START_TEST(test_capacity_never_exceeded)
 
 END_TEST
 
-/* Any registered policy drives the simulator to the end. */
+/* Any registered policy drives the simulator to the end, both ways. */
 START_TEST(test_every_policy)
 {
 	const dl_policy_ops_t *const *o;
 	dl_workload_t *wl = _biomed(60, 0.85, 1, 11, 2);
+	int d;
 
-	for (o = dl_policy_list(); *o; o++) {
-		dl_sim_config_t c;
-		dl_sim_result_t *r;
+	for (o = dl_policy_list(); *o; o++)
+		for (d = DL_DISPATCH_SLURM; d <= DL_DISPATCH_PLAN; d++) {
+			dl_sim_config_t c;
+			dl_sim_result_t *r;
 
-		_cfg(&c, 2, 1, 2);
-		c.policy = (*o)->name;
-		r = _run(&c, wl);
-		ck_assert_msg(r->completed == wl->njobs, "%s: %zu of %zu",
-			      (*o)->name, r->completed, wl->njobs);
-		ck_assert_uint_gt(r->plans, 0);
-		dl_sim_result_free(r);
-	}
+			_cfg(&c, 2, 1, 2);
+			c.policy = (*o)->name;
+			c.dispatch = (dl_dispatch_t) d;
+			r = _run(&c, wl);
+			ck_assert_msg(r->completed == wl->njobs,
+				      "%s, %s: %zu of %zu", (*o)->name,
+				      dl_dispatch_name(c.dispatch),
+				      r->completed, wl->njobs);
+			ck_assert_uint_gt(r->plans, 0);
+			dl_sim_result_free(r);
+		}
 	dl_workload_destroy(wl);
 }
 
@@ -953,6 +1318,14 @@ Suite *make_sim_suite(void)
 	tcase_add_test(tc, test_peer_fetch);
 	tcase_add_test(tc, test_cost_model_compute);
 	tcase_add_test(tc, test_metrics);
+	tcase_add_test(tc, test_slurm_pass_required_nodes);
+	tcase_add_test(tc, test_slurm_pass_stops);
+	tcase_add_test(tc, test_slurm_expiry);
+	tcase_add_test(tc, test_dispatch_names);
+	tcase_add_test(tc, test_slurm_no_overtaking);
+	tcase_add_test(tc, test_slurm_bounded_wait);
+	tcase_add_test(tc, test_slurm_carried_holds_new_jobs);
+	tcase_add_test(tc, test_slurm_bad_params);
 	suite_add_tcase(s, tc);
 
 	tcase_add_test(tw, test_biomed_targets);

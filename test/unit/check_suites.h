@@ -18,5 +18,6 @@ Suite *make_anthill_suite(void);
 Suite *make_persist_suite(void);
 Suite *make_sim_suite(void);
 Suite *make_stage_suite(void);
+Suite *make_place_suite(void);
 
 #endif /* CHECK_SUITES_H */

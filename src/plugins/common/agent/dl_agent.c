@@ -228,6 +228,23 @@ static dl_state_t *_build_state(snapshot_t *s, uint32_t **map)
 	return st;
 }
 
+/*
+ * Pins are for the policy only: whether a job is blocked, and may widen,
+ * depends on every node it may run on.
+ */
+static void _unpin(const snapshot_t *s, dl_state_t *st, const uint32_t *map)
+{
+	size_t k;
+
+	for (k = 0; k < st->njobs; k++) {
+		const snap_job_t *sj = &s->jobs[map[k]];
+
+		if (st->jobs[k].state == DL_JOB_PENDING && sj->eligible &&
+		    st->jobs[k].eligible)
+			memcpy(st->jobs[k].eligible, sj->eligible, s->nnodes);
+	}
+}
+
 static void _count_plan(const dl_plan_t *plan)
 {
 	stats.plans++;
@@ -250,7 +267,9 @@ static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp, uint32_t **map)
 	*stp = _build_state(s, map);
 	if (!*stp)
 		return NULL;
-	if ((rc = dl_policy_plan(policy, *stp, &plan))) {
+	rc = dl_policy_plan(policy, *stp, &plan);
+	_unpin(s, *stp, *map);
+	if (rc) {
 		error("%s: policy %s failed: %s; jobs keep their placements",
 		      pfx, dl_policy_name(policy), dl_strerror(rc));
 		return NULL;

@@ -1,0 +1,179 @@
+/* dispatch.c - the slurm dispatch rule of dl-sim; see dispatch.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "dl_error.h"
+
+static const char *const names[] = {
+	[DL_DISPATCH_SLURM] = "slurm",
+	[DL_DISPATCH_PLAN] = "plan",
+};
+
+int dl_dispatch_from_name(const char *name, dl_dispatch_t *out)
+{
+	size_t i;
+
+	if (!name || !out)
+		return DL_EINVAL;
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(name, names[i])) {
+			*out = (dl_dispatch_t) i;
+			return 0;
+		}
+	return DL_EINVAL;
+}
+
+const char *dl_dispatch_name(dl_dispatch_t d)
+{
+	return (unsigned) d < sizeof(names) / sizeof(*names) ? names[d] : "?";
+}
+
+void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
+			     const dl_place_params_t *p, dl_place_t *const *rec,
+			     dl_dispatch_count_t *count)
+{
+	size_t i;
+
+	if (!st || !p || !rec)
+		return;
+	for (i = 0; i < st->njobs; i++) {
+		int had;
+
+		if (!rec[i] || st->jobs[i].state != DL_JOB_PENDING)
+			continue;
+		had = rec[i]->node >= 0;
+		switch (dl_place_step(st, i, planned ? planned[i] : -1, p,
+				      rec[i])) {
+		case DL_PLACE_SET:
+			if (count && had)
+				count->moved++;
+			else if (count)
+				count->set++;
+			break;
+		case DL_PLACE_WIDEN:
+			if (count)
+				count->widened++;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* The node a restricted job must run on, -1 if it may run anywhere. */
+static int32_t _restriction(const dl_state_t *st, dl_place_t *const *rec,
+			    size_t job)
+{
+	const dl_place_t *r = rec ? rec[job] : NULL;
+
+	if (!r || r->node < 0 || r->node >= (int32_t) st->nnodes)
+		return -1;
+	return r->node;
+}
+
+/*
+ * One job of the pass.  \return 1 if it started (*node set), 0 if it did
+ * not but the pass goes on, -1 if the pass stops here.
+ */
+static int _try(const dl_state_t *st, const dl_job_t *j, int32_t req,
+		uint32_t *room, uint8_t *kept, uint32_t *node)
+{
+	uint32_t k;
+
+	if (req >= 0) {
+		k = (uint32_t) req;
+		if (!kept[k] && room[k] >= j->cpus &&
+		    dl_state_job_eligible(st, j, k)) {
+			*node = k;
+			return 1;
+		}
+		/* Its required node is not for lower-priority jobs either,
+		 * but the others may still start (job_scheduler.c). */
+		kept[k] = 1;
+		return 0;
+	}
+	for (k = 0; k < st->nnodes; k++)
+		if (!kept[k] && room[k] >= j->cpus &&
+		    dl_state_job_eligible(st, j, k)) {
+			*node = k;
+			return 1;
+		}
+	/* Nodes busy and no required node list: Slurm blocks the job's
+	 * partition for this pass. */
+	return -1;
+}
+
+int dl_dispatch_slurm_pass(const dl_state_t *st, dl_place_t *const *rec,
+			   dl_start_t **out, size_t *n)
+{
+	size_t *prio = NULL, nprio = 0, i, k = 0;
+	uint32_t *room, node;
+	uint8_t *kept;
+	dl_start_t *starts;
+	int rc = 0;
+
+	if (!st || !out || !n)
+		return DL_EINVAL;
+	room = calloc(st->nnodes ? st->nnodes : 1, sizeof(*room));
+	kept = calloc(st->nnodes ? st->nnodes : 1, 1);
+	starts = malloc((st->njobs ? st->njobs : 1) * sizeof(*starts));
+	if (!room || !kept || !starts ||
+	    dl_state_priority_order(st, &prio, &nprio)) {
+		free(room);
+		free(kept);
+		free(starts);
+		return DL_ENOMEM;
+	}
+	for (node = 0; node < st->nnodes; node++) {
+		const dl_node_t *nd = &st->nodes[node];
+
+		if (nd->usable && nd->cpus > nd->busy)
+			room[node] = nd->cpus - nd->busy;
+	}
+	for (i = 0; i < nprio && rc >= 0; i++) {
+		const dl_job_t *j = &st->jobs[prio[i]];
+
+		rc = _try(st, j, _restriction(st, rec, prio[i]), room, kept,
+			  &node);
+		if (rc <= 0)
+			continue;
+		room[node] -= j->cpus;
+		starts[k].job = (uint32_t) prio[i];
+		starts[k++].node = node;
+	}
+	free(prio);
+	free(room);
+	free(kept);
+	*out = starts;
+	*n = k;
+	return 0;
+}
+
+double dl_dispatch_place_expiry(const dl_state_t *st,
+				const dl_place_params_t *p,
+				dl_place_t *const *rec)
+{
+	double best = INFINITY;
+	size_t i;
+
+	if (!st || !p || !rec || p->strict)
+		return INFINITY;
+	for (i = 0; i < st->njobs; i++) {
+		const dl_job_t *j = &st->jobs[i];
+		int32_t node = _restriction(st, rec, i);
+		double left;
+
+		if (node < 0 || rec[i]->widened ||
+		    j->state != DL_JOB_PENDING ||
+		    !dl_place_blocked(st, j, (uint32_t) node))
+			continue;
+		/* The bound as the next step will compute it. */
+		left = dl_place_bound(st, j, (uint32_t) node, p) -
+		       rec[i]->waited;
+		if (left < best)
+			best = left > 0 ? left : 0;
+	}
+	return best;
+}

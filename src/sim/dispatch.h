@@ -1,0 +1,93 @@
+/*
+ * dispatch.h - how dl-sim turns plans into job starts.
+ *
+ * Two rules, chosen with dl_sim_config_t.dispatch:
+ *
+ *   plan  - the paper's (online-hps-khanna §4): dl_plan_starts(), every
+ *           node takes the jobs planned on it in plan order, so the plan
+ *           overrules priority.
+ *   slurm - what slurmctld does with the deployed plugin, "Slurm decides
+ *           when, we decide where": every pending job carries a placement
+ *           record (dl_place.h) that the latest plan advances, and a pass
+ *           modelled on Slurm's main scheduler (_schedule() in
+ *           src/slurmctld/job_scheduler.c of Slurm 22.05) starts jobs in
+ *           priority order (dl_state_priority_order()):
+ *             - a restricted job starts on its node when the node has room;
+ *               when it has not, the node is kept from lower-priority jobs
+ *               for the rest of the pass (Slurm takes a failed job's
+ *               required nodes out of the available ones and goes on: it
+ *               does not block the partition);
+ *             - an unrestricted job (no preference, or widened) starts on
+ *               the lowest-index eligible usable node with room that no
+ *               higher-priority job kept; when there is none, the pass
+ *               stops (ESLURM_NODES_BUSY without a required node list
+ *               blocks the job's partition, and dl-sim has one).  With
+ *               jobs of one size this costs nothing: no later job could
+ *               start either.  Backfill, which could start smaller jobs
+ *               that delay no one, is not modelled.
+ *
+ * The functions below only read the state; records are the caller's.
+ * Errors follow dl_error.h.
+ */
+#ifndef DL_SIM_DISPATCH_H
+#define DL_SIM_DISPATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dl_place.h"
+#include "dl_policy.h"
+#include "dl_state.h"
+
+typedef enum dl_dispatch {
+	DL_DISPATCH_SLURM = 0, /* the default: what slurmctld does */
+	DL_DISPATCH_PLAN,      /* dl_plan_starts(): plan order per node */
+} dl_dispatch_t;
+
+/* What dl_dispatch_place_steps() did, added up over a run. */
+typedef struct dl_dispatch_count {
+	size_t set;     /* first restrictions */
+	size_t moved;   /* restrictions moved to another node */
+	size_t widened; /* restrictions lifted for good */
+} dl_dispatch_count_t;
+
+/* dl_dispatch_from_name - "slurm" or "plan". \return 0 or DL_EINVAL. */
+int dl_dispatch_from_name(const char *name, dl_dispatch_t *out);
+
+/* dl_dispatch_name - \return "slurm", "plan", or "?". */
+const char *dl_dispatch_name(dl_dispatch_t d);
+
+/**
+ * dl_dispatch_place_steps - dl_place_step() for every job of st that has
+ * a record, at st->now.
+ * IN planned - per job of st: the plan's node, -1: none; NULL: -1 for
+ *              every job (a step between plans that only counts waiting)
+ * IN/OUT rec - per job of st: its record, NULL for a job to leave alone
+ * IN/OUT count - the actions are added to it
+ */
+void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
+			     const dl_place_params_t *p, dl_place_t *const *rec,
+			     dl_dispatch_count_t *count);
+
+/**
+ * dl_dispatch_slurm_pass - the jobs Slurm's main scheduler starts now.
+ * IN rec - per job of st: its record, NULL for an unrestricted job; rec
+ *          itself NULL: every job is unrestricted
+ * OUT out - a new array of *n starts in start order, free with free()
+ * \return 0, DL_EINVAL (NULL argument), DL_ENOMEM (outputs unchanged).
+ */
+int dl_dispatch_slurm_pass(const dl_state_t *st, dl_place_t *const *rec,
+			   dl_start_t **out, size_t *n);
+
+/**
+ * dl_dispatch_place_expiry - seconds from st->now until the first bounded
+ * wait ends if nothing changes: the least bound - waited over the jobs
+ * restricted to a node that blocks them (dl_place_blocked()).
+ * \return seconds (0 when one is due already), INFINITY when no wait is
+ *         bounded (none blocked, strict, or rec NULL).
+ */
+double dl_dispatch_place_expiry(const dl_state_t *st,
+				const dl_place_params_t *p,
+				dl_place_t *const *rec);
+
+#endif /* DL_SIM_DISPATCH_H */

@@ -1,0 +1,517 @@
+/*
+ * check_place.c - placement restrictions (dl_place.h) on hand-computed
+ * cases: the first restriction, hysteresis, the wait bound, waiting only
+ * while blocked, widening for good, lost nodes and invalid indices.
+ *
+ * The fixture's default parameters move 1e8 bytes per second from storage,
+ * so a bound is the cached bytes / 1e8 seconds before clamping.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "check_suites.h"
+#include "dl_error.h"
+#include "dl_place.h"
+#include "fixture.h"
+
+#define ts fx_state
+
+/* n nodes of cpus slots each, every one usable and idle. */
+static void _setup(uint32_t n, uint32_t cpus)
+{
+	fx_setup(n, cpus, NULL, DL_EVICT_VALUE);
+}
+
+/* A pending job reading files; eligible may be NULL (every node). */
+static size_t _job(uint32_t id, const uint32_t *files, uint32_t n,
+		   uint32_t cpus, const uint8_t *eligible)
+{
+	dl_job_t j = { 0 };
+	int idx;
+
+	j.id = id;
+	j.state = DL_JOB_PENDING;
+	j.files = (uint32_t *)files;
+	j.nfiles = n;
+	j.cpus = cpus;
+	j.arrival = id;
+	j.compute = -1;
+	j.node = -1;
+	j.eligible = (uint8_t *)eligible;
+	idx = dl_state_add_job(ts, &j);
+	ck_assert_int_ge(idx, 0);
+	return (size_t)idx;
+}
+
+static void _cache(uint32_t node, uint32_t file)
+{
+	ck_assert_int_eq(dl_cache_insert(fx_cache, node, file, 1, NULL, NULL),
+			 0);
+}
+
+/* One step at time now. */
+static dl_place_action_t _step(size_t job, int32_t planned,
+			       const dl_place_params_t *p, dl_place_t *rec,
+			       double now)
+{
+	ts->now = now;
+	return dl_place_step(ts, job, planned, p, rec);
+}
+
+START_TEST(test_defaults)
+{
+	dl_place_params_t p;
+	dl_place_t rec;
+
+	dl_place_params_default(&p);
+	ck_assert_double_eq(p.wait_factor, 1.0);
+	ck_assert_double_eq(p.min_wait, 2.0);
+	ck_assert_double_eq(p.max_wait, 300.0);
+	ck_assert_double_eq(p.hysteresis, 0.25);
+	ck_assert_int_eq(p.strict, 0);
+	memset(&rec, 0xff, sizeof(rec));
+	dl_place_init(&rec);
+	ck_assert_int_eq(rec.node, -1);
+	ck_assert_int_eq(rec.widened, 0);
+	ck_assert_double_eq(rec.waited, 0);
+	ck_assert_double_eq(rec.last, 0);
+}
+
+END_TEST
+
+/* The first step restricts to the plan's node; no plan, no restriction. */
+START_TEST(test_first_step)
+{
+	dl_place_params_t p;
+	dl_place_t rec;
+	uint32_t f;
+	size_t j;
+
+	_setup(3, 1);
+	f = fx_file("/a", 100000000);
+	j = _job(1, &f, 1, 1, NULL);
+	dl_place_params_default(&p);
+
+	dl_place_init(&rec);
+	ck_assert_int_eq(_step(j, -1, &p, &rec, 100), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, -1);
+	ck_assert_int_eq(rec.widened, 0);
+	/* Whatever the cache says: the plan decides the first node. */
+	_cache(0, f);
+	ck_assert_int_eq(_step(j, 2, &p, &rec, 101), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 2);
+	ck_assert_double_eq(rec.waited, 0);
+	ck_assert_double_eq(rec.last, 101);
+	/* The same plan again changes nothing. */
+	ck_assert_int_eq(_step(j, 2, &p, &rec, 102), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, 2);
+	fx_teardown();
+}
+
+END_TEST
+
+/*
+ * A job of 400e6 bytes (a 300e6, b 60e6, c 40e6): with hysteresis 0.25 a
+ * move needs 100e6 more bytes cached on the new node than on the current.
+ */
+START_TEST(test_hysteresis)
+{
+	dl_place_params_t p;
+	dl_place_t rec;
+	uint32_t f[3];
+	size_t j;
+
+	_setup(3, 1);
+	f[0] = fx_file("/a", 300000000);
+	f[1] = fx_file("/b", 60000000);
+	f[2] = fx_file("/c", 40000000);
+	j = _job(1, f, 3, 1, NULL);
+	dl_place_params_default(&p);
+	dl_place_init(&rec);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 10), DL_PLACE_SET);
+
+	/* 60e6 more on node 1: not enough. */
+	_cache(1, f[1]);
+	ck_assert_int_eq(_step(j, 1, &p, &rec, 11), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, 0);
+	/* 100e6 more: exactly enough. */
+	_cache(1, f[2]);
+	ck_assert_int_eq(_step(j, 1, &p, &rec, 12), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 1);
+	/* Node 2 holds as much as node 1 now: no gain, no move, even
+	 * without hysteresis. */
+	_cache(2, f[1]);
+	_cache(2, f[2]);
+	p.hysteresis = 0;
+	ck_assert_int_eq(_step(j, 2, &p, &rec, 13), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, 1);
+	/* Back to node 0 once it holds 300e6: 200e6 more than node 1. */
+	p.hysteresis = 0.25;
+	_cache(0, f[0]);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 14), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 0);
+	/* A hysteresis of 1 asks for the whole input more: never here. */
+	p.hysteresis = 1.0;
+	_cache(2, f[0]);
+	ck_assert_int_eq(_step(j, 2, &p, &rec, 15), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, 0);
+	fx_teardown();
+}
+
+END_TEST
+
+/* bound = factor x cached / rbw within [min, max]; infinite if strict. */
+START_TEST(test_bound)
+{
+	dl_place_params_t p;
+	uint32_t f[4];
+	size_t j;
+
+	_setup(2, 1);
+	f[0] = fx_file("/small", 100000000); /* 1 s */
+	f[1] = fx_file("/mid", 900000000);   /* 9 s */
+	f[2] = fx_file("/big", 50000000000); /* 500 s */
+	f[3] = fx_file("/other", 200000000);
+	j = _job(1, f, 4, 1, NULL);
+	dl_place_params_default(&p);
+
+	/* Nothing cached: the floor. */
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[j], 0, &p), 2.0);
+	_cache(0, f[0]);
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[j], 0, &p), 2.0);
+	_cache(0, f[1]);
+	ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 0, &p), 10.0,
+				1e-12);
+	p.wait_factor = 2.5;
+	ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 0, &p), 25.0,
+				1e-12);
+	p.min_wait = 30;
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[j], 0, &p), 30.0);
+	/* Other nodes' copies do not count. */
+	_cache(1, f[2]);
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[j], 0, &p), 30.0);
+	/* The cap. */
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[j], 1, &p), 300.0);
+	p.max_wait = 2000;
+	ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 1, &p),
+				1250.0, 1e-9);
+	p.strict = 1;
+	ck_assert(isinf(dl_place_bound(ts, &ts->jobs[j], 0, &p)));
+	ck_assert(isinf(dl_place_bound(ts, &ts->jobs[j], 1, &p)));
+	/* A storage bandwidth of 0 is infinite (dl_cost.h): fetching costs
+	 * nothing, so the wait is the floor, not the cap. */
+	p.strict = 0;
+	ts->params.rbw = 0;
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[j], 1, &p), 30.0);
+	ck_assert_uint_eq(dl_place_cached_bytes(ts, &ts->jobs[j], 0),
+			  1000000000);
+	ck_assert_uint_eq(dl_place_cached_bytes(ts, &ts->jobs[j], 2), 0);
+	ck_assert_uint_eq(dl_place_cached_bytes(NULL, &ts->jobs[j], 0), 0);
+	fx_teardown();
+}
+
+END_TEST
+
+/* Blocked: the job's node has no room while another eligible one has. */
+START_TEST(test_blocked)
+{
+	uint8_t elig[3] = { 1, 1, 0 };
+	uint32_t f;
+	size_t j, k;
+
+	_setup(3, 2);
+	f = fx_file("/a", 1000);
+	j = _job(1, &f, 1, 2, NULL);
+	k = _job(2, &f, 1, 2, elig);
+	ck_assert_int_eq(dl_place_blocked(ts, &ts->jobs[j], 0), 0);
+	ts->nodes[0].busy = 1; /* one slot left, the job needs two */
+	ck_assert_int_eq(dl_place_blocked(ts, &ts->jobs[j], 0), 1);
+	ts->nodes[1].busy = 1;
+	ck_assert_int_eq(dl_place_blocked(ts, &ts->jobs[j], 0), 1); /* n2 */
+	/* Node 2 has room but job k may not run there. */
+	ck_assert_int_eq(dl_place_blocked(ts, &ts->jobs[k], 0), 0);
+	ts->nodes[2].usable = 0;
+	ck_assert_int_eq(dl_place_blocked(ts, &ts->jobs[j], 0), 0);
+	ck_assert_int_eq(dl_place_blocked(NULL, &ts->jobs[j], 0), 0);
+	ck_assert_int_eq(dl_place_blocked(ts, &ts->jobs[j], 3), 0);
+	fx_teardown();
+}
+
+END_TEST
+
+/*
+ * Restricted to node 0, which holds 500e6 of its bytes (bound 5 s): it
+ * waits only while node 0 is full and node 1 is free, and is widened when
+ * the waiting reaches 5 s, for good.
+ */
+START_TEST(test_wait_only_while_blocked)
+{
+	dl_place_params_t p;
+	dl_place_t rec;
+	uint32_t f;
+	size_t j;
+
+	_setup(2, 1);
+	f = fx_file("/a", 500000000);
+	j = _job(1, &f, 1, 1, NULL);
+	_cache(0, f);
+	dl_place_params_default(&p);
+	dl_place_init(&rec);
+	ts->nodes[0].busy = 1;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 100), DL_PLACE_SET);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 102), DL_PLACE_KEEP);
+	ck_assert_double_eq(rec.waited, 2);
+	ck_assert_double_eq(rec.bound, 5);
+	/* A step at the same time adds nothing. */
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 102), DL_PLACE_KEEP);
+	ck_assert_double_eq(rec.waited, 2);
+	/* Node 1 full too: not blocked, the time does not count. */
+	ts->nodes[1].busy = 1;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 150), DL_PLACE_KEEP);
+	ck_assert_double_eq(rec.waited, 2);
+	/* Its own node free: not blocked either. */
+	ts->nodes[0].busy = 0;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 160), DL_PLACE_KEEP);
+	ck_assert_double_eq(rec.waited, 2);
+	/* Blocked again; a clock going back counts nothing. */
+	ts->nodes[0].busy = 1;
+	ts->nodes[1].busy = 0;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 155), DL_PLACE_KEEP);
+	ck_assert_double_eq(rec.waited, 2);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 157.5), DL_PLACE_KEEP);
+	ck_assert_double_eq(rec.waited, 4.5);
+	ck_assert_int_eq(rec.node, 0);
+	/* Exactly at the bound: widened. */
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 158), DL_PLACE_WIDEN);
+	ck_assert_int_eq(rec.node, -1);
+	ck_assert_int_eq(rec.widened, 1);
+	/* Never restricted again, whatever the plan and the nodes say. */
+	ts->nodes[0].busy = 0;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 159), DL_PLACE_KEEP);
+	ck_assert_int_eq(_step(j, 1, &p, &rec, 160), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, -1);
+	ck_assert_int_eq(rec.widened, 1);
+	fx_teardown();
+}
+
+END_TEST
+
+/* Moving to another node starts the wait over. */
+START_TEST(test_move_resets_wait)
+{
+	dl_place_params_t p;
+	dl_place_t rec;
+	uint32_t f;
+	size_t j;
+
+	_setup(3, 1);
+	f = fx_file("/a", 100000000);
+	j = _job(1, &f, 1, 1, NULL);
+	dl_place_params_default(&p);
+	dl_place_init(&rec);
+	ts->nodes[0].busy = 1;
+	ts->nodes[1].busy = 1;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 10), DL_PLACE_SET);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 11.5), DL_PLACE_KEEP);
+	ck_assert_double_eq(rec.waited, 1.5);
+	_cache(1, f);
+	ck_assert_int_eq(_step(j, 1, &p, &rec, 12), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 1);
+	ck_assert_double_eq(rec.waited, 0);
+	/* 1.5 s more is below node 1's 2 s bound. */
+	ck_assert_int_eq(_step(j, 1, &p, &rec, 13.5), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, 1);
+	ck_assert_int_eq(_step(j, 1, &p, &rec, 14), DL_PLACE_WIDEN);
+	fx_teardown();
+}
+
+END_TEST
+
+/* Strict: blocked for ever, never widened. */
+START_TEST(test_strict)
+{
+	dl_place_params_t p;
+	dl_place_t rec;
+	uint32_t f;
+	size_t j;
+
+	_setup(2, 1);
+	f = fx_file("/a", 100000000);
+	j = _job(1, &f, 1, 1, NULL);
+	dl_place_params_default(&p);
+	p.strict = 1;
+	dl_place_init(&rec);
+	ts->nodes[0].busy = 1;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 10), DL_PLACE_SET);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 1e6), DL_PLACE_KEEP);
+	ck_assert_double_eq(rec.waited, 1e6 - 10);
+	ck_assert(isinf(rec.bound));
+	ck_assert_int_eq(rec.node, 0);
+	/* A node that went down is only full: it keeps the job, and a plan
+	 * moves it only past the hysteresis. */
+	ts->nodes[0].usable = 0;
+	ck_assert_int_eq(_step(j, -1, &p, &rec, 2e6), DL_PLACE_KEEP);
+	ck_assert_int_eq(_step(j, 1, &p, &rec, 2e6 + 1), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, 0);
+	ck_assert_int_eq(rec.widened, 0);
+	_cache(1, f);
+	ck_assert_int_eq(_step(j, 1, &p, &rec, 2e6 + 2), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 1);
+	fx_teardown();
+}
+
+END_TEST
+
+/*
+ * A node that left the job's partitions: to the plan's node (no
+ * hysteresis: there is nothing to keep), else widened.  A node that went
+ * down is only full: the job waits for it as for a busy one, bounded.
+ */
+START_TEST(test_lost_node)
+{
+	uint8_t elig[3] = { 1, 1, 1 };
+	dl_place_params_t p;
+	dl_place_t rec;
+	uint32_t f;
+	size_t j;
+
+	_setup(3, 1);
+	f = fx_file("/a", 100000000);
+	j = _job(1, &f, 1, 1, elig);
+	_cache(0, f);
+	dl_place_params_default(&p);
+
+	/* Down, with a plan elsewhere and 1e8 bytes cached there: blocked,
+	 * bound 2 s (the floor), then widened. */
+	dl_place_init(&rec);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 10), DL_PLACE_SET);
+	ts->nodes[0].usable = 0;
+	ck_assert_int_eq(dl_place_blocked(ts, &ts->jobs[j], 0), 1);
+	ck_assert_int_eq(_step(j, 2, &p, &rec, 11), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, 0);
+	ck_assert_double_eq(rec.waited, 1);
+	ck_assert_int_eq(_step(j, 2, &p, &rec, 12), DL_PLACE_WIDEN);
+	ck_assert_int_eq(rec.node, -1);
+	ts->nodes[0].usable = 1;
+
+	/* Ineligible now, and the plan still says node 0 (which the step
+	 * cannot use): widened. */
+	dl_place_init(&rec);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 20), DL_PLACE_SET);
+	ts->jobs[j].eligible[0] = 0;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 21), DL_PLACE_WIDEN);
+	ck_assert_int_eq(rec.node, -1);
+	ck_assert_int_eq(rec.widened, 1);
+
+	/* Out of its partitions with a plan elsewhere: moved there, whatever
+	 * the node holds. */
+	ts->jobs[j].eligible[0] = 1;
+	dl_place_init(&rec);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 30), DL_PLACE_SET);
+	ts->jobs[j].eligible[0] = 0;
+	ck_assert_int_eq(_step(j, 2, &p, &rec, 31), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 2);
+	fx_teardown();
+}
+
+END_TEST
+
+/* Invalid arguments: KEEP, the record untouched. */
+START_TEST(test_invalid)
+{
+	dl_place_params_t p;
+	dl_place_t rec, copy;
+	uint32_t f;
+	size_t j;
+
+	_setup(2, 1);
+	f = fx_file("/a", 100000000);
+	j = _job(1, &f, 1, 1, NULL);
+	dl_place_params_default(&p);
+	dl_place_init(&rec);
+	ck_assert_int_eq(_step(j, 1, &p, &rec, 10), DL_PLACE_SET);
+	copy = rec;
+	ck_assert_int_eq(_step(j + 1, 0, &p, &rec, 20), DL_PLACE_KEEP);
+	ck_assert_int_eq(_step(99, 0, &p, &rec, 20), DL_PLACE_KEEP);
+	ck_assert_int_eq(dl_place_step(NULL, j, 0, &p, &rec), DL_PLACE_KEEP);
+	ck_assert_int_eq(dl_place_step(ts, j, 0, NULL, &rec), DL_PLACE_KEEP);
+	ck_assert_int_eq(memcmp(&rec, &copy, sizeof(rec)), 0);
+	ck_assert_int_eq(dl_place_step(ts, j, 0, &p, NULL), DL_PLACE_KEEP);
+
+	/* A planned node out of range is no preference: no move... */
+	ck_assert_int_eq(_step(j, 2, &p, &rec, 21), DL_PLACE_KEEP);
+	ck_assert_int_eq(_step(j, 1000, &p, &rec, 22), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, 1);
+	/* ...and no first restriction. */
+	dl_place_init(&rec);
+	ck_assert_int_eq(_step(j, 2, &p, &rec, 23), DL_PLACE_KEEP);
+	ck_assert_int_eq(_step(j, -7, &p, &rec, 24), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, -1);
+	ck_assert_int_eq(rec.widened, 0);
+	/* A record holding a node out of range has no restriction. */
+	rec.node = 5;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 25), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 0);
+	fx_teardown();
+}
+
+END_TEST
+
+/*
+ * Pinning: a job of 2e8 bytes restricted to n0 stays there unless another
+ * node holds 5e7 bytes more (hysteresis 0.25), so the plan may as well
+ * know it can run only there.
+ */
+START_TEST(test_pin)
+{
+	dl_place_params_t p;
+	uint32_t f[2];
+	size_t j, k;
+
+	_setup(3, 1);
+	f[0] = fx_file("/f", 100000000);
+	f[1] = fx_file("/g", 100000000);
+	j = _job(1, f, 2, 1, NULL);
+	k = _job(2, f, 2, 1, NULL);
+	dl_place_params_default(&p);
+	ck_assert_int_eq(dl_place_pin(ts, j, 0, &p), 1);
+	ck_assert_ptr_nonnull(ts->jobs[j].eligible);
+	ck_assert_int_eq(dl_state_job_eligible(ts, &ts->jobs[j], 0), 1);
+	ck_assert_int_eq(dl_state_job_eligible(ts, &ts->jobs[j], 1), 0);
+	ck_assert_int_eq(dl_state_job_eligible(ts, &ts->jobs[j], 2), 0);
+	/* Node 1 holds 1e8 more: the job may still move, nothing done. */
+	_cache(1, f[0]);
+	ck_assert_int_eq(dl_place_pin(ts, k, 0, &p), 0);
+	ck_assert_ptr_null(ts->jobs[k].eligible);
+	/* Unless node 0 holds as much. */
+	_cache(0, f[0]);
+	ck_assert_int_eq(dl_place_pin(ts, k, 0, &p), 1);
+	/* Bad indices, or a node the job may not use: nothing done. */
+	ck_assert_int_eq(dl_place_pin(ts, 5, 0, &p), DL_EINVAL);
+	ck_assert_int_eq(dl_place_pin(ts, j, 3, &p), DL_EINVAL);
+	ck_assert_int_eq(dl_place_pin(ts, j, 1, &p), DL_EINVAL);
+	ck_assert_int_eq(dl_place_pin(NULL, j, 0, &p), DL_EINVAL);
+	fx_teardown();
+}
+
+END_TEST
+
+Suite *make_place_suite(void)
+{
+	Suite *s = suite_create("place");
+	TCase *tc = tcase_create("place");
+
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_first_step);
+	tcase_add_test(tc, test_hysteresis);
+	tcase_add_test(tc, test_bound);
+	tcase_add_test(tc, test_blocked);
+	tcase_add_test(tc, test_wait_only_while_blocked);
+	tcase_add_test(tc, test_move_resets_wait);
+	tcase_add_test(tc, test_strict);
+	tcase_add_test(tc, test_lost_node);
+	tcase_add_test(tc, test_invalid);
+	tcase_add_test(tc, test_pin);
+	suite_add_tcase(s, tc);
+	return s;
+}
