@@ -9,7 +9,8 @@
 #      without quoting it;
 #  (c) a held job naming 200,000 files does not stall anyone: a victim job
 #      starts at once; a runnable job above MaxFilesPerJob runs without
-#      placement and its Reason or log says so.
+#      placement and its Reason or log says so;
+#  (d) memory returns: the paths of cancelled jobs are released.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -22,11 +23,12 @@ dl_t_use_build
 export DL_NODES=2
 trap dl_cluster_stop EXIT
 dl_cluster_init
-echo "MaxFilesPerJob=1000" >"$DL_CLUSTER_DIR/etc/datalocality.conf"
+echo "MaxFilesPerJob=10000" >"$DL_CLUSTER_DIR/etc/datalocality.conf"
 dl_cluster_start
 log=$(dl_cluster_log_ctld)
 out=$DL_CLUSTER_DIR/out
 chmod 1777 "$out"
+gone=()
 as_nobody() { sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o /dev/null "$@"; }
 refused() { # refused COMMENT -> sbatch's error, rc 0 if sbatch refused
 	local err
@@ -88,9 +90,38 @@ until [ "$(dl_cluster_job_field "$big" JobState)" = COMPLETED ] ||
 dl_t_eq "(c) the released huge job ran (without placement)" COMPLETED \
 	"$(dl_cluster_job_field "$big" JobState)"
 dl_t_check "(c) its size was reported: above MaxFilesPerJob" \
-	grep -q "JobId=$big names 200000 files, above MaxFilesPerJob=1000: no placement" "$log"
+	grep -q "JobId=$big names 200000 files, above MaxFilesPerJob=10000: no placement" "$log"
 dl_t_check "(c) and its start says it had no placement" \
 	grep -q "started JobId=$big on [^ ]* (no placement" "$log"
 dl_t_check "(c) slurmctld is up" bash -c 'scontrol ping | grep -q UP'
+
+# --- (d) paths of jobs that are gone are released ---------------------------
+# 12 jobs of 9,000 distinct files each wait behind a job holding every
+# node, are planned (so their paths are interned), then cancelled.
+blocker=$(as_nobody -N "$DL_NODES" --exclusive --wrap "sleep 30")
+for j in $(seq 1 12); do
+	seq -f "/nonexistent/gone$j/file%05g" 1 9000 >"$out/gone$j.list"
+	chmod 644 "$out/gone$j.list"
+	gone+=("$(as_nobody --comment="files:@$out/gone$j.list" --wrap true)")
+done
+deadline=$((SECONDS + 30))
+until [ "$(grep -c 'placed JobId=' "$log")" -ge 12 ] ||
+      [ $SECONDS -ge $deadline ]; do sleep 0.5; done
+scancel "${gone[@]}" "$blocker"
+deadline=$((SECONDS + 20))
+until grep -q 'cache model compacted' "$log" || [ $SECONDS -ge $deadline ]; do
+	sleep 0.5
+done
+line=$(grep 'cache model compacted' "$log" | tail -1 || true)
+echo "  ${line#*: }"
+kept=$(sed -n 's/.*compacted: [0-9]* paths, \([0-9]*\) still referred to.*/\1/p' <<<"$line")
+dl_t_check "(d) the 108,000 paths of cancelled jobs were released (${kept:-none} kept)" \
+	test -n "$kept" -a "${kept:-999999}" -lt 1000
+victim=$(as_nobody --comment="files:/etc/hostname" --wrap true)
+deadline=$((SECONDS + 20))
+until [ "$(dl_cluster_job_field "$victim" JobState)" = COMPLETED ] ||
+      [ $SECONDS -ge $deadline ]; do sleep 0.2; done
+dl_t_eq "(d) jobs still run after the compaction" COMPLETED \
+	"$(dl_cluster_job_field "$victim" JobState)"
 
 dl_t_summary

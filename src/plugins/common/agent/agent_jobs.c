@@ -91,3 +91,28 @@ void agent_jobs_forget(uint64_t cycle)
 	}
 	xfree(sa.stale);
 }
+
+typedef struct {
+	void (*fn)(agent_job_t *ji, void *arg);
+	void *arg;
+} each_arg_t;
+
+static void _each(void *item, void *arg)
+{
+	each_arg_t *e = arg;
+
+	e->fn(item, e->arg);
+}
+
+void agent_jobs_foreach(void (*fn)(agent_job_t *ji, void *arg), void *arg)
+{
+	each_arg_t e = { fn, arg };
+
+	if (jobs)
+		xhash_walk(jobs, _each, &e);
+}
+
+uint32_t agent_jobs_count(void)
+{
+	return jobs ? xhash_count(jobs) : 0;
+}

@@ -38,6 +38,12 @@ void agent_jobs_fini(void);
 /* agent_jobs_get - the job's record, created if asked; else NULL. */
 agent_job_t *agent_jobs_get(uint32_t job_id, bool create);
 
+/* agent_jobs_foreach - call fn for every record. */
+void agent_jobs_foreach(void (*fn)(agent_job_t *ji, void *arg), void *arg);
+
+/* agent_jobs_count - how many records there are. */
+uint32_t agent_jobs_count(void);
+
 /* agent_jobs_forget - drop every job not seen in cycle. */
 void agent_jobs_forget(uint64_t cycle);
 

@@ -1,5 +1,6 @@
 /* agent_model.c - the controller's cache model; see agent_model.h. */
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -276,4 +277,98 @@ void agent_model_job_started(agent_job_t *ji, int32_t node, bool has_inv,
 			      dl_cache_file_path(cache, ji->files[i]), node,
 			      dl_strerror(rc));
 	}
+}
+
+/* Compaction: old file id -> new, interning on first use. */
+typedef struct {
+	dl_cache_t *old, *nc;
+	uint32_t *map;          /* [old file count], UINT32_MAX: not yet */
+	uint32_t live;
+	uint32_t node;
+	bool failed;
+} compact_t;
+
+static uint32_t _remap(compact_t *k, uint32_t f)
+{
+	int64_t id;
+
+	if (k->map[f] != UINT32_MAX)
+		return k->map[f];
+	id = dl_cache_file_intern(k->nc, dl_cache_file_path(k->old, f),
+				  dl_cache_file_size(k->old, f));
+	if (id < 0) {
+		k->failed = true;
+		return 0;
+	}
+	k->live++;
+	return k->map[f] = (uint32_t)id;
+}
+
+static int _copy_cached(uint32_t file, void *arg)
+{
+	compact_t *k = arg;
+	uint32_t f = _remap(k, file);
+
+	if (!k->failed)
+		dl_cache_insert(k->nc, k->node, f, (uint64_t)time(NULL), NULL,
+				NULL);
+	return 0;
+}
+
+static void _remap_job(agent_job_t *ji, void *arg)
+{
+	uint32_t i;
+
+	for (i = 0; i < ji->nfiles; i++)
+		ji->files[i] = _remap(arg, ji->files[i]);
+}
+
+static void _sum_files(agent_job_t *ji, void *arg)
+{
+	*(uint64_t *)arg += ji->nfiles;
+}
+
+/* Live files: job records' and cached ones, an upper bound. */
+static uint32_t _live_bound(void)
+{
+	uint64_t n = 0;
+	uint32_t node;
+
+	for (node = 0; node < cache_nodes; node++)
+		n += dl_cache_node_files(cache, node);
+	agent_jobs_foreach(_sum_files, &n);
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+bool agent_model_compact(const agent_conf_t *c, const char *pfx)
+{
+	uint32_t total = cache ? dl_cache_file_count(cache) : 0, n;
+	compact_t k = { .old = cache };
+
+	/* Rare and cheap enough: only when most interned paths are dead. */
+	if (total < 100000 || total < 4 * (uint64_t)_live_bound())
+		return false;
+	if (!(k.nc = dl_cache_create(cache_nodes, c->evict, 1)))
+		return false;
+	k.map = xcalloc(total, sizeof(uint32_t));
+	memset(k.map, 0xff, total * sizeof(uint32_t));
+	for (n = 0; n < cache_nodes; n++) {
+		dl_cache_set_capacity(k.nc, n, c->capacity);
+		k.node = n;
+		dl_cache_foreach(cache, n, _copy_cached, &k);
+	}
+	agent_jobs_foreach(_remap_job, &k);
+	if (k.failed) {
+		/* Ids in job records may be half translated: start over. */
+		error("%s: compacting the cache model failed; starting it afresh",
+		      pfx);
+		agent_jobs_init();
+	}
+	info("%s: cache model compacted: %u paths, %u still referred to",
+	     pfx, total, k.live);
+	dl_cache_destroy(cache);
+	cache = k.nc;
+	xfree(k.map);
+	malloc_trim(0);
+	return true;
 }

@@ -61,4 +61,14 @@ bool agent_model_has_inventory(uint32_t node);
 void agent_model_job_started(agent_job_t *ji, int32_t node, bool has_inv,
 			     const char *pfx);
 
+/*
+ * agent_model_compact - release the paths no job record and no node's
+ * cache refers to any more: the tracker interns paths for good, so one
+ * that has grown well beyond what is live is rebuilt with the live files
+ * only, and every job record's file ids are translated.  The tracker's
+ * file ids (and so any plan, state or policy state made before) are
+ * invalid afterwards.  RET true if it compacted.
+ */
+bool agent_model_compact(const agent_conf_t *c, const char *pfx);
+
 #endif /* AGENT_MODEL_H */

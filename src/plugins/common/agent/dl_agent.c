@@ -278,6 +278,31 @@ static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp, uint32_t **map)
 	return plan;
 }
 
+/*
+ * Release paths nothing refers to any more.  Everything holding the old
+ * file ids goes: the last plan and state, and the policy's own memory of
+ * earlier plans.
+ */
+static void _compact(void)
+{
+	dl_policy_t *p;
+	char *params;
+	int err;
+
+	if (!agent_model_compact(&dl_conf, pfx))
+		return;
+	dl_plan_free(last_plan);
+	last_plan = NULL;
+	dl_state_destroy(last_st);
+	last_st = NULL;
+	params = _policy_params();
+	if ((p = dl_policy_create(dl_policy_name(policy), params, &err))) {
+		dl_policy_destroy(policy);
+		policy = p;
+	}
+	xfree(params);
+}
+
 static void _cycle(void)
 {
 	/* Copying needs only read locks: nothing changes under us. */
@@ -298,6 +323,7 @@ static void _cycle(void)
 
 	cycle_no++;
 	stats.cycles++;
+	_compact();
 	lock_slurmctld(read_lock);
 	agent_snapshot_take(&snap);
 	unlock_slurmctld(read_lock);
