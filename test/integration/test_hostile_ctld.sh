@@ -10,7 +10,10 @@
 #  (c) a held job naming 200,000 files does not stall anyone: a victim job
 #      starts at once; a runnable job above MaxFilesPerJob runs without
 #      placement and its Reason or log says so;
-#  (d) memory returns: the paths of cancelled jobs are released.
+#  (d) memory returns: the paths of cancelled jobs are released;
+#  (e) many files without a list file: #DL directives in the script are
+#      checked at submit (errors name the script line) and the job is
+#      placed by them; Slurm's 1,024-byte comment limit is real.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -123,5 +126,36 @@ until [ "$(dl_cluster_job_field "$victim" JobState)" = COMPLETED ] ||
       [ $SECONDS -ge $deadline ]; do sleep 0.2; done
 dl_t_eq "(d) jobs still run after the compaction" COMPLETED \
 	"$(dl_cluster_job_field "$victim" JobState)"
+
+# --- (e) #DL directives -----------------------------------------------------
+mkdir -p "$DL_CLUSTER_DIR/data"
+for f in 1 2 3; do echo "$f" >"$DL_CLUSTER_DIR/data/in$f"; done
+chmod -R a+rX "$DL_CLUSTER_DIR/data"
+{
+	echo '#!/bin/sh'
+	echo '#SBATCH -t 5'
+	# 60 lines of 40 paths: far beyond what a comment may hold.
+	for l in $(seq 1 60); do
+		printf '#DL files:'
+		seq -f "/nonexistent/dl/l${l}f%03g" 1 40 | paste -sd,
+	done
+	echo "#DL files:$DL_CLUSTER_DIR/data/in1,$DL_CLUSTER_DIR/data/in2"
+	echo 'true'
+} >"$out/many.sh"
+many=$(as_nobody "$out/many.sh")
+deadline=$((SECONDS + 20))
+until [ "$(dl_cluster_job_field "$many" JobState)" = COMPLETED ] ||
+      [ $SECONDS -ge $deadline ]; do sleep 0.2; done
+dl_t_check "(e) a script naming 2,402 files in #DL lines is placed by them" \
+	grep -q "placed JobId=$many on [^ ]* (0/2402 files" "$log"
+printf '#!/bin/sh\n#SBATCH -t 5\n#DL files:relative/path\ntrue\n' >"$out/bad.sh"
+msg=$(as_nobody "$out/bad.sh" 2>&1) && msg="accepted: $msg"
+echo "  bad #DL: $msg"
+dl_t_check "(e) a bad #DL line is refused at submit, naming its line" \
+	grep -q "script line 3: .*absolute" <<<"$msg"
+long="files:$(seq -f '/d/f%06g' 1 100 | paste -sd,)"
+msg=$(as_nobody --comment="$long" --wrap true 2>&1) && msg="accepted: $msg"
+dl_t_check "(e) a ${#long}-byte comment is refused by Slurm itself" \
+	bash -c '! grep -q accepted <<<"$0"' "$msg"
 
 dl_t_summary

@@ -129,10 +129,47 @@ static void _stat_sizes(dl_filelist_t *list)
 			list->files[i].size = sb.st_size;
 }
 
+/*
+ * Add the entries of a second annotation (the script's #DL directives) to
+ * list, through the list-file parser, which deduplicates against it.
+ */
+static int _merge(dl_filelist_t *list, const char *annotation, uid_t uid,
+		  gid_t gid, bool check, char **err_msg)
+{
+	dl_filelist_t *more = NULL;
+	char err[512], *text = NULL;
+	size_t i;
+	int rc;
+
+	err[0] = '\0';
+	if ((rc = dl_files_parse(annotation, &more, err, sizeof(err)))) {
+		*err_msg = xstrdup_printf("#DL directives: %s",
+					  err[0] ? err : dl_strerror(rc));
+		return rc;
+	}
+	for (i = 0; i < more->count; i++) {
+		if (more->files[i].size == DL_SIZE_UNKNOWN)
+			xstrfmtcat(text, "%s\n", more->files[i].path);
+		else
+			xstrfmtcat(text, "%s %llu\n", more->files[i].path,
+				   (unsigned long long)more->files[i].size);
+	}
+	if (text && (rc = dl_files_parse_list(text, strlen(text), list, err,
+					      sizeof(err))))
+		*err_msg = xstrdup_printf("#DL directives: %s",
+					  err[0] ? err : dl_strerror(rc));
+	for (i = 0; !rc && i < more->nlists; i++)
+		rc = _read_list(more->lists[i], uid, gid, check, list,
+				err_msg);
+	xfree(text);
+	dl_filelist_free(more);
+	return rc;
+}
+
 /* Parse, read list files, add stage_in sources, learn sizes. */
-static int _collect(const char *comment, const char *bb_spec, uid_t uid,
-		    gid_t gid, bool check, bool sizes, dl_filelist_t **out,
-		    char **err_msg)
+static int _collect(const char *comment, const char *script_files,
+		    const char *bb_spec, uid_t uid, gid_t gid, bool check,
+		    bool sizes, dl_filelist_t **out, char **err_msg)
 {
 	dl_filelist_t *list = NULL;
 	char err[512];
@@ -151,6 +188,11 @@ static int _collect(const char *comment, const char *bb_spec, uid_t uid,
 			dl_filelist_free(list);
 			return rc;
 		}
+	}
+	if (script_files &&
+	    (rc = _merge(list, script_files, uid, gid, check, err_msg))) {
+		dl_filelist_free(list);
+		return rc;
 	}
 	if ((rc = dl_files_bb_stage_in(bb_spec, list))) {
 		*err_msg = xstrdup_printf("burst buffer stage_in: %s",
@@ -175,7 +217,7 @@ static int _collect(const char *comment, const char *bb_spec, uid_t uid,
  * characters).
  */
 typedef struct {
-	const char *comment, *bb_spec;
+	const char *comment, *script_files, *bb_spec;
 	uid_t uid;
 	gid_t gid;
 	bool files;             /* send the files back (else only the rc) */
@@ -203,8 +245,8 @@ static int _child_collect(void *arg, int fd)
 	dl_filelist_t *list = NULL;
 	char *msg = NULL, *out, *p;
 	size_t i, len = 64;
-	int rc = _collect(a->comment, a->bb_spec, a->uid, a->gid, false,
-			  a->files, &list, &msg);
+	int rc = _collect(a->comment, a->script_files, a->bb_spec, a->uid,
+			  a->gid, false, a->files, &list, &msg);
 
 	len += msg ? strlen(msg) : 0;
 	for (i = 0; list && i < list->count; i++)
@@ -268,27 +310,29 @@ static int _decode(char *buf, dl_filelist_t **out, char **err_msg)
 	return 0;
 }
 
-int dl_slurm_job_files(const char *comment, const char *bb_spec, uid_t uid,
-		       gid_t gid, dl_filelist_t **out, char **err_msg)
+int dl_slurm_job_files(const char *comment, const char *script_files,
+		       const char *bb_spec, uid_t uid, gid_t gid,
+		       dl_filelist_t **out, char **err_msg)
 {
-	collect_arg_t a = { comment, bb_spec, uid, gid, out != NULL };
+	collect_arg_t a = { comment, script_files, bb_spec, uid, gid,
+			    out != NULL };
 	dl_filelist_t *tmp = NULL, **res = out ? out : &tmp;
 	char *buf = NULL;
 	size_t len;
 	int rc;
 
 	*res = NULL;
-	if (!dl_files_has_annotation(comment) && !bb_spec)
+	if (!dl_files_has_annotation(comment) && !script_files && !bb_spec)
 		return 0;
 	if (uid == 0) {
-		rc = _collect(comment, bb_spec, uid, gid, false, a.files, res,
-			      err_msg);
+		rc = _collect(comment, script_files, bb_spec, uid, gid, false,
+			      a.files, res, err_msg);
 	} else if ((rc = dl_asuser_run(uid, gid, _child_collect, &a,
 				       (size_t)DL_FILES_MAX * 64 + (64 << 20),
 				       60, &buf, &len)) == DL_EPERM) {
 		/* slurmctld runs as SlurmUser: check ourselves. */
-		rc = _collect(comment, bb_spec, uid, gid, true, a.files, res,
-			      err_msg);
+		rc = _collect(comment, script_files, bb_spec, uid, gid, true,
+			      a.files, res, err_msg);
 	} else if (rc) {
 		*err_msg = xstrdup_printf("files: the job's files could not be read as its user: %s",
 					  dl_strerror(rc));

@@ -28,6 +28,11 @@
 #define DL_SC_PLACED "datalocality: ReqNodeList="
 #define DL_SC_WIDENED "datalocality: widened"
 #define DL_GATE_SECONDS 3
+/*
+ * The job's SPANK environment entry holding the files: annotation of its
+ * batch script's #DL directives (dl_script.h), set by job_submit.
+ */
+#define DL_ENV_FILES "DL_FILES"
 
 /* Largest list file read for one job; bigger ones are rejected. */
 #define DL_LIST_FILE_MAX (64 << 20)
@@ -38,6 +43,8 @@ void dl_slurm_log_init(void);
 /**
  * dl_slurm_job_files - every input file of one job.
  * IN comment, bb_spec - the job's comment and burst-buffer spec (NULL ok)
+ * IN script_files - the annotation of its script's #DL directives (the
+ *     DL_ENV_FILES entry of its SPANK environment), or NULL
  * IN uid, gid - the job's user: list files are read and sizes learnt with
  *     that user's identity (dl_asuser.h); no message quotes a file, and a
  *     missing file gets the same answer as one the user may not read
@@ -47,7 +54,8 @@ void dl_slurm_log_init(void);
  * OUT err_msg - on error, an xmalloc'd message for the user (xfree it)
  * \return 0 or a DL_E* code.
  */
-int dl_slurm_job_files(const char *comment, const char *bb_spec, uid_t uid,
-		       gid_t gid, dl_filelist_t **out, char **err_msg);
+int dl_slurm_job_files(const char *comment, const char *script_files,
+		       const char *bb_spec, uid_t uid, gid_t gid,
+		       dl_filelist_t **out, char **err_msg);
 
 #endif /* DL_SLURM_H */

@@ -75,15 +75,17 @@ dl_node_stats_t *agent_model_stats(void)
 }
 
 void agent_model_parse_job(agent_job_t *ji, const char *comment,
-			   const char *bb, uid_t uid, gid_t gid,
-			   uint32_t max_files, const char *pfx)
+			   const char *script_files, const char *bb,
+			   uid_t uid, gid_t gid, uint32_t max_files,
+			   const char *pfx)
 {
 	dl_filelist_t *files = NULL;
 	char *msg = NULL;
 	size_t i;
 
 	ji->parsed = true;
-	if (dl_slurm_job_files(comment, bb, uid, gid, &files, &msg)) {
+	if (dl_slurm_job_files(comment, script_files, bb, uid, gid, &files,
+			       &msg)) {
 		/*
 		 * job_submit/datalocality rejects bad annotations at submit;
 		 * getting here means a list file changed or vanished since.

@@ -39,8 +39,9 @@ dl_node_stats_t *agent_model_stats(void);
  * leaves the job without files: it runs without placement.
  */
 void agent_model_parse_job(agent_job_t *ji, const char *comment,
-			   const char *bb, uid_t uid, gid_t gid,
-			   uint32_t max_files, const char *pfx);
+			   const char *script_files, const char *bb,
+			   uid_t uid, gid_t gid, uint32_t max_files,
+			   const char *pfx);
 
 /*
  * agent_model_sync_node - make node's model equal to its dl-stage

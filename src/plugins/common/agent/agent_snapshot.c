@@ -162,6 +162,23 @@ static uint64_t _hash(const char *s)
 	return h;
 }
 
+/* The #DL annotation job_submit left in the job's SPANK environment. */
+static char *_script_files(job_record_t *job_ptr)
+{
+	size_t len = strlen(DL_ENV_FILES "=");
+	uint32_t i;
+
+	for (i = 0; i < job_ptr->spank_job_env_size; i++) {
+		const char *e = job_ptr->spank_job_env[i];
+
+		if (!xstrncmp(e, "SPANK_", 6))
+			e += 6;
+		if (!xstrncmp(e, DL_ENV_FILES "=", len))
+			return xstrdup(e + len);
+	}
+	return NULL;
+}
+
 static double _limit(job_record_t *job_ptr)
 {
 	uint32_t m = job_ptr->time_limit;
@@ -199,6 +216,7 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	if (!ji || !ji->parsed) {
 		sj->comment = xstrdup(job_ptr->comment);
 		sj->bb = xstrdup(job_ptr->burst_buffer);
+		sj->script_files = _script_files(job_ptr);
 	}
 	if (sj->running || !job_ptr->details)
 		return;
@@ -280,6 +298,7 @@ void agent_snapshot_free(snapshot_t *s)
 	for (i = 0; i < s->njobs; i++) {
 		xfree(s->jobs[i].comment);
 		xfree(s->jobs[i].bb);
+		xfree(s->jobs[i].script_files);
 		xfree(s->jobs[i].eligible);
 	}
 	xfree(s->names);

@@ -33,6 +33,7 @@ typedef struct snap_job {
 	gid_t gid;
 	char *comment;          /* only for jobs the agent has not parsed */
 	char *bb;
+	char *script_files;     /* its script's #DL files (DL_ENV_FILES) */
 	uint8_t *eligible;      /* placeable: per node 0/1 */
 } snap_job_t;
 

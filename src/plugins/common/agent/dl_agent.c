@@ -135,8 +135,9 @@ static void _update_model(snapshot_t *s)
 		ji->seen = cycle_no;
 		/* Held or waiting jobs cost nothing until they may run. */
 		if (!ji->parsed && (sj->running || sj->runnable))
-			agent_model_parse_job(ji, sj->comment, sj->bb, sj->uid,
-					      sj->gid, dl_conf.max_files, pfx);
+			agent_model_parse_job(ji, sj->comment, sj->script_files,
+					      sj->bb, sj->uid, sj->gid,
+					      dl_conf.max_files, pfx);
 		if (sj->running && !ji->running && !ji->finished) {
 			ji->running = true;
 			if (sj->node >= 0 && (uint32_t)sj->node < nn)

@@ -23,15 +23,16 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "dl_error.h"
 #include "dl_files.h"
+#include "dl_script.h"
 #include "dl_slurm.h"
 
 /*
- * slurmd hands the comment to dl-stage in the Prolog's environment, where
- * one string may not exceed the kernel's MAX_ARG_STRLEN (128 KiB); longer
- * annotations belong in a list file.
+ * Slurm 22.05 refuses a comment over 1,024 bytes before job_submit plugins
+ * see it ("Pathname ... too long"); jobs with many files use #DL
+ * directives in the script or list files.
  */
-#define DL_COMMENT_MAX (120 * 1024)
 
 const char plugin_name[] = "Data locality: validate files: annotations";
 const char plugin_type[] = "job_submit/datalocality";
@@ -58,16 +59,8 @@ static int _validate(const char *comment, const char *bb, uid_t uid,
 {
 	char *msg = NULL;
 
-	if (comment && strlen(comment) > DL_COMMENT_MAX &&
-	    dl_files_has_annotation(comment)) {
-		*err_msg = xstrdup_printf("files: annotation of %zu bytes is longer than %d: put the paths in a file and use files:@/path/to/list",
-					  strlen(comment), DL_COMMENT_MAX);
-		info("%s: rejecting job %u of uid %u: comment of %zu bytes",
-		     plugin_type, job_id, (unsigned)uid, strlen(comment));
-		return SLURM_ERROR;
-	}
 	/* Validation only: the agent learns sizes when the job may run. */
-	if (dl_slurm_job_files(comment, bb, uid, gid, NULL, &msg)) {
+	if (dl_slurm_job_files(comment, NULL, bb, uid, gid, NULL, &msg)) {
 		info("%s: rejecting job %u of uid %u: %s", plugin_type,
 		     job_id, (unsigned)uid, msg);
 		*err_msg = msg;
@@ -76,6 +69,62 @@ static int _validate(const char *comment, const char *bb, uid_t uid,
 	if (files_out)
 		*files_out = dl_files_has_annotation(comment) ||
 			     (bb && strstr(bb, "stage_in"));
+	return SLURM_SUCCESS;
+}
+
+/* The environment entry that carries a script's #DL files: (dl_slurm.h). */
+static void _drop_env(job_desc_msg_t *d)
+{
+	uint32_t i, k = 0;
+
+	for (i = 0; i < d->spank_job_env_size; i++) {
+		if (!xstrncmp(d->spank_job_env[i], DL_ENV_FILES "=",
+			      strlen(DL_ENV_FILES) + 1) ||
+		    !xstrncmp(d->spank_job_env[i], "SPANK_" DL_ENV_FILES "=",
+			      strlen(DL_ENV_FILES) + 7)) {
+			xfree(d->spank_job_env[i]);
+			continue;
+		}
+		d->spank_job_env[k++] = d->spank_job_env[i];
+	}
+	d->spank_job_env_size = k;
+}
+
+/*
+ * #DL directives of a batch script: checked like a comment's annotation,
+ * then handed to the agent and to dl-stage as DL_FILES in the job's SPANK
+ * environment (the Prolog sees SPANK_DL_FILES).  A user's own DL_FILES
+ * entry never survives: only what the directives say counts.
+ * OUT files - set when the script names files
+ */
+static int _script(job_desc_msg_t *d, char **err_msg, bool *files)
+{
+	char err[512], *ann = NULL, *msg = NULL;
+	int rc;
+
+	_drop_env(d);
+	if (!d->script || !strstr(d->script, "#DL"))
+		return SLURM_SUCCESS;
+	err[0] = '\0';
+	if ((rc = dl_script_files(d->script, strlen(d->script), &ann, err,
+				  sizeof(err)))) {
+		*err_msg = xstrdup(err[0] ? err : dl_strerror(rc));
+		return SLURM_ERROR;
+	}
+	if (!ann)
+		return SLURM_SUCCESS;
+	if (dl_slurm_job_files(NULL, ann, NULL, d->user_id, d->group_id,
+			       NULL, &msg)) {
+		free(ann);
+		*err_msg = msg;
+		return SLURM_ERROR;
+	}
+	xrecalloc(d->spank_job_env, d->spank_job_env_size + 1,
+		  sizeof(char *));
+	d->spank_job_env[d->spank_job_env_size++] =
+		xstrdup_printf("%s=%s", DL_ENV_FILES, ann);
+	free(ann);
+	*files = true;
 	return SLURM_SUCCESS;
 }
 
@@ -118,6 +167,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	rc = _validate(job_desc->comment, job_desc->burst_buffer,
 		       job_desc->user_id, job_desc->group_id, 0, err_msg,
 		       &files);
+	if (rc == SLURM_SUCCESS)
+		rc = _script(job_desc, err_msg, &files);
 	if (rc == SLURM_SUCCESS && files && _agent_configured() &&
 	    _placeable(job_desc))
 		_gate(job_desc);
