@@ -104,7 +104,8 @@ int dl_persist_save(const char *path, const dl_cache_t *cache,
  * is made at once).  All or nothing: the file is verified completely
  * before the tracker, p->stats or p->sched is touched.
  * OUT err - a one-line reason on failure
- * \return 0, DL_ENOENT (no file), DL_EIO, DL_EFORMAT (corrupt, truncated,
+ * \return 0, DL_ENOENT (no file), DL_EIO, DL_ETOOBIG (over 512 MiB: not
+ *         read at all), DL_EFORMAT (corrupt, truncated,
  *         foreign or of another version), DL_ENOMEM; a failed restore of
  *         a single entry (capacity) is skipped, not an error.
  */

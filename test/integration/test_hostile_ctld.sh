@@ -13,7 +13,9 @@
 #  (d) memory returns: the paths of cancelled jobs are released;
 #  (e) many files without a list file: #DL directives in the script are
 #      checked at submit (errors name the script line) and the job is
-#      placed by them; Slurm's 1,024-byte comment limit is real.
+#      placed by them; Slurm's 1,024-byte comment limit is real;
+#  (f) strict readers: garbage inventory lines are not taken as paths; a
+#      state path that cannot be written is reported once, not every second.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -26,7 +28,8 @@ dl_t_use_build
 export DL_NODES=2
 trap dl_cluster_stop EXIT
 dl_cluster_init
-echo "MaxFilesPerJob=10000" >"$DL_CLUSTER_DIR/etc/datalocality.conf"
+printf 'MaxFilesPerJob=10000\nCacheDir=%s/cache/%%n\n' "$DL_CLUSTER_DIR" \
+	>"$DL_CLUSTER_DIR/etc/datalocality.conf"
 dl_cluster_start
 log=$(dl_cluster_log_ctld)
 out=$DL_CLUSTER_DIR/out
@@ -157,5 +160,26 @@ long="files:$(seq -f '/d/f%06g' 1 100 | paste -sd,)"
 msg=$(as_nobody --comment="$long" --wrap true 2>&1) && msg="accepted: $msg"
 dl_t_check "(e) a ${#long}-byte comment is refused by Slurm itself" \
 	bash -c '! grep -q accepted <<<"$0"' "$msg"
+
+# --- (f) strict readers -----------------------------------------------------
+mkdir -p "$DL_CLUSTER_DIR/cache/n1"
+printf '%s\n' "/data/good/file 100" "/a b/c 100" "not a path 5" \
+	"/data/neg -5" "/data/../etc/shadow 1" "/data/huge 99999999999999999999999" \
+	>"$DL_CLUSTER_DIR/cache/n1/.inventory"
+sleep 3
+files=$("$DL_BUILD_DIR/sdatalocality" files n1 2>&1 || true)
+echo "$files" | sed 's/^/  /'
+dl_t_check "(f) the valid inventory line is in the model" grep -q '/data/good/file' <<<"$files"
+dl_t_check "(f) garbage lines are not taken as paths" \
+	bash -c '! grep -qE "^ */a( |$)|/etc/shadow|/data/neg|/data/huge|not" <<<"$0"' "$files"
+dl_t_check "(f) the garbage was reported" \
+	grep -q 'n1/.inventory: 5 lines are not "<path> <size>", ignored' "$log"
+state=$DL_CLUSTER_DIR/state/datalocality_state
+rm -f "$state"
+mkdir "$state"
+sleep 4
+n=$(grep -c "cannot save $state" "$log" || true)
+dl_t_eq "(f) a state path that is a directory is reported once in 4 s" 1 "$n"
+rmdir "$state"
 
 dl_t_summary

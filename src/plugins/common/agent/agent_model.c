@@ -1,4 +1,6 @@
 /* agent_model.c - the controller's cache model; see agent_model.h. */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -17,6 +19,9 @@
 #include "u64set.h"
 #include "dl_slurm.h"
 #include "agent_model.h"
+
+/* Largest inventory read: 1M files of long paths. */
+#define INVENTORY_MAX (256 << 20)
 
 static dl_cache_t *cache;
 static uint32_t cache_nodes;
@@ -164,21 +169,67 @@ static bool _unchanged(const struct stat *a, const struct stat *b)
 	       a->st_size == b->st_size && a->st_ino == b->st_ino;
 }
 
-/* Read the inventory's lines into node's model and the listed set. */
-static void _read_lines(FILE *f, uint32_t node, dl__u64set_t *listed)
+/*
+ * A path as dl-stage writes it: absolute, no '.' or '..' component, no
+ * control character, blank or trailing '/'.  Anything else in an
+ * inventory is garbage, not a path to believe.
+ */
+static bool _valid_path(const char *p, size_t len)
+{
+	size_t i;
+
+	if (!len || p[0] != '/' || len >= DL_PATH_MAX || p[len - 1] == '/')
+		return false;
+	for (i = 0; i < len; i++) {
+		if ((unsigned char)p[i] <= ' ' || p[i] == 0x7f)
+			return false;
+		if (p[i] == '/' && i + 1 < len && p[i + 1] == '.' &&
+		    (i + 2 == len || p[i + 2] == '/' ||
+		     (p[i + 2] == '.' && (i + 3 == len || p[i + 3] == '/'))))
+			return false;
+	}
+	return true;
+}
+
+/* "<path> <size>\n" exactly; RET false for anything else. */
+static bool _parse_line(char *line, size_t len, uint64_t *size)
+{
+	char *sp, *end;
+
+	if (!len || line[len - 1] != '\n')
+		return false;
+	line[--len] = '\0';
+	if (!(sp = strchr(line, ' ')) || !_valid_path(line, sp - line) ||
+	    !sp[1] || strspn(sp + 1, "0123456789") != strlen(sp + 1) ||
+	    strlen(sp + 1) > 19)
+		return false;
+	*sp = '\0';
+	errno = 0;
+	*size = strtoull(sp + 1, &end, 10);
+	return !errno && !*end;
+}
+
+/* Read the inventory's lines into node's model; RET rejected lines. */
+static uint64_t _read_lines(FILE *f, uint32_t node, dl__u64set_t *listed)
 {
 	char line[DL_PATH_MAX + 64];
-	uint64_t now = (uint64_t)time(NULL);
+	uint64_t now = (uint64_t)time(NULL), size, bad = 0;
+	bool skip = false;
 
 	while (fgets(line, sizeof(line), f)) {
-		char *sp = strchr(line, ' ');
+		size_t len = strlen(line);
+		bool cont = skip;
 		int64_t id;
 
-		if (line[0] != '/' || !sp)
+		/* The rest of an over-long line is no line of its own. */
+		skip = !len || line[len - 1] != '\n';
+		if (cont)
 			continue;
-		*sp = '\0';
-		id = dl_cache_file_intern(cache, line,
-					  strtoull(sp + 1, NULL, 10));
+		if (!_parse_line(line, len, &size)) {
+			bad++;
+			continue;
+		}
+		id = dl_cache_file_intern(cache, line, size);
 		if (id < 0)
 			continue;
 		if (!dl_cache_contains(cache, node, (uint32_t)id))
@@ -186,6 +237,7 @@ static void _read_lines(FILE *f, uint32_t node, dl__u64set_t *listed)
 					NULL);
 		dl__u64set_add(listed, (uint64_t)id);
 	}
+	return bad;
 }
 
 /*
@@ -210,6 +262,7 @@ static bool _sync(uint32_t node, const char *name, const char *cache_dir)
 	dl__u64set_t listed;
 	unlisted_t u = { .listed = &listed };
 	struct stat sb;
+	uint64_t bad;
 	uint32_t i;
 	FILE *f;
 
@@ -220,13 +273,23 @@ static bool _sync(uint32_t node, const char *name, const char *cache_dir)
 		xfree(path);
 		return false;
 	}
+	if (sb.st_size > INVENTORY_MAX) {
+		if (sb.st_mtime != inv_seen[node].st_mtime)
+			error("datalocality: %s is %lld bytes, above %d MiB: not read; the node's cache is modelled from its jobs",
+			      path, (long long)sb.st_size, INVENTORY_MAX >> 20);
+		inv_seen[node].st_mtime = sb.st_mtime;
+		xfree(path);
+		return false;
+	}
 	if (_unchanged(&sb, &inv_seen[node]) || !(f = fopen(path, "re"))) {
 		xfree(path);
 		return inv_seen[node].st_ino != 0;
 	}
 	xfree(path);
 	dl__u64set_init(&listed);
-	_read_lines(f, node, &listed);
+	if ((bad = _read_lines(f, node, &listed)))
+		error("datalocality: %s/.inventory: %" PRIu64 " lines are not \"<path> <size>\", ignored",
+		      name, bad);
 	fclose(f);
 	inv_seen[node] = sb;
 	/* Drop what the node does not report. */

@@ -1,4 +1,7 @@
 /* agent_statefile.c - saving and restoring the agent; see agent_statefile.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
@@ -19,8 +22,7 @@ static char *_path(void)
 			      slurm_conf.state_save_location);
 }
 
-/* Node names by index.  Caller holds the node read lock; xfree each. */
-static char **_node_names(uint32_t *n)
+char **agent_statefile_names(uint32_t *n)
 {
 	node_record_t *node_ptr;
 	char **names = xcalloc(node_record_count ? node_record_count : 1,
@@ -36,14 +38,14 @@ static char **_node_names(uint32_t *n)
 	return names;
 }
 
-void agent_statefile_load(dl_sched_stats_t *stats, const char *pfx)
+void agent_statefile_load(char **names, uint32_t nn, dl_sched_stats_t *stats,
+			  const char *pfx)
 {
 	char *path = _path(), err[256] = "";
-	uint32_t nn, i;
-	char **names = _node_names(&nn);
 	dl_persist_t p = { .nnodes = nn, .node_names = (const char **)names,
 			   .stats = agent_model_stats(), .sched = stats };
 	dl_cache_t *cache = agent_model_cache();
+	uint32_t i;
 	int rc = cache ? dl_persist_load(path, cache, &p, err, sizeof(err)) :
 			 DL_EINVAL;
 
@@ -60,6 +62,28 @@ void agent_statefile_load(dl_sched_stats_t *stats, const char *pfx)
 		xfree(names[i]);
 	xfree(names);
 	xfree(path);
+}
+
+/*
+ * A state path that cannot be written (a directory, a full disk) is
+ * reported at once, then at most every SAVE_ERROR_EVERY seconds: the
+ * agent saves every second and must not flood the log.
+ */
+#define SAVE_ERROR_EVERY 600
+static uint64_t failures;
+static time_t last_report;
+
+static void _save_failed(const char *path, int rc, const char *pfx)
+{
+	int err = errno;
+	time_t now = time(NULL);
+
+	if (failures++ && now - last_report < SAVE_ERROR_EVERY)
+		return;
+	last_report = now;
+	error("%s: cannot save %s: %s (%s); %" PRIu64 " failed saves so far, next report in %d s at the earliest",
+	      pfx, path, dl_strerror(rc), strerror(err), failures,
+	      SAVE_ERROR_EVERY);
 }
 
 void agent_statefile_save(const dl_plan_t *plan, const dl_state_t *st,
@@ -86,8 +110,9 @@ void agent_statefile_save(const dl_plan_t *plan, const dl_state_t *st,
 	p.plan_nnodes = nnodes;
 	p.plan_time = (int64_t)time(NULL);
 	if ((rc = dl_persist_save(path, agent_model_cache(), &p)))
-		error("%s: cannot save %s: %s (%m)", pfx, path,
-		      dl_strerror(rc));
+		_save_failed(path, rc, pfx);
+	else
+		failures = 0;
 	xfree(names);
 	xfree(path);
 }

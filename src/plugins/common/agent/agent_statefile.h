@@ -11,11 +11,19 @@
 #include "dl_state.h"
 
 /*
- * agent_statefile_load - restore the model and counters into the agent's
- * model (sized already) and *stats.  A missing file is a first start; a
- * bad one is reported and ignored.  Caller holds the node read lock.
+ * agent_statefile_names - node names by index, for a load.  Caller holds
+ * the node read lock.  RET *n xmalloc'd names (agent_statefile_load frees).
  */
-void agent_statefile_load(dl_sched_stats_t *stats, const char *pfx);
+char **agent_statefile_names(uint32_t *n);
+
+/*
+ * agent_statefile_load - restore the model and counters into the agent's
+ * model (sized already) and *stats; nodes are matched by name.  A missing
+ * file is a first start; a bad or oversized one is reported and ignored.
+ * Needs no slurmctld lock: a big file delays only the agent.  Frees names.
+ */
+void agent_statefile_load(char **names, uint32_t nn, dl_sched_stats_t *stats,
+			  const char *pfx);
 
 /*
  * agent_statefile_save - save the model, counters and plan (st names the

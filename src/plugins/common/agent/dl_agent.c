@@ -75,9 +75,14 @@ static char *_policy_params(void)
 			      dl_conf.policy_params ? "," : "");
 }
 
-/* Apply configuration: policy object, model sized to the node table. */
-static void _reconfigure(void)
+/*
+ * Apply configuration: policy object, model sized to the node table.
+ * Caller holds the conf and node read locks.  RET node names to restore
+ * the state file with (after the locks are released), or NULL.
+ */
+static char **_reconfigure(uint32_t *nn)
 {
+	char **names = NULL;
 	char *params;
 	dl_policy_t *p;
 	int err;
@@ -101,7 +106,7 @@ static void _reconfigure(void)
 	}
 	if (agent_model_setup(node_record_count, &dl_conf)) {
 		agent_jobs_init();
-		agent_statefile_load(&stats, pfx);
+		names = agent_statefile_names(nn);
 	}
 	if (!xstrcasestr(slurm_conf.job_submit_plugins, "datalocality"))
 		error("%s: JobSubmitPlugins lacks datalocality: a job may start before it is placed, and bad files: annotations are not refused at submit",
@@ -112,6 +117,7 @@ static void _reconfigure(void)
 	     dl_evict_name(dl_conf.evict),
 	     dl_conf.capacity == UINT64_MAX ? "unlimited" : "set",
 	     dl_conf.place.strict ? "strict" : "bounded");
+	return names;
 }
 
 /* Parse new jobs, record started ones, read inventories (once a second). */
@@ -401,9 +407,14 @@ static void *_agent(void *arg)
 		if (reconf) {
 			slurmctld_lock_t conf_lock = { .conf = READ_LOCK,
 						       .node = READ_LOCK };
+			uint32_t nn = 0;
+			char **names;
+
 			lock_slurmctld(conf_lock);
-			_reconfigure();
+			names = _reconfigure(&nn);
 			unlock_slurmctld(conf_lock);
+			if (names)
+				agent_statefile_load(names, nn, &stats, pfx);
 		}
 		if (!agent_model_cache() || !policy)
 			continue;
