@@ -265,6 +265,17 @@ typedef struct {
 	/* Scratch of one evaluation, sized for the longest file list. */
 	uint32_t *cpos, *cheap;     /* the heap of its files by TCT */
 	double *ct;                 /* their TCTs (lower bounds when stale) */
+	/*
+	 * _eval() works on runs: the files of one storage node sorted by
+	 * transfer time.  On one chart a shorter transfer never completes
+	 * later (any slot that fits a longer one fits it), so each run's
+	 * first file is its best, and only runs compete.
+	 */
+	uint32_t *ridx;             /* the job's files by storage, d, index */
+	uint32_t *rlo, *rhi, *rst;  /* per run: cursor, end, storage node */
+	uint32_t *rtie;             /* per run: index of its first file */
+	uint32_t *fpos, *fheap;     /* runs on storage idle from t, by d */
+	double *dk;                 /* their first file's transfer time */
 	_xfer_t *xf;
 	uint32_t nxf;
 	uint32_t maxc;              /* the longest list of files */
@@ -286,48 +297,140 @@ static uint64_t _nf_key(uint32_t node, uint32_t file)
  * holds or will hold (online-hps-khanna section 4.3).  With record set,
  * the chosen transfers are left in o->xf for _commit().
  */
+/* Whether a storage's chart has nothing at or after t: TCT = t + d. */
+static int _idle_from(const _gantt_t *g, double t)
+{
+	return _gantt_after(g, t) == g->n;
+}
+
+static int _cmp_need(const void *a, const void *b, void *arg)
+{
+	const _need_t *need = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (need[x].storage != need[y].storage)
+		return need[x].storage < need[y].storage ? -1 : 1;
+	if (need[x].d != need[y].d)
+		return need[x].d < need[y].d ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Split job i's files into runs, one per storage node; RET the runs. */
+static uint32_t _runs(_order_t *o, const _need_t *need, uint32_t n)
+{
+	uint32_t c, r = 0;
+
+	for (c = 0; c < n; c++)
+		o->ridx[c] = c;
+	qsort_r(o->ridx, n, sizeof(*o->ridx), _cmp_need, (void *)need);
+	for (c = 0; c < n; c++) {
+		if (!c || need[o->ridx[c]].storage != o->rst[r - 1]) {
+			o->rst[r] = need[o->ridx[c]].storage;
+			o->rlo[r] = c;
+			r++;
+		}
+		o->rhi[r - 1] = c + 1;
+	}
+	return r;
+}
+
+/* Put run r, whose cursor moved or which is new, back in its heap. */
+static void _run_key(_order_t *o, const _need_t *need, _heap_t *busy,
+		     _heap_t *idle, uint32_t r, double t)
+{
+	uint32_t c = o->ridx[o->rlo[r]];
+
+	o->rtie[r] = c;
+	if (_idle_from(&o->gantt[o->rst[r]], t)) {
+		o->dk[r] = need[c].d;
+		if (idle->pos[r] == NIL)
+			_hpush(idle, r);
+		else
+			_hfix(idle, r);
+		return;
+	}
+	o->ct[r] = t + need[c].d; /* a lower bound of its TCT */
+	if (busy->pos[r] == NIL)
+		_hpush(busy, r);
+	else
+		_hfix(busy, r);
+}
+
+/*
+ * The run whose first file completes first (then the lowest file index),
+ * its start in *s and TCT in *tct.  Busy runs' keys are lower bounds,
+ * made exact when they reach the top; idle runs' TCT is t + d exactly.
+ */
+static uint32_t _next_run(_order_t *o, const _need_t *need, _heap_t *busy,
+			  _heap_t *idle, double t, double *s, double *tct)
+{
+	*s = t;
+	while (busy->n) {
+		uint32_t r = busy->a[0], c = o->ridx[o->rlo[r]];
+		const _gantt_t *g = &o->gantt[o->rst[r]];
+
+		if (_idle_from(g, t)) {
+			_hremove(busy, r);
+			_run_key(o, need, busy, idle, r, t);
+			continue;
+		}
+		*s = _gantt_fit(g, t, need[c].d);
+		if (*s + need[c].d <= o->ct[r])
+			break;
+		o->ct[r] = *s + need[c].d;
+		_hdown(busy, 0);
+	}
+	if (idle->n &&
+	    (!busy->n || t + o->dk[idle->a[0]] < o->ct[busy->a[0]] ||
+	     (t + o->dk[idle->a[0]] == o->ct[busy->a[0]] &&
+	      o->rtie[idle->a[0]] < o->rtie[busy->a[0]]))) {
+		*s = t;
+		*tct = t + o->dk[idle->a[0]];
+		return idle->a[0];
+	}
+	*tct = o->ct[busy->a[0]];
+	return busy->a[0];
+}
+
+/*
+ * The ECT of job i on its node given the charts and the files its node
+ * holds or will hold (online-hps-khanna section 4.3): the file with the
+ * minimum TCT goes next (ties: the lower index), the greedy of section
+ * 4.3, in O(n log n) for n files.  With record set, the chosen transfers
+ * are left in o->xf for _commit().
+ */
 static double _eval(_order_t *o, uint32_t i, int record, double *staged)
 {
 	_need_t *need = &o->jf[o->jf_off[i]];
-	double t = o->avail[o->node_of[i]];
-	_heap_t h = { o->cheap, 0, o->cpos, o->ct, NULL };
-	uint32_t c;
+	double t = o->avail[o->node_of[i]], s, tct;
+	_heap_t busy = { o->cheap, 0, o->cpos, o->ct, o->rtie };
+	_heap_t idle = { o->fheap, 0, o->fpos, o->dk, o->rtie };
+	uint32_t r, nr = _runs(o, need, o->jn[i]);
 
 	o->nxf = 0;
-	for (c = 0; c < o->jn[i]; c++) {
-		const _gantt_t *g = &o->gantt[need[c].storage];
-
-		o->ct[c] = _gantt_fit(g, t, need[c].d) + need[c].d;
-		_hpush(&h, c);
+	for (r = 0; r < nr; r++) {
+		o->cpos[r] = o->fpos[r] = NIL;
+		_run_key(o, need, &busy, &idle, r, t);
 	}
-	/*
-	 * The file with the minimum TCT goes next.  A TCT only grows as t
-	 * does, so a key is a lower bound: recompute the top, and take it
-	 * if it did not move; this is the greedy of section 4.3 without
-	 * recomputing every TCT after every choice.
-	 */
-	while (h.n) {
-		uint32_t top = h.a[0];
-		double s = _gantt_fit(&o->gantt[need[top].storage], t,
-				      need[top].d);
-		double tct = s + need[top].d;
+	while (busy.n || idle.n) {
+		uint32_t c;
 
-		if (tct > o->ct[top]) {
-			o->ct[top] = tct;
-			_hdown(&h, 0);
-			continue;
-		}
-		_hremove(&h, top);
-		need[top].s = s;
+		r = _next_run(o, need, &busy, &idle, t, &s, &tct);
+		c = o->ridx[o->rlo[r]++];
+		need[c].s = s;
 		if (record) {
 			_xfer_t *x = &o->xf[o->nxf++];
 
-			x->file = need[top].file;
-			x->storage = need[top].storage;
+			x->file = need[c].file;
+			x->storage = need[c].storage;
 			x->s = s;
 			x->e = tct;
 		}
 		t = tct;
+		if (o->rlo[r] == o->rhi[r])
+			_hremove(busy.pos[r] != NIL ? &busy : &idle, r);
+		else
+			_run_key(o, need, &busy, &idle, r, t);
 	}
 	if (staged)
 		*staged = t;
@@ -676,6 +779,14 @@ static void _free(_order_t *o)
 	free(o->cpos);
 	free(o->cheap);
 	free(o->ct);
+	free(o->fpos);
+	free(o->fheap);
+	free(o->dk);
+	free(o->ridx);
+	free(o->rlo);
+	free(o->rhi);
+	free(o->rst);
+	free(o->rtie);
 	free(o->xf);
 }
 
@@ -912,10 +1023,20 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	ALLOC(o->cpos, maxc);
 	ALLOC(o->cheap, maxc);
 	ALLOC(o->ct, maxc);
+	ALLOC(o->fpos, maxc);
+	ALLOC(o->fheap, maxc);
+	ALLOC(o->dk, maxc);
+	ALLOC(o->ridx, maxc);
+	ALLOC(o->rlo, maxc);
+	ALLOC(o->rhi, maxc);
+	ALLOC(o->rst, maxc);
+	ALLOC(o->rtie, maxc);
 	ALLOC(o->xf, maxc);
 	ALLOC(o->gbuf0, nord);
 	ALLOC(o->gbuf1, nord);
 	if (!o->jf || !o->inv || !o->cpos || !o->cheap || !o->ct || !o->xf ||
+	    !o->fpos || !o->fheap || !o->dk || !o->ridx || !o->rlo ||
+	    !o->rhi || !o->rst || !o->rtie ||
 	    !o->gbuf0 || !o->gbuf1)
 		goto out;
 	memset(seen, 0, (nfiles ? nfiles : 1) * sizeof(*seen));
