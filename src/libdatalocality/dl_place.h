@@ -20,7 +20,8 @@
  *     blocked, i.e. its node has no room (or is down) and another
  *     usable eligible node has.
  *     Past the bound the restriction is widened to every eligible node and
- *     never set again (unless strict).
+ *     never set again (unless strict).  The time waited is the job's, not
+ *     the node's: a move does not start it afresh.
  *
  * The plugin and dl-sim call the same functions, so the simulator measures
  * what slurmctld does.  Errors: none; invalid indices leave the record

@@ -152,10 +152,16 @@ int dl_place_pin(dl_state_t *st, size_t k, uint32_t cur,
 	return 1;
 }
 
-static dl_place_action_t _set(dl_place_t *rec, int32_t node)
+static dl_place_action_t _set(const dl_state_t *st, const dl_job_t *j,
+			       const dl_place_params_t *p, dl_place_t *rec,
+			       int32_t node)
 {
+	/*
+	 * The time already waited stays: the bound is on the job's whole
+	 * wait for data, however often a better node turns up.
+	 */
 	rec->node = node;
-	rec->waited = 0;
+	rec->bound = dl_place_bound(st, j, (uint32_t)node, p);
 	return DL_PLACE_SET;
 }
 
@@ -185,7 +191,8 @@ dl_place_action_t dl_place_step(const dl_state_t *st, size_t job,
 	if (rec->widened)
 		return DL_PLACE_KEEP;
 	if (rec->node < 0 || rec->node >= (int32_t)st->nnodes)
-		return planned >= 0 ? _set(rec, planned) : DL_PLACE_KEEP;
+		return planned >= 0 ? _set(st, j, p, rec, planned) :
+				      DL_PLACE_KEEP;
 	cur = (uint32_t)rec->node;
 	/*
 	 * A node that left the job's partitions.  A node that is down is
@@ -195,12 +202,12 @@ dl_place_action_t dl_place_step(const dl_state_t *st, size_t job,
 	 */
 	if (!_allowed(st, j, cur)) {
 		if (planned >= 0 && (uint32_t)planned != cur)
-			return _set(rec, planned);
+			return _set(st, j, p, rec, planned);
 		return p->strict ? DL_PLACE_KEEP : _widen(rec);
 	}
 	if (planned >= 0 && (uint32_t)planned != cur &&
 	    _worth_moving(st, j, cur, (uint32_t)planned, p))
-		return _set(rec, planned);
+		return _set(st, j, p, rec, planned);
 	rec->bound = dl_place_bound(st, j, cur, p);
 	if (dl_place_blocked(st, j, cur)) {
 		rec->waited += dt;

@@ -46,8 +46,91 @@ dl_t_mkfile() {
 dl_t_use_build() {
 	: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
 	export DL_SCHED_TYPE=sched/datalocality
-	export DL_SCHED_PARAMS=sched_interval=-1,defer
+	export DL_SCHED_PARAMS=bf_interval=1
 	export DL_JOB_SUBMIT=datalocality
 	export DL_PLUGIN_DIR="$DL_BUILD_DIR/.libs"
 	export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"
+}
+
+# dl_t_use_plugins : load this build's job_submit plugin and give slurmctld
+# this build's plugin directory and partitioner helper, leaving the
+# scheduler (DL_SCHED_TYPE, DL_SCHED_PARAMS) to the caller.
+dl_t_use_plugins() {
+	: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+	export DL_JOB_SUBMIT=datalocality
+	export DL_PLUGIN_DIR="$DL_BUILD_DIR/.libs"
+	export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"
+}
+
+# dl_t_job_time JOBID FIELD : FIELD (StartTime, EndTime, SubmitTime, ...)
+# of the job as seconds since the epoch; prints nothing and returns 1 when
+# the job has no such time yet (Unknown, None) or is not found.
+dl_t_job_time() {
+	local v
+	v=$(dl_cluster_job_field "$1" "$2") || return 1
+	case $v in '' | Unknown | None | N/A) return 1 ;; esac
+	date -d "$v" +%s 2>/dev/null
+}
+
+# dl_t_wait_state JOBID REGEX TIMEOUT : wait until the job's JobState
+# matches ^(REGEX)$; returns 1 (printing the state it is in) on timeout.
+dl_t_wait_state() {
+	local id=$1 re=$2 deadline=$((SECONDS + $3)) st=
+	while :; do
+		st=$(dl_cluster_job_field "$id" JobState 2>/dev/null || true)
+		[[ $st =~ ^($re)$ ]] && return 0
+		if [ $SECONDS -ge $deadline ]; then
+			echo "  JobId=$id still '$st' after $3 s (wanted $re)" >&2
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# dl_t_wait_field JOBID FIELD REGEX TIMEOUT : wait until the job's FIELD
+# matches REGEX (unanchored); prints the matching value; returns 1 on
+# timeout (printing nothing).
+dl_t_wait_field() {
+	local id=$1 field=$2 re=$3 deadline=$((SECONDS + $4)) v
+	while :; do
+		v=$(dl_cluster_job_field "$id" "$field" 2>/dev/null || true)
+		if [[ $v =~ $re ]]; then
+			printf '%s\n' "$v"
+			return 0
+		fi
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.2
+	done
+}
+
+# dl_t_start_order JOBID... : the jobs as "JOBID START" lines (START in
+# epoch seconds, "-" if never started), earliest first; ties keep the
+# order given.
+dl_t_start_order() {
+	local id t
+	for id in "$@"; do
+		t=$(dl_t_job_time "$id" StartTime) || t=-
+		echo "$id $t"
+	done | awk '{ print ($2 == "-" ? 9999999999 : $2), NR, $1, $2 }' |
+		sort -n -k1,1 -k2,2 | awk '{ print $3, $4 }'
+}
+
+# dl_t_le DESCRIPTION A B : passes when the integer A <= B.
+dl_t_le() {
+	if [[ $2 =~ ^-?[0-9]+$ && $3 =~ ^-?[0-9]+$ ]] && [ "$2" -le "$3" ]; then
+		dl_t_ok "$1"
+	else
+		dl_t_fail "$1 (wanted $2 <= $3)"
+	fi
+}
+
+# dl_t_wait_until TIMEOUT COMMAND... : run COMMAND every 0.2 s until it
+# succeeds; returns 1 if it still fails after TIMEOUT seconds.
+dl_t_wait_until() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.2
+	done
 }

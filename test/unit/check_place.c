@@ -297,7 +297,7 @@ START_TEST(test_wait_only_while_blocked)
 END_TEST
 
 /* Moving to another node starts the wait over. */
-START_TEST(test_move_resets_wait)
+START_TEST(test_move_keeps_wait)
 {
 	dl_place_params_t p;
 	dl_place_t rec;
@@ -317,11 +317,12 @@ START_TEST(test_move_resets_wait)
 	_cache(1, f);
 	ck_assert_int_eq(_step(j, 1, &p, &rec, 12), DL_PLACE_SET);
 	ck_assert_int_eq(rec.node, 1);
-	ck_assert_double_eq(rec.waited, 0);
-	/* 1.5 s more is below node 1's 2 s bound. */
-	ck_assert_int_eq(_step(j, 1, &p, &rec, 13.5), DL_PLACE_KEEP);
+	ck_assert_double_eq(rec.waited, 1.5);
+	ck_assert_double_eq(rec.bound, 2);
+	/* 0.4 s more stays below node 1's 2 s bound; 0.1 s more reaches it. */
+	ck_assert_int_eq(_step(j, 1, &p, &rec, 12.4), DL_PLACE_KEEP);
 	ck_assert_int_eq(rec.node, 1);
-	ck_assert_int_eq(_step(j, 1, &p, &rec, 14), DL_PLACE_WIDEN);
+	ck_assert_int_eq(_step(j, 1, &p, &rec, 12.5), DL_PLACE_WIDEN);
 	fx_teardown();
 }
 
@@ -507,7 +508,7 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_bound);
 	tcase_add_test(tc, test_blocked);
 	tcase_add_test(tc, test_wait_only_while_blocked);
-	tcase_add_test(tc, test_move_resets_wait);
+	tcase_add_test(tc, test_move_keeps_wait);
 	tcase_add_test(tc, test_strict);
 	tcase_add_test(tc, test_lost_node);
 	tcase_add_test(tc, test_invalid);

@@ -75,6 +75,33 @@ static bool _single_node(job_record_t *job_ptr, int32_t ours)
 }
 
 /*
+ * Drop the nodes of advance reservations the job is not in that are active
+ * or start within RESV_HORIZON: Slurm would keep it off them ("may be
+ * reserved for other job"), and since they look idle the wait for them
+ * would never count as blocked.  FLEX reservations, which let jobs
+ * outside use idle nodes, are left out too: little is lost.
+ */
+#define RESV_HORIZON 300
+static void _not_reserved(job_record_t *job_ptr, bitstr_t *b)
+{
+	slurmctld_resv_t *resv_ptr;
+	time_t now = time(NULL);
+	ListIterator it;
+
+	if (!resv_list)
+		return;
+	it = list_iterator_create(resv_list);
+	while ((resv_ptr = list_next(it))) {
+		if (resv_ptr == job_ptr->resv_ptr || !resv_ptr->node_bitmap ||
+		    resv_ptr->end_time <= now ||
+		    resv_ptr->start_time > now + RESV_HORIZON)
+			continue;
+		bit_and_not(b, resv_ptr->node_bitmap);
+	}
+	list_iterator_destroy(it);
+}
+
+/*
  * Nodes the job may be restricted to: those of its partitions (all of
  * them, for a job submitted to several), minus its excluded ones, within
  * its reservation, and with the CPUs, memory and features it asks for.  A
@@ -103,6 +130,7 @@ static void _eligible(job_record_t *job_ptr, snap_job_t *sj, uint32_t nnodes)
 		bit_and_not(b, d->exc_node_bitmap);
 	if (job_ptr->resv_ptr && job_ptr->resv_ptr->node_bitmap)
 		bit_and(b, job_ptr->resv_ptr->node_bitmap);
+	_not_reserved(job_ptr, b);
 	if (job_req_node_filter(job_ptr, b, true) != SLURM_SUCCESS)
 		bit_clear_all(b);
 	sj->eligible = xcalloc(nnodes ? nnodes : 1, 1);

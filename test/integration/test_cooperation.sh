@@ -1,0 +1,502 @@
+#!/usr/bin/env bash
+# test_cooperation.sh - Slurm decides when, the plugin decides where: the
+# same submissions run under plain sched/backfill and under
+# sched/datalocality (two clusters, one after the other, with the same
+# nodes, partitions and SchedulerParameters), and the datalocality run
+# must keep what backfill gives:
+#
+#  (1) priority order: a higher-priority plain job starts before
+#      lower-priority annotated ones, and the reverse;
+#  (2) reservations: a top-priority 4-node job and a top-priority
+#      whole-node annotated job, each submitted into a stream of 1-CPU
+#      annotated jobs, start no later than under backfill + one
+#      bf_interval + 2 s;
+#  (3) time limits: a short job backfills past a blocked wide job, a long
+#      one waits for it;
+#  (4) a heterogeneous job runs under the plugstack entry point
+#      (SchedulerType=sched/backfill + SlurmctldPlugstack=datalocality);
+#  (5) bounded wait: a job whose data node is busy starts elsewhere within
+#      its bound, its Reason saying why meanwhile;
+#  (6) placement: every annotated job started "strict" ran on the node
+#      the plugin planned (under both entry points);
+#  (7) partitions, advance reservations, --hold, dependencies, arrays,
+#      srun, salloc and requeue still work.
+#
+# Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
+# Takes about 5 minutes.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+# shellcheck source=../cluster/cluster.sh
+source "$here/../cluster/cluster.sh"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+export DL_NODES=4 DL_NODE_CPUS=2
+# The same for every run.  Backfill every 2 s so that its decisions show
+# within the tolerances below.
+BF_INTERVAL=2
+export DL_SCHED_PARAMS="bf_interval=$BF_INTERVAL"
+# Timing tolerance on top of a scheduling cycle: a loaded 2-core CI machine
+# delays slurmctld's passes and our polling by a second or two.
+SLACK=2
+# Partitions pa={n1} and pb={n2} for (7); every job gets a time limit
+# (DefaultTime, 1 min) so backfill can plan.  A requeued job may start
+# again only after the credential lifetime (AuthInfo=cred_expire, default
+# 120 s, minimum 5): 8 s keeps (7) short.
+export DL_CLUSTER_EXTRA_CONF="PartitionName=pa Nodes=n1 DefaultTime=1 MaxTime=10 State=UP
+PartitionName=pb Nodes=n2 DefaultTime=1 MaxTime=10 State=UP"
+# shellcheck disable=SC2016
+export DL_CLUSTER_PRE_START='
+sed -i -e "s/^PartitionName=debug .*/PartitionName=debug Nodes=ALL Default=YES DefaultTime=1 MaxTime=10 State=UP/" \
+	-e "s/^AuthInfo=.*/&,cred_expire=8/" "$DL_CLUSTER_DIR/etc/slurm.conf"
+# Shared storage at 1 MB/s: re-reading a group of 60 MiB costs 63 s, so the
+# plan keeps jobs with their data; a job waits for it a tenth of that,
+# 6.3 s, before any node will do.
+printf "StorageBandwidth=1e6\nWaitFactor=0.1\nMinWait=2\nMaxWait=300\n" \
+	>"$DL_CLUSTER_DIR/etc/datalocality.conf"'
+trap dl_cluster_stop EXIT
+
+# Priorities are set explicitly (sbatch --priority, root only) so that
+# they do not depend on the priority plugin or on submit order.
+PRIO_STREAM=1000 PRIO_LOW=100 PRIO_HIGH=100000
+
+declare -A R # results, keyed "<run>.<name>"
+
+# --- helpers ----------------------------------------------------------------
+data='' out='' log='' run=''
+files_of() { echo "files:$data/g$1/f1,$data/g$1/f2,$data/g$1/f3"; }
+sb() { sbatch --parsable -o "$out/%j.out" "$@"; }
+# sba GROUP SBATCH-ARGS... : an annotated job.
+sba() {
+	local g=$1
+	shift
+	sb --comment="$(files_of "$g")" "$@"
+}
+# The plugin's last "started" log line for a job, as "NODE PLAN KIND":
+# KIND strict or widened with the planned node, or "- none" for
+# "(no placement)".
+started_line() {
+	sed -n "s/.*datalocality: started JobId=$1 on \([^ ]*\) (\(.*\)/\1 \2/p" "$log" |
+		tail -1 | sed -e 's/^\([^ ]*\) planned \([^:]*\): \([a-z]*\).*/\1 \2 \3/' \
+			-e 's/^\([^ ]*\) no placement.*/\1 - none/'
+}
+# Cancel whatever a check left behind, so that one failure does not spill
+# into the next check.
+drain() {
+	scancel -u root 2>/dev/null || true
+	dl_cluster_wait_jobs_done 60 || true
+}
+t() { echo "($1) $2 [$run]"; }
+
+start_cluster() { # start_cluster RUN: backfill | datalocality | plugstack
+	run=$1
+	unset DL_JOB_SUBMIT DL_PLUGIN_DIR DL_PARTITIOND
+	case $run in
+	backfill)
+		export DL_SCHED_TYPE=sched/backfill
+		;;
+	datalocality)
+		dl_t_use_plugins
+		export DL_SCHED_TYPE=sched/datalocality
+		;;
+	plugstack)
+		dl_t_use_plugins
+		export DL_SCHED_TYPE=sched/backfill
+		DL_CLUSTER_EXTRA_CONF="$DL_CLUSTER_EXTRA_CONF
+SlurmctldPlugstack=datalocality"
+		;;
+	esac
+	echo "# --- $run: SchedulerType=$DL_SCHED_TYPE ---"
+	dl_cluster_start
+	data=$DL_CLUSTER_DIR/data
+	out=$DL_CLUSTER_DIR/out
+	log=$(dl_cluster_log_ctld)
+	# Groups of three files of 10, 20 and 30 MiB (sparse: only their
+	# sizes matter here): 0-3 for the streams, b, p, q and r for checks
+	# that need their files cached on one node only.
+	for g in 0 1 2 3 b p q r; do
+		mkdir -p "$data/g$g"
+		for f in 1 2 3; do truncate -s $((f * 10))M "$data/g$g/f$f"; done
+	done
+}
+
+# --- (1) priority order on a full cluster ----------------------------------
+# A 4-node job holds the whole cluster, so that all nodes free at once; then
+# five whole-node jobs compete for four nodes.  The higher-priority one must
+# be in the first wave, a lower-priority one in the second.
+check_priority() {
+	local kind full hi lo i id max_lo min_lo hi_t order
+	for kind in plain-over-annotated annotated-over-plain; do
+		full=$(sb -N 4 --exclusive --priority=$PRIO_HIGH --wrap 'sleep 3')
+		dl_t_wait_state "$full" RUNNING 20 || true
+		lo=()
+		for i in 0 1 2 3; do
+			if [ $kind = plain-over-annotated ]; then
+				id=$(sba "$i" -c 2 --priority=$PRIO_LOW --wrap 'sleep 3')
+			else
+				id=$(sb -c 2 --priority=$PRIO_LOW --wrap 'sleep 3')
+			fi
+			lo+=("$id")
+		done
+		if [ $kind = plain-over-annotated ]; then
+			hi=$(sb -c 2 --priority=$((PRIO_LOW + 1)) --wrap 'sleep 3')
+		else
+			hi=$(sba 0 -c 2 --priority=$((PRIO_LOW + 1)) --wrap 'sleep 3')
+		fi
+		dl_cluster_wait_jobs_done 60 || true
+		order=$(dl_t_start_order "$hi" "${lo[@]}" | awk -v h="$hi" '{ printf "%s%s@%s", (NR > 1 ? " " : ""), ($1 == h ? "HIGH" : $1), $2 }')
+		echo "  start order: $order"
+		hi_t=$(dl_t_job_time "$hi" StartTime) || hi_t=
+		min_lo=$(for id in "${lo[@]}"; do dl_t_job_time "$id" StartTime || echo 9999999999; done | sort -n | head -1)
+		max_lo=$(for id in "${lo[@]}"; do dl_t_job_time "$id" StartTime || echo 9999999999; done | sort -n | tail -1)
+		R[$run.prio.$kind]=$order
+		if [ -n "$hi_t" ] && [ "$hi_t" -le "$min_lo" ] && [ "$max_lo" -gt "$hi_t" ] &&
+		   [ "$max_lo" != 9999999999 ]; then
+			dl_t_ok "$(t 1 "$kind: the higher-priority job started in the first wave, a lower one waited")"
+		else
+			dl_t_fail "$(t 1 "$kind: higher-priority job at ${hi_t:-never}, lower ones ${min_lo}..${max_lo}")"
+		fi
+		drain
+	done
+}
+
+# --- (2) reservations for top-priority jobs in a stream --------------------
+# stream_loop STOPFILE IDFILE: 1-CPU annotated jobs of 2-4 s, submitted
+# whenever fewer than 6 of them are pending, until STOPFILE exists (or 90 s).
+stream_loop() {
+	local stop=$1 ids=$2 i=0 np end=$((SECONDS + 90))
+	while [ ! -e "$stop" ] && [ $SECONDS -lt $end ]; do
+		np=$(squeue -h -t PD -n stream -o %i 2>/dev/null | wc -l)
+		if [ "$np" -lt 6 ]; then
+			sba $((i % 4)) -J stream -c 1 --priority=$PRIO_STREAM \
+				--wrap "sleep $((2 + i % 3))" >>"$ids" 2>/dev/null || true
+			i=$((i + 1))
+		else
+			sleep 0.3
+		fi
+	done
+}
+
+# wait_in_stream NAME SBATCH-ARGS... : submit a top-priority job once the
+# stream fills the cluster; append how long it waited to start to
+# R[<run>.resv.NAME] ("never" if it did not start within 60 s).
+wait_in_stream() {
+	local name=$1 id sub st w busy
+	shift
+	# The cluster is full: all 8 CPUs allocated (sinfo %C: A/I/O/T).
+	busy=$(dl_t_wait_until 30 bash -c "sinfo -h -o %C | grep -q '^8/0/'" && echo yes || echo no)
+	sleep 1
+	id=$(sb --priority=$PRIO_HIGH "$@")
+	dl_t_wait_state "$id" 'RUNNING|COMPLETING|COMPLETED' 60 || true
+	sub=$(dl_t_job_time "$id" SubmitTime) || sub=
+	st=$(dl_t_job_time "$id" StartTime) || st=
+	if [ -n "$sub" ] && [ -n "$st" ] && [ "$(dl_cluster_job_field "$id" JobState)" != PENDING ]; then
+		w=$((st - sub))
+	else
+		w=never
+	fi
+	R[$run.resv.$name]+="${R[$run.resv.$name]:+ }$w"
+	echo "  $name job $id (cluster full before: $busy) waited $w s on $(dl_cluster_job_field "$id" NodeList)"
+	dl_t_wait_state "$id" COMPLETED 30 || true
+}
+
+# The phase of the stream when a job arrives decides most of its wait
+# (0-4 s), so each kind of top-priority job is measured three times and
+# the worst cases are compared.
+RESV_TRIALS=3
+check_reservations() {
+	local stop=$out/stream.stop ids=$out/stream.ids pid n i name
+	: >"$ids"
+	rm -f "$stop"
+	stream_loop "$stop" "$ids" &
+	pid=$!
+	for i in $(seq $RESV_TRIALS); do
+		wait_in_stream wide -N 4 --exclusive --wrap 'sleep 1'
+		wait_in_stream whole-node -c 2 --comment="$(files_of $((i % 4)))" --wrap 'sleep 1'
+	done
+	touch "$stop"
+	wait "$pid" || true
+	n=$(wc -l <"$ids")
+	scancel -t PENDING -n stream 2>/dev/null || true
+	dl_cluster_wait_jobs_done 60 || true
+	echo "  stream: $n jobs submitted"
+	for name in wide whole-node; do
+		dl_t_check "$(t 2 "top-priority $name jobs started within a stream (waits: ${R[$run.resv.$name]} s)")" \
+			bash -c "! grep -qw never <<<'${R[$run.resv.$name]}'"
+	done
+	drain
+}
+
+# --- (3) time limits: backfill of a short job past a blocked wide one ------
+check_time_limits() {
+	local blk wide short long w_st w_end s_st l_st t0
+	# Holds one CPU of n1 with a 3-minute limit: the wide job's planned
+	# start is then ~3 min away as far as backfill knows.
+	blk=$(sb -w n1 -c 1 --time=3 --priority=$PRIO_HIGH --wrap 'sleep 8')
+	dl_t_wait_state "$blk" RUNNING 20 || true
+	wide=$(sb -N 4 --exclusive --time=1 --priority=$PRIO_HIGH --wrap 'sleep 2')
+	sleep 1
+	short=$(sba 1 -c 1 --time=1 --priority=$PRIO_LOW --wrap 'sleep 2')
+	long=$(sba 2 -c 1 --time=5 --priority=$PRIO_LOW --wrap 'sleep 2')
+	dl_cluster_wait_jobs_done 60 || true
+	w_st=$(dl_t_job_time "$wide" StartTime) || w_st=9999999999
+	w_end=$(dl_t_job_time "$wide" EndTime) || w_end=9999999999
+	s_st=$(dl_t_job_time "$short" StartTime) || s_st=9999999999
+	l_st=$(dl_t_job_time "$long" StartTime) || l_st=0
+	t0=$(dl_t_job_time "$blk" StartTime) || t0=0
+	echo "  from the blocker's start: wide ran +$((w_st - t0))..+$((w_end - t0)) s, short started +$((s_st - t0)) s, long +$((l_st - t0)) s"
+	dl_t_check "$(t 3 "a 1-minute job backfilled before the blocked wide job")" \
+		test "$s_st" -lt "$w_st"
+	dl_t_check "$(t 3 "a 5-minute job waited until the wide job ended")" \
+		test "$l_st" -ge "$w_end"
+	drain
+}
+
+# --- (4) heterogeneous job -------------------------------------------------
+check_hetjob() {
+	local id rc=0 err states
+	cat >"$out/het.sh" <<EOF
+#!/bin/sh
+#SBATCH -n1 --comment=$(files_of 3)
+#SBATCH hetjob
+#SBATCH -n1
+srun --het-group=0,1 true
+EOF
+	err=$(sbatch --parsable -o "$out/het.out" "$out/het.sh" 2>&1) || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		dl_t_fail "$(t 4 "heterogeneous job rejected: $err")"
+		return
+	fi
+	id=$err
+	dl_cluster_wait_jobs_done 60 || true
+	states=$(scontrol show job -o "$id" | grep -o 'JobState=[A-Z]*' | sort | uniq -c | tr -s ' ' | paste -sd' ')
+	dl_t_eq "$(t 4 "heterogeneous job $id accepted, both components completed")" \
+		" 2 JobState=COMPLETED" "$states"
+	drain
+}
+
+# --- (5) bounded wait ------------------------------------------------------
+check_bounded_wait() {
+	local warm hold hold_node waiter reason sub st node bound allowed
+	# Cache group b on one node, then fill that node for a minute with a
+	# job of the same group (which the plugin sends there too).
+	warm=$(sba b -c 1 --wrap 'sleep 1')
+	dl_t_wait_state "$warm" COMPLETED 30 || true
+	hold=$(sba b -c 2 --wrap 'sleep 60')
+	dl_t_wait_state "$hold" RUNNING 30 || true
+	hold_node=$(dl_cluster_job_field "$hold" NodeList)
+	echo "  group b cached on $(dl_cluster_job_field "$warm" NodeList), 60 s job on $hold_node"
+	waiter=$(sba b -c 1 --wrap 'sleep 1')
+	reason=$(dl_t_wait_field "$waiter" Reason '^DataLocality:' 10) || reason=
+	# Its bound is 6.3 s; give up long before the data node frees.
+	dl_t_wait_state "$waiter" 'RUNNING|COMPLETING|COMPLETED' 30 || true
+	sub=$(dl_t_job_time "$waiter" SubmitTime) || sub=0
+	st=$(dl_t_job_time "$waiter" StartTime) || st=9999999999
+	node=$(dl_cluster_job_field "$waiter" NodeList)
+	if [ "$(dl_cluster_job_field "$waiter" JobState)" = PENDING ]; then
+		st=9999999999
+		echo "  waiter $waiter still pending after 30 s; first Reason $reason"
+		echo "  last Reason $(dl_cluster_job_field "$waiter" Reason)"
+	else
+		echo "  waiter $waiter started after $((st - sub)) s on $node; first Reason ${reason:-none}"
+	fi
+	if [ "$run" = backfill ]; then
+		dl_t_le "$(t 5 "the waiter started at once on an idle node")" \
+			$((st - sub)) $((BF_INTERVAL + SLACK))
+		drain
+		return
+	fi
+	dl_t_check "$(t 5 "Reason said it waited for $hold_node")" \
+		grep -q "^DataLocality:_waiting_for_${hold_node}_" <<<"$reason"
+	bound=$(sed -n "s/.*datalocality: widened JobId=$waiter: blocked .* (bound \([0-9.]*\) s).*/\1/p" "$log" | tail -1)
+	bound=${bound%.*}
+	if [ -z "$bound" ]; then
+		dl_t_fail "$(t 5 "no 'widened JobId=$waiter' log line")"
+	else
+		echo "  log: $(grep "widened JobId=$waiter:" "$log" | tail -1 | sed 's/^.*datalocality: //')"
+		# The bound is logged rounded, and its clock starts once the job
+		# is placed: 1 s for both, then a scheduling pass.
+		allowed=$((bound + 1 + BF_INTERVAL + SLACK))
+		dl_t_le "$(t 5 "it started elsewhere ($node) within its bound of $bound s (+$((allowed - bound)) s)")" \
+			$((st - sub)) $allowed
+		dl_t_check "$(t 5 "it did not run on the busy data node")" \
+			test "$node" != "$hold_node"
+	fi
+	drain
+}
+
+# --- (6) placement in a high-sharing stream --------------------------------
+check_placement() {
+	local ids=() i id t0 t1 node line plan kind strict=0 bad=0 none=0 widened=0
+	t0=$SECONDS
+	for i in $(seq 0 23); do
+		ids+=("$(sba $((i % 4)) -c 1 --wrap "sleep $((1 + i % 2))")")
+	done
+	dl_cluster_wait_jobs_done 120 || true
+	t1=$SECONDS
+	R[$run.place.makespan]=$((t1 - t0))
+	local done=0
+	for id in "${ids[@]}"; do
+		[ "$(dl_cluster_job_field "$id" JobState)" = COMPLETED ] && done=$((done + 1))
+	done
+	dl_t_eq "$(t 6 "24 annotated jobs completed (in $((t1 - t0)) s)")" 24 "$done"
+	[ "$run" = backfill ] && { drain; return; }
+	for id in "${ids[@]}"; do
+		node=$(dl_cluster_job_field "$id" NodeList)
+		line=$(started_line "$id")
+		read -r _ plan kind <<<"${line:-- - missing}"
+		case $kind in
+		strict)
+			strict=$((strict + 1))
+			if [ "$plan" != "$node" ]; then
+				echo "  JobId=$id planned $plan (strict) but ran on $node"
+				bad=$((bad + 1))
+			fi
+			;;
+		widened) widened=$((widened + 1)) ;;
+		none) none=$((none + 1)) ;;
+		*)
+			echo "  JobId=$id: no 'started' log line"
+			bad=$((bad + 1))
+			;;
+		esac
+	done
+	echo "  $strict strict, $widened widened, $none without placement"
+	dl_t_check "$(t 6 "every strictly placed job ran on its planned node ($strict strict)")" \
+		test "$bad" -eq 0 -a "$strict" -gt 0
+	drain
+}
+
+# --- (7) Slurm features the plugin must not break --------------------------
+check_features() {
+	local warm part held dep_a dep_b arr rq node n outp rc
+	# Group p cached on n4 only, outside partitions pa={n1} and pb={n2}.
+	warm=$(sba p -w n4 -c 1 --wrap 'sleep 1')
+	dl_t_wait_state "$warm" COMPLETED 30 || true
+	part=$(sba p -p pa,pb -c 1 --wrap 'sleep 1')
+	held=$(sba 1 --hold -c 1 --wrap 'sleep 1')
+	dep_a=$(sba 0 -c 1 --wrap 'sleep 3')
+	dep_b=$(sba 0 -c 1 --dependency=afterok:"$dep_a" --wrap 'sleep 1')
+	arr=$(sba 1 -c 1 --array=1-3 --wrap 'sleep 1')
+	rq=$(sba 2 -c 1 --wrap 'sleep 4')
+
+	# requeue a running annotated job
+	dl_t_wait_state "$rq" RUNNING 20 || true
+	scontrol requeue "$rq" || true
+	# srun and salloc, annotated, while the rest runs
+	rc=0
+	outp=$(timeout 60 srun -N1 --comment="$(files_of 1)" printenv SLURMD_NODENAME 2>/dev/null) || rc=$?
+	dl_t_check "$(t 7 "srun -N1 ran (rc=$rc, on '$outp')")" \
+		test "$rc" = 0 -a -n "$(grep -x 'n[1-4]' <<<"$outp")"
+	rc=0
+	outp=$(timeout 60 salloc -N1 --comment="$(files_of 2)" srun printenv SLURMD_NODENAME 2>/dev/null) || rc=$?
+	dl_t_check "$(t 7 "salloc -N1 srun ran (rc=$rc, on '$outp')")" \
+		test "$rc" = 0 -a -n "$(grep -x 'n[1-4]' <<<"$outp")"
+
+	dl_t_eq "$(t 7 "--hold: the job stays pending")" PENDING \
+		"$(dl_cluster_job_field "$held" JobState)"
+	scontrol release "$held"
+
+	dl_cluster_wait_jobs_done 90 || true
+	node=$(dl_cluster_job_field "$part" NodeList)
+	dl_t_check "$(t 7 "-p pa,pb: completed on $node, a node of pa or pb")" \
+		test "$(dl_cluster_job_field "$part" JobState) $node" = "COMPLETED n1" -o \
+		"$(dl_cluster_job_field "$part" JobState) $node" = "COMPLETED n2"
+
+	dl_t_eq "$(t 7 "--hold, then scontrol release: completed")" COMPLETED \
+		"$(dl_cluster_job_field "$held" JobState)"
+	local a_end b_st
+	a_end=$(dl_t_job_time "$dep_a" EndTime) || a_end=9999999999
+	b_st=$(dl_t_job_time "$dep_b" StartTime) || b_st=0
+	dl_t_check "$(t 7 "--dependency=afterok: completed, started after its parent ended")" \
+		test "$(dl_cluster_job_field "$dep_b" JobState)" = COMPLETED -a "$b_st" -ge "$a_end"
+	n=$(scontrol show job -o "$arr" | grep -c 'JobState=COMPLETED' || true)
+	dl_t_eq "$(t 7 "--array=1-3 of annotated jobs: 3 tasks completed")" 3 "$n"
+	dl_t_eq "$(t 7 "scontrol requeue of a running annotated job: ran again and completed")" \
+		"COMPLETED 1" "$(dl_cluster_job_field "$rq" JobState) $(dl_cluster_job_field "$rq" Restarts)"
+	drain
+}
+
+# --- (7) an advance reservation -------------------------------------------
+# A job in a reservation on n3 whose data is on n4, and six jobs outside
+# it, two with their data on n3, which they may not use while the
+# reservation lasts: the other three nodes have room for all six.
+check_advance_reservation() {
+	local warm_q warm_r resv outs=() g id node bad=0 deadline
+	warm_q=$(sba q -w n4 -c 1 --wrap 'sleep 1')
+	warm_r=$(sba r -w n3 -c 1 --wrap 'sleep 1')
+	dl_t_wait_state "$warm_q" COMPLETED 30 || true
+	dl_t_wait_state "$warm_r" COMPLETED 30 || true
+	scontrol create reservation ReservationName=dlres Nodes=n3 \
+		StartTime=now Duration=10 Users=root Flags=IGNORE_JOBS >/dev/null
+	resv=$(sba q --reservation=dlres -c 1 --wrap 'sleep 1')
+	for g in r r 0 1 2 3; do
+		outs+=("$(sba $g -c 1 --wrap 'sleep 1')")
+	done
+	# They start at once under backfill; allow the bound (6.3 s) and two
+	# scheduling passes on top.
+	deadline=$((SECONDS + 7 + 2 * BF_INTERVAL + SLACK))
+	for id in "$resv" "${outs[@]}"; do
+		dl_t_wait_state "$id" COMPLETED $((deadline > SECONDS ? deadline - SECONDS : 0)) || true
+	done
+	node=$(dl_cluster_job_field "$resv" NodeList)
+	dl_t_eq "$(t 7 "--reservation: completed on the reserved node")" "COMPLETED n3" \
+		"$(dl_cluster_job_field "$resv" JobState) $node"
+	for id in "${outs[@]}"; do
+		node=$(dl_cluster_job_field "$id" NodeList)
+		if [ "$(dl_cluster_job_field "$id" JobState)" != COMPLETED ] || [ "$node" = n3 ]; then
+			echo "  JobId=$id: $(dl_cluster_job_field "$id" JobState) on '$node', Reason $(dl_cluster_job_field "$id" Reason)"
+			echo "   $(scontrol show job "$id" | grep -o 'SystemComment=.*')"
+			bad=$((bad + 1))
+		fi
+	done
+	dl_t_eq "$(t 7 "six jobs outside the reservation completed elsewhere")" 0 "$bad"
+	scontrol delete reservation dlres 2>/dev/null || true
+	drain
+}
+
+# --- the runs ----------------------------------------------------------------
+# While debugging, DL_COOP_RUNS and DL_COOP_CHECKS (e.g. "2 5") select
+# runs and checks (the comparisons then fail for lack of results);
+# DL_KEEP=1 keeps each cluster's dir and logs.
+want() { [[ " ${DL_COOP_CHECKS:-1 2 3 4 5 6 7} " == *" $1 "* ]]; }
+T_START=$SECONDS
+for r in ${DL_COOP_RUNS:-backfill datalocality plugstack}; do
+	t_run=$SECONDS
+	start_cluster "$r"
+	if [ "$r" = plugstack ]; then
+		# Hetjobs need this entry point; placement must work through it too.
+		want 4 && check_hetjob
+		want 6 && check_placement
+	else
+		want 1 && check_priority
+		want 2 && check_reservations
+		want 3 && check_time_limits
+		[ "$r" = backfill ] && want 4 && check_hetjob
+		want 5 && check_bounded_wait
+		want 6 && check_placement
+		want 7 && check_advance_reservation
+		want 7 && check_features
+	fi
+	dl_t_check "$(t - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
+	R[$r.duration]=$((SECONDS - t_run))
+	dl_cluster_stop
+done
+
+# --- comparisons ---------------------------------------------------------------
+echo "# --- datalocality against backfill ---"
+tol=$((BF_INTERVAL + SLACK))
+worst() { tr ' ' '\n' <<<"$1" | sort -n | tail -1; }
+for name in wide whole-node; do
+	b=${R[backfill.resv.$name]:-never} d=${R[datalocality.resv.$name]:-never}
+	if grep -qw never <<<"$b $d"; then
+		dl_t_fail "(2) top-priority $name jobs in a stream: backfill waits $b s, datalocality $d s"
+	else
+		dl_t_le "(2) top-priority $name jobs in a stream: worst wait $(worst "$d") s under datalocality ($d), $(worst "$b") s under backfill ($b), +$tol s allowed" \
+			"$(worst "$d")" $(($(worst "$b") + tol))
+	fi
+done
+echo "  placement makespan: backfill ${R[backfill.place.makespan]:--} s, datalocality ${R[datalocality.place.makespan]:--} s"
+echo "  run times: backfill ${R[backfill.duration]:--} s, datalocality ${R[datalocality.duration]:--} s, plugstack ${R[plugstack.duration]:--} s, total $((SECONDS - T_START)) s"
+dl_t_summary
