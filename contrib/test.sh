@@ -6,7 +6,10 @@
 #      UBSan, run them;
 #   3. integration tests: real munged, slurmctld and 4 slurmd started and
 #      stopped by each test, with the freshly built plugins;
-#   4. 30 s of coverage-guided fuzzing of the files: parser (libFuzzer);
+#   4. about 70 s of coverage-guided fuzzing (libFuzzer) of every parser of
+#      untrusted input: 30 s for the files: annotation, 10 s each for list
+#      files and burst-buffer specs, the state file, dl-sim's traces and
+#      dl-stage's cache metadata, notes and configuration (test/fuzz);
 #   5. make distcheck (skip with DL_SKIP_DISTCHECK=1).
 # The last line is "N passed, N failed"; the exit status is 0 only if all
 # passed.
@@ -84,26 +87,69 @@ for t in test/cluster/selftest.sh test/integration/test_*.sh; do
 	fi
 done
 
-step "fuzzing the annotation parser (libFuzzer, 30 s)"
-fz="$top/_build/fuzz_files"
-if clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
-	-I src/libdatalocality src/libdatalocality/files.c \
-	src/libdatalocality/error.c src/libdatalocality/log.c \
-	test/fuzz/fuzz_files.c -o "$fz" 2>"$top/_build/fuzz.log"; then
-	rm -rf "$top/_build/fuzz-corpus"
-	cp -r test/fuzz/corpus/files "$top/_build/fuzz-corpus"
-	if "$fz" -max_total_time=30 -max_len=4096 "$top/_build/fuzz-corpus" \
-		>>"$top/_build/fuzz.log" 2>&1; then
-		pass=$((pass + 1))
-		grep -E '^Done|stat::number_of_executed_units' "$top/_build/fuzz.log" | tail -1
-	else
-		grep -A20 'ERROR\|==ERROR' "$top/_build/fuzz.log" | head -30
+# fuzz NAME SECONDS MAX_LEN SOURCES_AND_LIBS... - build test/fuzz/NAME.c
+# with libFuzzer, ASan and UBSan, run it for SECONDS on a fresh copy of
+# test/fuzz/corpus/FORMAT (FORMAT is NAME without "fuzz_") with the
+# format's tokens from test/fuzz/FORMAT.dict, inputs of at most MAX_LEN
+# bytes and 10 s each, and count one pass or one fail.  A crash leaves its
+# input in _build/fuzz/NAME-crash-*.
+fuzz() {
+	local name=$1 secs=$2 max_len=$3 dir="$top/_build/fuzz"
+	local bin="$dir/$1" log="$dir/$1.log" corpus="$dir/corpus-$1"
+	local format=${1#fuzz_} tmp
+	shift 3
+	mkdir -p "$dir"
+	if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+		-I src/libdatalocality "test/fuzz/$name.c" "$@" -o "$bin" \
+		>"$log" 2>&1; then
+		echo "$name: build failed"
+		tail -5 "$log"
 		fail=$((fail + 1))
+		return
 	fi
-else
-	tail -5 "$top/_build/fuzz.log"
-	fail=$((fail + 1))
-fi
+	rm -rf "$corpus"
+	cp -r "test/fuzz/corpus/$format" "$corpus"
+	# Targets that need files write them under TMPDIR: tmpfs if there is
+	# one, and removed here even when a crash left them behind.
+	tmp=$(mktemp -d /dev/shm/dl-fuzz-step.XXXXXX 2>/dev/null ||
+		mktemp -d)
+	if TMPDIR="$tmp" "$bin" -max_total_time="$secs" -max_len="$max_len" \
+		-timeout=10 -dict="test/fuzz/$format.dict" \
+		-print_final_stats=1 -artifact_prefix="$dir/$name-" \
+		"$corpus" >>"$log" 2>&1; then
+		pass=$((pass + 1))
+		echo "$name ($secs s):" \
+			"$(grep -E '^stat::number_of_executed_units' "$log")"
+	else
+		fail=$((fail + 1))
+		echo "$name: FAILED (log: $log)"
+		grep -A20 '==ERROR\|ERROR: libFuzzer' "$log" | head -30
+		grep 'Test unit written to' "$log"
+	fi
+	rm -rf "$tmp"
+}
+
+step "fuzzing the parsers of untrusted input (libFuzzer, 70 s)"
+lib=src/libdatalocality
+stage_src=()
+for f in src/stage/*.c; do
+	[ "$f" = src/stage/dl-stage.c ] || stage_src+=("$f")
+done
+# The annotation parser of job comments, which every job goes through.
+fuzz fuzz_files 30 4096 $lib/files.c $lib/error.c $lib/log.c
+# List files, burst-buffer specs, #DL directives of scripts (and sizes).
+fuzz fuzz_filelist 10 16384 $lib/files.c $lib/script.c $lib/error.c \
+	$lib/log.c
+# The state file under StateSaveLocation: load, then save and load again.
+fuzz fuzz_persist 10 8192 $lib/persist.c $lib/cache.c $lib/files.c \
+	$lib/error.c $lib/log.c -lm
+# dl-sim's workload files, SWF traces and their sidecars.
+fuzz fuzz_workload 10 8192 -I src/sim src/sim/workload.c $lib/state.c \
+	$lib/cache.c $lib/cost.c $lib/files.c $lib/error.c $lib/log.c \
+	-lgsl -lgslcblas -lm
+# dl-stage: .meta files, pins and notes in a real cache, datalocality.conf.
+fuzz fuzz_stage 10 8192 -I src/stage "${stage_src[@]}" $lib/cache.c \
+	$lib/files.c $lib/error.c $lib/log.c
 
 if [ "${DL_SKIP_DISTCHECK:-0}" != 1 ]; then
 	step "make distcheck"

@@ -1,6 +1,7 @@
 /* persist.c - the scheduler's state on disk; see dl_persist.h. */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -92,7 +93,8 @@ static void _sec_text(double v, char *buf, size_t len)
 {
 	int prec;
 
-	if (!isfinite(v) || v < 0)
+	/* A subnormal does not read back either (strtod: ERANGE). */
+	if (!isfinite(v) || v < DBL_MIN)
 		v = 0;
 	for (prec = 15; prec < 17; prec++) {
 		snprintf(buf, len, "%.*g", prec, v);
@@ -328,7 +330,8 @@ static int _parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	/* strtoull() would take blanks and a sign ("\t-1" is UINT64_MAX). */
+	if (!s || !isdigit((unsigned char)*s))
 		return -1;
 	errno = 0;
 	*v = strtoull(s, &end, 10);
@@ -359,7 +362,9 @@ static int _parse_sec(const char *s, double *v)
 		return -1;
 	errno = 0;
 	*v = strtod(s, &end);
-	return (errno || *end || !isfinite(*v) || *v < 0) ? -1 : 0;
+	/* What _sec_text() could not write back (subnormals) is no time. */
+	return (errno || *end || !isfinite(*v) || *v < 0 ||
+		(*v != 0 && *v < DBL_MIN)) ? -1 : 0;
 }
 
 /*
@@ -447,6 +452,18 @@ int dl_persist_read(const char *path, char **text, char *err,
 	return 0;
 }
 
+/*
+ * The access count to restore for a file of copies saved copies: each
+ * copy re-inserted counts one use again (else every restart would add one
+ * per copy), and a count near UINT64_MAX would wrap to 0 at the next use.
+ */
+#define MAX_ACC (UINT64_MAX >> 2)
+static uint64_t _restored_acc(uint64_t acc, uint64_t copies)
+{
+	acc = acc > copies ? acc - copies : 0;
+	return acc < MAX_ACC ? acc : MAX_ACC;
+}
+
 int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 		    char *err, size_t errlen)
 {
@@ -454,6 +471,7 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 	lcached_t *cached = NULL;
 	dl_node_stats_t *stats = NULL;
 	dl_sched_stats_t sched = { 0 };
+	uint64_t *copies = NULL;
 	size_t nfiles = 0, fcap = 0, ncached = 0, ccap = 0, i;
 	char *buf = NULL, *line, *next;
 	unsigned lineno = 0;
@@ -577,12 +595,16 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 		rc = _fail(err, errlen, DL_EFORMAT, "empty state file%.0u", 0);
 
 	/* Verified: now apply. */
+	copies = nfiles ? calloc(nfiles, sizeof(*copies)) : NULL;
+	for (i = 0; copies && i < ncached; i++)
+		copies[cached[i].file]++;
 	for (i = 0; !rc && i < nfiles; i++) {
 		files[i].id = dl_cache_file_intern(cache, files[i].path,
 						   files[i].size);
 		if (files[i].id >= 0)
-			dl_cache_file_raise_access(cache, (uint32_t)files[i].id,
-						   files[i].acc);
+			dl_cache_file_raise_access(
+				cache, (uint32_t)files[i].id,
+				_restored_acc(files[i].acc, copies ? copies[i] : 0));
 	}
 	for (i = 0; !rc && i < ncached; i++) {
 		const lfile_t *f = &files[cached[i].file];
@@ -602,6 +624,7 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 	free(stats);
 	free(files);
 	free(cached);
+	free(copies);
 	free(buf);
 	return rc;
 }

@@ -47,7 +47,7 @@ static int _directive(const char *s, const char *e, size_t lineno,
 	while (e > s && _blank(e[-1]))
 		e--;
 	if ((size_t)(e - s) <= strlen(FILES_TAG) ||
-	    strncmp(s, FILES_TAG, strlen(FILES_TAG))) {
+	    memcmp(s, FILES_TAG, strlen(FILES_TAG))) {
 		snprintf(err, errlen,
 			 "script line %zu: a #DL directive must be \"#DL files:<paths>\"",
 			 lineno);
@@ -116,11 +116,11 @@ int dl_script_files(const char *script, size_t len, char **annotation,
 		lineno++;
 		for (s = p; s < e && _blank(*s); s++)
 			;
-		if (s == e || (lineno == 1 && !strncmp(s, "#!", 2)))
+		if (s == e || (lineno == 1 && e - s >= 2 && !memcmp(s, "#!", 2)))
 			continue;
 		if (*s != '#')
 			break; /* the first command: no directive after it */
-		if (e - s > 3 && !strncmp(s, DL_TAG, 3) && _blank(s[3]))
+		if (e - s > 3 && !memcmp(s, DL_TAG, 3) && _blank(s[3]))
 			rc = _directive(s + 3, e, lineno, &ann, &alen, err,
 					errlen);
 	}

@@ -1,6 +1,7 @@
 /* workload.c - job streams for the simulator; see workload.h. */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "dl_cache.h"
 #include "dl_cost.h"
 #include "dl_error.h"
+#include "dl_files.h"
 #include "workload.h"
 
 #define MB (1ULL << 20)
@@ -909,7 +911,9 @@ static int _parse_double(const char *s, double *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(v))
+	/* A subnormal would not read back once written (strtod: ERANGE). */
+	if (end == s || *end || errno || !isfinite(v) ||
+	    (v != 0 && fabs(v) < DBL_MIN))
 		return DL_EINVAL;
 	*out = v;
 	return 0;
@@ -937,6 +941,9 @@ int dl_wl_parse_size(const char *s, uint64_t *out)
 
 	if (!s || !out || !isdigit((unsigned char) *s))
 		return DL_EINVAL;
+	/* Whole numbers exactly, as annotations read them. */
+	if (!dl_files_parse_size(s, strlen(s), out))
+		return 0;
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || !isfinite(v) || v < 0)
@@ -965,9 +972,10 @@ int dl_wl_parse_size(const char *s, uint64_t *out)
 		end += 2;
 	else if (toupper((unsigned char) *end) == 'B')
 		end++;
-	if (*end || v * mult >= 1.8e19)
+	/* Below 2^64 after rounding, or no uint64_t holds it. */
+	if (*end || !(v * mult + 0.5 < 18446744073709551616.0))
 		return DL_EINVAL;
-	*out = (uint64_t) llround(v * mult);
+	*out = (uint64_t) (v * mult + 0.5);
 	return 0;
 }
 
