@@ -9,18 +9,11 @@
 #include <time.h>
 
 #include "cli.h"
+#include "dl_files.h"
 
 void dl_cli_bytes(uint64_t b, char *buf, size_t len)
 {
-	static const char *unit[] = { "B", "K", "M", "G", "T", "P" };
-	double v = (double)b;
-	int u = 0;
-
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u ? "%.1f%s" : "%.0f%s", v, unit[u]);
+	dl_files_format_size(b, 0, buf, len);
 }
 
 double dl_cli_pct(uint64_t a, uint64_t b)

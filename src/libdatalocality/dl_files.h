@@ -87,6 +87,14 @@ int dl_files_has_annotation(const char *comment);
 int dl_files_parse_size(const char *s, size_t len, uint64_t *bytes);
 
 /**
+ * dl_files_format_size - a size for people, in binary units with one
+ * decimal: "6.0 MiB" (long) or "6.0M" (short); bytes as a whole number.
+ * OUT buf - NUL-terminated, truncated to len
+ */
+void dl_files_format_size(uint64_t bytes, int long_units, char *buf,
+			  size_t len);
+
+/**
  * dl_files_bb_stage_in - append the source paths of the "#BB stage_in" and
  * "#DW stage_in" directives of a burst-buffer spec to list.  Understood:
  *   #DW stage_in source=/path destination=... type=file

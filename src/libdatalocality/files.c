@@ -592,6 +592,23 @@ static void _find_segment(const char *comment, const char **seg,
 	}
 }
 
+void dl_files_format_size(uint64_t bytes, int long_units, char *buf,
+			  size_t len)
+{
+	static const char *lu[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char *su[] = { "B", "K", "M", "G", "T", "P" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? (long_units ? "%.1f %s" : "%.1f%s") :
+			       (long_units ? "%.0f %s" : "%.0f%s"),
+		 v, long_units ? lu[u] : su[u]);
+}
+
 int dl_files_has_annotation(const char *comment)
 {
 	const char *seg;

@@ -11,6 +11,7 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
+#include "dl_files.h"
 #include "dl_place.h"
 #include "dl_slurm.h"
 #include "agent_jobs.h"
@@ -18,15 +19,7 @@
 
 void agent_fmt_bytes(uint64_t b, char *buf, size_t len)
 {
-	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)b;
-	int u = 0;
-
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	dl_files_format_size(b, 1, buf, len);
 }
 
 place_op_t *agent_place_add(place_ops_t *ops, op_kind_t kind,
