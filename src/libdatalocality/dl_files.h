@@ -87,6 +87,16 @@ int dl_files_has_annotation(const char *comment);
 int dl_files_parse_size(const char *s, size_t len, uint64_t *bytes);
 
 /**
+ * dl_files_merge - add the entries and list files of another list to
+ * list, deduplicated as dl_files_parse_list() does (the same path with two
+ * sizes is an error).
+ * OUT err, errlen - on DL_ESYNTAX, why
+ * \return 0, DL_ESYNTAX, DL_ETOOBIG, DL_ENOMEM (list unchanged on error).
+ */
+int dl_files_merge(dl_filelist_t *list, const dl_filelist_t *from, char *err,
+		   size_t errlen);
+
+/**
  * dl_files_format_size - a size for people, in binary units with one
  * decimal: "6.0 MiB" (long) or "6.0M" (short); bytes as a whole number.
  * OUT buf - NUL-terminated, truncated to len

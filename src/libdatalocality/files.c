@@ -592,6 +592,62 @@ static void _find_segment(const char *comment, const char **seg,
 	}
 }
 
+/* Add from's list-file paths to list, each once; RET 0 or DL_ENOMEM. */
+static int _merge_lists(dl_filelist_t *list, const dl_filelist_t *from)
+{
+	char **v;
+	size_t i, k;
+
+	if (!from->nlists)
+		return 0;
+	v = realloc(list->lists, (list->nlists + from->nlists) * sizeof(*v));
+	if (!v)
+		return DL_ENOMEM;
+	list->lists = v;
+	for (i = 0; i < from->nlists; i++) {
+		for (k = 0; k < list->nlists; k++)
+			if (!strcmp(list->lists[k], from->lists[i]))
+				break;
+		if (k < list->nlists)
+			continue;
+		if (!(list->lists[list->nlists] = strdup(from->lists[i])))
+			return DL_ENOMEM;
+		list->nlists++;
+	}
+	return 0;
+}
+
+/*
+ * Entries go through the list-file parser as "path [size]" lines, which
+ * brings its deduplication and checks.
+ */
+int dl_files_merge(dl_filelist_t *list, const dl_filelist_t *from, char *err,
+		   size_t errlen)
+{
+	size_t i, len = 1, at = 0;
+	char *text;
+	int rc;
+
+	_clear_err(err, errlen);
+	if (!list || !from)
+		return DL_EINVAL;
+	for (i = 0; i < from->count; i++)
+		len += strlen(from->files[i].path) + 22;
+	if (!(text = malloc(len)))
+		return DL_ENOMEM;
+	text[0] = '\0';
+	for (i = 0; i < from->count; i++)
+		at += (from->files[i].size == DL_SIZE_UNKNOWN) ?
+			      (size_t)sprintf(text + at, "%s\n",
+					      from->files[i].path) :
+			      (size_t)sprintf(text + at, "%s %llu\n",
+					      from->files[i].path,
+					      (unsigned long long)from->files[i].size);
+	rc = dl_files_parse_list(text, at, list, err, errlen);
+	free(text);
+	return rc ? rc : _merge_lists(list, from);
+}
+
 void dl_files_format_size(uint64_t bytes, int long_units, char *buf,
 			  size_t len)
 {

@@ -7,11 +7,13 @@
  * (prolog_slurmd, epilog_slurmd, prolog_task), which slurmd 22.05 sets.
  *
  * Exit status in the Prolog: 0 when the job's files are staged, and also
- * when staging failed because of the job's input (a file its user cannot
- * read): then the TaskProlog fails the job with the message, and the node
- * stays in service.  Non-zero only for faults of the node itself (an
- * unsafe or broken cache directory), which slurmctld answers by draining
- * the node with "Prolog error", as it should.
+ * when staging failed because of the job (a file its user cannot read,
+ * the helper opening files as its user killed or stopped): then the
+ * TaskProlog fails the job with the message, and the node stays in
+ * service.  A full cache file system fails nothing: the job reads its
+ * sources.  Non-zero only for faults of the node itself (an unsafe or
+ * broken cache directory), which slurmctld answers by draining the node
+ * with "Prolog error", as it should.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -33,12 +35,18 @@
 #include "dl_error.h"
 #include "dl_files.h"
 #include "dl_log.h"
+#include "squeue.h"
 #include "stage.h"
 #include "stage_conf.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1"
 #endif
+
+/* Leftovers of jobs whose Epilog never ran are looked for this often. */
+#define REAP_INTERVAL 300
+/* Records this recent may belong to a job whose Prolog is starting. */
+#define REAP_MIN_AGE 60
 
 enum mode {
 	M_NONE,
@@ -141,13 +149,18 @@ typedef struct {
 	dl_stage_opts_t opts;
 } settings_t;
 
+/* Who reads the settings: root (quietly for jobs naming no files), or the
+ * job's user in the TaskProlog (quietly, trusting nothing). */
+enum { AS_ROOT, AS_ROOT_QUIET, AS_USER };
+
 /*
  * Settings from the command line, then datalocality.conf.  As root, an
  * unsafe configuration file is refused (root would act on what it says).
  * \return 0, 1 on a bad option, 2 when the configuration is refused.
  */
-static int _settings(settings_t *s, bool as_user)
+static int _settings(settings_t *s, int who)
 {
+	bool as_user = who == AS_USER, quiet = who != AS_ROOT;
 	dl_stage_conf_t conf = {0};
 	char path[PATH_MAX], err[512] = "";
 	const char *node = opt.node ? opt.node : getenv("SLURMD_NODENAME");
@@ -164,16 +177,19 @@ static int _settings(settings_t *s, bool as_user)
 	else if (dl_stage_conf_path(getenv("SLURM_CONF"), path, sizeof(path)))
 		path[0] = '\0';
 	rc = path[0] ? dl_stage_conf_read(path, !as_user && geteuid() == 0,
-					  &conf, as_user ? NULL : _warn_cb,
+					  &conf, quiet ? NULL : _warn_cb,
 					  NULL, err, sizeof(err))
 		     : 0;
 	if (rc) {
-		if (!as_user)
+		if (!quiet)
 			fprintf(stderr, "dl-stage: %s\n", err);
 		return 2;
 	}
 	s->opts.capacity = conf.capacity;
 	s->opts.policy = conf.policy;
+	s->opts.max_files = (uint32_t)conf.max_files;
+	s->opts.user_share = conf.user_share;
+	s->opts.open_timeout = conf.open_timeout;
 	s->opts.emu_bw = conf.emu_bw;
 	s->opts.emu_servers = conf.emu_servers;
 	/* Kept for the process' life: conf is not cleared before exit. */
@@ -205,7 +221,7 @@ static int _settings(settings_t *s, bool as_user)
 	if (pattern) {
 		s->dir = dl_stage_expand_dir(pattern, s->node);
 		if (!s->dir) {
-			if (!as_user)
+			if (!quiet)
 				fprintf(stderr,
 					"dl-stage: cache directory %s: not an absolute path, or bad node name '%s'\n",
 					pattern, s->node);
@@ -254,29 +270,201 @@ static const char *_human(uint64_t b, char *buf, size_t len)
 }
 
 /* ------------------------------------------------------------------ */
+/* leftovers of jobs whose Epilog never ran                            */
+
+/*
+ * Remove the views, pins and notes of jobs slurmctld does not know as
+ * alive on this node (their Epilog never ran: slurmd died, the node
+ * rebooted), at most every REAP_INTERVAL seconds.  Pins of dead jobs keep
+ * files from eviction forever, and their notes could fail a later job.
+ */
+static void _reap(dl_stage_t *st, const char *node, uint32_t self)
+{
+	uint32_t *left = NULL, *alive = NULL;
+	size_t nleft = 0, nalive = 0;
+
+	if (dl_stage_reap_due(st, REAP_INTERVAL) != 1 ||
+	    dl_stage_leftovers(st, REAP_MIN_AGE, &left, &nleft) || !nleft ||
+	    dl_squeue_alive(node, self, &alive, &nalive)) {
+		free(left);
+		return;
+	}
+	for (size_t i = 0; i < nleft; i++) {
+		bool live = left[i] == self;
+
+		for (size_t j = 0; !live && j < nalive; j++)
+			live = alive[j] == left[i];
+		if (live)
+			continue;
+		if (dl_stage_job_end(st, left[i], NULL))
+			_msg_line(true, "cannot reap what job %" PRIu32
+					" left behind",
+				  left[i]);
+		else
+			_msg_line(!opt.quiet,
+				  "reaped what job %" PRIu32
+				  " left behind (slurmctld does not know it on this node)",
+				  left[i]);
+	}
+	free(left);
+	free(alive);
+}
+
+/* ------------------------------------------------------------------ */
 /* modes                                                               */
+
+/*
+ * A job naming no files: only forget what an earlier job with its id left
+ * here (its Epilog never ran), whose note would fail this job.  Nothing
+ * here may fail the job or the node.
+ */
+static int _prolog_plain(uint32_t job_id)
+{
+	dl_stage_t *st = NULL;
+	settings_t s;
+	char err[256];
+
+	if (_settings(&s, AS_ROOT_QUIET) || !s.dir)
+		return 0;
+	if (!dl_stage_open(s.dir, &s.opts, 0, &st, err, sizeof(err)))
+		dl_stage_job_end(st, job_id, NULL);
+	dl_stage_close(st);
+	free(s.dir);
+	return 0;
+}
+
+/* Whom the job runs as, from the Prolog's environment; \return 0 or 1. */
+static int _prolog_job(dl_stage_job_t *job)
+{
+	struct passwd *pw;
+	uint32_t v;
+
+	if (!_env_u32("SLURM_JOB_UID", NULL, &v)) {
+		fprintf(stderr, "dl-stage: %sSLURM_JOB_UID is not set\n",
+			log_prefix);
+		return 1;
+	}
+	job->uid = (uid_t)v;
+	job->gid = _env_u32("SLURM_JOB_GID", NULL, &v) ? (gid_t)v : (gid_t)-1;
+	job->user = getenv("SLURM_JOB_USER");
+	pw = !job->user || !*job->user || job->gid == (gid_t)-1
+		     ? getpwuid(job->uid)
+		     : NULL;
+	if (!job->user || !*job->user)
+		job->user = pw ? pw->pw_name : NULL;
+	if (job->gid == (gid_t)-1) {
+		if (!pw) {
+			fprintf(stderr,
+				"dl-stage: %sSLURM_JOB_GID is not set\n",
+				log_prefix);
+			return 1;
+		}
+		job->gid = pw->pw_gid;
+	}
+	return 0;
+}
+
+static void _prolog_summary(const dl_stage_report_t *rep)
+{
+	char h1[32], h2[32], h3[32], h4[32], more[160] = "";
+
+	if (rep->bypassed)
+		snprintf(more, sizeof(more),
+			 "; the cache's file system is full: no view, the job reads its sources");
+	else if (rep->nospace)
+		snprintf(more, sizeof(more),
+			 "; %zu read from source as the cache's file system is full",
+			 rep->nospace);
+	if (rep->verified)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more),
+			 "; %zu recently changed checked by content",
+			 rep->verified);
+	_msg_line(!opt.quiet,
+		  "%zu files: %zu cached (%s%s), %zu copied (%s), %zu read from source (%s); evicted %zu (%s)%s",
+		  rep->files, rep->hits, _human(rep->bytes_hit, h1, 32),
+		  rep->waited ? ", some after waiting for a copy" : "",
+		  rep->copied, _human(rep->bytes_copied, h2, 32),
+		  rep->uncached, _human(rep->bytes_uncached, h3, 32),
+		  rep->evicted, _human(rep->bytes_evicted, h4, 32), more);
+}
+
+/*
+ * The job's files: its comment's annotation and the #DL directives of its
+ * script (job_submit/datalocality passes them as SPANK_DL_FILES).
+ */
+static int _job_files(const char *comment, const char *script,
+		      dl_filelist_t **files, char *err, size_t errlen)
+{
+	dl_filelist_t *more = NULL;
+	int rc;
+
+	if ((rc = dl_files_parse(comment, files, err, errlen)) || !script)
+		return rc;
+	if (!(rc = dl_files_parse(script, &more, err, errlen)))
+		rc = dl_files_merge(*files, more, err, errlen);
+	dl_filelist_free(more);
+	if (rc) {
+		dl_filelist_free(*files);
+		*files = NULL;
+	}
+	return rc;
+}
+
+/* Parse the annotation and stage it; \return the Prolog's exit status. */
+static int _prolog_stage(dl_stage_t *st, const dl_stage_job_t *job,
+			 const char *comment, const char *script)
+{
+	dl_filelist_t *files = NULL;
+	dl_stage_report_t rep;
+	char err[1024] = "";
+	int rc;
+
+	/* What an earlier job with this id left must not touch this one. */
+	dl_stage_job_end(st, job->job_id, NULL);
+	rc = _job_files(comment, script, &files, err, sizeof(err));
+	if (rc) {
+		/* job_submit/datalocality refuses these; an edit may not */
+		memset(&rep, 0, sizeof(rep));
+		snprintf(rep.msg, sizeof(rep.msg), "%s", err);
+		rep.user_fault = 1;
+		dl_stage_job_fail(st, job, rep.msg);
+	} else {
+		rc = dl_stage_job(st, job, files, &rep);
+	}
+	dl_filelist_free(files);
+	if (!rc) {
+		_prolog_summary(&rep);
+		return 0;
+	}
+	if (rep.user_fault) {
+		_msg_line(true,
+			  "staging failed: %s (the job fails in its TaskProlog; the node stays in service)",
+			  rep.msg);
+		return 0;
+	}
+	_msg_line(true, "staging failed on this node: %s", rep.msg);
+	return 1;
+}
 
 static int _prolog(void)
 {
 	const char *comment = getenv("SLURM_JOB_COMMENT");
-	dl_filelist_t *files = NULL;
-	dl_stage_report_t rep;
+	const char *script = getenv("SPANK_DL_FILES");
 	dl_stage_job_t job = {0};
 	dl_stage_t *st = NULL;
 	settings_t s;
-	char err[1024] = "", h1[32], h2[32], h3[32], h4[32];
-	uint32_t v;
+	char err[1024] = "";
 	int rc;
 
 	if (!_env_u32("SLURM_JOB_ID", opt.job, &job.job_id)) {
 		fprintf(stderr, "dl-stage: prolog: SLURM_JOB_ID is not set\n");
 		return 1;
 	}
-	/* Most jobs name no files: leave before touching anything. */
-	if (!dl_files_has_annotation(comment))
-		return 0;
-	rc = _settings(&s, false);
-	if (rc)
+	/* Most jobs name no files: touch nothing but their own records. */
+	if (!dl_files_has_annotation(comment) &&
+	    !dl_files_has_annotation(script))
+		return _prolog_plain(job.job_id);
+	if (_settings(&s, AS_ROOT))
 		return 1;
 	snprintf(log_prefix, sizeof(log_prefix), "job %" PRIu32 " on %s: ",
 		 job.job_id, s.node);
@@ -286,72 +474,21 @@ static int _prolog(void)
 			log_prefix);
 		return 0;
 	}
-	if (!_env_u32("SLURM_JOB_UID", NULL, &v)) {
-		fprintf(stderr, "dl-stage: %sSLURM_JOB_UID is not set\n",
-			log_prefix);
-		free(s.dir);
-		return 1;
-	}
-	job.uid = (uid_t)v;
-	job.gid = _env_u32("SLURM_JOB_GID", NULL, &v) ? (gid_t)v : (gid_t)-1;
-	job.user = getenv("SLURM_JOB_USER");
-	if (!job.user || !*job.user) {
-		struct passwd *pw = getpwuid(job.uid);
-
-		job.user = pw ? pw->pw_name : NULL;
-	}
-	if (job.gid == (gid_t)-1) {
-		struct passwd *pw = getpwuid(job.uid);
-
-		if (!pw) {
-			fprintf(stderr, "dl-stage: %sSLURM_JOB_GID is not set\n",
-				log_prefix);
-			free(s.dir);
-			return 1;
-		}
-		job.gid = pw->pw_gid;
-	}
-	rc = dl_stage_open(s.dir, &s.opts, 1, &st, err, sizeof(err));
-	if (rc) {
+	rc = _prolog_job(&job);
+	if (!rc && (rc = dl_stage_open(s.dir, &s.opts, 1, &st, err,
+				       sizeof(err))))
 		fprintf(stderr,
 			"dl-stage: %sstaging impossible, cache directory refused: %s\n",
 			log_prefix, err);
-		free(s.dir);
-		return 1;
-	}
-	log_st = st;
-	rc = dl_files_parse(comment, &files, err, sizeof(err));
-	if (rc) {
-		/* job_submit/datalocality refuses these; an edit may not */
-		memset(&rep, 0, sizeof(rep));
-		snprintf(rep.msg, sizeof(rep.msg), "%s", err);
-		rep.user_fault = 1;
-		dl_stage_job_fail(st, &job, rep.msg);
-	} else {
-		rc = dl_stage_job(st, &job, files, &rep);
-	}
 	if (!rc) {
-		_msg_line(!opt.quiet,
-			  "%zu files: %zu cached (%s%s), %zu copied (%s), %zu read from source (%s); evicted %zu (%s)",
-			  rep.files, rep.hits, _human(rep.bytes_hit, h1, 32),
-			  rep.waited ? ", some after waiting for a copy" : "",
-			  rep.copied, _human(rep.bytes_copied, h2, 32),
-			  rep.uncached, _human(rep.bytes_uncached, h3, 32),
-			  rep.evicted, _human(rep.bytes_evicted, h4, 32));
-	} else if (rep.user_fault) {
-		_msg_line(true,
-			  "staging failed: %s (the job fails in its TaskProlog; the node stays in service)",
-			  rep.msg);
-		rc = 0;
-	} else {
-		_msg_line(true, "staging failed on this node: %s", rep.msg);
-		rc = 1;
+		log_st = st;
+		rc = _prolog_stage(st, &job, comment, script);
+		_reap(st, s.node, job.job_id);
+		log_st = NULL;
 	}
-	dl_filelist_free(files);
-	log_st = NULL;
 	dl_stage_close(st);
 	free(s.dir);
-	return rc;
+	return rc ? 1 : 0;
 }
 
 static int _epilog(void)
@@ -367,7 +504,7 @@ static int _epilog(void)
 		fprintf(stderr, "dl-stage: epilog: SLURM_JOB_ID is not set\n");
 		return 1;
 	}
-	if (_settings(&s, false))
+	if (_settings(&s, AS_ROOT))
 		return 1;
 	if (!s.dir)
 		return 0;
@@ -391,10 +528,47 @@ static int _epilog(void)
 	else if (rep.evicted)
 		_msg_line(!opt.quiet, "epilog: evicted %zu (%s) to fit CacheCapacity",
 			  rep.evicted, _human(rep.bytes_evicted, h, sizeof(h)));
+	_reap(st, s.node, job_id);
 	log_st = NULL;
 	dl_stage_close(st);
 	free(s.dir);
 	return rc ? 1 : 0;
+}
+
+/*
+ * The failure note of this job, if there is one and it is this job's
+ * (dl_stage_note_parse()): read within DL_STAGE_NOTE_MAX bytes, control
+ * characters replaced.  \return where its message starts in buf, or NULL.
+ */
+static const char *_read_note(const char *dir, uint32_t job_id, char *buf)
+{
+	char path[PATH_MAX + 64];
+	const char *msg = NULL;
+	struct stat sb;
+	size_t got = 0;
+	int fd;
+
+	if (dl_stage_failed_path(dir, job_id, path, sizeof(path)))
+		return NULL;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
+	    sb.st_size <= DL_STAGE_NOTE_MAX) {
+		ssize_t n;
+
+		while (got < DL_STAGE_NOTE_MAX &&
+		       (n = read(fd, buf + got, DL_STAGE_NOTE_MAX - got)) > 0)
+			got += (size_t)n;
+		buf[got] = '\0';
+		if (dl_stage_note_parse(buf, got, job_id, getuid(), &msg))
+			msg = NULL;
+	}
+	close(fd);
+	for (char *p = buf; msg && *p; p++)
+		if (*p != '\n' && iscntrl((unsigned char)*p))
+			*p = '?';
+	return msg;
 }
 
 /*
@@ -405,31 +579,24 @@ static int _epilog(void)
  */
 static int _task_prolog(void)
 {
-	char path[PATH_MAX + 64], note[4096];
+	char path[PATH_MAX + 64], note[DL_STAGE_NOTE_MAX + 1];
+	const char *msg;
 	struct stat sb;
 	settings_t s;
 	uint32_t job_id;
-	int fd;
 
 	if (!_env_u32("SLURM_JOB_ID", opt.job, &job_id))
 		return 0;
-	if (_settings(&s, true) || !s.dir)
+	if (_settings(&s, AS_USER) || !s.dir)
 		return 0;
-	if (!dl_stage_failed_path(s.dir, job_id, path, sizeof(path)) &&
-	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >=
-		    0) {
-		ssize_t n = read(fd, note, sizeof(note) - 1);
-		char *line, *next;
+	msg = _read_note(s.dir, job_id, note);
+	if (msg) {
+		char *line, *next, *m = (char *)msg;
 
-		close(fd);
-		note[n > 0 ? n : 0] = '\0';
-		for (char *p = note; *p; p++)
-			if (*p != '\n' && iscntrl((unsigned char)*p))
-				*p = '?';
 		printf("print dl-stage: staging the input files of job %" PRIu32
 		       " on %s failed:\n",
 		       job_id, s.node);
-		for (line = note; line && *line; line = next) {
+		for (line = m; line && *line; line = next) {
 			next = strchr(line, '\n');
 			if (next)
 				*next++ = '\0';
@@ -504,7 +671,7 @@ static int _open_existing(settings_t *s, dl_stage_t **st)
 	char err[1024] = "";
 	int rc;
 
-	if (_settings(s, false))
+	if (_settings(s, AS_ROOT))
 		return 2;
 	if (!s->dir) {
 		fprintf(stderr,
@@ -633,7 +800,7 @@ static int _check(void)
 	int fails = 0, rc;
 	FILE *f;
 
-	rc = _settings(&s, false);
+	rc = _settings(&s, AS_ROOT);
 	if (rc) {
 		_finding(2, "configuration refused (see above)");
 		return 1;

@@ -50,44 +50,95 @@ static void _block(uint32_t h[8], const uint8_t *p)
 	h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
 }
 
-void dl_sha256(const void *data, size_t len, uint8_t out[DL_SHA256_LEN])
+void dl_sha256_init(dl_sha256_ctx_t *c)
 {
-	uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-			 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-	const uint8_t *p = data;
-	uint8_t tail[128];
-	uint64_t bits = (uint64_t)len * 8;
-	size_t rest, padded;
+	static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
+				       0xa54ff53a, 0x510e527f, 0x9b05688c,
+				       0x1f83d9ab, 0x5be0cd19};
 
+	memcpy(c->h, h0, sizeof(h0));
+	c->len = 0;
+	c->nbuf = 0;
+}
+
+void dl_sha256_update(dl_sha256_ctx_t *c, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	c->len += len;
+	if (c->nbuf) {
+		size_t take = 64 - c->nbuf < len ? 64 - c->nbuf : len;
+
+		memcpy(c->buf + c->nbuf, p, take);
+		c->nbuf += take;
+		p += take;
+		len -= take;
+		if (c->nbuf < 64)
+			return;
+		_block(c->h, c->buf);
+		c->nbuf = 0;
+	}
 	for (; len >= 64; p += 64, len -= 64)
-		_block(h, p);
-	rest = len;
+		_block(c->h, p);
+	memcpy(c->buf, p, len);
+	c->nbuf = len;
+}
+
+static void _final(dl_sha256_ctx_t *c, uint8_t out[DL_SHA256_LEN])
+{
+	uint64_t bits = c->len * 8;
+	uint8_t tail[128];
+	size_t padded;
+
 	memset(tail, 0, sizeof(tail));
-	memcpy(tail, p, rest);
-	tail[rest] = 0x80;
-	padded = rest + 1 + 8 <= 64 ? 64 : 128;
+	memcpy(tail, c->buf, c->nbuf);
+	tail[c->nbuf] = 0x80;
+	padded = c->nbuf + 1 + 8 <= 64 ? 64 : 128;
 	for (int i = 0; i < 8; i++)
 		tail[padded - 1 - i] = (uint8_t)(bits >> (8 * i));
-	_block(h, tail);
+	_block(c->h, tail);
 	if (padded == 128)
-		_block(h, tail + 64);
+		_block(c->h, tail + 64);
 	for (int i = 0; i < 8; i++) {
-		out[4 * i] = (uint8_t)(h[i] >> 24);
-		out[4 * i + 1] = (uint8_t)(h[i] >> 16);
-		out[4 * i + 2] = (uint8_t)(h[i] >> 8);
-		out[4 * i + 3] = (uint8_t)h[i];
+		out[4 * i] = (uint8_t)(c->h[i] >> 24);
+		out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
+		out[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
+		out[4 * i + 3] = (uint8_t)c->h[i];
 	}
 }
 
-void dl_sha256_hex(const void *data, size_t len, char hex[DL_SHA256_HEX_LEN])
+static void _hex(const uint8_t d[DL_SHA256_LEN], char hex[DL_SHA256_HEX_LEN])
 {
 	static const char digits[] = "0123456789abcdef";
-	uint8_t d[DL_SHA256_LEN];
 
-	dl_sha256(data, len, d);
 	for (int i = 0; i < DL_SHA256_LEN; i++) {
 		hex[2 * i] = digits[d[i] >> 4];
 		hex[2 * i + 1] = digits[d[i] & 15];
 	}
 	hex[2 * DL_SHA256_LEN] = '\0';
+}
+
+void dl_sha256_final_hex(dl_sha256_ctx_t *c, char hex[DL_SHA256_HEX_LEN])
+{
+	uint8_t d[DL_SHA256_LEN];
+
+	_final(c, d);
+	_hex(d, hex);
+}
+
+void dl_sha256(const void *data, size_t len, uint8_t out[DL_SHA256_LEN])
+{
+	dl_sha256_ctx_t c;
+
+	dl_sha256_init(&c);
+	dl_sha256_update(&c, data, len);
+	_final(&c, out);
+}
+
+void dl_sha256_hex(const void *data, size_t len, char hex[DL_SHA256_HEX_LEN])
+{
+	uint8_t d[DL_SHA256_LEN];
+
+	dl_sha256(data, len, d);
+	_hex(d, hex);
 }

@@ -11,7 +11,10 @@
  *                                 two hex digits
  *   DIR/store/xx/<hash>.meta 0600 its source path, size, identity (device,
  *                                 inode, mtime, ctime), insertion time,
- *                                 last use and hit count
+ *                                 last use, hit count, the uid it was
+ *                                 staged for, the SHA-256 of its content
+ *                                 and when that content was last known to
+ *                                 be the source's
  *   DIR/store/              0700  nobody but root reaches a cached file
  *                                 through the store
  *   DIR/.jobs/              0711
@@ -23,11 +26,13 @@
  *   DIR/.jobs/<job>.pins    0600  the store entries the job uses: never
  *                                 evicted while this file exists
  *   DIR/.jobs/<job>.failed  0440 + ACL user:<job uid>:r--  why staging
- *                                 failed, for the job's TaskProlog
+ *                                 failed, for the job's TaskProlog; its
+ *                                 first line names the job and its uid
  *   DIR/.tmp/               0700  copies in progress (then fsync, rename)
- *   DIR/.locks/             0700  "global" (the store lock), "gen" (a
+ *   DIR/.locks/             0700  "global" (the store lock, holding a
  *                                 counter bumped on every change), <hash>
- *                                 (one lock per file being staged)
+ *                                 (one lock per file being staged),
+ *                                 "reaped" (when leftovers were reaped)
  *   DIR/.inventory          0644  what the node caches, for slurmctld
  *   DIR/.log                0600  one line per prolog/epilog
  *
@@ -45,9 +50,18 @@
  * make one copy and the others wait for it, while copies of different
  * files run in parallel.  Lock order: a file's lock, then the global lock.
  *
+ * Space: every cached file is charged its blocks plus one block for its
+ * .meta (dl_stage_entry_t.charge) against the capacity, at most max_files
+ * files are kept, and room is also made for what the file system itself
+ * still has.  A file system that is full anyway (ENOSPC, EDQUOT) is never
+ * the job's failure nor the node's: the file, or if even its view cannot
+ * be written the whole job, is read from the source instead.
+ *
  * Errors follow dl_error.h.  Functions that can fail because of a job's
- * input (an unreadable source) say so in the report (user_fault), so that
- * the Prolog can fail the job without draining the node.
+ * input (an unreadable source) or its user (who killed or stopped the
+ * helper that opens files as that user) say so in the report
+ * (user_fault), so that the Prolog can fail the job without draining the
+ * node.
  */
 #ifndef DL_STAGE_H
 #define DL_STAGE_H
@@ -65,6 +79,9 @@ typedef struct dl_stage dl_stage_t;
 
 typedef struct dl_stage_opts {
 	uint64_t capacity;  /* bytes, DL_CACHE_UNLIMITED for no limit */
+	uint32_t max_files; /* cached files at most; 0: no limit */
+	double user_share;  /* of capacity, protected per user; 0: off */
+	unsigned open_timeout; /* seconds per open as the user; 0: 60 */
 	dl_evict_t policy;  /* which cached file goes first */
 	const char *node;   /* node name for the inventory; may be NULL */
 	dl_log_fn log;      /* progress and warnings; may be NULL */
@@ -89,9 +106,15 @@ typedef struct dl_stage_report {
 	size_t hits;             /* found cached (and readable by the user) */
 	size_t copied;           /* copied into the cache now */
 	size_t waited;           /* of the hits: another job was copying */
-	size_t uncached;         /* too large for the cache: linked to source */
+	size_t uncached;         /* not cached (too large, or no room on the
+				    file system): linked to the source */
+	size_t nospace;          /* of those: the file system was full */
+	size_t verified;         /* hits whose content was checked again */
 	size_t evicted;          /* files evicted to make room */
-	uint64_t bytes_hit, bytes_copied, bytes_uncached, bytes_evicted;
+	int bypassed;            /* the file system was full: no view, the
+				    job reads its sources */
+	uint64_t bytes_hit, bytes_copied, bytes_uncached;
+	uint64_t bytes_evicted;  /* their charges (data and metadata) */
 	int user_fault;          /* on failure: the job's input is to blame */
 	char msg[1024];          /* on failure: what went wrong */
 } dl_stage_report_t;
@@ -101,10 +124,14 @@ typedef struct dl_stage_entry {
 	char hash[DL_SHA256_HEX_LEN];
 	char *path;         /* normalised source path */
 	uint64_t size;
+	uint64_t charge;    /* what it costs the cache (see above) */
 	uint64_t dev, ino;  /* identity of the source when it was copied */
 	int64_t mtime_ns, ctime_ns;
 	int64_t inserted_ns, last_used_ns; /* CLOCK_REALTIME */
+	int64_t verified_ns; /* the content was the source's at this time */
 	uint64_t hits;      /* uses, the copy included */
+	uid_t owner;        /* staged for this uid; (uid_t)-1: not known */
+	char sha[DL_SHA256_HEX_LEN]; /* of the content; "" if not known */
 	uint32_t pins;      /* active jobs using it */
 	int complete;       /* 0: a copy is in progress */
 } dl_stage_entry_t;
@@ -144,22 +171,27 @@ void dl_stage_close(dl_stage_t *st);
  * dl_stage_job - a job starts on this node: stage its files and build
  * its view DIR/.jobs/<job>.view.
  * For each file: open the source as the job's user; if the cache holds
- * the same version (same device, inode, size, mtime and ctime) link it
- * into the view; otherwise make room by the eviction policy (never
- * evicting a file an active job uses), copy it to DIR/.tmp, fsync, rename
- * it into the store and link it.  A file that cannot fit even after every
- * unused file is evicted is not cached: the view holds a symbolic link to
- * the source, which the job then reads with its own permissions.
+ * the same version (same device, inode, size, mtime and ctime, and, when
+ * the copy was taken within two seconds of the source's last change, the
+ * same content) link it into the view; otherwise make room by the
+ * eviction policy (never evicting a file an active job uses, nor another
+ * user's files within their share), copy it to DIR/.tmp, fsync, rename it
+ * into the store and link it.  A file that cannot fit, or finds the file
+ * system full, is not cached: the view holds a symbolic link to the
+ * source, which the job then reads with its own permissions.  If even the
+ * view cannot be written, the job gets none (rep->bypassed) and reads its
+ * sources, which the view mirrors.
  * The '@' list files of the annotation are read as the job's user too.
- * On failure every trace of the job (pins, view) is removed; if the job's
- * input is at fault (unreadable or missing source, not a regular file,
- * bad list file) rep->user_fault is set and the message is also written to
+ * On failure every trace of the job (pins, view) is removed; if the job
+ * is at fault (unreadable or missing source, not a regular file, bad list
+ * file, the helper opening files as its user killed or stopped)
+ * rep->user_fault is set and the message is also written to
  * DIR/.jobs/<job>.failed for dl-stage's TaskProlog to print.
  * IN files - the job's parsed annotation; list files are appended to it
  * OUT rep - what was done, or why it failed (rep->msg)
- * \return 0, DL_EPERM / DL_ENOENT / DL_EINVAL / DL_ESYNTAX / DL_ETOOBIG for
- *         faults of the job's input (rep->user_fault = 1), DL_EIO or
- *         DL_ENOMEM for faults of the node.
+ * \return 0, DL_EPERM / DL_ENOENT / DL_EINVAL / DL_ESYNTAX / DL_ETOOBIG /
+ *         DL_ETIMEDOUT for faults of the job (rep->user_fault = 1), DL_EIO
+ *         or DL_ENOMEM for faults of the node.
  */
 int dl_stage_job(dl_stage_t *st, const dl_stage_job_t *job,
 		 dl_filelist_t *files, dl_stage_report_t *rep);
@@ -179,7 +211,12 @@ int dl_stage_job_fail(dl_stage_t *st, const dl_stage_job_t *job,
  * failure note, evict down to capacity (if the capacity was lowered), and
  * rewrite the inventory.  A job the cache does not know (no view, pins or
  * note: it named no files) is not an error, and then nothing is done.
- * \return 0, DL_EIO.
+ * The Prolog calls it too, for every job, to clear what an earlier job of
+ * the same id left behind (its Epilog never ran).
+ * A view that cannot be removed entirely (its user may have added to it,
+ * without ACLs) is logged, not returned: it is the user's doing.  So is an
+ * inventory that cannot be written.
+ * \return 0, DL_EIO (the pins cannot be removed).
  */
 int dl_stage_job_end(dl_stage_t *st, uint32_t job_id, dl_stage_report_t *rep);
 
@@ -195,7 +232,7 @@ int dl_stage_evict_to(dl_stage_t *st, uint64_t bytes, dl_stage_report_t *rep);
  * dl_stage_foreach - call fn for each entry of the store (copies in
  * progress included, complete = 0), sorted by path, until fn returns
  * nonzero.  The entry is valid during the call only.
- * OUT used - if not NULL, the bytes of the complete entries
+ * OUT used - if not NULL, the charges of the complete entries
  * \return 0, fn's nonzero value, DL_EIO, DL_ENOMEM.
  */
 int dl_stage_foreach(dl_stage_t *st,
@@ -205,7 +242,7 @@ int dl_stage_foreach(dl_stage_t *st,
 /**
  * dl_stage_write_inventory - rewrite DIR/.inventory atomically:
  *   # dl-stage inventory 1 node=<name> capacity=<bytes|unlimited>
- *     used=<bytes> files=<n> time=<unix seconds>       (one line)
+ *     used=<bytes charged> files=<n> time=<unix seconds>  (one line)
  *   <path> <size>                                        (one per file)
  * Only complete entries are listed, sorted by path.  Paths never hold
  * blanks (the annotation grammar refuses them).
@@ -228,6 +265,36 @@ int dl_stage_view_path(const char *dir, uint32_t job_id, char *buf,
 		       size_t len);
 int dl_stage_failed_path(const char *dir, uint32_t job_id, char *buf,
 			 size_t len);
+
+/**
+ * dl_stage_note_parse - check a failure note read by the TaskProlog: its
+ * first line must be exactly "# dl-stage note 1 job=<job_id> uid=<uid>"
+ * for this job and user (a note of another job, left under a job id Slurm
+ * reused, or of another user, is not this job's), and the rest text.
+ * IN text, len - the note's bytes (at most DL_STAGE_NOTE_MAX)
+ * OUT msg - where the message starts in text
+ * \return 0, DL_EFORMAT if it is not a note, DL_ENOENT if it is another
+ *         job's or user's.
+ */
+#define DL_STAGE_NOTE_MAX 4096
+int dl_stage_note_parse(const char *text, size_t len, uint32_t job_id,
+			uid_t uid, const char **msg);
+
+/**
+ * dl_stage_leftovers - the jobs that have a view, pins or a note in
+ * DIR/.jobs none of which changed for min_age seconds, sorted.
+ * OUT ids, n - a malloc'd array, the caller frees it
+ * \return 0, DL_EIO, DL_ENOMEM.
+ */
+int dl_stage_leftovers(dl_stage_t *st, int64_t min_age, uint32_t **ids,
+		       size_t *n);
+
+/**
+ * dl_stage_reap_due - whether leftovers were last looked for at least
+ * interval seconds ago (DIR/.locks/reaped); if so, records now.
+ * \return 1 due, 0 not, DL_EIO.
+ */
+int dl_stage_reap_due(dl_stage_t *st, int64_t interval);
 
 /**
  * dl_stage_probe_acl - whether views on this file system can be protected

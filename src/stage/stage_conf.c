@@ -1,4 +1,4 @@
-/* stage_conf.c - CacheDir, CacheCapacity, EvictionPolicy of datalocality.conf */
+/* stage_conf.c - dl-stage's keys of datalocality.conf (stage_conf.h) */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,8 @@
 #define DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
 /* A configuration file is small; anything larger is not ours. */
 #define CONF_MAX (1 << 20)
+#define KEY_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 
 int dl_stage_conf_path(const char *slurm_conf, char *buf, size_t len)
 {
@@ -46,6 +48,9 @@ void dl_stage_conf_clear(dl_stage_conf_t *conf)
 	conf->emu_lockdir = NULL;
 	conf->emu_bw = 0;
 	conf->emu_servers = 1;
+	conf->max_files = 0;
+	conf->user_share = 0;
+	conf->open_timeout = DL_STAGE_OPEN_TIMEOUT;
 }
 
 static void _warn(dl_stage_warn_fn warn, void *arg, const char *fmt,
@@ -76,10 +81,63 @@ static char *_trim(char *s)
 	return s;
 }
 
+/* A decimal fraction in [0, 1], strictly: digits, at most one '.'. */
+static int _fraction(const char *val, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*val || strspn(val, "0123456789.") != strlen(val))
+		return -1;
+	v = strtod(val, &end);
+	if (*end || v < 0 || v > 1)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The keys that bound what a job may do to the node.  \return 1 if known. */
+static int _apply_limits(dl_stage_conf_t *conf, const char *key,
+			 const char *val, dl_stage_warn_fn warn, void *arg)
+{
+	uint64_t v;
+
+	if (!strcasecmp(key, "CacheMaxFiles")) {
+		if (dl_files_parse_size(val, strlen(val), &v) || v > UINT32_MAX)
+			_warn(warn, arg,
+			      "datalocality.conf: CacheMaxFiles=%s is not a number of files, ignored%s",
+			      val, "");
+		else
+			conf->max_files = v;
+		return 1;
+	}
+	if (!strcasecmp(key, "CacheUserShare")) {
+		if (_fraction(val, &conf->user_share))
+			_warn(warn, arg,
+			      "datalocality.conf: CacheUserShare=%s is not a fraction from 0 to 1, using 0 (off)%s",
+			      val, "");
+		return 1;
+	}
+	if (!strcasecmp(key, "StageOpenTimeout")) {
+		if (dl_files_parse_size(val, strlen(val), &v) || !v ||
+		    v > 3600)
+			_warn(warn, arg,
+			      "datalocality.conf: StageOpenTimeout=%s is not 1-3600 seconds, ignored%s",
+			      val, "");
+		else
+			conf->open_timeout = (unsigned)v;
+		return 1;
+	}
+	return 0;
+}
+
 static int _apply(dl_stage_conf_t *conf, const char *key, const char *val,
 		  dl_stage_warn_fn warn, void *arg)
 {
 	uint64_t v;
+
+	if (_apply_limits(conf, key, val, warn, arg))
+		return 0;
 
 	if (!strcasecmp(key, "CacheDir")) {
 		if (val[0] != '/') {
@@ -141,15 +199,56 @@ static int _apply(dl_stage_conf_t *conf, const char *key, const char *val,
 	return 0;
 }
 
+/*
+ * Apply the lines of text (modified).  A line that is neither blank, a
+ * comment nor Key=value (a key of letters, digits and '_') is reported
+ * and ignored, never guessed at.
+ */
+static int _parse(dl_stage_conf_t *conf, char *text, dl_stage_warn_fn warn,
+		  void *warn_arg)
+{
+	char *line, *next;
+	int rc = 0, lineno = 0;
+
+	for (line = text; line && !rc; line = next) {
+		char *eq, *hash, *key;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		eq = strchr(line, '=');
+		if (eq)
+			*eq = '\0';
+		key = _trim(line);
+		if (!eq && !*key)
+			continue; /* blank or comment */
+		if (!eq || !*key || strspn(key, KEY_CHARS) != strlen(key)) {
+			char where[32];
+
+			snprintf(where, sizeof(where), "%d", lineno);
+			_warn(warn, warn_arg,
+			      "datalocality.conf: line %s is not Key=value, ignored%s",
+			      where, "");
+			continue;
+		}
+		rc = _apply(conf, key, _trim(eq + 1), warn, warn_arg);
+	}
+	return rc;
+}
+
 int dl_stage_conf_read(const char *path, int require_safe,
 		       dl_stage_conf_t *conf, dl_stage_warn_fn warn,
 		       void *warn_arg, char *err, size_t errlen)
 {
 	struct stat sb;
-	char *text, *line, *next;
+	char *text;
 	ssize_t n;
 	size_t got = 0;
-	int fd, rc = 0;
+	int fd, rc;
 
 	if (!path || !conf)
 		return DL_EINVAL;
@@ -195,21 +294,13 @@ int dl_stage_conf_read(const char *path, int require_safe,
 		got += (size_t)n;
 	close(fd);
 	text[got] = '\0';
-	for (line = text; line && !rc; line = next) {
-		char *eq, *hash;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		eq = strchr(line, '=');
-		if (!eq)
-			continue;
-		*eq = '\0';
-		rc = _apply(conf, _trim(line), _trim(eq + 1), warn, warn_arg);
+	if (memchr(text, '\0', got)) {
+		snprintf(err, errlen, "%s is not a text file (a NUL byte)",
+			 path);
+		free(text);
+		return DL_EIO;
 	}
+	rc = _parse(conf, text, warn, warn_arg);
 	free(text);
 	if (rc)
 		dl_stage_conf_clear(conf);

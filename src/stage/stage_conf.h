@@ -2,16 +2,26 @@
  * stage_conf.h - the settings dl-stage takes from datalocality.conf.
  *
  * dl-stage runs on compute nodes without Slurm's config parser, so it
- * reads the three keys it needs itself, with Slurm's syntax: one
- * Key=value per line, '#' starts a comment, keys case-insensitive, other
- * keys ignored (they belong to slurmctld's plugin).
+ * reads the keys it needs itself, with Slurm's syntax: one Key=value per
+ * line, '#' starts a comment, keys case-insensitive, other keys ignored
+ * (they belong to slurmctld's plugin).  A line that is neither blank, a
+ * comment nor Key=value is reported and ignored.
  *
  *   CacheDir=/var/cache/dl/%n   the node-local cache; %n is the node name,
  *                               so that several slurmd on one host (test
  *                               clusters, --enable-multiple-slurmd) have
  *                               separate caches; %% is a '%'
- *   CacheCapacity=200G          bytes (binary units) or "unlimited"
+ *   CacheCapacity=200G          bytes (binary units) or "unlimited"; each
+ *                               cached file counts with its metadata
+ *   CacheMaxFiles=100000        cached files at most (each takes two
+ *                               inodes); default no limit but the file
+ *                               system's
+ *   CacheUserShare=0.5          a fraction of CacheCapacity up to which a
+ *                               user's cached files are never evicted for
+ *                               another user's job; default 0 (off)
  *   EvictionPolicy=lru          value | lru | lfu | fifo | random
+ *   StageOpenTimeout=60         seconds one open of a source as the job's
+ *                               user may take (1-3600)
  */
 #ifndef DL_STAGE_CONF_H
 #define DL_STAGE_CONF_H
@@ -21,10 +31,15 @@
 
 #include "dl_cache.h"
 
+#define DL_STAGE_OPEN_TIMEOUT 60
+
 typedef struct dl_stage_conf {
 	char *cache_dir;   /* as written, %n not expanded; NULL if unset */
 	uint64_t capacity; /* bytes, DL_CACHE_UNLIMITED by default */
 	dl_evict_t policy; /* DL_EVICT_VALUE by default */
+	uint64_t max_files;   /* 0 (default): no limit */
+	double user_share;    /* 0 (default): off; else in (0, 1] */
+	unsigned open_timeout; /* seconds, DL_STAGE_OPEN_TIMEOUT by default */
 	/*
 	 * Benchmarks only: emulate shared storage of emu_servers servers,
 	 * each serving one copy at a time at emu_bw bytes/s, by holding a

@@ -181,10 +181,15 @@ echo "  largest store seen: $max_seen bytes (capacity $CAP); $evicted prologs ev
 dl_t_check "(c) files were evicted to make room" test "$evicted" -gt 0
 dl_t_check "(c) no node's cache ever held more than CacheCapacity" test "$max_seen" -le "$CAP"
 for n in n1 n2; do
+	# each file is charged its blocks, one block for its metadata and
+	# 160 bytes for their directory entries
+	bs=$(stat -f -c %S "$cache/$n")
 	used=$(sed -n '1s/.* used=\([0-9]*\) .*/\1/p' "$cache/$n/.inventory")
 	sum=$(awk 'NR > 1 { s += $2 } END { print s + 0 }' "$cache/$n/.inventory")
-	dl_t_check "(c) $n: inventory used=$used = its files ($sum) <= capacity, = store ($(store_bytes $n))" \
-		test "$used" = "$sum" -a "$used" -le "$CAP" -a "$used" = "$(store_bytes $n)"
+	charged=$(awk -v bs="$bs" 'NR > 1 { s += int(($2 + bs - 1) / bs) * bs + bs + 160 }
+		END { print s + 0 }' "$cache/$n/.inventory")
+	dl_t_check "(c) $n: inventory used=$used = its files' charges ($charged) <= capacity; data $sum = store ($(store_bytes $n))" \
+		test "$used" = "$charged" -a "$used" -le "$CAP" -a "$sum" = "$(store_bytes $n)"
 done
 
 # --- (d) an input its user cannot read ------------------------------------
@@ -231,6 +236,19 @@ plain=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o "$out/%j.
 dl_cluster_wait_jobs_done 60
 dl_t_eq "(e) a job naming no files runs, without a view" "COMPLETED view=unset" \
 	"$(dl_cluster_job_field "$plain" JobState) $(cat "$out/$plain.out")"
+
+# --- (e) #DL directives in the script are staged like an annotation ----------
+# shellcheck disable=SC2016 # expanded by the job
+printf '#!/bin/sh\n#DL files:%s,%s\n#DL files:%s\nsha256sum "$DL_CACHE_VIEW%s" "$DL_CACHE_VIEW%s" "$DL_CACHE_VIEW%s" | sed "s#$DL_CACHE_VIEW##"\n' \
+	"$data/g5/f1" "$data/g5/f2" "$data/g5/f3" "$data/g5/f1" "$data/g5/f2" \
+	"$data/g5/f3" >"$out/dl.sh"
+chmod 644 "$out/dl.sh"
+dljob=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" \
+	-o "$out/%j.out" "$out/dl.sh")
+dl_cluster_wait_jobs_done 60
+dl_t_check "(e) a job naming its files in #DL lines reads them through its view" \
+	bash -c "[ \"\$(grep -c '^[0-9a-f]\{64\}  $data/g5/f' '$out/$dljob.out')\" = 3 ] &&
+		grep -q 'job $dljob on n[0-9]*: 3 files' '$cache'/n*/.log"
 
 # --- (f) an unsafe cache directory is the node's fault ----------------------
 chmod 0777 "$cache/n2"

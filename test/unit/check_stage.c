@@ -2,7 +2,11 @@
  * check_stage.c - unit tests of node-side staging (src/stage): store
  * names, datalocality.conf keys, atomic copies, eviction under pins, one
  * copy for concurrent jobs, the job user's permissions (also on a hit),
- * planted symbolic links, unsafe cache directories, views.
+ * planted symbolic links, unsafe cache directories, views; and hostile
+ * input: the opener killed or stopped by the job's user, metadata charged
+ * against the capacity, a full cache file system (a tmpfs in the test's
+ * own mount namespace), same-second rewrites, per-user shares, strict
+ * readers, leftovers of jobs whose Epilog never ran.
  *
  * Most tests need root (they switch to uid 65534, "nobody", as a job
  * user would); without root they pass vacuously and say so on stderr.
@@ -13,15 +17,20 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check_suites.h"
@@ -29,8 +38,10 @@
 #include "dl_files.h"
 #include "opener.h"
 #include "sha256.h"
+#include "squeue.h"
 #include "stage.h"
 #include "stage_conf.h"
+#include "stage_int.h"
 
 #define NOBODY 65534
 #define OTHER_UID 65533 /* a second unprivileged user */
@@ -88,15 +99,16 @@ static char *_mkfile(const char *name, size_t n, unsigned seed, mode_t mode)
 
 static bool _same_content(const char *a, const char *b)
 {
+	static char ba[65536], bb[65536];
 	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
 	bool same = fa && fb;
-	int ca, cb;
 
 	while (same) {
-		ca = getc(fa);
-		cb = getc(fb);
-		same = ca == cb;
-		if (ca == EOF)
+		size_t na = fread(ba, 1, sizeof(ba), fa);
+		size_t nb = fread(bb, 1, sizeof(bb), fb);
+
+		same = na == nb && !memcmp(ba, bb, na);
+		if (na < sizeof(ba))
 			break;
 	}
 	if (fa)
@@ -140,6 +152,20 @@ static int _stage(dl_stage_t *st, uint32_t id, uid_t uid, const char *comment,
 	return rc;
 }
 
+/*
+ * What a file of size bytes costs the cache under /tmp: its blocks, a
+ * block for its .meta, 160 bytes of directory entries.
+ */
+static uint64_t _charge(uint64_t size)
+{
+	struct statvfs v;
+	uint64_t bs;
+
+	ck_assert_int_eq(statvfs(base, &v), 0);
+	bs = v.f_frsize;
+	return (size + bs - 1) / bs * bs + bs + 160;
+}
+
 static char *_path_in(const char *rel)
 {
 	static char p[1024];
@@ -158,7 +184,7 @@ static char *_store_path(const char *src)
 
 static char *_view_file(uint32_t id, const char *src)
 {
-	static char p[1024];
+	static char p[1536];
 
 	snprintf(p, sizeof(p), "%s/.jobs/%u.view%s", cdir, id, src);
 	return p;
@@ -182,6 +208,14 @@ static uint64_t _used(dl_stage_t *st)
 static int _find_cb(const dl_stage_entry_t *e, void *arg)
 {
 	return !strcmp(e->path, arg) ? 1 : 0;
+}
+
+/* Fails the test unless the entry has exactly one pin. */
+static int _pins_of(const dl_stage_entry_t *e, void *arg)
+{
+	(void)arg;
+	ck_assert_uint_eq(e->pins, 1);
+	return 0;
 }
 
 static bool _cached(dl_stage_t *st, const char *src)
@@ -291,6 +325,31 @@ START_TEST(test_conf)
 	ck_assert_int_eq(c.policy, DL_EVICT_VALUE);
 	dl_stage_conf_clear(&c);
 
+	/* the limits; a line that is not Key=value is reported, not used */
+	f = fopen(path, "w");
+	fprintf(f, "CacheMaxFiles=100k\nCacheUserShare=0.5\nStageOpenTimeout=7\n"
+		   "CacheDir /etc\nbad key=1\n=x\n\n  # fine\n");
+	fclose(f);
+	nwarn = 0;
+	ck_assert_int_eq(dl_stage_conf_read(path, 0, &c, _count_warn, NULL,
+					    err, sizeof(err)), 0);
+	ck_assert_int_eq(nwarn, 3);
+	ck_assert_ptr_null(c.cache_dir);
+	ck_assert_uint_eq(c.max_files, 100 << 10);
+	ck_assert(c.user_share == 0.5);
+	ck_assert_uint_eq(c.open_timeout, 7);
+	dl_stage_conf_clear(&c);
+	f = fopen(path, "w");
+	fprintf(f, "CacheUserShare=1.5\nStageOpenTimeout=0\nCacheUserShare=-1\n");
+	fclose(f);
+	nwarn = 0;
+	ck_assert_int_eq(dl_stage_conf_read(path, 0, &c, _count_warn, NULL,
+					    err, sizeof(err)), 0);
+	ck_assert_int_eq(nwarn, 3);
+	ck_assert(c.user_share == 0);
+	ck_assert_uint_eq(c.open_timeout, DL_STAGE_OPEN_TIMEOUT);
+	dl_stage_conf_clear(&c);
+
 	/* as root, a file others can write is refused */
 	if (geteuid() == 0) {
 		chmod(path, 0666);
@@ -375,12 +434,11 @@ START_TEST(test_copy_atomic_and_view)
 	n = fread(inv, 1, sizeof(inv) - 1, f);
 	inv[n] = '\0';
 	fclose(f);
-	ck_assert_msg(
-		!strncmp(
-			inv,
-			"# dl-stage inventory 1 node=n1 capacity=unlimited used=3145728 files=2 ",
-			70),
-		"header: %s", inv);
+	snprintf(want, sizeof(want),
+		 "# dl-stage inventory 1 node=n1 capacity=unlimited used=%" PRIu64
+		 " files=2 ",
+		 _charge(3 << 20) + _charge(0));
+	ck_assert_msg(!strncmp(inv, want, strlen(want)), "header: %s", inv);
 	snprintf(want, sizeof(want), "\n%s 3145728\n%s 0\n", src_a, src_b);
 	ck_assert_ptr_nonnull(strstr(inv, want));
 
@@ -418,13 +476,13 @@ START_TEST(test_evict_never_pinned)
 		snprintf(f[i], sizeof(f[i]), "%s",
 			 _mkfile(name, 1 << 20, i, 0644));
 	}
-	st = _open(3 << 20, DL_EVICT_LRU);
+	st = _open(3 * _charge(1 << 20), DL_EVICT_LRU);
 	/* job 1 uses f0, f1; job 2 uses f2: the cache is full, all pinned */
 	snprintf(c, sizeof(c), "files:%s,%s", f[0], f[1]);
 	ck_assert_int_eq(_stage(st, 1, NOBODY, c, &rep), 0);
 	snprintf(c, sizeof(c), "files:%s", f[2]);
 	ck_assert_int_eq(_stage(st, 2, NOBODY, c, &rep), 0);
-	ck_assert_uint_eq(_used(st), 3 << 20);
+	ck_assert_uint_eq(_used(st), 3 * _charge(1 << 20));
 	/* job 3 needs f3: nothing may go, so it reads f3 from its source */
 	snprintf(c, sizeof(c), "files:%s", f[3]);
 	ck_assert_int_eq(_stage(st, 3, NOBODY, c, &rep), 0);
@@ -447,16 +505,17 @@ START_TEST(test_evict_never_pinned)
 	ck_assert(_cached(st, f[1]));
 	ck_assert(!_cached(st, f[2]));
 	ck_assert(_cached(st, f[4]));
-	ck_assert_uint_le(_used(st), 3 << 20);
+	ck_assert_uint_le(_used(st), 3 * _charge(1 << 20));
 	ck_assert_int_eq(lstat(_store_path(f[2]), &sb), -1);
 	/* evict --to 1M: only pinned files (f0, f1 of job 1, f4 of job 4) */
-	ck_assert_int_eq(dl_stage_evict_to(st, 1 << 20, &rep), DL_ENOSPC);
+	ck_assert_int_eq(dl_stage_evict_to(st, _charge(1 << 20), &rep),
+			 DL_ENOSPC);
 	ck_assert_uint_eq(rep.evicted, 0);
 	ck_assert_int_eq(dl_stage_job_end(st, 1, &rep), 0);
-	ck_assert_int_eq(dl_stage_evict_to(st, 1 << 20, &rep), 0);
+	ck_assert_int_eq(dl_stage_evict_to(st, _charge(1 << 20), &rep), 0);
 	ck_assert_uint_eq(rep.evicted, 2);
 	ck_assert(_cached(st, f[4]));
-	ck_assert_uint_eq(_used(st), 1 << 20);
+	ck_assert_uint_eq(_used(st), _charge(1 << 20));
 	dl_stage_close(st);
 
 	/* a lower capacity takes effect at the next epilog */
@@ -702,7 +761,7 @@ START_TEST(test_opener)
 	snprintf(secret, sizeof(secret), "%s", _mkfile("s", 10, 1, 0640));
 	ck_assert_int_eq(chown(secret, 0, NOBODY), 0);
 	/* the group counts: gid nobody may read a 0640 root:65534 file */
-	ck_assert_int_eq(dl_opener_start(OTHER_UID, NOBODY, NULL, &op, err,
+	ck_assert_int_eq(dl_opener_start(OTHER_UID, NOBODY, NULL, 0, &op, err,
 					 sizeof(err)), 0);
 	ck_assert_int_eq(dl_opener_open(op, secret, &fd, &e), 0);
 	close(fd);
@@ -711,8 +770,8 @@ START_TEST(test_opener)
 	ck_assert_int_eq(dl_opener_open(op, "/nonexistent", &fd, &e),
 			 DL_ENOENT);
 	dl_opener_stop(op);
-	ck_assert_int_eq(dl_opener_start(OTHER_UID, OTHER_UID, NULL, &op, err,
-					 sizeof(err)), 0);
+	ck_assert_int_eq(dl_opener_start(OTHER_UID, OTHER_UID, NULL, 0, &op,
+					 err, sizeof(err)), 0);
 	ck_assert_int_eq(dl_opener_open(op, secret, &fd, &e), DL_EPERM);
 	dl_opener_stop(op);
 	_teardown();
@@ -741,7 +800,7 @@ START_TEST(test_changed_source_recopied)
 	ck_assert(_same_content(_view_file(2, src), src));
 	/* job 1 still sees the version it started with */
 	ck_assert(!_same_content(_view_file(1, src), src));
-	ck_assert_uint_eq(_used(st), 100000);
+	ck_assert_uint_eq(_used(st), _charge(100000));
 	dl_stage_close(st);
 	_teardown();
 }
@@ -973,7 +1032,7 @@ START_TEST(test_stale_reservation)
 	ck_assert_int_eq(dl_stage_write_inventory(st), 0);
 	dl_stage_close(st);
 	/* the stale entry is gone and the file is copied afresh */
-	st = _open(8000, DL_EVICT_VALUE);
+	st = _open(_charge(7000), DL_EVICT_VALUE);
 	snprintf(c, sizeof(c), "files:%s", src);
 	ck_assert_int_eq(_stage(st, 1, NOBODY, c, &rep), 0);
 	ck_assert_uint_eq(rep.copied, 1);
@@ -981,6 +1040,775 @@ START_TEST(test_stale_reservation)
 	ck_assert_uint_eq(sb.st_size, 7000);
 	snprintf(c, sizeof(c), "test -z \"$(ls -A '%s/.tmp')\"", cdir);
 	ck_assert_int_eq(system(c), 0);
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* hostile input (node side)                                           */
+
+/* The uid of a process, from /proc/<pid>/status; -1 if unknown. */
+static long _proc_uid(const char *pid)
+{
+	char p[300], line[256];
+	long uid = -1;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%s/status", pid);
+	f = fopen(p, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Uid:", 4))
+			uid = strtol(line + 4, NULL, 10);
+	fclose(f);
+	return uid;
+}
+
+/* The parent of a process, from /proc/<pid>/stat; -1 if unknown. */
+static long _proc_ppid(const char *pid)
+{
+	char p[300], buf[512], *rp;
+	long ppid = -1;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%s/stat", pid);
+	f = fopen(p, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')))
+		sscanf(rp + 2, "%*c %ld", &ppid);
+	fclose(f);
+	return ppid;
+}
+
+/*
+ * A process of user uid that sends sig to the first child of parent
+ * running as uid (the opener), as the job's user can from another job.
+ */
+static pid_t _attacker(uid_t uid, pid_t parent, int sig)
+{
+	pid_t pid = fork();
+	char self[32];
+
+	ck_assert_int_ge(pid, 0);
+	if (pid)
+		return pid;
+	if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+		_exit(99);
+	snprintf(self, sizeof(self), "%ld", (long)getpid());
+	for (int round = 0; round < 2000; round++) {
+		char cmd[64];
+		FILE *ls = popen("ls /proc", "r");
+
+		while (ls && fgets(cmd, sizeof(cmd), ls)) {
+			cmd[strcspn(cmd, "\n")] = '\0';
+			if (strspn(cmd, "0123456789") != strlen(cmd) ||
+			    !strcmp(cmd, self) || _proc_ppid(cmd) != parent ||
+			    _proc_uid(cmd) != (long)uid)
+				continue;
+			pclose(ls);
+			_exit(kill((pid_t)atol(cmd), sig) ? 2 : 0);
+		}
+		if (ls)
+			pclose(ls);
+		usleep(5000);
+	}
+	_exit(1);
+}
+
+START_TEST(test_opener_killed_or_stopped)
+{
+	static const int sig[] = {SIGKILL, SIGSTOP};
+	dl_opener_t *op = NULL;
+	char err[256], path[300];
+	struct timespec t0, t1;
+	int fd, e, status;
+
+	if (!_root())
+		return;
+	_setup();
+	snprintf(path, sizeof(path), "%s", _mkfile("o", 10, 1, 0644));
+	for (int k = 0; k < 2; k++) {
+		pid_t atk;
+
+		ck_assert_int_eq(dl_opener_start(NOBODY, NOBODY, NULL, 1, &op,
+						 err, sizeof(err)), 0);
+		ck_assert_str_eq(dl_opener_failure(op), "");
+		/* the job's own user can signal it: it runs as that user */
+		atk = _attacker(NOBODY, getpid(), sig[k]);
+		ck_assert_int_eq(waitpid(atk, &status, 0), atk);
+		ck_assert(WIFEXITED(status));
+		ck_assert_int_eq(WEXITSTATUS(status), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ck_assert_int_eq(dl_opener_open(op, path, &fd, &e),
+				 DL_ETIMEDOUT);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ck_assert_int_le(t1.tv_sec - t0.tv_sec, 3);
+		ck_assert_ptr_nonnull(strstr(dl_opener_failure(op),
+					     k ? "did not answer within 1 s"
+					       : "was killed by signal 9"));
+		/* later requests fail at once; stopping never hangs */
+		ck_assert_int_eq(dl_opener_open(op, path, &fd, &e),
+				 DL_ETIMEDOUT);
+		dl_opener_stop(op);
+	}
+	_teardown();
+}
+END_TEST
+
+/* Finding 1: the opener's death or silence is the job's fault. */
+START_TEST(test_opener_attack_fails_job)
+{
+	static const int sig[] = {SIGKILL, SIGSTOP};
+	char c[4096], note[1024];
+	dl_stage_report_t rep;
+	struct stat sb;
+
+	if (!_root())
+		return;
+	_setup();
+	/* five files paced at 200 KB/s: the opener lives for 2.5 s */
+	snprintf(c, sizeof(c), "files:");
+	for (int i = 0; i < 5; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "slow%d", i);
+		snprintf(c + strlen(c), sizeof(c) - strlen(c), "%s%s",
+			 i ? "," : "", _mkfile(name, 100000, i, 0644));
+	}
+	for (int k = 0; k < 2; k++) {
+		dl_stage_opts_t o = {.capacity = DL_CACHE_UNLIMITED,
+				     .node = "n1", .open_timeout = 1,
+				     .emu_bw = 200000, .emu_servers = 1,
+				     .emu_lockdir = base};
+		dl_stage_t *st = NULL;
+		char err[256], cmd[300];
+		pid_t atk;
+		int status, fd;
+		ssize_t n;
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cdir);
+		ck_assert_int_eq(system(cmd), 0);
+		ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err,
+					       sizeof(err)), 0);
+		atk = _attacker(NOBODY, getpid(), sig[k]);
+		ck_assert_int_eq(_stage(st, 30, NOBODY, c, &rep),
+				 DL_ETIMEDOUT);
+		ck_assert_int_eq(waitpid(atk, &status, 0), atk);
+		ck_assert_int_eq(WEXITSTATUS(status), 0);
+		ck_assert_int_eq(rep.user_fault, 1);
+		ck_assert_ptr_nonnull(strstr(rep.msg,
+					     "the helper opening files as user"));
+		ck_assert_ptr_nonnull(strstr(rep.msg,
+					     k ? "did not answer" : "killed"));
+		/* the job fails with a note; nothing else of it is left */
+		fd = open(_path_in(".jobs/30.failed"), O_RDONLY);
+		ck_assert_int_ge(fd, 0);
+		n = read(fd, note, sizeof(note) - 1);
+		close(fd);
+		note[n > 0 ? n : 0] = '\0';
+		ck_assert_ptr_nonnull(strstr(note, "the helper opening files"));
+		ck_assert_int_eq(lstat(_path_in(".jobs/30.view"), &sb), -1);
+		ck_assert_int_eq(lstat(_path_in(".jobs/30.pins"), &sb), -1);
+		dl_stage_close(st);
+	}
+	_teardown();
+}
+END_TEST
+
+/* Finding 2: metadata counts, and CacheMaxFiles bounds the inodes. */
+START_TEST(test_charge_and_max_files)
+{
+	dl_stage_opts_t o = {.capacity = 0, .node = "n1",
+			     .policy = DL_EVICT_LRU};
+	dl_stage_report_t rep;
+	dl_stage_t *st = NULL;
+	char c[8192], err[256];
+	struct stat sb;
+	size_t files = 0;
+
+	if (!_root())
+		return;
+	_setup();
+	snprintf(c, sizeof(c), "files:");
+	for (int i = 0; i < 40; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "t%02d", i);
+		snprintf(c + strlen(c), sizeof(c) - strlen(c), "%s%s",
+			 i ? "," : "", _mkfile(name, 100, i, 0644));
+	}
+	/* 40 files of 100 bytes: 4,000 bytes of data, 40 charges */
+	o.capacity = 10 * _charge(100);
+	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(_stage(st, 1, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.copied, 10);
+	ck_assert_uint_eq(rep.uncached, 30);
+	ck_assert_uint_eq(_used(st), 10 * _charge(100));
+	/* no lock file is kept for a cached file */
+	snprintf(err, sizeof(err), "test -z \"$(ls -A '%s/.locks' | grep -v '^global$')\"",
+		 cdir);
+	ck_assert_int_eq(system(err), 0);
+	ck_assert_int_eq(dl_stage_job_end(st, 1, &rep), 0);
+	dl_stage_close(st);
+	/* CacheMaxFiles: at most 4 files, whatever the bytes; the job's
+	 * ten other files evict the ten cached, keep four, read six from
+	 * their sources */
+	o.capacity = DL_CACHE_UNLIMITED;
+	o.max_files = 4;
+	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)),
+			 0);
+	snprintf(c, sizeof(c), "files:");
+	for (int i = 30; i < 40; i++)
+		snprintf(c + strlen(c), sizeof(c) - strlen(c), "%s%s/t%02d",
+			 i > 30 ? "," : "", ddir, i);
+	ck_assert_int_eq(_stage(st, 2, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.evicted, 10);
+	ck_assert_uint_eq(rep.copied, 4);
+	ck_assert_uint_eq(rep.uncached, 6);
+	ck_assert_int_eq(dl_stage_job_end(st, 2, &rep), 0);
+	for (int i = 0; i < 40; i++) {
+		char name[256], *p;
+
+		snprintf(name, sizeof(name), "%s/t%02d", ddir, i);
+		p = _store_path(name);
+		files += !lstat(p, &sb);
+	}
+	ck_assert_uint_le(files, 4);
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
+/* A tmpfs of size bytes and inodes at dir, in a mount namespace of this
+ * test's own (it vanishes with the test).  \return false if impossible. */
+static bool _small_fs(const char *dir, const char *opts)
+{
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mkdir(dir, 0755) ||
+	    mount("tmpfs", dir, "tmpfs", 0, opts)) {
+		fprintf(stderr, "check_stage: no tmpfs (%s), test skipped\n",
+			strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* Fill the file system of dir: blocks, or with inodes also every inode. */
+static void _fill(const char *dir, bool inodes)
+{
+	char p[300], buf[65536] = {0};
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/filler", dir);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	while (write(fd, buf, sizeof(buf)) > 0)
+		;
+	while (write(fd, buf, 1) > 0)
+		;
+	close(fd);
+	for (int i = 0; inodes; i++) {
+		snprintf(p, sizeof(p), "%s/i%d", dir, i);
+		fd = open(p, O_WRONLY | O_CREAT, 0600);
+		if (fd < 0)
+			break;
+		close(fd);
+	}
+}
+
+/* Finding 2: a full cache file system fails neither job nor node. */
+START_TEST(test_full_file_system)
+{
+	char small[100], list[300], c[400], hits[2048], v[1200];
+	dl_stage_report_t rep;
+	dl_stage_t *st;
+	struct statvfs vfs;
+	FILE *f;
+
+	if (!_root())
+		return;
+	_setup();
+	snprintf(small, sizeof(small), "%s/small", base);
+	if (!_small_fs(small, "size=1m,nr_inodes=2500")) {
+		_teardown();
+		return;
+	}
+	snprintf(cdir, sizeof(cdir), "%s/n1", small);
+	snprintf(list, sizeof(list), "%s/list", ddir);
+	f = fopen(list, "w");
+	for (int i = 0; i < 1000; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "t%04d", i);
+		fprintf(f, "%s\n", _mkfile(name, 100, i, 0644));
+	}
+	fclose(f);
+	chmod(list, 0644);
+	/* no CacheCapacity at all: the file system is the only limit */
+	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_LRU);
+	snprintf(c, sizeof(c), "files:@%s", list);
+	ck_assert_int_eq(_stage(st, 1, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.copied + rep.uncached, 1000);
+	ck_assert_uint_gt(rep.copied, 0);
+	ck_assert_uint_gt(rep.uncached, 0);
+	for (int i = 0; i < 1000; i += 37) {
+		char src[256];
+
+		snprintf(src, sizeof(src), "%s/t%04d", ddir, i);
+		ck_assert(_same_content(_view_file(1, src), src));
+	}
+	ck_assert_int_eq(statvfs(small, &vfs), 0);
+	ck_assert_uint_gt(vfs.f_bavail, 0);
+	ck_assert_uint_gt(vfs.f_favail, 0);
+	ck_assert_int_eq(dl_stage_job_end(st, 1, &rep), 0);
+	/* the file system full: pure hits still serve the job */
+	snprintf(hits, sizeof(hits), "files:");
+	for (int i = 0; i < 1000 && strlen(hits) < sizeof(hits) - 300; i++) {
+		snprintf(v, sizeof(v), "%s/t%04d", ddir, i);
+		if (_cached(st, v))
+			snprintf(hits + strlen(hits),
+				 sizeof(hits) - strlen(hits), "%s%s",
+				 hits[6] ? "," : "", v);
+	}
+	ck_assert_int_gt(strlen(hits), 6);
+	for (int inodes = 0; inodes < 2; inodes++) {
+		_fill(small, inodes);
+		ck_assert_int_eq(_stage(st, 2 + inodes, NOBODY, hits, &rep),
+				 0);
+		ck_assert_uint_eq(rep.hits + rep.uncached + rep.copied,
+				  rep.bypassed ? 0 : rep.files);
+		if (!rep.bypassed) {
+			snprintf(v, sizeof(v), "%s", strchr(hits, ':') + 1);
+			*strchrnul(v, ',') = '\0';
+			ck_assert(_same_content(_view_file(2 + inodes, v), v));
+		}
+		ck_assert_int_eq(dl_stage_job_end(st, 2 + inodes, &rep), 0);
+	}
+	dl_stage_close(st);
+	umount(small);
+	_teardown();
+}
+END_TEST
+
+/* Set the ctime field (the sixth) of a .meta to ctime_ns. */
+static void _meta_set_ctime(const char *meta, int64_t ctime_ns)
+{
+	char buf[8192], out[8192], *fld[16], *save = NULL;
+	int n = 0, len = 0;
+	FILE *f = fopen(meta, "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	for (char *t = strtok_r(buf, " ", &save); t && n < 16;
+	     t = strtok_r(NULL, " ", &save))
+		fld[n++] = t;
+	ck_assert_int_ge(n, 10);
+	for (int i = 0; i < n; i++) {
+		if (i == 5)
+			len += snprintf(out + len, sizeof(out) - len,
+					"%s%" PRId64, i ? " " : "", ctime_ns);
+		else
+			len += snprintf(out + len, sizeof(out) - len, "%s%s",
+					i ? " " : "", fld[i]);
+	}
+	f = fopen(meta, "w");
+	fprintf(f, "%s\n", out);
+	fclose(f);
+}
+
+/* Finding 3: a same-size rewrite within the same second is noticed. */
+START_TEST(test_same_second_rewrite)
+{
+	char src[256], old[256], c[1200], meta[1200];
+	struct timespec t[2], made, now;
+	dl_stage_report_t rep;
+	dl_stage_t *st;
+	struct stat sb;
+
+	if (!_root())
+		return;
+	_setup();
+	/* last changed over 2 s before it is staged (below) */
+	clock_gettime(CLOCK_MONOTONIC, &made);
+	snprintf(old, sizeof(old), "%s", _mkfile("old", 10000, 3, 0644));
+	snprintf(src, sizeof(src), "%s", _mkfile("s", 10000, 1, 0644));
+	/* whole seconds, as a file system with 1-second timestamps keeps */
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_nsec = 0;
+	t[1] = t[0];
+	ck_assert_int_eq(utimensat(AT_FDCWD, src, t, 0), 0);
+	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_LRU);
+	snprintf(c, sizeof(c), "files:%s", src);
+	ck_assert_int_eq(_stage(st, 1, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.copied, 1);
+	/* rewritten in the same second, same size: mtime and ctime too
+	 * would stay (the ctime the store recorded is set to the new one,
+	 * as a 1-second file system would show it) */
+	_mkfile("s", 10000, 2, 0644);
+	ck_assert_int_eq(utimensat(AT_FDCWD, src, t, 0), 0);
+	ck_assert_int_eq(stat(src, &sb), 0);
+	snprintf(meta, sizeof(meta), "%s.meta", _store_path(src));
+	_meta_set_ctime(meta, (int64_t)sb.st_ctim.tv_sec * 1000000000 +
+				      sb.st_ctim.tv_nsec);
+	ck_assert_int_eq(_stage(st, 2, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.hits, 0);
+	ck_assert_uint_eq(rep.copied, 1);
+	ck_assert(_same_content(_view_file(2, src), src));
+	/* unchanged: a hit, checked by content while the times are recent */
+	ck_assert_int_eq(_stage(st, 3, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.hits, 1);
+	ck_assert_uint_eq(rep.verified, 1);
+	ck_assert(_same_content(_view_file(3, src), src));
+	/* changed long before it was copied: times vouch for the copy */
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - made.tv_sec) * 1000000000L +
+		       (now.tv_nsec - made.tv_nsec) <
+		       2100000000L &&
+	       !usleep(50000));
+	snprintf(c, sizeof(c), "files:%s", old);
+	ck_assert_int_eq(_stage(st, 4, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.copied, 1);
+	ck_assert_int_eq(_stage(st, 5, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.hits, 1);
+	ck_assert_uint_eq(rep.verified, 0);
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
+/* A tracker of n files (LRU, used in this order) with owners. */
+static dl_cache_t *_trk(const uint64_t *size, int n, uint64_t cap)
+{
+	dl_cache_t *c = dl_cache_create(1, DL_EVICT_LRU, 1);
+
+	ck_assert_ptr_nonnull(c);
+	for (int i = 0; i < n; i++) {
+		char p[16];
+		int64_t id;
+
+		snprintf(p, sizeof(p), "/f%d", i);
+		id = dl_cache_file_intern(c, p, size[i]);
+		ck_assert_int_eq(id, i);
+		ck_assert_int_eq(dl_cache_insert(c, 0, (uint32_t)id,
+						 (uint64_t)i + 1, NULL, NULL),
+				 0);
+	}
+	ck_assert_int_eq(dl_cache_set_capacity(c, 0, cap), 0);
+	return c;
+}
+
+/* dl__room_evict's victims as "f0 f1"; "ENOSPC" when it fails. */
+static const char *_room(const uint64_t *size, const uid_t *owner, int n,
+			 dl__room_t r)
+{
+	static char out[128];
+	dl_cache_t *c = _trk(size, n, r.capacity);
+	uint32_t *v = NULL;
+	size_t nv = 0;
+	bool touched;
+	int rc;
+
+	r.owner = owner;
+	r.nowner = (size_t)n;
+	if (!r.fs_free)
+		r.fs_free = UINT64_MAX;
+	r.fs_ifree = UINT64_MAX;
+	rc = dl__room_evict(c, &r, &v, &nv, &touched);
+	out[0] = '\0';
+	if (rc)
+		snprintf(out, sizeof(out), "%s", dl_err_name(rc));
+	for (size_t i = 0; !rc && i < nv; i++)
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%sf%u",
+			 i ? " " : "", v[i]);
+	/* no temporary pin is left behind */
+	ck_assert_uint_eq(dl_cache_pinned(c, 0), 0);
+	free(v);
+	dl_cache_destroy(c);
+	return out;
+}
+
+/* Finding 5: CacheUserShare, on hand-computed cases. */
+START_TEST(test_user_share_rules)
+{
+	enum { A = 1000, B = 2000, C = 3000 };
+	/* used in this order (LRU): f0 B 20, f1 A 30, f2 B 10, f3 A 30 */
+	static const uint64_t size[] = {20, 30, 10, 30};
+	static const uid_t owner[] = {B, A, B, A};
+	static const uint64_t size2[] = {30, 40, 20};
+	static const uid_t owner2[] = {B, B, A};
+	dl__room_t r = {.capacity = 100, .share = 0.5};
+
+	/* C needs 40 of 100 (90 used): A holds 60 > 50, B 30 <= 50 is
+	 * spared; A's f1 goes, A is down to 30: it fits (60 + 40) */
+	r.uid = C, r.need = 40;
+	ck_assert_str_eq(_room(size, owner, 4, r), "f1");
+	/* C needs 60: after f1 both are within their share: no room */
+	r.need = 60;
+	ck_assert_str_eq(_room(size, owner, 4, r), "DL_ENOSPC");
+	/* A needs 40: its own files go first, B is spared */
+	r.uid = A, r.need = 40;
+	ck_assert_str_eq(_room(size, owner, 4, r), "f1");
+	/* A needs 70: both of A's files (30 left + 70 fit), B is spared */
+	r.need = 70;
+	ck_assert_str_eq(_room(size, owner, 4, r), "f1 f3");
+	/* A needs 80: no room without B's files */
+	r.need = 80;
+	ck_assert_str_eq(_room(size, owner, 4, r), "DL_ENOSPC");
+	/* without a share, plain LRU: f0 (20) then f1 (30) */
+	r.uid = C, r.need = 40, r.share = 0;
+	ck_assert_str_eq(_room(size, owner, 4, r), "f0 f1");
+	/* B holds 70 of 100: its f0 (30) goes, then B is at 40 <= 50 */
+	r.share = 0.5;
+	ck_assert_str_eq(_room(size2, owner2, 3, r), "f0");
+	/* C needs 50: f0, then B is spared and A (20) too: no room */
+	r.need = 50;
+	ck_assert_str_eq(_room(size2, owner2, 3, r), "DL_ENOSPC");
+	/* share 1: everyone is within it, only the user's own files go */
+	r.share = 1, r.need = 40, r.uid = B;
+	ck_assert_str_eq(_room(size2, owner2, 3, r), "f0");
+	/* CacheMaxFiles: 3 files at most, unlimited bytes: the oldest goes */
+	r = (dl__room_t){.capacity = DL_CACHE_UNLIMITED, .max_files = 3,
+			 .uid = C, .need = 1};
+	ck_assert_str_eq(_room(size2, owner2, 3, r), "f0");
+	/* the file system has 15 free: 40 needs f0 and f1 (20 + 30) */
+	r = (dl__room_t){.capacity = DL_CACHE_UNLIMITED, .fs_free = 15,
+			 .uid = C, .need = 40};
+	ck_assert_str_eq(_room(size, owner, 4, r), "f0 f1");
+}
+END_TEST
+
+/* Finding 5, end to end: one user's jobs cannot flush another's files. */
+START_TEST(test_user_share_stage)
+{
+	dl_stage_opts_t o = {.node = "n1", .policy = DL_EVICT_LRU,
+			     .user_share = 0.5};
+	char n[2][256], x[6][256], c[2048], err[256];
+	dl_stage_report_t rep;
+	dl_stage_t *st = NULL;
+
+	if (!_root())
+		return;
+	_setup();
+	for (int i = 0; i < 2; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		snprintf(n[i], sizeof(n[i]), "%s",
+			 _mkfile(name, 10000, i, 0644));
+	}
+	for (int i = 0; i < 6; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "x%d", i);
+		snprintf(x[i], sizeof(x[i]), "%s",
+			 _mkfile(name, 10000, 10 + i, 0644));
+	}
+	o.capacity = 4 * _charge(10000);
+	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)),
+			 0);
+	/* nobody caches 2 files: half the cache, its share */
+	snprintf(c, sizeof(c), "files:%s,%s", n[0], n[1]);
+	ck_assert_int_eq(_stage(st, 1, NOBODY, c, &rep), 0);
+	ck_assert_int_eq(dl_stage_job_end(st, 1, &rep), 0);
+	/*
+	 * another user's jobs, one file each, evict only their own (counting
+	 * sizes alone, as before charges, six files of 10,000 bytes fit: so
+	 * six jobs, for the last two to need room either way)
+	 */
+	for (int i = 0; i < 6; i++) {
+		snprintf(c, sizeof(c), "files:%s", x[i]);
+		ck_assert_int_eq(_stage(st, 10 + i, OTHER_UID, c, &rep), 0);
+		ck_assert_uint_eq(rep.copied, 1);
+		ck_assert_int_eq(dl_stage_job_end(st, 10 + i, &rep), 0);
+	}
+	ck_assert(_cached(st, n[0]));
+	ck_assert(_cached(st, n[1]));
+	for (int i = 0; i < 4; i++)
+		ck_assert(!_cached(st, x[i]));
+	ck_assert(_cached(st, x[4]));
+	ck_assert(_cached(st, x[5]));
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
+/* Finding 6: what dl-stage reads back is read strictly. */
+START_TEST(test_strict_readers)
+{
+	static const char *const bad[] = {
+		"2 010 1 2 3 4 5 6 1 0 5 - /a\n", /* leading zero */
+		"2 +10 1 2 3 4 5 6 1 0 5 - /a\n", /* sign */
+		"2 10  1 2 3 4 5 6 1 0 5 - /a\n", /* two blanks */
+		"2 10 1 2 3 4 5 6 1 0 5 - /a",    /* no newline */
+		"2 10 1 2 3 4 5 6 1 0 5 - /a\nx\n", /* a second line */
+		"2 10 1 2 3 4 5 6 1 0 5 - /a b\n", /* a blank in the path */
+		"2 10 1 2 3 4 5 6 1 0 5 ABC /a\n", /* not a digest */
+		"2 -10 1 2 3 4 5 6 1 0 5 - /a\n",  /* negative size */
+		"2 10 1 2 3 4 5 6 1 99999999999 5 - /a\n", /* uid > 32 bits */
+		"2 10 1 2 3 4 5 6 1 0 5 - a\n",    /* relative path */
+		"3 10 1 2 3 4 5 6 1 0 5 - /a\n",   /* unknown version */
+		"2 123456789012345678901 1 2 3 4 5 6 1 0 5 - /a\n",
+	};
+	char hash[DL_SHA256_HEX_LEN], buf[256], pins[1200], src[256], c[400];
+	dl_stage_entry_t e;
+	const char *msg;
+	dl_stage_report_t rep;
+	dl_stage_t *st;
+	FILE *f;
+
+	dl_sha256_hex("/a", 2, hash);
+	snprintf(buf, sizeof(buf), "2 10 1 2 -3 4 5 6 1 65534 5 %s /a\n",
+		 hash);
+	ck_assert_int_eq(dl__meta_parse(buf, strlen(buf), hash, &e), 0);
+	ck_assert_uint_eq(e.size, 10);
+	ck_assert_int_eq(e.mtime_ns, -3);
+	ck_assert_uint_eq(e.owner, 65534);
+	ck_assert_str_eq(e.sha, hash);
+	ck_assert_str_eq(e.path, "/a");
+	dl__entry_free(&e);
+	snprintf(buf, sizeof(buf), "1 10 1 2 3 4 5 6 1 /a\n");
+	ck_assert_int_eq(dl__meta_parse(buf, strlen(buf), hash, &e), 0);
+	ck_assert_uint_eq(e.owner, (uid_t)-1);
+	dl__entry_free(&e);
+	/* another path than the name says */
+	snprintf(buf, sizeof(buf), "1 10 1 2 3 4 5 6 1 /b\n");
+	ck_assert_int_eq(dl__meta_parse(buf, strlen(buf), hash, &e),
+			 DL_EFORMAT);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(dl__meta_parse(bad[i], strlen(bad[i]), hash,
+					     &e) == DL_EFORMAT,
+			      "accepted: %s", bad[i]);
+
+	/* notes: only this job's and user's */
+	snprintf(buf, sizeof(buf), "# dl-stage note 1 job=8 uid=65534\nwhy\n");
+	ck_assert_int_eq(dl_stage_note_parse(buf, strlen(buf), 8, NOBODY,
+					     &msg), 0);
+	ck_assert_str_eq(msg, "why\n");
+	ck_assert_int_eq(dl_stage_note_parse(buf, strlen(buf), 9, NOBODY,
+					     &msg), DL_ENOENT);
+	ck_assert_int_eq(dl_stage_note_parse(buf, strlen(buf), 8, OTHER_UID,
+					     &msg), DL_ENOENT);
+	snprintf(buf, sizeof(buf), "user nobody cannot read /x\n");
+	ck_assert_int_eq(dl_stage_note_parse(buf, strlen(buf), 8, NOBODY,
+					     &msg), DL_EFORMAT);
+	snprintf(buf, sizeof(buf), "# dl-stage note 1 job=08 uid=65534\n");
+	ck_assert_int_eq(dl_stage_note_parse(buf, strlen(buf), 8, NOBODY,
+					     &msg), DL_EFORMAT);
+
+	if (!_root())
+		return;
+	_setup();
+	/* pins: garbage lines are not pins */
+	snprintf(src, sizeof(src), "%s", _mkfile("p", 1000, 1, 0644));
+	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_LRU);
+	snprintf(c, sizeof(c), "files:%s", src);
+	ck_assert_int_eq(_stage(st, 1, NOBODY, c, &rep), 0);
+	ck_assert_int_eq(dl_stage_job_end(st, 1, &rep), 0);
+	dl_sha256_hex(src, strlen(src), hash);
+	snprintf(pins, sizeof(pins), "%s/.jobs/77.pins", cdir);
+	f = fopen(pins, "w");
+	fprintf(f, "%s\n%s junk\n/etc/passwd\n%.40s\n%s%s\n", hash, hash,
+		hash, hash, hash);
+	fclose(f);
+	ck_assert_int_eq(dl_stage_foreach(st, _pins_of, NULL, NULL), 0);
+	/* a corrupt .meta: the entry is removed, not used */
+	snprintf(pins, sizeof(pins), "%s.meta", _store_path(src));
+	f = fopen(pins, "w");
+	fprintf(f, "2 1000 1 2 3 4 5 6 1 0 5 - %s\ngarbage\n", src);
+	fclose(f);
+	unlink(_path_in(".jobs/77.pins"));
+	ck_assert_int_eq(_stage(st, 2, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.copied, 1);
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
+/* Finding 4: leftovers of jobs whose Epilog never ran. */
+START_TEST(test_leftovers)
+{
+	dl_stage_job_t job = {.job_id = 6, .uid = NOBODY, .gid = NOBODY};
+	char src[256], c[400], p[1200];
+	struct timespec old[2];
+	dl_stage_report_t rep;
+	uint32_t *ids = NULL;
+	size_t n = 0;
+	dl_stage_t *st;
+
+	if (!_root())
+		return;
+	_setup();
+	snprintf(src, sizeof(src), "%s", _mkfile("l", 1000, 1, 0644));
+	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_LRU);
+	snprintf(c, sizeof(c), "files:%s", src);
+	ck_assert_int_eq(_stage(st, 5, NOBODY, c, &rep), 0);
+	ck_assert_int_eq(dl_stage_job_fail(st, &job, "why"), 0);
+	ck_assert_int_eq(_stage(st, 7, NOBODY, c, &rep), 0);
+	/* recent: nothing is old enough to be a leftover */
+	ck_assert_int_eq(dl_stage_leftovers(st, 60, &ids, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	/* jobs 5 and 6 an hour old, job 7 still recent */
+	clock_gettime(CLOCK_REALTIME, &old[0]);
+	old[0].tv_sec -= 3600;
+	old[1] = old[0];
+	for (int i = 0; i < 3; i++) {
+		static const char *const name[] = {"5.view", "5.pins",
+						   "6.failed"};
+
+		snprintf(p, sizeof(p), "%s/.jobs/%s", cdir, name[i]);
+		ck_assert_int_eq(utimensat(AT_FDCWD, p, old,
+					   AT_SYMLINK_NOFOLLOW), 0);
+	}
+	ck_assert_int_eq(dl_stage_leftovers(st, 60, &ids, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(ids[0], 5);
+	ck_assert_uint_eq(ids[1], 6);
+	free(ids);
+	/* reaping is what an Epilog does */
+	ck_assert_int_eq(dl_stage_job_end(st, 5, &rep), 0);
+	ck_assert_int_eq(dl_stage_job_end(st, 6, &rep), 0);
+	ck_assert_int_eq(dl_stage_leftovers(st, 0, &ids, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(ids[0], 7);
+	free(ids);
+	/* what slurmctld says is alive, strictly parsed */
+	{
+		static const char *const bad[] = {
+			"12 R", "12  R\n", "012 R\n", "12 r\n",
+			"12 RUNNING\n", "12\n", "a R\n", "12 R\njunk\n",
+			"4294967296 R\n", " 12 R\n", "12 R \n",
+		};
+		const char *ok = "12 R\n13 CG\n14 CD\n15 PD\n16 XYZ\n";
+
+		ck_assert_int_eq(dl_squeue_parse(ok, strlen(ok), &ids, &n),
+				 0);
+		ck_assert_uint_eq(n, 3);
+		ck_assert_uint_eq(ids[0], 12);
+		ck_assert_uint_eq(ids[1], 13);
+		ck_assert_uint_eq(ids[2], 16); /* unknown: kept alive */
+		free(ids);
+		ck_assert_int_eq(dl_squeue_parse("", 0, &ids, &n), 0);
+		ck_assert_uint_eq(n, 0);
+		free(ids);
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			ck_assert_msg(dl_squeue_parse(bad[i], strlen(bad[i]),
+						      &ids, &n) == DL_EFORMAT,
+				      "accepted: %s", bad[i]);
+	}
+	/* the first look is due, the next not before the interval */
+	ck_assert_int_eq(dl_stage_reap_due(st, 300), 1);
+	ck_assert_int_eq(dl_stage_reap_due(st, 300), 0);
+	snprintf(p, sizeof(p), "%s/.locks/reaped", cdir);
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, old, 0), 0);
+	ck_assert_int_eq(dl_stage_reap_due(st, 300), 1);
 	dl_stage_close(st);
 	_teardown();
 }
@@ -1014,6 +1842,19 @@ Suite *make_stage_suite(void)
 	tcase_add_test(tc, test_symlink_planted_in_store);
 	tcase_add_test(tc, test_symlink_planted_view_and_dirs);
 	tcase_add_test(tc, test_unsafe_cache_dir);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("hostile");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_opener_killed_or_stopped);
+	tcase_add_test(tc, test_opener_attack_fails_job);
+	tcase_add_test(tc, test_charge_and_max_files);
+	tcase_add_test(tc, test_full_file_system);
+	tcase_add_test(tc, test_same_second_rewrite);
+	tcase_add_test(tc, test_user_share_rules);
+	tcase_add_test(tc, test_user_share_stage);
+	tcase_add_test(tc, test_strict_readers);
+	tcase_add_test(tc, test_leftovers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -129,40 +129,28 @@ static void _stat_sizes(dl_filelist_t *list)
 			list->files[i].size = sb.st_size;
 }
 
-/*
- * Add the entries of a second annotation (the script's #DL directives) to
- * list, through the list-file parser, which deduplicates against it.
- */
+/* Add the entries of a second annotation (the script's #DL directives). */
 static int _merge(dl_filelist_t *list, const char *annotation, uid_t uid,
 		  gid_t gid, bool check, char **err_msg)
 {
 	dl_filelist_t *more = NULL;
-	char err[512], *text = NULL;
-	size_t i;
+	char err[512];
+	size_t i, before = list->nlists;
 	int rc;
 
 	err[0] = '\0';
-	if ((rc = dl_files_parse(annotation, &more, err, sizeof(err)))) {
+	if (!(rc = dl_files_parse(annotation, &more, err, sizeof(err))))
+		rc = dl_files_merge(list, more, err, sizeof(err));
+	if (rc) {
 		*err_msg = xstrdup_printf("#DL directives: %s",
 					  err[0] ? err : dl_strerror(rc));
+		dl_filelist_free(more);
 		return rc;
 	}
-	for (i = 0; i < more->count; i++) {
-		if (more->files[i].size == DL_SIZE_UNKNOWN)
-			xstrfmtcat(text, "%s\n", more->files[i].path);
-		else
-			xstrfmtcat(text, "%s %llu\n", more->files[i].path,
-				   (unsigned long long)more->files[i].size);
-	}
-	if (text && (rc = dl_files_parse_list(text, strlen(text), list, err,
-					      sizeof(err))))
-		*err_msg = xstrdup_printf("#DL directives: %s",
-					  err[0] ? err : dl_strerror(rc));
-	for (i = 0; !rc && i < more->nlists; i++)
-		rc = _read_list(more->lists[i], uid, gid, check, list,
-				err_msg);
-	xfree(text);
 	dl_filelist_free(more);
+	for (i = before; !rc && i < list->nlists; i++)
+		rc = _read_list(list->lists[i], uid, gid, check, list,
+				err_msg);
 	return rc;
 }
 

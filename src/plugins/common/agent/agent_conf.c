@@ -115,6 +115,9 @@ static const s_p_options_t options[] = {
 	{.key = "EmulateStorageBandwidth", .type = S_P_STRING},
 	{.key = "EmulateStorageServers", .type = S_P_STRING},
 	{.key = "EmulateStorageLockDir", .type = S_P_STRING},
+	{.key = "CacheMaxFiles", .type = S_P_STRING},
+	{.key = "CacheUserShare", .type = S_P_STRING},
+	{.key = "StageOpenTimeout", .type = S_P_STRING},
 	{.key = NULL}
 };
 
