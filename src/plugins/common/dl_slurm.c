@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -209,6 +210,7 @@ typedef struct {
 	uid_t uid;
 	gid_t gid;
 	bool files;             /* send the files back (else only the rc) */
+	size_t max;             /* more files than this: only their count */
 } collect_arg_t;
 
 static int _write_all(int fd, const char *buf, size_t len)
@@ -236,6 +238,14 @@ static int _child_collect(void *arg, int fd)
 	int rc = _collect(a->comment, a->script_files, a->bb_spec, a->uid,
 			  a->gid, false, a->files, &list, &msg);
 
+	/* Validation only, or too many to be planned: no list comes back. */
+	if (list && (!a->files || list->count > a->max)) {
+		out = xstrdup_printf("0\t\n+%zu\n", list->count);
+		rc = _write_all(fd, out, strlen(out)) ? 1 : 0;
+		xfree(out);
+		dl_filelist_free(list);
+		return rc;
+	}
 	len += msg ? strlen(msg) : 0;
 	for (i = 0; list && i < list->count; i++)
 		len += strlen(list->files[i].path) + 24;
@@ -253,7 +263,8 @@ static int _child_collect(void *arg, int fd)
 }
 
 /* Rebuild the child's answer.  RET its rc, DL_EFORMAT or DL_ENOMEM. */
-static int _decode(char *buf, dl_filelist_t **out, char **err_msg)
+static int _decode(char *buf, dl_filelist_t **out, size_t *total,
+		   char **err_msg)
 {
 	char *line, *nl, *tab, *end;
 	dl_filelist_t *list;
@@ -267,6 +278,10 @@ static int _decode(char *buf, dl_filelist_t **out, char **err_msg)
 	if ((rc = (int)strtol(buf, NULL, 10))) {
 		*err_msg = xstrdup(tab + 1);
 		return rc;
+	}
+	if (nl[1] == '+') {
+		*total = strtoull(nl + 2, NULL, 10);
+		return 0;
 	}
 	for (line = nl + 1; (nl = strchr(line, '\n')); line = nl + 1)
 		n++;
@@ -298,18 +313,20 @@ static int _decode(char *buf, dl_filelist_t **out, char **err_msg)
 	return 0;
 }
 
-int dl_slurm_job_files(const char *comment, const char *script_files,
-		       const char *bb_spec, uid_t uid, gid_t gid,
-		       dl_filelist_t **out, char **err_msg)
+int dl_slurm_job_files_max(const char *comment, const char *script_files,
+			   const char *bb_spec, uid_t uid, gid_t gid,
+			   size_t max, dl_filelist_t **out, size_t *total,
+			   char **err_msg)
 {
 	collect_arg_t a = { comment, script_files, bb_spec, uid, gid,
-			    out != NULL };
+			    out != NULL, max };
 	dl_filelist_t *tmp = NULL, **res = out ? out : &tmp;
 	char *buf = NULL;
 	size_t len;
 	int rc;
 
 	*res = NULL;
+	*total = 0;
 	if (!dl_files_has_annotation(comment) && !script_files && !bb_spec)
 		return 0;
 	if (uid == 0) {
@@ -325,9 +342,26 @@ int dl_slurm_job_files(const char *comment, const char *script_files,
 		*err_msg = xstrdup_printf("files: the job's files could not be read as its user: %s",
 					  dl_strerror(rc));
 	} else {
-		rc = _decode(buf, res, err_msg);
+		rc = _decode(buf, res, total, err_msg);
+	}
+	if (*res) {
+		*total = (*res)->count;
+		if (*total > max) {
+			dl_filelist_free(*res);
+			*res = NULL;
+		}
 	}
 	xfree(buf);
 	dl_filelist_free(tmp);
 	return rc;
+}
+
+int dl_slurm_job_files(const char *comment, const char *script_files,
+		       const char *bb_spec, uid_t uid, gid_t gid,
+		       dl_filelist_t **out, char **err_msg)
+{
+	size_t total;
+
+	return dl_slurm_job_files_max(comment, script_files, bb_spec, uid, gid,
+				      SIZE_MAX, out, &total, err_msg);
 }

@@ -58,4 +58,16 @@ int dl_slurm_job_files(const char *comment, const char *script_files,
 		       const char *bb_spec, uid_t uid, gid_t gid,
 		       dl_filelist_t **out, char **err_msg);
 
+/**
+ * dl_slurm_job_files_max - dl_slurm_job_files() for a job that may name
+ * more files than anyone should hold for it: when it names more than max,
+ * *out stays NULL and only their number comes back (the files never reach
+ * slurmctld's memory).
+ * OUT total - how many files the job names
+ */
+int dl_slurm_job_files_max(const char *comment, const char *script_files,
+			   const char *bb_spec, uid_t uid, gid_t gid,
+			   size_t max, dl_filelist_t **out, size_t *total,
+			   char **err_msg);
+
 #endif /* DL_SLURM_H */

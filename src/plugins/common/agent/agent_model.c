@@ -86,11 +86,11 @@ void agent_model_parse_job(agent_job_t *ji, const char *comment,
 {
 	dl_filelist_t *files = NULL;
 	char *msg = NULL;
-	size_t i;
+	size_t i, total = 0;
 
 	ji->parsed = true;
-	if (dl_slurm_job_files(comment, script_files, bb, uid, gid, &files,
-			       &msg)) {
+	if (dl_slurm_job_files_max(comment, script_files, bb, uid, gid,
+				   max_files, &files, &total, &msg)) {
 		/*
 		 * job_submit/datalocality rejects bad annotations at submit;
 		 * getting here means a list file changed or vanished since.
@@ -101,17 +101,15 @@ void agent_model_parse_job(agent_job_t *ji, const char *comment,
 		xfree(msg);
 		return;
 	}
-	if (!files)
-		return;
 	/* Bounded cost per job: a plan is no place for a huge job. */
-	if (files->count > max_files) {
-		ji->too_many = files->count > UINT32_MAX ? UINT32_MAX :
-							   files->count;
+	if (total > max_files) {
+		ji->too_many = total > UINT32_MAX ? UINT32_MAX : total;
 		info("%s: JobId=%u names %u files, above MaxFilesPerJob=%u: no placement",
 		     pfx, ji->job_id, ji->too_many, max_files);
-		dl_filelist_free(files);
 		return;
 	}
+	if (!files)
+		return;
 	ji->files = xcalloc(files->count ? files->count : 1, sizeof(uint32_t));
 	/* Sizes are what the job's user may see (dl_slurm_job_files()). */
 	for (i = 0; i < files->count; i++) {
