@@ -1,52 +1,183 @@
 #!/usr/bin/env bash
-# bench_cluster.sh - the same high-sharing workload on a real local Slurm
-# cluster (4 nodes, 1 CPU each), three ways:
-#   builtin+cache   sched/builtin (Slurm's data-oblivious default) with
-#                   dl-stage staging into node-local caches
-#   datalocality    sched/datalocality with the same staging and caches
-#   builtin, no cache  sched/builtin, jobs read straight from storage
-# and prints mean response time and bytes read from shared storage for
-# each, and the ratios.
+# bench_cluster.sh - one mixed job stream on a real local Slurm cluster
+# (4 nodes, 1 CPU each), scheduled two ways:
+#   backfill + cache      sched/backfill (Slurm's default) with dl-stage
+#                         staging into node-local caches: the baseline of
+#                         every ratio
+#   datalocality + cache  sched/datalocality with the same staging
+# and, with NOCACHE=1, a third row: sched/backfill without staging, jobs
+# reading straight from the storage.  (The sched/builtin rows of earlier
+# versions are gone: no site runs it, and backfill is what the plugin has
+# to beat.)
+#
+# The stream: Poisson arrivals at load LOAD (2) in the sense of
+# doc/workloads.md (eqs. 9-11: the last job arrives at the stream's
+# offered work / (slots x LOAD), a job's work being its eq. 6 estimate),
+# made of
+#   annotated jobs  --comment=files:... reading 3 of the 4 images of one of
+#                   8 patients (high sharing), then COMPUTE s of compute
+#   plain jobs      no annotation, PLAIN_SEC s of compute (PLAIN_PCT %)
+#   wide jobs       -N 4 --exclusive, WIDE_SEC s (NWIDE, evenly spaced)
+# all with --time=TIME_LIMIT minutes, and the same SchedulerParameters in
+# every row (SCHED_PARAMS).  Printed per row: mean and p95 response of the
+# annotated and of the plain jobs, the plain jobs' mean wait, the wide
+# jobs' wait, and the bytes dl-stage copied from the shared storage; then
+# each as a ratio to backfill + cache, and the targets met or missed.
 #
 # On one machine the "shared storage" is as fast as the local disk, so it
 # is given a realistic cost: STORAGE_SERVERS servers, each serving one
 # transfer at a time at STORAGE_BW bytes/s (the end-point contention model
-# of online-hps-khanna §4.3).  dl-stage's copies take the server's lock and
-# are paced (EmulateStorage* in datalocality.conf); in the no-cache run,
-# jobs read through the same locks with pv at the same rate.
+# of online-hps-khanna section 4.3).  dl-stage's copies take the server's
+# lock and are paced (EmulateStorage* in datalocality.conf); without
+# staging, jobs read through the same locks with pv at the same rate.
+#
+# Times are taken by the jobs themselves (date +%s.%N at the start and the
+# end of the batch script) and by this script just before each sbatch, so
+# response = end - submission, wait = start - submission (after the
+# Prolog, i.e. after staging).
 #
 #   contrib/bench_cluster.sh [BUILD_DIR]        (about 3 minutes; root)
+#
+# Environment (defaults): NJOBS (240) jobs in all, LOAD (2), SEED (7),
+# PLAIN_PCT (20), NWIDE (1), COMPUTE (0.5), PLAIN_SEC (1), WIDE_SEC (3),
+# TIME_LIMIT (2), IMG_MIB (4), CACHE (48M), STORAGE_BW (20 MiB/s),
+# STORAGE_SERVERS (2), SCHED_PARAMS (bf_interval=5), NOCACHE (0),
+# ROWS ("backfill datalocality"), DL_CONF (more lines for
+# datalocality.conf, e.g. "WaitFactor=4"; none: the plugin's defaults),
+# KEEP_LOGS (dir to copy the slurmctld logs and dl-stage logs of every row
+# into).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
+case $build in -* | *=*) echo "usage: $0 [BUILD_DIR] (settings go in the environment)" >&2; exit 2 ;; esac
 [ -x "$build/dl-stage" ] || build=$("$top/contrib/build.sh" "$build" | tail -1)
 STORAGE_BW=${STORAGE_BW:-$((20 * 1048576))}
 STORAGE_SERVERS=${STORAGE_SERVERS:-2}
-NJOBS=${NJOBS:-48}
+NJOBS=${NJOBS:-240}
+LOAD=${LOAD:-2}
+SEED=${SEED:-7}
+PLAIN_PCT=${PLAIN_PCT:-20}
+NWIDE=${NWIDE:-1}
+COMPUTE=${COMPUTE:-0.5}
+PLAIN_SEC=${PLAIN_SEC:-1}
+WIDE_SEC=${WIDE_SEC:-3}
+TIME_LIMIT=${TIME_LIMIT:-2}
+IMG_MIB=${IMG_MIB:-4}
 CACHE=${CACHE:-48M}
+SCHED_PARAMS=${SCHED_PARAMS-bf_interval=5}
+NOCACHE=${NOCACHE:-0}
+ROWS=${ROWS:-backfill datalocality}
+[ "$NOCACHE" = 1 ] && ROWS="$ROWS nocache"
 # shellcheck source=../test/cluster/cluster.sh
 source "$top/test/cluster/cluster.sh"
 export DL_CLUSTER_QUIET=1 DL_NODES=4
-export DL_PLUGIN_DIR="$build/.libs" DL_PARTITIOND="$build/dl-partitiond"
 work=$(mktemp -d /tmp/dl_bench.XXXXXX)
 chmod 755 "$work"
-trap 'dl_cluster_stop; rm -rf "$work"' EXIT
+# Other processes on this host may remove /tmp/dl_cluster.* under a running
+# cluster; stop() then puts the list of its daemons back so that
+# dl_cluster_stop finds them, and wait_done() gives up at once.
+stop() {
+	if [ -n "${DL_CLUSTER_DIR:-}" ] && [ -s "$work/pids" ] &&
+	   [ ! -f "$DL_CLUSTER_DIR/run/harness.pids" ] &&
+	   [ ! -f "$DL_CLUSTER_DIR/run/harness.pids.stopped" ]; then
+		mkdir -p "$DL_CLUSTER_DIR/run"
+		cp "$work/pids" "$DL_CLUSTER_DIR/run/harness.pids"
+	fi
+	dl_cluster_stop
+	rm -f "$work/pids"
+}
+wait_done() { # wait_done TIMEOUT: until no job is left
+	local i=0 jobs
+	while [ "$i" -lt $(($1 * 2)) ]; do
+		if [ ! -f "$DL_CLUSTER_DIR/etc/slurm.conf" ]; then
+			echo "bench: $DL_CLUSTER_DIR was removed while the cluster ran" >&2
+			return 1
+		fi
+		jobs=$(squeue -h -t PD,CF,R,CG -o %i 2>/dev/null) && [ -z "$jobs" ] && return 0
+		sleep 0.5
+		i=$((i + 1))
+	done
+	echo "bench: jobs still active after $1 s" >&2
+	return 1
+}
+trap 'stop; rm -rf "$work"' EXIT
 
-# The workload: 8 patients x 4 images of 4 MiB; each job analyses 3
-# images of one patient (high sharing), 0.5 s of compute; all submitted
-# at once in a random but fixed order.
+# A copy of the build's plugins and programs, so that a rebuild during the
+# run does not change them under a running slurmctld.
+mkdir -p "$work/lib" "$work/bin"
+cp "$build"/.libs/*_datalocality.so "$work/lib/"
+cp "$build/dl-stage" "$build/dl-partitiond" "$work/bin/"
+export DL_PLUGIN_DIR="$work/lib" DL_PARTITIOND="$work/bin/dl-partitiond"
+stage=$work/bin/dl-stage
+# The new design (Slurm decides when, the plugin where) has a slurmctld
+# plugin and runs under the same SchedulerParameters as sched/backfill;
+# the old one started every job itself and needed Slurm's scheduler off.
+if [ -e "$work/lib/slurmctld_datalocality.so" ]; then
+	dl_design=new
+	dl_params=$SCHED_PARAMS
+else
+	dl_design="old (starts every job itself)"
+	dl_params=sched_interval=-1,defer
+fi
+
+# The data: 8 patients x 4 images of IMG_MIB MiB.
 data=$work/storage
-RANDOM=7
+img=$((IMG_MIB << 20))
 for p in $(seq 1 8); do
 	mkdir -p "$data/p$p"
-	for i in 1 2 3 4; do head -c $((4 << 20)) /dev/urandom >"$data/p$p/img$i"; done
+	for i in 1 2 3 4; do head -c "$img" /dev/urandom >"$data/p$p/img$i"; done
 done
 chmod -R a+rX "$data"
-jobs=()
+
+# The stream, one job a line: "kind files" (kind a, p or w), then the
+# arrival times.  Kinds and files come from RANDOM seeded with SEED, the
+# gaps from awk's generator with the same seed, so changing LOAD changes
+# only the times.
+RANDOM=$SEED
+: >"$work/kinds"
 for j in $(seq 1 "$NJOBS"); do
+	kind=a
+	for w in $(seq 1 "$NWIDE"); do
+		[ "$j" = $((w * NJOBS / (NWIDE + 1))) ] && kind=w
+	done
+	if [ "$kind" = a ] && [ $((RANDOM % 100)) -lt "$PLAIN_PCT" ]; then kind=p; fi
 	p=$((RANDOM % 8 + 1)) first=$((RANDOM % 2 + 1))
-	jobs+=("$data/p$p/img$first,$data/p$p/img$((first + 1)),$data/p$p/img$((first + 2))")
+	if [ "$kind" = a ]; then
+		echo "a $data/p$p/img$first,$data/p$p/img$((first + 1)),$data/p$p/img$((first + 2))"
+	else
+		echo "$kind -"
+	fi >>"$work/kinds"
 done
+# Offered work per job: eq. 6 of online-hps-khanna for an annotated job
+# (s_f = annotated jobs of the stream reading f, P = 4 nodes, RBW =
+# STORAGE_BW, LBW = 500e6, the compute known), the compute of a plain job,
+# 4 x the compute of a wide job; the last arrival is at work / (slots x
+# LOAD) (eq. 11), the gaps exponential (doc/workloads.md).
+awk -v seed="$SEED" -v load="$LOAD" -v img="$img" -v rbw="$STORAGE_BW" \
+	-v lbw=500e6 -v P=4 -v c="$COMPUTE" -v cp="$PLAIN_SEC" -v cw="$WIDE_SEC" '
+	{ kind[NR] = $1; files[NR] = $2
+	  if ($1 == "a") { n = split($2, f, ","); for (i = 1; i <= n; i++) s[f[i]]++ } }
+	END {
+		for (j = 1; j <= NR; j++) {
+			if (kind[j] == "a") {
+				n = split(files[j], f, ","); e = c
+				for (i = 1; i <= n; i++) {
+					fne = 1 / s[f[i]]
+					tr = fne / rbw + (1 - fne) * (1 - 1 / P) / rbw
+					e += img * (tr + 1 / lbw)
+				}
+			} else e = (kind[j] == "p") ? cp : 4 * cw
+			work += e
+		}
+		tl = work / (4 * load)
+		srand(seed); t = 0
+		for (j = 1; j <= NR; j++) { at[j] = t; t += -log(1 - rand()) }
+		scale = (NR > 1 && at[NR] > 0) ? tl / at[NR] : 0
+		for (j = 1; j <= NR; j++) printf "%.3f %s %s\n", at[j] * scale, kind[j], files[j] > "/dev/stdout"
+		printf "%.1f %.1f %.3f\n", work, tl, work / NR > "/dev/stderr"
+	}' "$work/kinds" >"$work/stream" 2>"$work/load"
+read -r offered span avgexec <"$work/load"
+
 # The no-cache job reads each file through its storage server's lock at
 # STORAGE_BW, the server chosen as dl-stage chooses it (SHA-256 of the path).
 cat >"$work/read-direct.sh" <<EOF
@@ -58,18 +189,49 @@ done
 EOF
 chmod 755 "$work/read-direct.sh"
 
+# submit KIND FILES CACHED: one sbatch; prints the job id.  The batch script
+# writes "start end" into $work/t/<jobid>.
+submit() {
+	local kind=$1 files=$2 cached=$3 body
+	local stamp="echo \$t0 \$(date +%s.%N) >$work/t/\$SLURM_JOB_ID"
+	case $kind in
+	a)
+		if [ "$cached" = 1 ]; then
+			# shellcheck disable=SC2016
+			body='cat $DL_CACHE_VIEW'"${files//,/ \$DL_CACHE_VIEW}"' >/dev/null'
+		else
+			body="$work/read-direct.sh ${files//,/ }"
+		fi
+		sbatch --parsable -o /dev/null -t "$TIME_LIMIT" \
+			--comment="files:$files" \
+			--wrap "t0=\$(date +%s.%N); $body; sleep $COMPUTE; $stamp"
+		;;
+	p)
+		sbatch --parsable -o /dev/null -t "$TIME_LIMIT" \
+			--wrap "t0=\$(date +%s.%N); sleep $PLAIN_SEC; $stamp"
+		;;
+	w)
+		sbatch --parsable -o /dev/null -t "$TIME_LIMIT" -N 4 --exclusive \
+			--wrap "t0=\$(date +%s.%N); sleep $WIDE_SEC; $stamp"
+		;;
+	esac
+}
+
 run() { # run NAME SCHED CACHED(0/1)
-	local name=$1 sched=$2 cached=$3 start end resp=0 n=0 bytes=0 id f
-	mkdir -p "$work/locks"
+	local name=$1 sched=$2 cached=$3 t0 at kind files id now d bytes=0
+	local logs=${KEEP_LOGS:-}
+	rm -rf "$work/locks" "$work/t"
+	mkdir -p "$work/locks" "$work/t"
+	chmod 777 "$work/t"
 	export DL_SCHED_TYPE=$sched DL_JOB_SUBMIT=datalocality
 	if [ "$sched" = sched/datalocality ]; then
-		export DL_SCHED_PARAMS=sched_interval=-1,defer
+		export DL_SCHED_PARAMS=$dl_params
 	else
-		export DL_SCHED_PARAMS=""
+		export DL_SCHED_PARAMS=$SCHED_PARAMS
 	fi
 	if [ "$cached" = 1 ]; then
-		export DL_PROLOG="$build/dl-stage" DL_EPILOG="$build/dl-stage"
-		export DL_CLUSTER_EXTRA_CONF="TaskProlog=$build/dl-stage"
+		export DL_PROLOG="$stage" DL_EPILOG="$stage"
+		export DL_CLUSTER_EXTRA_CONF="TaskProlog=$stage"
 	else
 		export DL_PROLOG="" DL_EPILOG="" DL_CLUSTER_EXTRA_CONF=""
 	fi
@@ -82,48 +244,134 @@ run() { # run NAME SCHED CACHED(0/1)
 		EmulateStorageBandwidth=$STORAGE_BW
 		EmulateStorageServers=$STORAGE_SERVERS
 		EmulateStorageLockDir=$work/locks
+		${DL_CONF:-}
 	EOF
 	dl_cluster_start
-	local ids=()
-	for f in "${jobs[@]}"; do
-		if [ "$cached" = 1 ]; then
-			ids+=("$(sbatch --parsable -o /dev/null --comment="files:$f" \
-				--wrap 'cat $DL_CACHE_VIEW'"${f//,/ \$DL_CACHE_VIEW}"' >/dev/null; sleep 0.5')")
+	cp "$DL_CLUSTER_DIR/run/harness.pids" "$work/pids"
+	# Slurm's first scheduling pass comes about 3 s after slurmctld starts
+	# (test/cluster/cluster.sh); the stream begins after it.
+	sleep 5
+	: >"$work/sub"
+	t0=$EPOCHREALTIME
+	while read -r at kind files; do
+		# Wait for the arrival time (bash arithmetic has no fractions).
+		now=$EPOCHREALTIME
+		d=$(awk -v a="$at" -v t0="$t0" -v n="$now" 'BEGIN { d = t0 + a - n; printf "%.3f", (d > 0 ? d : 0) }')
+		[ "$d" = 0.000 ] || sleep "$d"
+		now=$EPOCHREALTIME
+		id=$(submit "$kind" "$files" "$cached")
+		echo "$id $kind $now" >>"$work/sub"
+	done <"$work/stream"
+	wait_done 1800
+	# One line per job: kind response wait (s), or "kind - -" if it left
+	# no times (failed).
+	while read -r id kind sub; do
+		if [ -s "$work/t/$id" ]; then
+			read -r s e <"$work/t/$id"
+			awk -v k="$kind" -v s="$s" -v e="$e" -v b="$sub" \
+				'BEGIN { printf "%s %.3f %.3f\n", k, e - b, s - b }'
 		else
-			ids+=("$(sbatch --parsable -o /dev/null --comment="files:$f" \
-				--wrap "$work/read-direct.sh ${f//,/ }; sleep 0.5")")
+			echo "bench: $name: JobId=$id ($kind) left no times:" \
+				"$(dl_cluster_job_field "$id" JobState || true)" >&2
+			echo "$kind - -"
 		fi
-	done
-	dl_cluster_wait_jobs_done 900
-	for id in "${ids[@]}"; do
-		line=$(scontrol show job -o "$id")
-		start=$(date -d "$(sed -n 's/.* SubmitTime=\([^ ]*\).*/\1/p' <<<"$line")" +%s)
-		end=$(date -d "$(sed -n 's/.* EndTime=\([^ ]*\).*/\1/p' <<<"$line")" +%s)
-		grep -q 'JobState=COMPLETED' <<<"$line" || echo "bench: JobId=$id did not complete" >&2
-		resp=$((resp + end - start))
-		n=$((n + 1))
-	done
+	done <"$work/sub" >"$work/times.$name"
 	if [ "$cached" = 1 ]; then
 		# dl-stage logs every copy it made from the storage.
 		bytes=$(cat "$DL_CLUSTER_DIR"/cache/n*/.log 2>/dev/null |
 			sed -n 's/.* \([0-9]*\) copied (\([0-9.]*\) \([KMG]*i*B\)).*/\2 \3/p' |
 			awk '{ m = ($2 == "GiB") ? 1073741824 : ($2 == "MiB") ? 1048576 : ($2 == "KiB") ? 1024 : 1; s += $1 * m } END { printf "%.0f", s }')
 	else
-		for f in "${jobs[@]}"; do
-			for x in ${f//,/ }; do bytes=$((bytes + $(stat -c %s "$x"))); done
-		done
+		while read -r kind files; do
+			[ "$kind" = a ] && bytes=$((bytes + 3 * img))
+		done <"$work/kinds"
 	fi
-	dl_cluster_stop
-	awk -v n="$name" -v r="$resp" -v c="$n" -v b="$bytes" \
-		'BEGIN { printf "%-22s %8.1f s %10.1f MiB\n", n, r / c, b / 1048576 }' | tee -a "$work/results"
+	if [ "$sched" = sched/datalocality ]; then
+		# How the plugin placed the jobs.
+		awk -v n="$name" '/datalocality: started JobId=/ { s++
+			on = $0; sub(/.* on /, "", on); sub(/ .*/, "", on)
+			pl = $0; sub(/.*\(planned /, "", pl); sub(/[: ].*/, "", pl)
+			if (on == pl) same++
+			if (/: strict[;)]/) st++; else if (/: widened[;)]/) wi++; else if (/no data preference/) nd++ }
+			END { printf "%s: the plugin started %d jobs, %d on their planned node; %d strict, %d widened, %d without data preference\n", n, s, same, st, wi, nd }' \
+			"$(dl_cluster_log_ctld)" >>"$work/notes"
+	fi
+	if [ -n "$logs" ]; then
+		mkdir -p "$logs/$name"
+		cp "$(dl_cluster_log_ctld)" "$DL_CLUSTER_DIR/etc/slurm.conf" "$logs/$name/"
+		for d in "$DL_CLUSTER_DIR"/cache/n*; do
+			[ -f "$d/.log" ] && cp "$d/.log" "$logs/$name/stage.${d##*/}.log"
+		done
+		cp "$work/times.$name" "$work/sub" "$logs/$name/"
+	fi
+	stop
+	# name, then: annotated mean p95, plain mean p95, plain wait mean,
+	# wide wait mean, MiB from storage, jobs without times
+	awk -v n="$name" -v b="$bytes" '
+		function pct(a, k, q,   i, j, t) { # nearest rank, after sorting a[1..k]
+			for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j > 0 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+			return k ? a[int(q * k + 0.999999)] : -1 }
+		$2 == "-" { bad++; next }
+		$1 == "a" { ra[++na] = $2; sa += $2 }
+		$1 == "p" { rp[++np] = $2; sp += $2; wp += $3 }
+		$1 == "w" { ww += $3; nw++ }
+		END { printf "%s|%.2f %.2f %.2f %.2f %.2f %.2f %.1f %d\n", n,
+			na ? sa / na : -1, pct(ra, na, 0.95), np ? sp / np : -1, pct(rp, np, 0.95),
+			np ? wp / np : -1, nw ? ww / nw : -1, b / 1048576, bad }' \
+		"$work/times.$name" >>"$work/results"
 }
 
-echo "workload: $NJOBS jobs, 3 of the 4 images (4 MiB) of one of 8 patients each, 0.5 s compute; 4 nodes x 1 CPU; cache $CACHE per node"
-echo "shared storage: $STORAGE_SERVERS servers, one transfer at a time each, $((STORAGE_BW / 1048576)) MiB/s"
-printf '%-22s %10s %14s\n' "" "mean resp" "from storage"
-run "builtin, no cache" sched/builtin 0
-run "builtin + cache" sched/builtin 1
-run "datalocality + cache" sched/datalocality 1
-awk '{ r[NR] = $(NF - 3); b[NR] = $(NF - 1) }
-     END { printf "\nresponse time: builtin+cache / datalocality = %.2f, no cache / datalocality = %.2f\n", r[2] / r[3], r[1] / r[3];
-           printf "bytes from storage: builtin+cache / datalocality = %.2f, no cache / datalocality = %.2f\n", b[2] / b[3], b[1] / b[3] }' "$work/results"
+na=$(grep -c '^a' "$work/kinds" || true)
+np=$(grep -c '^p' "$work/kinds" || true)
+nw=$(grep -c '^w' "$work/kinds" || true)
+echo "cluster: 4 nodes x 1 CPU; SchedulerParameters=batch_sched_delay=0${SCHED_PARAMS:+,$SCHED_PARAMS} in every row; sched/datalocality: $dl_design design${dl_params:+, SchedulerParameters=batch_sched_delay=0,$dl_params}"
+echo "stream: $NJOBS jobs, Poisson arrivals over $span s, load $LOAD (offered work $offered s = mean $avgexec s per job, eq. 6 estimates, doc/workloads.md eqs. 9-11, on 4 slots)"
+echo "  $na annotated: 3 of the 4 images ($IMG_MIB MiB) of one of 8 patients (high sharing), $COMPUTE s compute"
+echo "  $np plain: $PLAIN_SEC s compute; $nw wide: -N 4 --exclusive, $WIDE_SEC s; every job --time=$TIME_LIMIT (minutes)"
+echo "cache $CACHE per node (dl-stage, EvictionPolicy=value${DL_CONF:+, $DL_CONF}); shared storage: $STORAGE_SERVERS servers, one transfer at a time each, $((STORAGE_BW / 1048576)) MiB/s"
+start=$SECONDS
+: >"$work/results"
+: >"$work/notes"
+for row in $ROWS; do
+	case $row in
+	backfill) run "backfill + cache" sched/backfill 1 ;;
+	datalocality) run "datalocality + cache" sched/datalocality 1 ;;
+	nocache) run "backfill, no cache" sched/backfill 0 ;;
+	*) echo "bench: unknown row $row" >&2; exit 2 ;;
+	esac
+done
+
+echo
+printf '%-22s %17s %17s %9s %9s %12s\n' "" "annotated resp" "plain resp" "plain" "wide" "from"
+printf '%-22s %8s %8s %8s %8s %9s %9s %12s\n' "" mean p95 mean p95 "mean wait" wait storage
+awk -F'|' '
+	{ split($2, y, " "); name[NR] = $1; for (i = 1; i <= 8; i++) x[NR, i] = y[i] }
+	function f(val) { return val < 0 ? "-" : sprintf("%.2f", val) }
+	function r(val, base) { return (val < 0 || base <= 0) ? "-" : sprintf("%.2f", val / base) }
+	END {
+		for (k = 1; k <= NR; k++)
+			printf "%-22s %7ss %7ss %7ss %7ss %8ss %8ss %8.1f MiB%s\n", name[k],
+				f(x[k, 1]), f(x[k, 2]), f(x[k, 3]), f(x[k, 4]), f(x[k, 5]), f(x[k, 6]), x[k, 7],
+				x[k, 8] ? "  (" x[k, 8] " jobs failed)" : ""
+		b = 0
+		for (k = 1; k <= NR; k++) if (name[k] == "backfill + cache") b = k
+		if (!b) exit
+		for (k = 1; k <= NR; k++) {
+			if (k == b) continue
+			printf "%-22s %8s %8s %8s %8s %9s %9s %12s\n", "  / backfill + cache",
+				r(x[k, 1], x[b, 1]), r(x[k, 2], x[b, 2]), r(x[k, 3], x[b, 3]), r(x[k, 4], x[b, 4]),
+				r(x[k, 5], x[b, 5]), r(x[k, 6], x[b, 6]), r(x[k, 7], x[b, 7])
+		}
+		for (k = 1; k <= NR; k++) {
+			if (name[k] != "datalocality + cache") continue
+			printf "\ntargets (datalocality + cache against backfill + cache, this run):\n"
+			v = x[k, 1] > 0 ? x[b, 1] / x[k, 1] : 0
+			printf "  annotated mean response  backfill / datalocality  %5.2f  target >= 2.5  %s\n", v, (v >= 2.5 ? "PASS" : "MISS")
+			v = x[b, 5] > 0 ? x[k, 5] / x[b, 5] : (x[k, 5] <= 0 ? 1 : 99)
+			printf "  plain mean wait          datalocality / backfill  %5.2f  target <= 1.1  %s\n", v, (v <= 1.1 ? "PASS" : "MISS")
+			printf "  wide job wait            datalocality / backfill  %5s  target <= 1    %s  (%.2f s against %.2f s)\n",
+				r(x[k, 6], x[b, 6]), (x[k, 6] <= x[b, 6] ? "PASS" : "MISS"), x[k, 6], x[b, 6]
+		}
+	}' "$work/results"
+[ -s "$work/notes" ] && cat "$work/notes"
+echo "runtime $((SECONDS - start)) s; load average of this host at the end: $(cut -d" " -f1-3 /proc/loadavg)"
