@@ -452,17 +452,8 @@ int dl_persist_read(const char *path, char **text, char *err,
 	return 0;
 }
 
-/*
- * The access count to restore for a file of copies saved copies: each
- * copy re-inserted counts one use again (else every restart would add one
- * per copy), and a count near UINT64_MAX would wrap to 0 at the next use.
- */
+/* A restored access count stays far from wrapping at the next use. */
 #define MAX_ACC (UINT64_MAX >> 2)
-static uint64_t _restored_acc(uint64_t acc, uint64_t copies)
-{
-	acc = acc > copies ? acc - copies : 0;
-	return acc < MAX_ACC ? acc : MAX_ACC;
-}
 
 int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 		    char *err, size_t errlen)
@@ -471,7 +462,6 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 	lcached_t *cached = NULL;
 	dl_node_stats_t *stats = NULL;
 	dl_sched_stats_t sched = { 0 };
-	uint64_t *copies = NULL;
 	size_t nfiles = 0, fcap = 0, ncached = 0, ccap = 0, i;
 	char *buf = NULL, *line, *next;
 	unsigned lineno = 0;
@@ -595,17 +585,9 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 		rc = _fail(err, errlen, DL_EFORMAT, "empty state file%.0u", 0);
 
 	/* Verified: now apply. */
-	copies = nfiles ? calloc(nfiles, sizeof(*copies)) : NULL;
-	for (i = 0; copies && i < ncached; i++)
-		copies[cached[i].file]++;
-	for (i = 0; !rc && i < nfiles; i++) {
+	for (i = 0; !rc && i < nfiles; i++)
 		files[i].id = dl_cache_file_intern(cache, files[i].path,
 						   files[i].size);
-		if (files[i].id >= 0)
-			dl_cache_file_raise_access(
-				cache, (uint32_t)files[i].id,
-				_restored_acc(files[i].acc, copies ? copies[i] : 0));
-	}
 	for (i = 0; !rc && i < ncached; i++) {
 		const lfile_t *f = &files[cached[i].file];
 
@@ -617,6 +599,16 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 		dl_cache_insert(cache, (uint32_t)cached[i].node, (uint32_t)f->id,
 				0, NULL, NULL);
 	}
+	/*
+	 * After the copies, which count a use each: raising to the saved
+	 * count then restores it exactly (a restart adds nothing), and it is
+	 * capped far from wrapping at the next use.
+	 */
+	for (i = 0; !rc && i < nfiles; i++)
+		if (files[i].id >= 0)
+			dl_cache_file_raise_access(cache, (uint32_t)files[i].id,
+						   files[i].acc < MAX_ACC ?
+							   files[i].acc : MAX_ACC);
 	if (!rc && stats)
 		memcpy(p->stats, stats, p->nnodes * sizeof(*stats));
 	if (!rc && have_sched && p->sched)
@@ -624,7 +616,6 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 	free(stats);
 	free(files);
 	free(cached);
-	free(copies);
 	free(buf);
 	return rc;
 }

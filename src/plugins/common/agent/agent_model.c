@@ -207,11 +207,11 @@ static bool _parse_line(char *line, size_t len, uint64_t *size)
 	return !errno && !*end;
 }
 
-/* Read the inventory's lines into node's model; RET rejected lines. */
-static uint64_t _read_lines(FILE *f, uint32_t node, dl__u64set_t *listed)
+/* Read the inventory's files into listed; RET rejected lines. */
+static uint64_t _read_lines(FILE *f, dl__u64set_t *listed)
 {
 	char line[DL_PATH_MAX + 64];
-	uint64_t now = (uint64_t)time(NULL), size, bad = 0;
+	uint64_t size, bad = 0;
 	bool skip = false;
 
 	while (fgets(line, sizeof(line), f)) {
@@ -221,21 +221,34 @@ static uint64_t _read_lines(FILE *f, uint32_t node, dl__u64set_t *listed)
 
 		/* The rest of an over-long line is no line of its own. */
 		skip = !len || line[len - 1] != '\n';
-		if (cont)
-			continue;
+		if (cont || line[0] == '#')
+			continue; /* the header, or comments */
 		if (!_parse_line(line, len, &size)) {
 			bad++;
 			continue;
 		}
 		id = dl_cache_file_intern(cache, line, size);
-		if (id < 0)
-			continue;
-		if (!dl_cache_contains(cache, node, (uint32_t)id))
-			dl_cache_insert(cache, node, (uint32_t)id, now, NULL,
-					NULL);
-		dl__u64set_add(listed, (uint64_t)id);
+		if (id >= 0)
+			dl__u64set_add(listed, (uint64_t)id);
 	}
 	return bad;
+}
+
+/* Put the listed files in node's model (slots hold key + 1, 0: empty). */
+static void _insert_listed(const dl__u64set_t *listed, uint32_t node)
+{
+	uint64_t now = (uint64_t)time(NULL);
+	size_t i;
+
+	for (i = 0; i < listed->cap; i++) {
+		uint32_t file;
+
+		if (!listed->slots[i])
+			continue;
+		file = (uint32_t)(listed->slots[i] - 1);
+		if (!dl_cache_contains(cache, node, file))
+			dl_cache_insert(cache, node, file, now, NULL, NULL);
+	}
 }
 
 /*
@@ -285,7 +298,7 @@ static bool _sync(uint32_t node, const char *name, const char *cache_dir)
 	}
 	xfree(path);
 	dl__u64set_init(&listed);
-	if ((bad = _read_lines(f, node, &listed)))
+	if ((bad = _read_lines(f, &listed)))
 		error("datalocality: %s/.inventory: %" PRIu64 " lines are not \"<path> <size>\", ignored",
 		      name, bad);
 	fclose(f);
@@ -297,6 +310,11 @@ static bool _sync(uint32_t node, const char *name, const char *cache_dir)
 	for (i = 0; i < u.ndrop; i++)
 		dl_cache_remove(cache, node, u.drop[i]);
 	xfree(u.drop);
+	/*
+	 * Then what it does: adding first could overflow the model's
+	 * capacity with files about to go, and evict listed ones.
+	 */
+	_insert_listed(&listed, node);
 	dl__u64set_fini(&listed);
 	return true;
 }
