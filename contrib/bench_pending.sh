@@ -24,7 +24,7 @@
 # and prints both rows and the ratios datalocality / backfill with their
 # targets (CPU <= 1.5, latencies <= 1.2; PASS/MISS, not a test).
 #
-#   contrib/bench_pending.sh [BUILD_DIR]        (about 7 minutes; root)
+#   contrib/bench_pending.sh [BUILD_DIR]        (about 8 minutes; root)
 #
 # Environment (defaults): NPEND (20000), PLAIN_PCT (20), SUBMIT_PAR (4),
 # SETTLE (20), WINDOW (60), NCALLS (21), IMG_MIB (4), SCHED_PARAMS
@@ -182,7 +182,7 @@ submit_all() {
 
 echo "cluster: 4 nodes x 1 CPU, all busy; $(nproc) CPUs on this host; SchedulerParameters=batch_sched_delay=0${SCHED_PARAMS:+,$SCHED_PARAMS}"
 echo "sched/datalocality: $dl_design design${dl_params:+, SchedulerParameters=batch_sched_delay=0,$dl_params}, JobSubmitPlugins=datalocality"
-echo "queue: $NPEND separate pending jobs, $PLAIN_PCT% plain, the others reading 3 of 4 images ($IMG_MIB MiB) of one of $npat patients; submitted by $SUBMIT_PAR parallel sbatch loops"
+echo "queue: $NPEND separate pending jobs, $PLAIN_PCT% plain, the others reading 3 of 4 images ($IMG_MIB MiB) of one of $npat patients; submitted by $SUBMIT_PAR parallel sbatch loops per cluster"
 echo "CPU over $WINDOW s (after $SETTLE s), no clients; latency: median of $NCALLS calls"
 start=$SECONDS
 # All clusters run side by side, so that whatever else this host does
