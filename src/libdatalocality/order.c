@@ -9,9 +9,9 @@
  * scheduled before it there brought), with where each sat in its last
  * ECT; each file keeps the list of the jobs that may transfer it, grouped
  * by node, so that when a file reaches a node the jobs of that node that
- * need it are found by binary search.  One indexed binary heap serves the
- * files of the job being evaluated (by TCT) and the groups (by their best
- * ECT or a lower bound of it).
+ * need it are found by binary search.  One indexed binary heap type serves
+ * the groups (by their best ECT or a lower bound of it) and, when a job is
+ * evaluated, its files' runs per storage node (_eval()).
  */
 #include <float.h>
 #include <math.h>

@@ -72,3 +72,13 @@ int dl__u64set_add(dl__u64set_t *s, uint64_t key)
 	s->count++;
 	return 1;
 }
+
+void dl__u64set_foreach(const dl__u64set_t *s,
+			void (*fn)(uint64_t key, void *arg), void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < s->cap; i++)
+		if (s->slots[i])
+			fn(s->slots[i] - 1, arg);
+}

@@ -25,5 +25,8 @@ void dl__u64set_fini(dl__u64set_t *s);
 int dl__u64set_add(dl__u64set_t *s, uint64_t key);
 /* \return 1 if present, 0 if not. */
 int dl__u64set_has(const dl__u64set_t *s, uint64_t key);
+/* Call fn(key, arg) for every key, in no particular order. */
+void dl__u64set_foreach(const dl__u64set_t *s,
+			void (*fn)(uint64_t key, void *arg), void *arg);
 
 #endif /* DL_U64SET_H */

@@ -176,7 +176,7 @@ static bool _apply_one(job_record_t *job_ptr, const place_op_t *op)
 	return changed;
 }
 
-uint32_t agent_place_apply(const place_ops_t *ops, const char *pfx)
+uint32_t agent_place_apply(const place_ops_t *ops)
 {
 	uint32_t i, changed = 0;
 
@@ -197,6 +197,5 @@ uint32_t agent_place_apply(const place_ops_t *ops, const char *pfx)
 		/* Jobs placed or let go may start now: tell Slurm. */
 		queue_job_scheduler();
 	}
-	(void)pfx;
 	return changed;
 }

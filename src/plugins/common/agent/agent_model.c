@@ -234,21 +234,14 @@ static uint64_t _read_lines(FILE *f, dl__u64set_t *listed)
 	return bad;
 }
 
-/* Put the listed files in node's model (slots hold key + 1, 0: empty). */
-static void _insert_listed(const dl__u64set_t *listed, uint32_t node)
+/* Put a listed file in the model of node *arg. */
+static void _insert_listed(uint64_t file, void *arg)
 {
-	uint64_t now = (uint64_t)time(NULL);
-	size_t i;
+	uint32_t node = *(const uint32_t *)arg;
 
-	for (i = 0; i < listed->cap; i++) {
-		uint32_t file;
-
-		if (!listed->slots[i])
-			continue;
-		file = (uint32_t)(listed->slots[i] - 1);
-		if (!dl_cache_contains(cache, node, file))
-			dl_cache_insert(cache, node, file, now, NULL, NULL);
-	}
+	if (!dl_cache_contains(cache, node, (uint32_t)file))
+		dl_cache_insert(cache, node, (uint32_t)file,
+				(uint64_t)time(NULL), NULL, NULL);
 }
 
 /*
@@ -314,7 +307,7 @@ static bool _sync(uint32_t node, const char *name, const char *cache_dir)
 	 * Then what it does: adding first could overflow the model's
 	 * capacity with files about to go, and evict listed ones.
 	 */
-	_insert_listed(&listed, node);
+	dl__u64set_foreach(&listed, _insert_listed, &node);
 	dl__u64set_fini(&listed);
 	return true;
 }

@@ -17,11 +17,6 @@
 #include "agent_jobs.h"
 #include "agent_place.h"
 
-void agent_fmt_bytes(uint64_t b, char *buf, size_t len)
-{
-	dl_files_format_size(b, 1, buf, len);
-}
-
 place_op_t *agent_place_add(place_ops_t *ops, op_kind_t kind,
 			    uint32_t job_id)
 {
@@ -62,12 +57,13 @@ static void _cached(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 	for (i = 0; i < j->nfiles; i++)
 		if (dl_cache_contains(st->cache, n, j->files[i]))
 			files++;
-	agent_fmt_bytes(dl_place_cached_bytes(st, j, n), bytes, sizeof(bytes));
+	dl_files_format_size(dl_place_cached_bytes(st, j, n), 1, bytes,
+			     sizeof(bytes));
 	snprintf(buf, len, "%u/%u files, %s cached", files, j->nfiles, bytes);
 }
 
-static char *_waiting(const dl_state_t *st, const dl_job_t *j,
-		      const dl_place_t *rec, const char *cached)
+static char *_waiting(const dl_state_t *st, const dl_place_t *rec,
+		      const char *cached)
 {
 	if (isinf(rec->bound))
 		return xstrdup_printf("DataLocality: waiting for %s (%s; strict)",
@@ -75,7 +71,6 @@ static char *_waiting(const dl_state_t *st, const dl_job_t *j,
 	return xstrdup_printf("DataLocality: waiting for %s (%s; any node after %.0f s blocked, %.0f s so far)",
 			      st->nodes[rec->node].name, cached, rec->bound,
 			      rec->waited);
-	(void)j;
 }
 
 static void _restrict(const dl_state_t *st, size_t k, int32_t from,
@@ -93,7 +88,7 @@ static void _restrict(const dl_state_t *st, size_t k, int32_t from,
 	op->sc = xstrdup_printf("%s%s is the plugin's placement (%s when placed, policy %s)",
 				DL_SC_PLACED, node, cached,
 				plan ? plan->policy : "?");
-	op->desc = _waiting(st, j, &ji->place, cached);
+	op->desc = _waiting(st, &ji->place, cached);
 	if (from >= 0)
 		op->log = xstrdup_printf("%s: moved JobId=%u from %s to %s (%s)",
 					 pfx, j->id, st->nodes[from].name,
@@ -158,8 +153,7 @@ static void _decide_job(const dl_state_t *st, size_t k, const snap_job_t *sj,
 			op = agent_place_add(ops, OP_REASON, sj->job_id);
 			_cached(st, &st->jobs[k], (uint32_t)ji->place.node,
 				cached, sizeof(cached));
-			op->desc = _waiting(st, &st->jobs[k], &ji->place,
-					    cached);
+			op->desc = _waiting(st, &ji->place, cached);
 		} else if (sj->gated) {
 			agent_place_add(ops, OP_UNGATE, sj->job_id);
 		}
@@ -202,7 +196,7 @@ static void _started(const snapshot_t *s, const snap_job_t *sj,
 		snprintf(how, sizeof(how), "no placement");
 		stats->started_unplaced++;
 	}
-	agent_fmt_bytes(ji->hit_bytes, bytes, sizeof(bytes));
+	dl_files_format_size(ji->hit_bytes, 1, bytes, sizeof(bytes));
 	op = agent_place_add(ops, OP_RESTORE, sj->job_id);
 	op->log = xstrdup_printf("%s: started JobId=%u on %s (%s; %u/%u files, %s cached)",
 				 pfx, sj->job_id, node, how, ji->hit_files,

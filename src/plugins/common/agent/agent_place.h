@@ -58,7 +58,7 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
  * agent_place_apply - apply ops to the job records.  Caller holds the job
  * write lock and node read lock.  RET how many records changed.
  */
-uint32_t agent_place_apply(const place_ops_t *ops, const char *pfx);
+uint32_t agent_place_apply(const place_ops_t *ops);
 
 /* agent_place_ops_free - free the operations. */
 void agent_place_ops_free(place_ops_t *ops);
@@ -66,8 +66,5 @@ void agent_place_ops_free(place_ops_t *ops);
 /* agent_place_add - append an operation; strings are taken over. */
 place_op_t *agent_place_add(place_ops_t *ops, op_kind_t kind,
 			    uint32_t job_id);
-
-/* agent_fmt_bytes - "6.0 MiB". */
-void agent_fmt_bytes(uint64_t b, char *buf, size_t len);
 
 #endif /* AGENT_PLACE_H */

@@ -342,7 +342,7 @@ static void _cycle(void)
 	if (ops.n) {
 		lock_slurmctld(write_lock);
 		if (node_record_count == (int)snap.nnodes)
-			agent_place_apply(&ops, pfx);
+			agent_place_apply(&ops);
 		unlock_slurmctld(write_lock);
 	}
 	agent_place_ops_free(&ops);
