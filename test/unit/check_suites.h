@@ -21,5 +21,6 @@ Suite *make_sim_suite(void);
 Suite *make_stage_suite(void);
 Suite *make_place_suite(void);
 Suite *make_net_suite(void);
+Suite *make_cached_suite(void);
 
 #endif /* CHECK_SUITES_H */
