@@ -309,6 +309,101 @@ START_TEST(test_peer_fetch)
 }
 END_TEST
 
+/* The controller's side, in a child: HELLO, INV, then one DELTA adding
+ * the path "want"; exits 0 if all came as they should. */
+static int _fake_ctld(int lfd, const char *want)
+{
+	dl_net_auth_t a = { .munge_socket = fx_munge_socket };
+	dl_net_frame_t f;
+	dl_net_conn_t c;
+	dl_msg_t m;
+	int fd, ok = 0;
+
+	if (dl_net_accept(lfd, 10000, &fd, NULL, 0))
+		return 2;
+	dl_net_conn_init(&c, fd, &a, 5000);
+	if (dl_net_conn_handshake(&c, NULL, 0) ||
+	    dl_net_conn_recv(&c, 5000, &f, NULL, 0) ||
+	    f.type != DL_NET_HELLO ||
+	    dl_msg_decode(f.type, f.body, f.body_len, &m, NULL, 0) ||
+	    strcmp(m.node, "nB") || m.peer_port != 7777)
+		return 3;
+	dl_net_frame_free(&f);
+	dl_msg_free(&m);
+	if (dl_net_conn_recv(&c, 5000, &f, NULL, 0) || f.type != DL_NET_INV ||
+	    dl_msg_decode(f.type, f.body, f.body_len, &m, NULL, 0) ||
+	    !m.last || m.nfiles != 1)
+		return 4;
+	dl_net_frame_free(&f);
+	dl_msg_free(&m);
+	/* the store changes: a DELTA within about a second */
+	if (dl_net_conn_recv(&c, 3000, &f, NULL, 0) ||
+	    f.type != DL_NET_DELTA ||
+	    dl_msg_decode(f.type, f.body, f.body_len, &m, NULL, 0))
+		return 5;
+	for (size_t i = 0; i < m.nfiles; i++)
+		ok |= m.files[i].op == '+' && !strcmp(m.files[i].path, want) &&
+		      m.files[i].size == 100;
+	return ok && m.storage_bytes == 100 ? 0 : 6;
+}
+
+static void _no_prefetch(void *arg, dl_msg_t *m)
+{
+	(void)arg, (void)m;
+}
+
+static void _no_cancel(void *arg, uint32_t job)
+{
+	(void)arg, (void)job;
+}
+
+static void _no_located(void *arg, uint64_t req, const char *b, size_t n)
+{
+	(void)arg, (void)req, (void)b, (void)n;
+}
+
+START_TEST(test_ctl_inventory_delta)
+{
+	cached_ctl_ops_t ops = { _no_prefetch, _no_cancel, _no_located, NULL };
+	dl_stage_report_t rep;
+	cached_ctl_t *ctl;
+	dl_stage_t *st, *other;
+	char err[256], want[256];
+	int lfd, status;
+	pid_t pid;
+
+	if (!_root() || !fx_munged_ok("check_cached"))
+		return;
+	st = _stage(dir_b, &conf_b.opts, "f", &rep);
+	ck_assert_int_eq(dl_net_listen("127.0.0.1", 0, &lfd, err,
+				       sizeof(err)), 0);
+	snprintf(conf_b.controller, sizeof(conf_b.controller), "127.0.0.1");
+	conf_b.service_port = dl_net_local_port(lfd);
+	snprintf(conf_b.peer_host, sizeof(conf_b.peer_host), "127.0.0.1");
+	conf_b.peer_port = 7777;
+	snprintf(want, sizeof(want), "%s/g", src);
+	pid = fork();
+	if (pid == 0)
+		_exit(_fake_ctld(lfd, want));
+	ctl = cached_ctl_create(&conf_b, st, &ops);
+	cached_ctl_tick(ctl);
+	ck_assert_int_ge(cached_ctl_fd(ctl), 0);
+	/* another process (a direct-path dl-stage) changes the store */
+	other = _stage(dir_b, &conf_b.opts, "g", &rep);
+	dl_stage_close(other);
+	for (int i = 0; i < 20; i++) {
+		usleep(100000);
+		cached_ctl_tick(ctl);
+	}
+	waitpid(pid, &status, 0);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "fake controller: %d", WEXITSTATUS(status));
+	cached_ctl_destroy(ctl);
+	dl_stage_close(st);
+	close(lfd);
+}
+END_TEST
+
 static void _munged_up(void)
 {
 	fx_munged_start();
@@ -325,6 +420,7 @@ Suite *make_cached_suite(void)
 	tcase_add_test(tc, test_peer_check);
 	tcase_add_test(tc, test_peer_stream);
 	tcase_add_test(tc, test_peer_fetch);
+	tcase_add_test(tc, test_ctl_inventory_delta);
 	suite_add_tcase(s, tc);
 	return s;
 }
