@@ -172,7 +172,7 @@ static void _local_accept(loop_t *l)
 	dl_net_conn_t c;
 	dl_msg_t m;
 	char err[256] = "";
-	uid_t uid;
+	uid_t uid = (uid_t)-1;
 	int fd;
 
 	if (dl_net_accept(l->lfd, 0, &fd, NULL, 0))
