@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cached.h"
@@ -404,6 +405,91 @@ START_TEST(test_ctl_inventory_delta)
 }
 END_TEST
 
+/* Whether DIR/.jobs/<name> exists in cache b. */
+static int _job_rec(const char *name)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/.jobs/%s", dir_b, name);
+	return access(p, F_OK) == 0;
+}
+
+static dl_filelist_t *_list(const char *name)
+{
+	char spec[300], err[256];
+	dl_filelist_t *l;
+
+	snprintf(spec, sizeof(spec), "files:%s/%s", src, name);
+	ck_assert_int_eq(dl_files_parse(spec, &l, err, sizeof(err)), 0);
+	return l;
+}
+
+START_TEST(test_prefetch_pins)
+{
+	dl_stage_job_t job = { .job_id = 50, .uid = NOBODY, .gid = NOBODY };
+	dl_stage_report_t rep;
+	dl_filelist_t *l;
+	dl_stage_t *st;
+	uint32_t *left;
+	size_t nleft;
+	char err[256];
+
+	if (!_root())
+		return;
+	ck_assert_int_eq(dl_stage_open(dir_b, &conf_b.opts, 1, &st, err,
+				       sizeof(err)), 0);
+	l = _list("f");
+	ck_assert_int_eq(dl_stage_prefetch(st, &job, l, time(NULL) + 60,
+					   &rep), 0);
+	ck_assert_uint_eq(rep.copied, 1);
+	/* pinned by the prefetch record, no view, no job pins */
+	ck_assert(_job_rec("50.prefetch"));
+	ck_assert(!_job_rec("50.view") && !_job_rec("50.pins"));
+	ck_assert_int_eq(dl_stage_evict_to(st, 0, &rep), DL_ENOSPC);
+	ck_assert_uint_eq(rep.evicted, 0);
+	/* not a leftover of a dead job: the job is pending */
+	ck_assert_int_eq(dl_stage_leftovers(st, 0, &left, &nleft), 0);
+	ck_assert_uint_eq(nleft, 0);
+	free(left);
+	/* the job's Prolog takes the pins over */
+	ck_assert_int_eq(dl_stage_job(st, &job, l, &rep), 0);
+	ck_assert_uint_eq(rep.hits, 1);
+	ck_assert(!_job_rec("50.prefetch") && _job_rec("50.pins"));
+	ck_assert_int_eq(dl_stage_job_end(st, 50, &rep), 0);
+	ck_assert_int_eq(dl_stage_evict_to(st, 0, &rep), 0);
+	ck_assert_uint_eq(rep.evicted, 1);
+
+	/* an expired prefetch pins nothing, and is cleaned away */
+	ck_assert_int_eq(dl_stage_prefetch(st, &job, l, time(NULL) - 1, &rep),
+			 0);
+	ck_assert(_job_rec("50.prefetch"));
+	ck_assert_int_eq(dl_stage_evict_to(st, 0, &rep), 0);
+	ck_assert_uint_eq(rep.evicted, 1);
+	ck_assert_uint_eq(dl_stage_prefetch_expire(st), 1);
+	ck_assert(!_job_rec("50.prefetch"));
+
+	/* CANCEL drops the pins */
+	ck_assert_int_eq(dl_stage_prefetch(st, &job, l, time(NULL) + 60, &rep),
+			 0);
+	dl_stage_prefetch_drop(st, 50);
+	ck_assert(!_job_rec("50.prefetch"));
+	ck_assert_int_eq(dl_stage_evict_to(st, 0, &rep), 0);
+	ck_assert_uint_eq(rep.evicted, 1);
+	dl_filelist_free(l);
+
+	/* a user who cannot read the file: nothing pinned, no note left */
+	job.uid = job.gid = OTHER_UID;
+	l = _list("mine");
+	ck_assert_int_ne(dl_stage_prefetch(st, &job, l, time(NULL) + 60,
+					   &rep), 0);
+	ck_assert(rep.user_fault);
+	ck_assert(!_job_rec("50.prefetch") && !_job_rec("50.failed") &&
+		  !_job_rec("50.pins"));
+	dl_filelist_free(l);
+	dl_stage_close(st);
+}
+END_TEST
+
 static void _munged_up(void)
 {
 	fx_munged_start();
@@ -421,6 +507,7 @@ Suite *make_cached_suite(void)
 	tcase_add_test(tc, test_peer_stream);
 	tcase_add_test(tc, test_peer_fetch);
 	tcase_add_test(tc, test_ctl_inventory_delta);
+	tcase_add_test(tc, test_prefetch_pins);
 	suite_add_tcase(s, tc);
 	return s;
 }
