@@ -451,6 +451,28 @@ START_TEST(test_prefetch_pins)
 	ck_assert_int_eq(dl_stage_leftovers(st, 0, &left, &nleft), 0);
 	ck_assert_uint_eq(nleft, 0);
 	free(left);
+	/* a prefetch in progress (its view and pins being built) is not
+	 * reaped either; the same records without the prefetch are */
+	{
+		char p[256];
+		int fd;
+
+		snprintf(p, sizeof(p), "%s/.jobs/51.pins", dir_b);
+		ck_assert_int_ge(fd = open(p, O_WRONLY | O_CREAT, 0600), 0);
+		close(fd);
+		snprintf(p, sizeof(p), "%s/.jobs/51.prefetch", dir_b);
+		ck_assert_int_ge(fd = open(p, O_WRONLY | O_CREAT, 0600), 0);
+		close(fd);
+		ck_assert_int_eq(dl_stage_leftovers(st, 0, &left, &nleft), 0);
+		ck_assert_uint_eq(nleft, 0);
+		free(left);
+		unlink(p);
+		ck_assert_int_eq(dl_stage_leftovers(st, 0, &left, &nleft), 0);
+		ck_assert_uint_eq(nleft, 1);
+		ck_assert_uint_eq(left[0], 51);
+		free(left);
+		ck_assert_int_eq(dl_stage_job_end(st, 51, NULL), 0);
+	}
 	/* the job's Prolog takes the pins over */
 	ck_assert_int_eq(dl_stage_job(st, &job, l, &rep), 0);
 	ck_assert_uint_eq(rep.hits, 1);
