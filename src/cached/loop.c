@@ -257,11 +257,21 @@ static void _local_accept(loop_t *l)
 
 static void _peer_accept(loop_t *l)
 {
+	size_t peers = 0;
 	char who[96];
 	int fd;
 
 	if (dl_net_accept(l->pfd, 0, &fd, who, sizeof(who)))
 		return;
+	/* anyone can connect: half the slots stay for this node's jobs */
+	for (size_t i = 0; i < l->nch; i++)
+		peers += l->ch[i].kind == K_PEER;
+	if (peers >= MAX_CHILDREN / 2) {
+		cached_log(4, "peer %s: rejected, %zu peer requests in "
+			   "progress", who, peers);
+		close(fd);
+		return;
+	}
 	_spawn(l, K_PEER, 0, fd, _run_peer, who);
 }
 
