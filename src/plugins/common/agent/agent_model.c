@@ -18,6 +18,7 @@
 #include "dl_files.h"
 #include "u64set.h"
 #include "dl_slurm.h"
+#include "agent_inv.h"
 #include "agent_model.h"
 
 /* Largest inventory read: 1M files of long paths. */
@@ -167,28 +168,6 @@ static bool _unchanged(const struct stat *a, const struct stat *b)
 	       a->st_size == b->st_size && a->st_ino == b->st_ino;
 }
 
-/*
- * A path as dl-stage writes it: absolute, no '.' or '..' component, no
- * control character, blank or trailing '/'.  Anything else in an
- * inventory is garbage, not a path to believe.
- */
-static bool _valid_path(const char *p, size_t len)
-{
-	size_t i;
-
-	if (!len || p[0] != '/' || len >= DL_PATH_MAX || p[len - 1] == '/')
-		return false;
-	for (i = 0; i < len; i++) {
-		if ((unsigned char)p[i] <= ' ' || p[i] == 0x7f)
-			return false;
-		if (p[i] == '/' && i + 1 < len && p[i + 1] == '.' &&
-		    (i + 2 == len || p[i + 2] == '/' ||
-		     (p[i + 2] == '.' && (i + 3 == len || p[i + 3] == '/'))))
-			return false;
-	}
-	return true;
-}
-
 /* "<path> <size>\n" exactly; RET false for anything else. */
 static bool _parse_line(char *line, size_t len, uint64_t *size)
 {
@@ -197,7 +176,7 @@ static bool _parse_line(char *line, size_t len, uint64_t *size)
 	if (!len || line[len - 1] != '\n')
 		return false;
 	line[--len] = '\0';
-	if (!(sp = strchr(line, ' ')) || !_valid_path(line, sp - line) ||
+	if (!(sp = strchr(line, ' ')) || !agent_inv_valid_path(line, sp - line) ||
 	    !sp[1] || strspn(sp + 1, "0123456789") != strlen(sp + 1) ||
 	    strlen(sp + 1) > 19)
 		return false;
