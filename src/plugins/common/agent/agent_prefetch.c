@@ -121,7 +121,7 @@ static void _nodes(cyc_t *y)
 
 		agent_channel_view(i, v);
 		n->usable = v->complete && s->usable[i] &&
-			    agent_model_source(i) == AGENT_SRC_SERVICE;
+			    agent_model_source(i) == DL_SOURCE_SERVICE;
 		n->epoch = v->epoch;
 		cap = v->c.capacity != AGENT_INV_UNLIMITED ?
 			      v->c.capacity :
