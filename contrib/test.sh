@@ -9,7 +9,8 @@
 #   4. about 80 s of coverage-guided fuzzing (libFuzzer) of every parser of
 #      untrusted input: 30 s for the files: annotation, 10 s each for list
 #      files and burst-buffer specs, the state file, dl-sim's traces and
-#      dl-stage's cache metadata, notes and configuration (test/fuzz);
+#      dl-stage's cache metadata, notes and configuration, and the
+#      controller's copy of a node service's inventory (test/fuzz);
 #   5. make distcheck (skip with DL_SKIP_DISTCHECK=1).
 # The last line is "N passed, N failed"; the exit status is 0 only if all
 # passed.
