@@ -122,8 +122,10 @@ static void _nodes(cyc_t *y)
 		pf_node_t *n = &y->nodes[i];
 
 		agent_channel_view(i, v);
+		/* PrefetchMaxBytes=0: no prefetching (LOCATE still works). */
 		n->usable = v->complete && s->usable[i] &&
-			    agent_model_source(i) == DL_SOURCE_SERVICE;
+			    agent_model_source(i) == DL_SOURCE_SERVICE &&
+			    y->c->prefetch_max > 0;
 		n->epoch = v->epoch;
 		cap = v->c.capacity != AGENT_INV_UNLIMITED ?
 			      v->c.capacity :
