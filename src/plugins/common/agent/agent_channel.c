@@ -465,8 +465,11 @@ static void _accept_one(void)
 	uint32_t n;
 	int fd;
 
-	if (dl_net_accept(ch.lfd, 0, &fd, who, sizeof(who)))
+	if (dl_net_accept(ch.lfd, 0, &fd, who, sizeof(who))) {
+		/* Out of descriptors, say: do not spin on a ready socket. */
+		usleep(100000);
 		return;
+	}
 	slurm_mutex_lock(&ch.lock);
 	n = ch.nconns;
 	slurm_mutex_unlock(&ch.lock);
