@@ -133,29 +133,10 @@ static int _report(const dl_sim_args_t *a, const dl_workload_t *wl,
 		fprintf(stderr, "%s: cannot write %s\n", prog, a->jobs_csv);
 		status = 1;
 	}
-	if (m.completed < m.jobs) {
-		fprintf(stderr,
-			"%s: %zu of %zu jobs never completed: the policy left them waiting\n",
-			prog, m.jobs - m.completed, m.jobs);
-		status = 1;
-	}
-	if (m.fallback_plans) {
-		fprintf(stderr,
-			"%s: %s fell back to a simpler method in %zu of %zu plans: this run is not %s's%s\n",
-			prog, a->policy, m.fallback_plans, m.plans, a->policy,
-			a->tolerate_fallback ? " (tolerated)" : "");
-		if (!a->tolerate_fallback)
-			status = 1;
-	}
 	if (log_errors > 5)
 		fprintf(stderr, "%s: the library logged %zu errors in all\n",
 			prog, log_errors);
-	if (res->capacity_violations) {
-		fprintf(stderr, "%s: cache capacity exceeded %llu times\n",
-			prog, (unsigned long long) res->capacity_violations);
-		status = 1;
-	}
-	return status;
+	return dl_sim_setup_status(a, res, &m, stderr) || status;
 }
 
 int main(int argc, char **argv)

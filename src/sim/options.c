@@ -470,6 +470,16 @@ static int _find(const char *name)
 	return -1;
 }
 
+size_t dl_sim_args_count(void)
+{
+	return NOPTS;
+}
+
+const char *dl_sim_args_name(size_t i)
+{
+	return i < NOPTS ? opts[i].name : NULL;
+}
+
 int dl_sim_args_given(const dl_sim_args_t *a, const char *name)
 {
 	int i = _find(name);

@@ -16,6 +16,7 @@
 #ifndef DL_SIM_OPTIONS_H
 #define DL_SIM_OPTIONS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -85,5 +86,10 @@ const char *dl_sim_wl_name(dl_sim_wl_t kind);
  * line of the last parse into a.  \return 1 or 0 (also for unknown names).
  */
 int dl_sim_args_given(const dl_sim_args_t *a, const char *name);
+
+/* The table, for tests and documentation: its length, and the long name
+ * of entry i (NULL for a heading of --help, or i out of range). */
+size_t dl_sim_args_count(void);
+const char *dl_sim_args_name(size_t i);
 
 #endif /* DL_SIM_OPTIONS_H */

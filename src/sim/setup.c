@@ -286,3 +286,34 @@ size_t dl_sim_setup_describe(const dl_sim_args_t *a, const dl_workload_t *wl,
 	_kv_platform_desc(&a->cfg, kv, &n);
 	return n;
 }
+
+int dl_sim_setup_status(const dl_sim_args_t *a, const dl_sim_result_t *r,
+			const dl_metrics_t *m, FILE *err)
+{
+	int status = 0;
+
+	if (m->completed < m->jobs) {
+		if (err)
+			fprintf(err,
+				"dl-sim: %zu of %zu jobs never completed: the policy left them waiting\n",
+				m->jobs - m->completed, m->jobs);
+		status = 1;
+	}
+	if (m->fallback_plans) {
+		if (err)
+			fprintf(err,
+				"dl-sim: %s fell back to a simpler method in %zu of %zu plans: this run is not %s's%s\n",
+				a->policy, m->fallback_plans, m->plans,
+				a->policy,
+				a->tolerate_fallback ? " (tolerated)" : "");
+		if (!a->tolerate_fallback)
+			status = 1;
+	}
+	if (r->capacity_violations) {
+		if (err)
+			fprintf(err, "dl-sim: cache capacity exceeded %llu times\n",
+				(unsigned long long) r->capacity_violations);
+		status = 1;
+	}
+	return status;
+}

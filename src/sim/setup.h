@@ -42,4 +42,14 @@ int dl_sim_setup_workload(const dl_sim_args_t *a, dl_wl_diag_t *diag,
 size_t dl_sim_setup_describe(const dl_sim_args_t *a, const dl_workload_t *wl,
 			     dl_kv_t *kv);
 
+/**
+ * dl_sim_setup_status - dl-sim's exit status for a run that went through:
+ * 1 if jobs never completed, the cache overflowed, or the policy fell
+ * back to a simpler method in some plan (unless a->tolerate_fallback:
+ * the run stays labelled, see metrics.h); else 0.  Each reason is said
+ * on err (may be NULL), one line each.
+ */
+int dl_sim_setup_status(const dl_sim_args_t *a, const dl_sim_result_t *r,
+			const dl_metrics_t *m, FILE *err);
+
 #endif /* DL_SIM_SETUP_H */
