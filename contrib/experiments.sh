@@ -236,23 +236,9 @@ cell() {
 	printf '%s (%s, %s)' "$(ci "$1" "$2" "$C_RESP" %.1f)" \
 		"$(mean "$1" "$2" "$C_P95" %.1f)" "$(mean "$1" "$2" "$C_MAX" %.1f)"
 }
-# table FIG FILTER XNAME XCOL KEYCOL "X..." KEYS...: one row per X, one
-# column per key
+# table FIG FILTER XNAME XCOL KEYCOL "X..." KEYS...: one row per X (a
+# number: compared as one), one column per key
 table() {
-	local fig=$1 f=$2 xn=$3 xc=$4 kc=$5 xs=$6 x k
-	shift 6
-	printf '| %s |' "$xn"; for k in "$@"; do printf ' %s |' "$k"; done; echo
-	printf '|---|'; for k in "$@"; do printf -- '---|'; done; echo
-	for x in $xs; do
-		printf '| %s |' "$x"
-		for k in "$@"; do
-			printf ' %s |' "$(cell "$fig" "$f && \$$xc == \"$x\" && \$$kc == \"$k\"")"
-		done
-		echo
-	done
-}
-# the x columns hold numbers written by dl-sim: compare them as numbers
-table_num() {
 	local fig=$1 f=$2 xn=$3 xc=$4 kc=$5 xs=$6 x k
 	shift 6
 	printf '| %s |' "$xn"; for k in "$@"; do printf ' %s |' "$k"; done; echo
@@ -289,7 +275,7 @@ fallbacks=$(awk -F, -v c="$C_FB" 'NR > 1 && $c > 0' "$CSV" | wc -l)
 		echo
 		echo "$order order, mean ± 95% CI (p95, max):"
 		echo
-		table_num fig6 "\$$C_ORDER == \"$order\"" "jobs" "$C_JOBS" "$C_POL" "${JOBS[*]}" "${KHANNA[@]}"
+		table fig6 "\$$C_ORDER == \"$order\"" "jobs" "$C_JOBS" "$C_POL" "${JOBS[*]}" "${KHANNA[@]}"
 	done
 	echo
 	echo "Remote transfers, mean ± 95% CI:"
@@ -311,7 +297,7 @@ fallbacks=$(awk -F, -v c="$C_FB" 'NR > 1 && $c > 0' "$CSV" | wc -l)
 		echo
 		echo "$order order:"
 		echo
-		table_num fig5 "\$$C_ORDER == \"$order\"" "jobs" "$C_JOBS" "$C_PAR" "${JOBS[*]}" threshold=1 threshold=2 threshold=4
+		table fig5 "\$$C_ORDER == \"$order\"" "jobs" "$C_JOBS" "$C_PAR" "${JOBS[*]}" threshold=1 threshold=2 threshold=4
 	done
 	echo
 	echo "## 1600 jobs on 2-16 compute nodes (Fig. 8), response time (s)"
@@ -319,16 +305,16 @@ fallbacks=$(awk -F, -v c="$C_FB" 'NR > 1 && $c > 0' "$CSV" | wc -l)
 		echo
 		echo "$order order:"
 		echo
-		table_num fig8 "\$$C_ORDER == \"$order\"" "nodes" "$C_NODES" "$C_POL" "2 4 8 16" "${KHANNA[@]}"
+		table fig8 "\$$C_ORDER == \"$order\"" "nodes" "$C_NODES" "$C_POL" "2 4 8 16" "${KHANNA[@]}"
 	done
 	echo
 	echo "## Lublin-Feitelson arrivals (Fig. 9a), response time (s)"
 	echo
-	table_num fig9a 1 "jobs" "$C_JOBS" "$C_POL" "${JOBS[*]}" "${KHANNA[@]}"
+	table fig9a 1 "jobs" "$C_JOBS" "$C_POL" "${JOBS[*]}" "${KHANNA[@]}"
 	echo
 	echo "## Degree of overlap (Fig. 9b), response time (s)"
 	echo
-	table_num fig9b 1 "target overlap" "$C_OV" "$C_POL" "0.8500 0.4000 0.1000" "${KHANNA[@]}"
+	table fig9b 1 "target overlap" "$C_OV" "$C_POL" "0.8500 0.4000 0.1000" "${KHANNA[@]}"
 	echo
 	echo "## Findings"
 	echo
