@@ -139,30 +139,33 @@ mean() { agg "$1" "$2" "$3" | awk -v f="$4" '{ printf f, $2 }'; }
 # cmp FIG FILTER_A FILTER_B COL: "lt P", "gt P" (A's mean below/above B's,
 # Welch p < ALPHA) or "ns P"
 cmp() {
+	# dl-simstat takes the keys in order of appearance: A's rows first.
 	awk -F, -v fig="$1" -v c="$4" "NR > 1 && \$$C_FIG == fig { if ($2) print \"a\t\" \$c; if ($3) print \"b\t\" \$c }" "$CSV" |
-		"$simstat" welch |
+		sort -s -k1,1 | "$simstat" welch |
 		awk -F'\t' -v a="$ALPHA" '{ printf "%s %.3g", ($7 >= a ? "ns" : $3 < $4 ? "lt" : "gt"), $7 }'
 }
 pol() { echo "\$$C_POL == \"$1\""; }
 
 # A verdict is "reproduced" when every comparison the finding makes goes
 # the paper's way and is significant, "not reproduced" when one goes
-# significantly the other way, "not significant" otherwise.
-# verdict WANT RESULT...: each RESULT is the "lt P"/"gt P"/"ns P" of a
-# comparison whose paper's direction is WANT.
+# significantly the other way (named), "not significant" otherwise.
+# verdict WANT RESULT...: each RESULT is the "lt P [LABEL]", "gt P
+# [LABEL]" or "ns P [LABEL]" of a comparison whose paper's direction is
+# WANT.
 verdict() {
-	local want=$1 r sig=1 against=0 worst=0
+	local want=$1 r kind p label sig=1 against="" worst=0
 	shift
 	for r in "$@"; do
-		case ${r%% *} in
+		read -r kind p label <<<"$r"
+		case $kind in
 		"$want") ;;
 		ns) sig=0 ;;
-		lt | gt) against=1 ;;
+		lt | gt) against+="${against:+, }${label:-the other} (p = $p)" ;;
 		*) echo "**no data**"; return ;;
 		esac
-		worst=$(awk -v a="$worst" -v b="${r#* }" 'BEGIN { print (b > a ? b : a) }')
+		worst=$(awk -v a="$worst" -v b="$p" 'BEGIN { print (b > a ? b : a) }')
 	done
-	if [ $against = 1 ]; then echo "**not reproduced**"
+	if [ -n "$against" ]; then echo "**not reproduced** (significantly the other way: $against)"
 	elif [ $sig = 1 ]; then echo "reproduced (p ≤ $worst)"
 	else echo "**not significant** (p ≤ $worst)"; fi
 }
@@ -172,7 +175,7 @@ beats() {
 	shift 5
 	for o in "$@"; do
 		[ "$o" = "$p" ] && continue
-		res+=("$(cmp "$fig" "$(pol "$p") && $f" "$(pol "$o") && $f" "$c")")
+		res+=("$(cmp "$fig" "$(pol "$p") && $f" "$(pol "$o") && $f" "$c") $o")
 	done
 	verdict "$want" "${res[@]}"
 }
@@ -332,7 +335,7 @@ fallbacks=$(awk -F, -v c="$C_FB" 'NR > 1 && $c > 0' "$CSV" | wc -l)
 	thr() { # JDPDLL's threshold 2 against 1 and 4, 1600 jobs, clustered
 		local f="\$$C_JOBS == 1600 && \$$C_ORDER == \"clustered\"" t res=()
 		for t in 1 4; do
-			res+=("$(cmp fig5 "\$$C_PAR == \"threshold=2\" && $f" "\$$C_PAR == \"threshold=$t\" && $f" "$C_RESP")")
+			res+=("$(cmp fig5 "\$$C_PAR == \"threshold=2\" && $f" "\$$C_PAR == \"threshold=$t\" && $f" "$C_RESP") threshold=$t")
 		done
 		verdict lt "${res[@]}"
 	}
@@ -364,12 +367,12 @@ fallbacks=$(awk -F, -v c="$C_FB" 'NR > 1 && $c > 0' "$CSV" | wc -l)
 			awk -F'\t' -v a="$ALPHA" '{ printf "%s %.3g", ($7 >= a ? "ns" : $3 < $4 ? "lt" : "gt"), $7 }'
 	}
 	gci() { gains "$1" k | "$simstat" ci | awk -F'\t' '{ printf "%.2f ± %.2f", $3, $5 }'; }
-	echo "| khanna §6.4 | Online-HPS's benefit is greatest at high overlap and shrinks with overlap (Fig. 9b) | $(verdict gt "$(gcmp 0.8500 0.4000)" "$(gcmp 0.4000 0.1000)") (best other / Online-HPS: high $(gci 0.8500), medium $(gci 0.4000), low $(gci 0.1000)) |"
+	echo "| khanna §6.4 | Online-HPS's benefit is greatest at high overlap and shrinks with overlap (Fig. 9b) | $(verdict gt "$(gcmp 0.8500 0.4000) high-vs-medium" "$(gcmp 0.4000 0.1000) medium-vs-low") (best other / Online-HPS: high $(gci 0.8500), medium $(gci 0.4000), low $(gci 0.1000)) |"
 	f2g="\$$C_CACHE == 2147483648"
 	fa_worst() {
 		local p res=()
 		for p in max-cache-hit max-compute-util good-cache-compute; do
-			res+=("$(cmp diffusion "$(pol $p) && $f2g" "$(pol first-available) && $f2g" "$C_RESP")")
+			res+=("$(cmp diffusion "$(pol $p) && $f2g" "$(pol first-available) && $f2g" "$C_RESP") $p")
 		done
 		verdict lt "${res[@]}"
 	}
