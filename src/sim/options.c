@@ -539,6 +539,11 @@ static int _apply(const _opt_t *o, dl_sim_args_t *a, const char *arg,
 	return 0;
 }
 
+static int _takes_arg(const _opt_t *o)
+{
+	return o->type != T_FLAG && !(o->type == T_FN && !o->arg);
+}
+
 /* The getopt_long tables, built from opts: long options return their
  * index in opts + 256, short ones their letter. */
 static void _getopt_tables(struct option *lo, char *shortopts)
@@ -549,10 +554,8 @@ static void _getopt_tables(struct option *lo, char *shortopts)
 		if (opts[i].type == T_SECTION)
 			continue;
 		lo[n].name = opts[i].name;
-		lo[n].has_arg = opts[i].type == T_FLAG ||
-						(opts[i].type == T_FN && !opts[i].arg) ?
-					no_argument :
-					required_argument;
+		lo[n].has_arg = _takes_arg(&opts[i]) ? required_argument :
+							no_argument;
 		lo[n].flag = NULL;
 		lo[n].val = 256 + (int) i;
 		n++;
@@ -575,7 +578,7 @@ static int _getopt_error(const struct option *lo, const char *bad, char *err,
 	if (optopt >= 256) {
 		const _opt_t *o = &opts[optopt - 256];
 
-		if (o->type == T_FLAG || (o->type == T_FN && !o->arg))
+		if (!_takes_arg(o))
 			return _fail(err, len, "--%s takes no argument",
 				     o->name);
 		return _fail(err, len, "--%s needs an argument (%s)", o->name,
