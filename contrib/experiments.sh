@@ -18,14 +18,16 @@
 # Every comparison runs all its policies on one platform: peer fetch off
 # for the online-hps-khanna runs (storage nodes only, as its §2), on for
 # every policy of the data-diffusion runs (Falkon's executors fetch from
-# each other's caches, data-diffusion-raicu §3.1).
+# each other's caches, data-diffusion-raicu §3.1), and again off for every
+# policy (figure "diffusion-storage").
 #
 # online-hps-khanna §6: 4 compute + 4 storage nodes, 15 GB cache per node,
 # 800-1600 jobs whose last arrival gives load 1-2 (eqs. 9-11), clustered
 # and random orders, Lublin arrivals, high/medium/low overlap, 2-16 nodes.
 # data-diffusion-raicu §5: 10K files of 10 MB, 10 ms tasks, arrival rate
-# x1.3 every 60 s (scaled down to DIFF_JOBS tasks on 64 nodes), cache sizes
-# 1/1.5/2/4 GB per node and the four dispatch policies.
+# x1.3 every 60 s (scaled down to DIFF_JOBS tasks on 64 nodes: 40K, five
+# seeds and both platforms take over an hour on 2 shared cores), cache
+# sizes 1/1.5/2/4 GB per node and the four dispatch policies.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
@@ -87,6 +89,9 @@ for cs in 1G 1536M 2G 4G; do
 	for p in "${FALKON[@]}"; do
 		run diffusion --policy "$p" --workload diffusion --jobs "$DIFF_JOBS" --nodes 64 \
 			--cache-size $cs --peer-fetch
+		# The same on the platform without peer fetch, for every policy.
+		run diffusion-storage --policy "$p" --workload diffusion --jobs "$DIFF_JOBS" \
+			--nodes 64 --cache-size $cs --no-peer-fetch
 	done
 done
 
@@ -207,6 +212,7 @@ plot() { # plot PNG TITLE XLABEL YLABEL FIG FILTER XCOL YCOL KEYCOL KEYS...
 		set ylabel '$yl'
 		set key top left
 		set grid
+		set offsets graph 0.03, graph 0.03, 0, 0
 		plot $cmd
 	EOF
 }
@@ -232,6 +238,10 @@ plot diffusion-hits.png "Data diffusion: local cache hits (64 nodes)" "cache byt
 	diffusion 1 "$C_CACHE" "$C_HIT" "$C_POL" "${FALKON[@]}"
 plot diffusion-efficiency.png "Data diffusion: efficiency (s5, ideal / actual run time)" "cache bytes per node" "efficiency" \
 	diffusion 1 "$C_CACHE" "$C_EFF5" "$C_POL" "${FALKON[@]}"
+plot diffusion-storage-cache.png "Data diffusion without peer fetch (64 nodes)" "cache bytes per node" "mean response (s)" \
+	diffusion-storage 1 "$C_CACHE" "$C_RESP" "$C_POL" "${FALKON[@]}"
+plot diffusion-storage-efficiency.png "Data diffusion without peer fetch: efficiency (s5)" "cache bytes per node" "efficiency" \
+	diffusion-storage 1 "$C_CACHE" "$C_EFF5" "$C_POL" "${FALKON[@]}"
 
 # --- tables -------------------------------------------------------------------
 # cell FIG FILTER: "mean ± CI (p95 P, max M)" of the response time, seconds
@@ -369,34 +379,43 @@ fallbacks=$(awk -F, -v c="$C_FB" 'NR > 1 && $c > 0' "$CSV" | wc -l)
 	gci() { gains "$1" k | "$simstat" ci | awk -F'\t' '{ printf "%.2f ± %.2f", $3, $5 }'; }
 	echo "| khanna §6.4 | Online-HPS's benefit is greatest at high overlap and shrinks with overlap (Fig. 9b) | $(verdict gt "$(gcmp 0.8500 0.4000) high-vs-medium" "$(gcmp 0.4000 0.1000) medium-vs-low") (best other / Online-HPS: high $(gci 0.8500), medium $(gci 0.4000), low $(gci 0.1000)) |"
 	f2g="\$$C_CACHE == 2147483648"
-	fa_worst() {
+	fa_worst() { # fa_worst FIG
 		local p res=()
 		for p in max-cache-hit max-compute-util good-cache-compute; do
-			res+=("$(cmp diffusion "$(pol $p) && $f2g" "$(pol first-available) && $f2g" "$C_RESP") $p")
+			res+=("$(cmp "$1" "$(pol $p) && $f2g" "$(pol first-available) && $f2g" "$C_RESP") $p")
 		done
 		verdict lt "${res[@]}"
 	}
-	echo "| raicu §5 | Data-aware dispatch beats first-available (2 GB caches) | $(fa_worst) |"
+	echo "| raicu §5 | Data-aware dispatch beats first-available (2 GB caches, peer fetch on for all) | $(fa_worst diffusion) |"
+	echo "| raicu §5 | ... and with peer fetch off for all (2 GB caches) | $(fa_worst diffusion-storage) |"
 	for p in max-cache-hit max-compute-util good-cache-compute; do
 		echo "| raicu §5 | Larger caches raise the local hit rate ($p, 1 GB vs 4 GB per node) | $(verdict lt "$(cmp diffusion "$(pol $p) && \$$C_CACHE == 1073741824" "$(pol $p) && \$$C_CACHE == 4294967296" "$C_HIT")") |"
 	done
 	echo
-	echo "## Data diffusion: cache size and dispatch policy (64 nodes, $DIFF_JOBS tasks, peer fetch on for all)"
+	echo "## Data diffusion: cache size and dispatch policy (64 nodes, $DIFF_JOBS tasks)"
 	echo
 	echo "Efficiency §5 is the ideal run time over the actual one (1 / WET slowdown),"
 	echo "the measure of data-diffusion-raicu §5; §4.3's efficiency and speedup follow"
 	echo "its model literally and stay at 1 and 64 whenever arrivals bound the run."
-	echo
-	echo "| cache/node | policy | response (s), mean ± CI (p95, max) | local hits % | efficiency §5 | efficiency §4.3 | speedup §4.3 |"
-	echo "|---|---|---|---|---|---|---|"
-	for cs in 1073741824 1610612736 2147483648 4294967296; do
-		for p in "${FALKON[@]}"; do
-			f="$(pol "$p") && \$$C_CACHE == $cs"
-			printf '| %s GiB | %s | %s | %s | %s | %s | %s |\n' \
-				"$(awk -v c=$cs 'BEGIN { printf "%.1f", c / 1073741824 }')" "$p" \
-				"$(cell diffusion "$f")" "$(ci diffusion "$f" "$C_HIT" %.1f)" \
-				"$(ci diffusion "$f" "$C_EFF5" %.3f)" "$(mean diffusion "$f" "$C_EFF" %.3f)" \
-				"$(mean diffusion "$f" "$C_SPEED" %.1f)"
+	for fig in diffusion diffusion-storage; do
+		echo
+		if [ $fig = diffusion ]; then
+			echo "Peer fetch on for every policy (Falkon's executors read each other's caches):"
+		else
+			echo "Peer fetch off for every policy (files from the storage nodes only):"
+		fi
+		echo
+		echo "| cache/node | policy | response (s), mean ± CI (p95, max) | local hits % | efficiency §5 | efficiency §4.3 | speedup §4.3 |"
+		echo "|---|---|---|---|---|---|---|"
+		for cs in 1073741824 1610612736 2147483648 4294967296; do
+			for p in "${FALKON[@]}"; do
+				f="$(pol "$p") && \$$C_CACHE == $cs"
+				printf '| %s GiB | %s | %s | %s | %s | %s | %s |\n' \
+					"$(awk -v c=$cs 'BEGIN { printf "%.1f", c / 1073741824 }')" "$p" \
+					"$(cell $fig "$f")" "$(ci $fig "$f" "$C_HIT" %.1f)" \
+					"$(ci $fig "$f" "$C_EFF5" %.3f)" "$(mean $fig "$f" "$C_EFF" %.3f)" \
+					"$(mean $fig "$f" "$C_SPEED" %.1f)"
+			done
 		done
 	done
 	echo
