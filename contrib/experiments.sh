@@ -210,7 +210,7 @@ plot() { # plot PNG TITLE XLABEL YLABEL FIG FILTER XCOL YCOL KEYCOL KEYS...
 		set title '$title (mean of ${#SEEDS[@]} seeds, 95% CI)'
 		set xlabel '$xl'
 		set ylabel '$yl'
-		set key top left
+		set key below
 		set grid
 		set offsets graph 0.03, graph 0.03, 0, 0
 		plot $cmd
@@ -389,7 +389,7 @@ fallbacks=$(awk -F, -v c="$C_FB" 'NR > 1 && $c > 0' "$CSV" | wc -l)
 	echo "| raicu §5 | Data-aware dispatch beats first-available (2 GB caches, peer fetch on for all) | $(fa_worst diffusion) |"
 	echo "| raicu §5 | ... and with peer fetch off for all (2 GB caches) | $(fa_worst diffusion-storage) |"
 	for p in max-cache-hit max-compute-util good-cache-compute; do
-		echo "| raicu §5 | Larger caches raise the local hit rate ($p, 1 GB vs 4 GB per node) | $(verdict lt "$(cmp diffusion "$(pol $p) && \$$C_CACHE == 1073741824" "$(pol $p) && \$$C_CACHE == 4294967296" "$C_HIT")") |"
+		echo "| raicu §5 | Larger caches raise the local hit rate ($p, 1 GB vs 4 GB per node) | $(verdict lt "$(cmp diffusion "$(pol $p) && \$$C_CACHE == 1073741824" "$(pol $p) && \$$C_CACHE == 4294967296" "$C_HIT") 1-GB-caches") |"
 	done
 	echo
 	echo "## Data diffusion: cache size and dispatch policy (64 nodes, $DIFF_JOBS tasks)"
