@@ -125,7 +125,6 @@ C_P95=$(col resp_p95) C_MAX=$(col resp_max) C_SEED=$(col seed)
 C_REMOTE=$(col remote_transfers) C_NODES=$(col nodes) C_OV=$(col overlap_target)
 C_CACHE=$(col cache_bytes) C_HIT=$(col hit_local_pct) C_EFF=$(col efficiency)
 C_SPEED=$(col speedup) C_EFF5=$(col efficiency_wet) C_FB=$(col fallback_plans)
-C_PEER=$(col peer_fetch)
 CSV="$out/results.csv"
 ALPHA=0.05
 
