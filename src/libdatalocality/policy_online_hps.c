@@ -329,6 +329,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		h->since_full = 0;
 	if ((rc = dl_partitioner_run(h->part, g, prev, part, &stats)))
 		goto out;
+	plan->fallback = stats.used_fallback != 0;
 	if (stats.used_fallback)
 		dl__log(DL_LOG_ERROR,
 			"online-hps: partitioner helper failed, greedy plan used (cut %.0f)",

@@ -777,6 +777,7 @@ static dl_plan_t *_policy_plan(_sim_t *s, const dl_state_t *st,
 		dl_plan_free(plan);
 		return NULL;
 	}
+	s->res->fallback_plans += plan->fallback != 0;
 	for (i = 0; i < st->njobs; i++) {
 		_job_t *j = &s->jobs[map[i]];
 
