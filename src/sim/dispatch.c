@@ -34,18 +34,20 @@ void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 			     const dl_place_params_t *p, dl_place_t *const *rec,
 			     dl_dispatch_count_t *count)
 {
+	uint32_t max_free;
 	size_t i;
 
 	if (!st || !p || !rec)
 		return;
+	max_free = dl_place_max_free(st);
 	for (i = 0; i < st->njobs; i++) {
 		int had;
 
 		if (!rec[i] || st->jobs[i].state != DL_JOB_PENDING)
 			continue;
 		had = rec[i]->node >= 0;
-		switch (dl_place_step(st, i, planned ? planned[i] : -1, p,
-				      rec[i])) {
+		switch (dl_place_step_free(st, i, planned ? planned[i] : -1, p,
+					   rec[i], max_free)) {
 		case DL_PLACE_SET:
 			if (count && had)
 				count->moved++;
@@ -156,10 +158,12 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 				dl_place_t *const *rec)
 {
 	double best = INFINITY;
+	uint32_t max_free;
 	size_t i;
 
 	if (!st || !p || !rec || p->strict)
 		return INFINITY;
+	max_free = dl_place_max_free(st);
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 		int32_t node = _restriction(st, rec, i);
@@ -167,7 +171,7 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 
 		if (node < 0 || rec[i]->widened ||
 		    j->state != DL_JOB_PENDING ||
-		    !dl_place_blocked(st, j, (uint32_t) node))
+		    !dl_place_blocked_free(st, j, (uint32_t) node, max_free))
 			continue;
 		/* The bound as the next step will compute it. */
 		left = dl_place_bound(st, j, (uint32_t) node, p) -
