@@ -10,13 +10,13 @@
 #
 # Environment: JOBS_16 (400 jobs per workload on 16 nodes), JOBS_64 (800
 # on 64), SEEDS ("1 2 3 4 5"), CLASSES, NODES, LOADS, BASELINES,
-# HPS_VARIANTS.  About 40 minutes on a busy 2-core machine.
+# HPS_VARIANTS, OUT (the output directory).  About 60 minutes on a busy 2-core machine.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
 [ -x "$build/dl-sim" ] || build=$("$top/contrib/build.sh" "$build" | tail -1)
 export DL_PARTITIOND="$build/dl-partitiond"
-out="$top/doc/experiments"
+out=${OUT:-$top/doc/experiments}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"

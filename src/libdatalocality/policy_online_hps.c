@@ -22,13 +22,20 @@
  *   refine_above=<n>         reuse the previous plan only for hypergraphs
  *                            of more than n vertices; smaller ones are
  *                            partitioned from scratch at every plan, as
- *                            the paper does (0: a helper round trip per
- *                            scheduling event made dl-sim 3x slower for
- *                            the same mean response, doc/benchmarks.md)
+ *                            the paper does, since that gives better plans
+ *                            when nodes run jobs in plan order (2000; 0
+ *                            with order=priority)
  *   reuse=<n>                when no pending job is new since the last
- *                            plan, keep its mapping and order, for up to
- *                            n plans in a row (4; 0 = plan every time)
- *   order=ect|priority       queue order on a node (ect)
+ *                            plan, keep its mapping (and order) for up to
+ *                            n plans in a row (0 = plan every time; 4 with
+ *                            order=priority: where only the mapping is
+ *                            used, re-planning at every event cost 5x the
+ *                            time for the same mean response, see
+ *                            doc/benchmarks.md "dl-sim's speed")
+ *   order=ect|priority       queue order on a node (ect); priority when
+ *                            the host only uses the mapping (slurmctld,
+ *                            dl-sim --dispatch=slurm), which also changes
+ *                            the re-planning defaults below
  *   ect_window=<n>           jobs at the head of each node's queue that
  *                            the ECT ordering considers; the rest follow
  *                            in priority order and move up as the queue
@@ -110,7 +117,7 @@ static int _create(const char *params, void **priv)
 {
 	dl_partition_opts_t o;
 	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
-	       above = 0, reuse = 4;
+	       above = 2000, reuse = 0;
 	char v[1024], guard[16] = "none";
 	ohps_t *h;
 
@@ -124,6 +131,24 @@ static int _create(const char *params, void **priv)
 	seed = o.seed;
 	h->order_ect = 1;
 	h->refine = DL_REFINE_LIBRARY;
+	if (dl_params_get(params, "order", v, sizeof(v))) {
+		if (!strcmp(v, "ect"))
+			h->order_ect = 1;
+		else if (!strcmp(v, "priority"))
+			h->order_ect = 0;
+		else
+			goto bad;
+	}
+	/*
+	 * Mapping only (the host starts jobs in its own order: slurmctld,
+	 * dl-sim --dispatch=slurm): a per-event helper round trip and full
+	 * re-plan cost 5x the time for the same mean response there, while
+	 * with the plan's order (the paper's dispatch) they are worth it.
+	 */
+	if (!h->order_ect) {
+		above = 0;
+		reuse = 4;
+	}
 	if (dl_params_double(params, "imbalance", 1.0, 100.0, &imb) ||
 	    dl_params_double(params, "full_every", 1, 1e9, &full) ||
 	    dl_params_double(params, "refine_above", 0, 4e9, &above) ||
@@ -137,14 +162,6 @@ static int _create(const char *params, void **priv)
 	if (dl_params_get(params, "refine", v, sizeof(v)) &&
 	    _parse_refine(v, &h->refine))
 		goto bad;
-	if (dl_params_get(params, "order", v, sizeof(v))) {
-		if (!strcmp(v, "ect"))
-			h->order_ect = 1;
-		else if (!strcmp(v, "priority"))
-			h->order_ect = 0;
-		else
-			goto bad;
-	}
 	dl_params_get(params, "guard", guard, sizeof(guard));
 	if (strcmp(guard, "mct") && strcmp(guard, "none"))
 		goto bad;
@@ -278,7 +295,8 @@ static int _reuse(ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 			continue;
 		k = _prev_find(h, st->jobs[i].id);
 		plan->a[i].node = (int32_t)h->prev[k].node;
-		plan->a[i].order = h->prev[k].order;
+		if (h->order_ect)
+			plan->a[i].order = h->prev[k].order;
 	}
 	h->reused++;
 	return 1;

@@ -1,10 +1,12 @@
 /* dispatch.c - the slurm dispatch rule of dl-sim; see dispatch.h. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dispatch.h"
 #include "dl_error.h"
+#include "dl_policy.h"
 
 static const char *const names[] = {
 	[DL_DISPATCH_SLURM] = "slurm",
@@ -180,4 +182,21 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 			best = left > 0 ? left : 0;
 	}
 	return best;
+}
+
+char *dl_dispatch_policy_params(dl_dispatch_t d, const char *policy,
+				const char *params)
+{
+	size_t len = (params ? strlen(params) : 0) + sizeof(",order=priority");
+	char v[16], *out = malloc(len);
+
+	if (!out)
+		return NULL;
+	if (d != DL_DISPATCH_SLURM || !policy || strcmp(policy, "online-hps") ||
+	    (params && dl_params_get(params, "order", v, sizeof(v))))
+		snprintf(out, len, "%s", params ? params : "");
+	else
+		snprintf(out, len, "%s%sorder=priority", params ? params : "",
+			 params && *params ? "," : "");
+	return out;
 }
