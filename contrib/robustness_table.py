@@ -47,7 +47,9 @@ def main():
           'same workload, per seed; mean over seeds with a 95%% '
           'confidence interval (Student t). Below 1: Online-HPS is '
           'faster. "best" names the baseline that was best most often. '
-          'Tail = Online-HPS max response / locality\'s.\n'
+          'Tail = Online-HPS max response / locality\'s. What the '
+          'figures say, and the settings they were made with: '
+          '[robustness-notes.md](robustness-notes.md).\n'
           % (sizes, ', '.join(base)))
     groups = collections.defaultdict(list)
     for (cls, nodes, load, seed), v in runs.items():
