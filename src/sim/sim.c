@@ -1133,6 +1133,7 @@ static int _setup(_sim_t *s)
 	uint64_t njf = 0;
 	size_t i;
 	uint32_t n;
+	char *pp;
 	int err = 0;
 
 	if (!cfg->nodes || !cfg->cores || !cfg->storage) {
@@ -1164,7 +1165,10 @@ static int _setup(_sim_t *s)
 	s->params = cfg->params;
 	s->params.nstorage = cfg->storage;
 	s->peer_bw = cfg->peer_bw > 0 ? cfg->peer_bw : cfg->params.rbw;
-	s->policy = dl_policy_create(cfg->policy, cfg->policy_params, &err);
+	pp = dl_dispatch_policy_params(cfg->dispatch, cfg->policy,
+				       cfg->policy_params);
+	s->policy = pp ? dl_policy_create(cfg->policy, pp, &err) : NULL;
+	free(pp);
 	if (!s->policy) {
 		_fail(s, err ? err : DL_ENOPOLICY, "policy '%s'%s%s: %s",
 		      cfg->policy ? cfg->policy : "(none)",
