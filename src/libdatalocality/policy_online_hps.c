@@ -86,6 +86,8 @@ typedef struct {
 	uint32_t since_full;    /* plans since the last from-scratch one */
 	uint32_t reuse_max;     /* plans in a row that may reuse the last */
 	uint32_t reused;        /* plans reused since the last real one */
+	int prev_fallback;      /* the last real plan was the greedy fallback's:
+				   so are its reuses, and they say so */
 	/* The previous plan's pending jobs, sorted by job id, for refine
 	 * mode and reuse. */
 	prev_t *prev;
@@ -302,6 +304,7 @@ static int _reuse(ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 		if (h->order_ect)
 			plan->a[i].order = h->prev[k].order;
 	}
+	plan->fallback = h->prev_fallback;
 	h->reused++;
 	return 1;
 }
@@ -489,7 +492,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		h->since_full = 0;
 	if ((rc = dl_partitioner_run(h->part, g, prev, part, &stats)))
 		goto out;
-	plan->fallback = stats.used_fallback != 0;
+	plan->fallback = h->prev_fallback = stats.used_fallback != 0;
 	if (stats.used_fallback)
 		dl__log(DL_LOG_ERROR,
 			"online-hps: partitioner helper failed, greedy plan used (cut %.0f)",
