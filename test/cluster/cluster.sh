@@ -575,6 +575,7 @@ dl_cluster_start_slurmd() {
 # namespace outlives slurmd and dl-cached restarts, as a node's disk would.
 _dl_start_nodens() {
 	local node=$1 pid i=0 n cmd
+	# shellcheck disable=SC2016
 	_dl_spawn "nodens.$node" unshare --mount --propagation private -- \
 		/bin/bash -c 'mount -t tmpfs -o "size=$1,mode=0755" "dl-nodecache-$3" "$2" &&
 			exec -a "dl-nodens $4 $3" sleep infinity' \
