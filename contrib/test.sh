@@ -148,7 +148,8 @@ fuzz fuzz_workload 10 8192 -I src/sim src/sim/workload.c $lib/state.c \
 	$lib/cache.c $lib/cost.c $lib/files.c $lib/error.c $lib/log.c \
 	-lgsl -lgslcblas -lm
 # dl-stage: .meta files, pins and notes in a real cache, datalocality.conf.
-fuzz fuzz_stage 10 8192 -I src/stage "${stage_src[@]}" $lib/cache.c \
+fuzz fuzz_stage 10 8192 -I src/stage -I src/net "${stage_src[@]}" \
+	src/net/sha256.c $lib/cache.c \
 	$lib/files.c $lib/error.c $lib/log.c
 
 if [ "${DL_SKIP_DISTCHECK:-0}" != 1 ]; then
