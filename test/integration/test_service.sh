@@ -256,7 +256,8 @@ bbf=$data/bb/in1
 cat >"$out/bb.sh" <<EOF
 #!/bin/sh
 #BB stage_in source=$bbf destination=\$DW_JOB_STRIPED/in1 type=file
-if [ -f "\$DL_CACHE_VIEW$bbf" ] && [ ! -L "\$DL_CACHE_VIEW$bbf" ]; then echo kind=cached; else echo kind=missing; fi
+v=\$DL_CACHE_VIEW$bbf
+if [ -n "\$DL_CACHE_VIEW" ] && [ -f "\$v" ] && [ ! -L "\$v" ]; then echo kind=cached; else echo "kind=missing (view '\$DL_CACHE_VIEW')"; fi
 sha256sum "\$DL_CACHE_VIEW$bbf" | cut -d' ' -f1
 EOF
 f=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o "$out/%j.out" "$out/bb.sh" 2>&1 || true)
