@@ -9,7 +9,7 @@
 #      mount namespaces of their own with dl-cached): real munged,
 #      slurmctld and 4 slurmd started and stopped by each test, with the
 #      freshly built plugins;
-#   4. about 70 s of coverage-guided fuzzing (libFuzzer) of every parser of
+#   4. about 80 s of coverage-guided fuzzing (libFuzzer) of every parser of
 #      untrusted input: 30 s for the files: annotation, 10 s each for list
 #      files and burst-buffer specs, the state file, dl-sim's traces and
 #      dl-stage's cache metadata, notes and configuration (test/fuzz);
@@ -132,7 +132,7 @@ fuzz() {
 	rm -rf "$tmp"
 }
 
-step "fuzzing the parsers of untrusted input (libFuzzer, 70 s)"
+step "fuzzing the parsers of untrusted input (libFuzzer, 80 s)"
 lib=src/libdatalocality
 stage_src=()
 for f in src/stage/*.c; do
@@ -154,6 +154,9 @@ fuzz fuzz_workload 10 8192 -I src/sim src/sim/workload.c $lib/state.c \
 fuzz fuzz_stage 10 8192 -I src/stage -I src/net "${stage_src[@]}" \
 	src/net/sha256.c $lib/cache.c \
 	$lib/files.c $lib/error.c $lib/log.c
+# libdlnet: frames and message bodies from the network (node service).
+fuzz fuzz_net 10 8192 -I src/net src/net/frame.c src/net/msg.c \
+	src/net/sha256.c $lib/error.c
 
 if [ "${DL_SKIP_DISTCHECK:-0}" != 1 ]; then
 	step "make distcheck"

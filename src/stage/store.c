@@ -586,6 +586,7 @@ static int _inventory_print(dl_stage_t *st, FILE *f, const dl__entries_t *es,
 			    uint64_t used)
 {
 	size_t files = 0;
+	uint64_t storage, peer;
 
 	for (size_t i = 0; i < es->n; i++)
 		files += es->v[i].complete;
@@ -594,8 +595,10 @@ static int _inventory_print(dl_stage_t *st, FILE *f, const dl__entries_t *es,
 		fprintf(f, "unlimited");
 	else
 		fprintf(f, "%" PRIu64, st->capacity);
-	fprintf(f, " used=%" PRIu64 " files=%zu time=%lld\n", used, files,
-		(long long)time(NULL));
+	dl__bytes_read(st, &storage, &peer);
+	fprintf(f, " used=%" PRIu64 " files=%zu time=%lld storage_bytes=%" PRIu64
+		" peer_bytes=%" PRIu64 "\n", used, files, (long long)time(NULL),
+		storage, peer);
 	for (size_t i = 0; i < es->n; i++)
 		if (es->v[i].complete)
 			fprintf(f, "%s %" PRIu64 "\n", es->v[i].path,

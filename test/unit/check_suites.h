@@ -22,5 +22,6 @@ Suite *make_stage_suite(void);
 Suite *make_place_suite(void);
 Suite *make_agent_inv_suite(void);
 Suite *make_agent_pfplan_suite(void);
+Suite *make_net_suite(void);
 
 #endif /* CHECK_SUITES_H */
