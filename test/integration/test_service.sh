@@ -163,9 +163,20 @@ all_services() {
 	for n in $nodes; do dl_cluster_cached_pid "$n" >/dev/null || return 1; done
 }
 
-# The services are connected: the controller lists every node.
-dl_t_check "every node's service is connected (the model knows 4 nodes)" \
-	dl_t_wait_until 15 eval '[ "$("$sdl" nodes 2>/dev/null | grep -c "^n[1-4] ")" = 4 ]'
+# connected NODE : NODE's dl-cached has a TCP connection to the
+# controller's ServicePort (the network namespace is shared)
+connected() {
+	local pid
+	pid=$(dl_cluster_cached_pid "$1") || return 1
+	ss -Htnp state established "( dport = :$(dl_cluster_service_port) )" 2>/dev/null |
+		grep -q "pid=$pid,"
+}
+all_connected() {
+	local n
+	for n in $nodes; do connected "$n" || return 1; done
+}
+dl_t_check "every node's service is connected to slurmctld's ServicePort" \
+	dl_t_wait_until 20 all_connected
 
 # --- (c) peer copy ---------------------------------------------------------
 big=$data/peer/big
@@ -306,6 +317,7 @@ dl_cluster_stop_cached $victim --kill
 echo "  killed dl-cached of $victim (pid $old) with $(squeue -h -t PD,R | wc -l) jobs left"
 sleep 4
 dl_t_check "(d) dl-cached of $victim restarts" dl_cluster_start_cached $victim
+dl_t_check "(d) ... and connects to slurmctld again" dl_t_wait_until 40 connected $victim
 dl_cluster_wait_jobs_done 180 || true
 bad=0
 for id in "${ids[@]}"; do completed "$id" || bad=$((bad + 1)); done
