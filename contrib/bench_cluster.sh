@@ -21,7 +21,8 @@
 # all with --time=TIME_LIMIT minutes, and the same SchedulerParameters in
 # every row (SCHED_PARAMS).  Printed per row: mean and p95 response of the
 # annotated and of the plain jobs, the plain jobs' mean wait, the wide
-# jobs' wait, and the bytes dl-stage copied from the shared storage; then
+# jobs' wait, and the bytes copied from the shared storage into the caches
+# (by dl-stage or dl-cached); then
 # each as a ratio to backfill + cache, and the targets met or missed.
 #
 # On one machine the "shared storage" is as fast as the local disk, so it
@@ -239,36 +240,27 @@ submit() {
 	esac
 }
 
-# node_logs: dl-stage's logs (CacheDir/.log) of the four nodes, read
+# node_files NAME: a file of every node's cache (.log, .inventory), read
 # inside each node's namespace when the nodes are namespaced.
-node_logs() {
+node_files() {
 	local n
-	if [ "$DL_NODE_NS" = 1 ]; then
-		for n in n1 n2 n3 n4; do
-			dl_cluster_node_exec "$n" cat "$DL_NODE_CACHE_DIR/.log" 2>/dev/null || true
-		done
-	else
-		cat "$DL_CLUSTER_DIR"/cache/n*/.log 2>/dev/null || true
-	fi
+	for n in n1 n2 n3 n4; do
+		if [ "$DL_NODE_NS" = 1 ]; then
+			dl_cluster_node_exec "$n" cat "$DL_NODE_CACHE_DIR/$1" 2>/dev/null || true
+		else
+			cat "$DL_CLUSTER_DIR/cache/$n/$1" 2>/dev/null || true
+		fi
+	done
 }
 
-# service_bytes KEY: the sum over the nodes of a node service counter
-# (storage_bytes, peer_bytes) as slurmctld's model has it (sdatalocality
-# --json nodes); nothing when no node reports it.
-service_bytes() {
-	SLURM_CONF=$DL_CLUSTER_DIR/etc/slurm.conf "$build/sdatalocality" --json nodes 2>/dev/null |
-		python3 -c '
-import json, sys
-key, total, seen = sys.argv[1], 0, False
-try:
-    d = json.load(sys.stdin)
-except ValueError:
-    sys.exit(0)
-for n in (d.get("nodes") or []) if isinstance(d, dict) else d:
-    if isinstance(n, dict) and isinstance(n.get(key), int):
-        total += n[key]; seen = True
-if seen:
-    print(total)' "$1" 2>/dev/null || true
+# node_bytes KEY: the sum over the nodes of a counter of their caches
+# (storage_bytes, peer_bytes: bytes copied from the storage and from other
+# nodes' caches, by dl-stage or dl-cached, prefetches included) from the
+# header of each .inventory; nothing if no node has it.
+node_bytes() {
+	node_files .inventory | awk -v k="$1" '
+		/^# dl-stage inventory/ { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { s += substr($i, length(k) + 2); seen = 1 } }
+		END { if (seen) printf "%.0f\n", s }'
 }
 
 run() { # run NAME SCHED CACHED(0/1)
@@ -335,19 +327,16 @@ run() { # run NAME SCHED CACHED(0/1)
 		fi
 	done <"$work/sub" >"$work/times.$name"
 	if [ "$cached" = 1 ]; then
-		# dl-stage logs every copy it made; the node services count
-		# what they copied from the storage and from peers (prefetches
-		# included), and the controller's model has their counters.
-		node_logs >"$work/stage.log"
+		# The caches count what was copied into them from the storage
+		# and from peers (.inventory's header; prefetches included);
+		# caches without those counters: dl-stage's log of its copies.
+		node_files .log >"$work/stage.log"
 		bytes=$(sed -n 's/.* \([0-9]*\) copied (\([0-9.]*\) \([KMG]*i*B\)).*/\2 \3/p' "$work/stage.log" |
 			awk '{ m = ($2 == "GiB") ? 1073741824 : ($2 == "MiB") ? 1048576 : ($2 == "KiB") ? 1024 : 1; s += $1 * m } END { printf "%.0f", s }')
-		if [ -n "${DL_CACHED:-}" ]; then
-			sleep 2 # the last deltas reach the controller
-			sb=$(service_bytes storage_bytes)
-			pb=$(service_bytes peer_bytes)
-			[ -n "$sb" ] && bytes=$sb
-			[ -n "$pb" ] && peer=$pb
-		fi
+		sb=$(node_bytes storage_bytes)
+		pb=$(node_bytes peer_bytes)
+		if [ -n "$sb" ]; then bytes=$sb; fi
+		if [ -n "$pb" ]; then peer=$pb; fi
 		# Annotated jobs whose Prolog copied nothing: "job J on nX: N
 		# files: N cached (...), 0 copied".
 		allc=$(awk 'NR == FNR { if ($2 == "a") a[$1] = 1; next }
@@ -413,11 +402,11 @@ echo "stream: $NJOBS jobs, Poisson arrivals over $span s, load $LOAD (offered wo
 echo "  $na annotated: 3 of the 4 images ($IMG_MIB MiB) of one of 8 patients (high sharing), $COMPUTE s compute"
 echo "  $np plain: $PLAIN_SEC s compute; $nw wide: -N 4 --exclusive, $WIDE_SEC s; every job --time=$TIME_LIMIT (minutes)"
 if [ -n "${DL_CACHED:-}" ]; then
-	echo "nodes: namespaced (each slurmd and its dl-cached in a mount namespace with a private tmpfs CacheDir; storage shared); from storage = the services' storage_bytes"
+	echo "nodes: namespaced (each slurmd and its dl-cached in a mount namespace with a private tmpfs CacheDir; storage shared)"
 elif [ "$DL_NODE_NS" = 1 ]; then
-	echo "nodes: namespaced without dl-cached (private tmpfs CacheDir, storage shared; slurmctld cannot see the caches); from storage = what dl-stage copied"
+	echo "nodes: namespaced without dl-cached (private tmpfs CacheDir, storage shared; slurmctld cannot see the caches)"
 else
-	echo "nodes: one file system (no dl-cached); from storage = what dl-stage copied"
+	echo "nodes: one file system (no dl-cached)"
 fi
 echo "cache $CACHE per node (dl-stage, EvictionPolicy=value${DL_CONF:+, $DL_CONF}); shared storage: $STORAGE_SERVERS servers, one transfer at a time each, $((STORAGE_BW / 1048576)) MiB/s"
 start=$SECONDS
