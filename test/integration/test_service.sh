@@ -124,6 +124,11 @@ for n in d if isinstance(d, list) else d.get("nodes", []):
     if isinstance(n, dict) and n.get("name") == node:
         print(n.get(key, "")); break' "$1" "$2"
 }
+# inv_field NODE KEY : a counter of the .inventory header, in NODE's namespace
+inv_field() {
+	dl_cluster_node_exec "$1" cat "$cdir/.inventory" 2>/dev/null |
+		sed -n "1s/.* $2=\([0-9]*\).*/\1/p"
+}
 # models_equal : 0 when the model of every node equals its real contents
 models_equal() {
 	local n bad=0
@@ -186,24 +191,29 @@ dl_cluster_wait_jobs_done 60
 dl_t_check "(c) job $a on n1 copied $big from the storage (read seen: $(reads first))" \
 	eval 'completed $a && [ "$(copied $a)" = 1 ] && [ "$(reads first)" -gt 0 ]'
 sleep 1.5 # the model learns n1's copy within about a second
-peer0=$(node_field n2 peer_bytes || true)
-stor0=$(node_field n2 storage_bytes || true)
+peer0=$(inv_field n2 peer_bytes)
+stor0=$(inv_field n2 storage_bytes)
 watch "$big" second
 b=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o "$out/%j.out" -w n2 \
 	--comment="files:$big" --wrap "sha256sum \"\$DL_CACHE_VIEW$big\"")
 dl_cluster_wait_jobs_done 60
 sleep 1.5
-peer1=$(node_field n2 peer_bytes || true)
-stor1=$(node_field n2 storage_bytes || true)
-echo "  job $b on n2: $(job_line "$b" | sed 's/.*: \([0-9]* files\)/\1/'); n2 peer_bytes $peer0 -> $peer1, storage_bytes $stor0 -> $stor1; source reads $(reads second)"
+peer1=$(inv_field n2 peer_bytes)
+stor1=$(inv_field n2 storage_bytes)
+ctld_peer=$(node_field n2 peer_bytes || true)
+echo "  job $b on n2: $(job_line "$b" | sed 's/.*: \([0-9]* files\)/\1/'); n2's cache: peer_bytes ${peer0:-none} -> $peer1, storage_bytes ${stor0:-none} -> $stor1; slurmctld's peer_bytes for n2: $ctld_peer; source reads $(reads second)"
 dl_t_check "(c) job $b on n2 completed with the right bytes" \
 	eval 'completed $b && [ "$(cut -d" " -f1 "$out/$b.out")" = "$(sha256sum "$big" | cut -d" " -f1)" ]'
 dl_t_check "(c) ... its Prolog got the file copied into n2's cache" \
 	eval '[ "$(copied $b)" = 1 ] && real_files n2 | grep -qx "$big"'
 dl_t_eq "(c) ... and the source was not read for it" 0 "$(reads second)"
-dl_t_check "(c) ... counted as a peer copy: n2's peer_bytes grew by its size, storage_bytes did not" \
-	eval '[[ $peer0 =~ ^[0-9]+$ && $peer1 =~ ^[0-9]+$ && $stor0 =~ ^[0-9]+$ ]] &&
+# n2 had no .inventory before its first copy: counters from 0.
+peer0=${peer0:-0} stor0=${stor0:-0}
+dl_t_check "(c) ... counted as a peer copy on n2: its peer_bytes grew by the size, its storage_bytes did not" \
+	eval '[[ $peer1 =~ ^[0-9]+$ && $stor1 =~ ^[0-9]+$ ]] &&
 		[ $((peer1 - peer0)) -ge $((2 << 20)) ] && [ "$stor1" = "$stor0" ]'
+dl_t_check "(c) ... and slurmctld counts it (sdatalocality --json nodes: n2's peer_bytes)" \
+	eval '[[ $ctld_peer =~ ^[0-9]+$ ]] && [ "$ctld_peer" -ge $((2 << 20)) ]'
 
 # --- (e) hostile -----------------------------------------------------------
 p1=$(dl_cluster_peer_port n1)
