@@ -1,5 +1,4 @@
 /* agent_inv.c - one node service's reported inventory; see agent_inv.h. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,128 +219,41 @@ bool agent_inv_valid_path(const char *p, size_t len)
 	return true;
 }
 
-int agent_inv_u64(const char *v, size_t vlen, uint64_t *out)
+/* A file line of a message: RET 0 or DL_EFORMAT. */
+static int _check_path(const dl_msg_file_t *f, size_t line, char *err,
+		       size_t errlen)
 {
-	uint64_t x = 0;
-	size_t i;
-
-	if (!vlen || vlen > 20)
-		return DL_EFORMAT;
-	for (i = 0; i < vlen; i++) {
-		if (v[i] < '0' || v[i] > '9')
-			return DL_EFORMAT;
-		if (x > (UINT64_MAX - (uint64_t)(v[i] - '0')) / 10)
-			return DL_EFORMAT;
-		x = x * 10 + (uint64_t)(v[i] - '0');
-	}
-	*out = x;
-	return 0;
-}
-
-const char *agent_inv_field(const char *line, size_t len, const char *key,
-			    size_t *vlen)
-{
-	size_t klen = strlen(key);
-	const char *p = line, *end = line + len, *sp;
-
-	while (p < end) {
-		sp = memchr(p, ' ', (size_t)(end - p));
-		if (!sp)
-			sp = end;
-		if ((size_t)(sp - p) > klen && !memcmp(p, key, klen) &&
-		    p[klen] == '=') {
-			*vlen = (size_t)(sp - p) - klen - 1;
-			return p + klen + 1;
-		}
-		p = sp + 1;
-	}
-	return NULL;
-}
-
-/* A required number field of a first line. */
-static int _num(const char *line, size_t len, const char *key,
-		uint64_t *out, char *err, size_t errlen)
-{
-	size_t vlen;
-	const char *v = agent_inv_field(line, len, key, &vlen);
-
-	if (!v || agent_inv_u64(v, vlen, out))
-		return _fail(err, errlen, DL_EFORMAT, "%s= missing or not a number",
-			     key);
-	return 0;
-}
-
-/* The next line of [*p, end): RET its length (no '\n'), *p moved past. */
-static size_t _line(const char **p, const char *end, const char **line)
-{
-	const char *nl = memchr(*p, '\n', (size_t)(end - *p));
-	size_t len = nl ? (size_t)(nl - *p) : (size_t)(end - *p);
-
-	*line = *p;
-	*p = nl ? nl + 1 : end;
-	return len;
-}
-
-/* "<path> <size>": RET 0 or DL_EFORMAT; *plen is the path's length. */
-static int _path_size(const char *l, size_t len, size_t *plen, uint64_t *size)
-{
-	const char *sp = memchr(l, ' ', len);
-
-	if (!sp || !agent_inv_valid_path(l, (size_t)(sp - l)))
-		return DL_EFORMAT;
-	*plen = (size_t)(sp - l);
-	return agent_inv_u64(sp + 1, len - *plen - 1, size);
-}
-
-static int _inv_head(agent_inv_t *inv, const char *l, size_t len,
-		     uint64_t *last, uint64_t *files, char *err, size_t errlen)
-{
-	uint64_t part;
-	int rc;
-
-	if ((rc = _num(l, len, "part", &part, err, errlen)) ||
-	    (rc = _num(l, len, "last", last, err, errlen)) ||
-	    (rc = _num(l, len, "files", files, err, errlen)))
-		return rc;
-	if (!inv->collecting || part != inv->next_part || *last > 1)
+	if (!f->path || !agent_inv_valid_path(f->path, strlen(f->path)))
 		return _fail(err, errlen, DL_EFORMAT,
-			     "INV part %llu out of order (expected %s%u)",
-			     (unsigned long long)part,
-			     inv->collecting ? "" : "a HELLO first, then ",
-			     inv->next_part);
+			     "file line %zu: not a path the cache stores",
+			     line + 1);
 	return 0;
 }
 
-static int _inv(agent_inv_t *inv, const char *body, size_t len, char *err,
+static int _inv(agent_inv_t *inv, const dl_msg_t *m, char *err,
 		size_t errlen)
 {
-	const char *p = body, *end = body + len, *l;
-	uint64_t last, files, n = 0, size;
-	size_t ll, plen;
+	size_t i;
 	int rc;
 
-	ll = _line(&p, end, &l);
-	if ((rc = _inv_head(inv, l, ll, &last, &files, err, errlen)))
-		return rc;
-	while (p < end) {
-		ll = _line(&p, end, &l);
-		if (_path_size(l, ll, &plen, &size))
-			return _fail(err, errlen, DL_EFORMAT,
-				     "INV line %llu is not \"<path> <size>\"",
-				     (unsigned long long)n + 2);
-		if ((rc = _put(inv, &inv->parts, l, plen, size)))
+	if (!inv->collecting || m->part != inv->next_part || m->last > 1)
+		return _fail(err, errlen, DL_EFORMAT,
+			     "INV part %llu out of order (expected %s%u)",
+			     (unsigned long long)m->part,
+			     inv->collecting ? "" : "a HELLO first, then ",
+			     inv->next_part);
+	for (i = 0; i < m->nfiles; i++) {
+		if ((rc = _check_path(&m->files[i], i, err, errlen)))
+			return rc;
+		if ((rc = _put(inv, &inv->parts, m->files[i].path,
+			       strlen(m->files[i].path), m->files[i].size)))
 			return _fail(err, errlen, rc, "INV: %s",
 				     rc == DL_ETOOBIG ?
 					     "over the bound of files or path bytes per node" :
 					     dl_strerror(rc));
-		n++;
 	}
-	if (n != files)
-		return _fail(err, errlen, DL_EFORMAT,
-			     "INV part says files=%llu but has %llu",
-			     (unsigned long long)files, (unsigned long long)n);
 	inv->next_part++;
-	if (last) {
+	if (m->last) {
 		_map_free(&inv->cur);
 		inv->cur = inv->parts;
 		memset(&inv->parts, 0, sizeof(inv->parts));
@@ -352,10 +264,10 @@ static int _inv(agent_inv_t *inv, const char *body, size_t len, char *err,
 	return 0;
 }
 
-int agent_inv_apply_inv(agent_inv_t *inv, const char *body, size_t len,
-			char *err, size_t errlen)
+int agent_inv_apply_inv(agent_inv_t *inv, const dl_msg_t *m, char *err,
+			size_t errlen)
 {
-	int rc = _inv(inv, body, len, err, errlen);
+	int rc = _inv(inv, m, err, errlen);
 
 	if (rc) {
 		_not_complete(inv);
@@ -364,65 +276,35 @@ int agent_inv_apply_inv(agent_inv_t *inv, const char *body, size_t len,
 	return rc;
 }
 
-/* Check a DELTA line; RET 0 or DL_EFORMAT. */
-static int _delta_line(const char *l, size_t ll, size_t *plen, uint64_t *size)
+int agent_inv_apply_delta(agent_inv_t *inv, const dl_msg_t *m, char *err,
+			  size_t errlen)
 {
-	if (ll < 3 || l[1] != ' ' || (l[0] != '+' && l[0] != '-'))
-		return DL_EFORMAT;
-	if (l[0] == '+')
-		return _path_size(l + 2, ll - 2, plen, size);
-	*plen = ll - 2;
-	return agent_inv_valid_path(l + 2, ll - 2) ? 0 : DL_EFORMAT;
-}
-
-static int _delta_head(const char *l, size_t ll, agent_inv_counters_t *c,
-		       char *err, size_t errlen)
-{
-	int rc;
-
-	if ((rc = _num(l, ll, "storage_bytes", &c->storage_bytes, err,
-		       errlen)) ||
-	    (rc = _num(l, ll, "peer_bytes", &c->peer_bytes, err, errlen)) ||
-	    (rc = _num(l, ll, "used", &c->used, err, errlen)))
-		return rc;
-	return 0;
-}
-
-int agent_inv_apply_delta(agent_inv_t *inv, const char *body, size_t len,
-			  char *err, size_t errlen)
-{
-	const char *p = body, *end = body + len, *l;
-	agent_inv_counters_t c = inv->c;
-	uint64_t n = 0, size;
-	size_t ll, plen;
+	const dl_msg_file_t *f;
+	size_t i;
 	int rc;
 
 	if (!inv->complete)
 		return _fail(err, errlen, DL_EINVAL,
 			     "DELTA before a full INV");
-	ll = _line(&p, end, &l);
-	if ((rc = _delta_head(l, ll, &c, err, errlen)))
-		return rc;
-	/* The whole body first: a bad frame changes nothing. */
-	while (p < end) {
-		ll = _line(&p, end, &l);
-		n++;
-		if (_delta_line(l, ll, &plen, &size))
+	/* The whole message first: a bad frame changes nothing. */
+	for (i = 0; i < m->nfiles; i++) {
+		if ((rc = _check_path(&m->files[i], i, err, errlen)))
+			return rc;
+		if (m->files[i].op != '+' && m->files[i].op != '-')
 			return _fail(err, errlen, DL_EFORMAT,
-				     "DELTA line %llu is not \"+ <path> <size>\" or \"- <path>\"",
-				     (unsigned long long)n + 1);
+				     "DELTA line %zu: neither + nor -", i + 1);
 	}
-	inv->c.storage_bytes = c.storage_bytes;
-	inv->c.peer_bytes = c.peer_bytes;
-	inv->c.used = c.used;
-	if (!n)
+	inv->c.storage_bytes = m->storage_bytes;
+	inv->c.peer_bytes = m->peer_bytes;
+	inv->c.used = m->used;
+	if (!m->nfiles)
 		return 0;
-	for (p = body, _line(&p, end, &l); p < end;) {
-		ll = _line(&p, end, &l);
-		_delta_line(l, ll, &plen, &size);
-		if (l[0] == '-') {
-			_del(&inv->cur, l + 2, plen);
-		} else if ((rc = _put(inv, &inv->cur, l + 2, plen, size))) {
+	for (i = 0; i < m->nfiles; i++) {
+		f = &m->files[i];
+		if (f->op == '-') {
+			_del(&inv->cur, f->path, strlen(f->path));
+		} else if ((rc = _put(inv, &inv->cur, f->path,
+				      strlen(f->path), f->size))) {
 			_not_complete(inv);
 			return _fail(err, errlen, rc,
 				     "DELTA: %s; a resync is needed",
@@ -433,48 +315,6 @@ int agent_inv_apply_delta(agent_inv_t *inv, const char *body, size_t len,
 	}
 	inv->gen++;
 	return 0;
-}
-
-/* Copy a field's value NUL-terminated; RET 0 or DL_EFORMAT. */
-static int _copy_field(const char *line, size_t len, const char *key,
-		       char *out, size_t outlen, char *err, size_t errlen)
-{
-	size_t vlen, i;
-	const char *v = agent_inv_field(line, len, key, &vlen);
-
-	if (!v || !vlen || vlen >= outlen)
-		return _fail(err, errlen, DL_EFORMAT, "%s= missing or too long",
-			     key);
-	for (i = 0; i < vlen; i++)
-		if ((unsigned char)v[i] <= ' ' || v[i] == 0x7f)
-			return _fail(err, errlen, DL_EFORMAT,
-				     "%s= has a control character", key);
-	memcpy(out, v, vlen);
-	out[vlen] = '\0';
-	return 0;
-}
-
-int agent_inv_parse_hello(const char *body, size_t len, char *node,
-			  size_t nodelen, char *peer, size_t peerlen,
-			  agent_inv_counters_t *c, char *err, size_t errlen)
-{
-	const char *l, *p = body, *v;
-	size_t ll = _line(&p, body + len, &l), vlen;
-	int rc;
-
-	if ((rc = _copy_field(l, ll, "node", node, nodelen, err, errlen)) ||
-	    (rc = _copy_field(l, ll, "peer", peer, peerlen, err, errlen)))
-		return rc;
-	if (!strchr(peer, ':'))
-		return _fail(err, errlen, DL_EFORMAT,
-			     "peer= is not <host>:<port>");
-	v = agent_inv_field(l, ll, "capacity", &vlen);
-	if (v && vlen == 9 && !memcmp(v, "unlimited", 9))
-		c->capacity = AGENT_INV_UNLIMITED;
-	else if (!v || agent_inv_u64(v, vlen, &c->capacity))
-		return _fail(err, errlen, DL_EFORMAT,
-			     "capacity= missing or not a number");
-	return _delta_head(l, ll, c, err, errlen);
 }
 
 void agent_inv_set_counters(agent_inv_t *inv, const agent_inv_counters_t *c)

@@ -7,8 +7,10 @@
  * mutex; the agent thread copies a complete inventory out of it into the
  * cache model.  Pure: no Slurm header, malloc()/free(), errors as 0 or a
  * negative DL_E* with a one-line reason in err, so that it is unit tested
- * and fuzzed on its own.  Bodies are untrusted: every line and number is
- * checked, and sizes are bounded (files and path bytes per node).
+ * on its own.  It takes messages decoded by libdlnet (dl_net_msg.h, which
+ * checks every line and number); it checks what the model needs besides
+ * (paths as the node side stores them, parts in order) and bounds the
+ * size (files and path bytes per node).
  *
  * Resync: agent_inv_begin() at every HELLO starts a new full inventory;
  * INV parts are collected apart and replace the inventory only when the
@@ -22,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "dl_net_msg.h"
 
 /* Bounds per node: files reported, and bytes of their paths. */
 #define AGENT_INV_MAX_FILES 1000000
@@ -58,36 +62,26 @@ void agent_inv_begin(agent_inv_t *inv);
 void agent_inv_lost(agent_inv_t *inv);
 
 /*
- * agent_inv_apply_inv - one INV body ("part=<i> last=<0|1> files=<n>" then
- * "<path> <size>" lines).  Parts must come in order from 0 after
+ * agent_inv_apply_inv - one decoded INV.  Parts must come in order from 0 after
  * agent_inv_begin(); the part with last=1 replaces the inventory and makes
  * it complete.
  * RET 0; DL_EFORMAT (bad line, number, part out of order; err says which),
  *     DL_ETOOBIG (over the bounds), DL_ENOMEM.  On error the parts so far
  *     are dropped and the inventory is not complete.
  */
-int agent_inv_apply_inv(agent_inv_t *inv, const char *body, size_t len,
-			char *err, size_t errlen);
+int agent_inv_apply_inv(agent_inv_t *inv, const dl_msg_t *m, char *err,
+			size_t errlen);
 
 /*
- * agent_inv_apply_delta - one DELTA body: counters, then "+ <path> <size>"
- * and "- <path>" lines, applied in order.  Only on a complete inventory.
+ * agent_inv_apply_delta - one decoded DELTA: its counters, then its '+'
+ * and '-' lines in order.  Only on a complete inventory.
  * RET 0; DL_EFORMAT, DL_EINVAL (no complete inventory yet), DL_ETOOBIG,
- *     DL_ENOMEM.  The body is checked as a whole before anything is
+ *     DL_ENOMEM.  The message is checked as a whole before anything is
  *     applied; a bound hit while applying leaves the inventory not
  *     complete (a resync is needed).
  */
-int agent_inv_apply_delta(agent_inv_t *inv, const char *body, size_t len,
-			  char *err, size_t errlen);
-
-/*
- * agent_inv_parse_hello - the HELLO body's fields.  node and peer are
- * copied NUL-terminated (peer is "<host>:<port>").
- * RET 0 or DL_EFORMAT (err says why).
- */
-int agent_inv_parse_hello(const char *body, size_t len, char *node,
-			  size_t nodelen, char *peer, size_t peerlen,
-			  agent_inv_counters_t *c, char *err, size_t errlen);
+int agent_inv_apply_delta(agent_inv_t *inv, const dl_msg_t *m, char *err,
+			  size_t errlen);
 
 /* agent_inv_set_counters - take the counters of a HELLO. */
 void agent_inv_set_counters(agent_inv_t *inv, const agent_inv_counters_t *c);
@@ -122,16 +116,5 @@ void agent_inv_foreach(const agent_inv_t *inv,
  * shorter than DL_PATH_MAX.  Anything else is garbage, not a path.
  */
 bool agent_inv_valid_path(const char *p, size_t len);
-
-/*
- * agent_inv_field - the value of key in a first line of "key=value" pairs
- * separated by single blanks (len bytes, no newline).
- * RET a pointer into line and *vlen, or NULL if absent.
- */
-const char *agent_inv_field(const char *line, size_t len, const char *key,
-			    size_t *vlen);
-
-/* agent_inv_u64 - a decimal number of vlen bytes; RET 0 or DL_EFORMAT. */
-int agent_inv_u64(const char *v, size_t vlen, uint64_t *out);
 
 #endif /* AGENT_INV_H */

@@ -99,6 +99,7 @@ static int _select_node(const dl_cache_t *cache, const pf_job_t *jobs,
 		}
 		used += missing;
 		p->job_id = j->job_id;
+		p->job = c[i];
 		p->node = node;
 		p->missing = missing;
 		(*npicks)++;
@@ -161,6 +162,18 @@ pf_entry_t *agent_pfplan_find(const pf_table_t *t, uint32_t job_id)
 			hi = mid;
 	}
 	return NULL;
+}
+
+void agent_pfplan_forget(pf_table_t *t, uint32_t job_id)
+{
+	pf_entry_t *e = agent_pfplan_find(t, job_id);
+	size_t i;
+
+	if (!e)
+		return;
+	i = (size_t)(e - t->e);
+	memmove(e, e + 1, (t->n - i - 1) * sizeof(*e));
+	t->n--;
 }
 
 void agent_pfplan_table_free(pf_table_t *t)

@@ -55,6 +55,7 @@ typedef struct pf_node {
 /* A job selected for prefetch. */
 typedef struct pf_pick {
 	uint32_t job_id;
+	size_t job;             /* its index in the jobs selected from */
 	uint32_t node;
 	uint32_t nfiles;        /* files to send (known size) */
 	uint32_t *files;        /* [nfiles], malloc'd, owned by the pick */
@@ -114,6 +115,12 @@ int64_t agent_pfplan_reconcile(pf_table_t *t, const pf_pick_t *picks,
 
 /* agent_pfplan_find - the table's entry of a job, or NULL. */
 pf_entry_t *agent_pfplan_find(const pf_table_t *t, uint32_t job_id);
+
+/*
+ * agent_pfplan_forget - drop a job's entry (its PREFETCH could not be
+ * sent: it is tried again at the next reconcile).
+ */
+void agent_pfplan_forget(pf_table_t *t, uint32_t job_id);
 
 /* agent_pfplan_table_free - empty the table. */
 void agent_pfplan_table_free(pf_table_t *t);
