@@ -225,6 +225,8 @@ r=$(asnobody env DL_MUNGE_SOCKET="$DL_MUNGE_SOCKET" "$client" fetch 127.0.0.1 "$
 echo "  nobody's FETCH: $r"
 dl_t_check "(e) a FETCH signed by a non-root user is refused (connection closed)" \
 	eval '[[ $r == closed* ]]'
+dl_t_check "(e) ... with a line in n1's service log naming uid 65534" \
+	grep -q '65534' "$DL_CLUSTER_DIR/log/cached.n1.out"
 fake=$data/g7/forged
 r=$(asnobody env DL_MUNGE_SOCKET="$DL_MUNGE_SOCKET" "$client" inv 127.0.0.1 \
 	"$(dl_cluster_service_port)" n4 "$fake" 1048576 2>&1 || true)
@@ -232,6 +234,8 @@ sleep 1.5
 echo "  nobody's HELLO/INV for n4: $r"
 dl_t_check "(e) a non-root client's inventory for n4 is refused, the model unchanged" \
 	eval '[[ $r == closed* ]] && ! model_files n4 | grep -qx "$fake"'
+dl_t_check "(e) ... with a line in slurmctld's log naming uid 65534" \
+	grep -q 'refused.*65534' "$(dl_cluster_log_ctld)"
 dl_t_check "(e) no service died of it" all_services
 # A file only root may read, cached on n1 by a job of root.
 sec=$data/secret/only-root
