@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client.h"
 #include "dl_error.h"
 #include "dl_files.h"
 #include "dl_log.h"
@@ -446,6 +447,54 @@ static int _prolog_stage(dl_stage_t *st, const dl_stage_job_t *job,
 	return 1;
 }
 
+/*
+ * Staging through dl-cached, which also copies from other nodes.
+ * \return 1 if the service did it (*status: the Prolog's exit status),
+ *         0 if the direct path must.
+ */
+static int _prolog_service(const settings_t *s, const dl_stage_job_t *job,
+			   const char *comment, const char *script,
+			   int *status)
+{
+	dl_filelist_t *files = NULL;
+	dl_stage_report_t rep;
+	char err[1024] = "", *text;
+	int failed = 0, rc;
+
+	/* a malformed annotation: the direct path writes the note */
+	if (_job_files(comment, script, &files, err, sizeof(err)))
+		return 0;
+	text = dl_files_format(files);
+	dl_filelist_free(files);
+	if (!text)
+		return 0;
+	rc = dl_stage_client_request(s->dir, job, text, &rep, &failed, err,
+				     sizeof(err));
+	free(text);
+	if (rc) {
+		if (rc != DL_ENOENT || !opt.quiet)
+			fprintf(stderr, "dl-stage: %s%s: staging directly\n",
+				log_prefix, err);
+		return 0;
+	}
+	*status = 0;
+	if (!failed) {
+		_prolog_summary(&rep);
+		if (rep.from_peers)
+			_msg_line(!opt.quiet, "%zu of the copies from other "
+				  "nodes' caches (%" PRIu64 " bytes)",
+				  rep.from_peers, rep.bytes_peer);
+	} else if (rep.user_fault) {
+		_msg_line(true,
+			  "staging failed: %s (the job fails in its TaskProlog; the node stays in service)",
+			  rep.msg);
+	} else {
+		_msg_line(true, "staging failed on this node: %s", rep.msg);
+		*status = 1;
+	}
+	return 1;
+}
+
 static int _prolog(void)
 {
 	const char *comment = getenv("SLURM_JOB_COMMENT");
@@ -454,7 +503,7 @@ static int _prolog(void)
 	dl_stage_t *st = NULL;
 	settings_t s;
 	char err[1024] = "";
-	int rc;
+	int rc, status = 0;
 
 	if (!_env_u32("SLURM_JOB_ID", opt.job, &job.job_id)) {
 		fprintf(stderr, "dl-stage: prolog: SLURM_JOB_ID is not set\n");
@@ -475,6 +524,17 @@ static int _prolog(void)
 		return 0;
 	}
 	rc = _prolog_job(&job);
+	if (!rc && _prolog_service(&s, &job, comment, script, &status)) {
+		/* leftovers are still reaped here: dl-cached does not */
+		if (!dl_stage_open(s.dir, &s.opts, 0, &st, err, sizeof(err))) {
+			log_st = st;
+			_reap(st, s.node, job.job_id);
+			log_st = NULL;
+		}
+		dl_stage_close(st);
+		free(s.dir);
+		return status;
+	}
 	if (!rc && (rc = dl_stage_open(s.dir, &s.opts, 1, &st, err,
 				       sizeof(err))))
 		fprintf(stderr,
@@ -510,6 +570,23 @@ static int _epilog(void)
 		return 0;
 	snprintf(log_prefix, sizeof(log_prefix), "job %" PRIu32 " on %s: ",
 		 job_id, s.node);
+	{
+		dl_stage_job_t job = { .job_id = job_id };
+		int failed = 0;
+
+		/* through dl-cached if it answers; else directly */
+		rc = dl_stage_client_request(s.dir, &job, NULL, &rep, &failed,
+					     err, sizeof(err));
+		if (!rc && failed)
+			_msg_line(true, "epilog: %s", rep.msg);
+		else if (rc && rc != DL_ENOENT)
+			fprintf(stderr, "dl-stage: %s%s: cleaning up "
+				"directly\n", log_prefix, err);
+		if (!rc) {
+			free(s.dir);
+			return failed ? 1 : 0;
+		}
+	}
 	rc = dl_stage_open(s.dir, &s.opts, 0, &st, err, sizeof(err));
 	if (rc == DL_ENOENT) {
 		free(s.dir);

@@ -661,8 +661,13 @@ int dl_stage_prefetch(dl_stage_t *st, const dl_stage_job_t *job,
 	int rc = _job(st, job, files, rep);
 
 	if (rc || !st || !job) {
-		if (st && job)
+		if (st && job) {
+			/* the job is not running: its note would mislead */
+			snprintf(name, sizeof(name), "%" PRIu32 ".failed",
+				 job->job_id);
+			unlinkat(st->jobs, name, 0);
 			dl_stage_prefetch_drop(st, job->job_id);
+		}
 		return rc;
 	}
 	snprintf(pins, sizeof(pins), "%" PRIu32 ".pins", job->job_id);

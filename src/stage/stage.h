@@ -368,6 +368,20 @@ int dl_stage_generation(dl_stage_t *st, uint64_t *gen);
  */
 int dl_stage_bytes(dl_stage_t *st, uint64_t *storage, uint64_t *peer);
 
+/**
+ * dl_stage_lookup - the complete store entry of a source path and its
+ * cached copy, opened read-only (dl-cached serving a peer).  The copy
+ * stays readable through fd even if the entry is evicted meanwhile.
+ * OUT e - the entry; free its path with dl_stage_entry_clear()
+ * OUT fd - the copy, for the caller to close
+ * \return 0, DL_ENOENT (not cached, or a copy in progress), DL_EIO.
+ */
+int dl_stage_lookup(dl_stage_t *st, const char *path, dl_stage_entry_t *e,
+		    int *fd);
+
+/* dl_stage_entry_clear - free what dl_stage_lookup() put in e. */
+void dl_stage_entry_clear(dl_stage_entry_t *e);
+
 /* dl_stage_dir - \return the path the cache was opened with. */
 const char *dl_stage_dir(const dl_stage_t *st);
 

@@ -675,3 +675,33 @@ int dl_stage_log_line(dl_stage_t *st, const char *line)
 	close(fd);
 	return rc;
 }
+
+int dl_stage_lookup(dl_stage_t *st, const char *path, dl_stage_entry_t *e,
+		    int *fd)
+{
+	char hash[DL_SHA256_HEX_LEN];
+	int rc = DL_ENOENT, bfd;
+
+	if (!st || !path || !e || !fd)
+		return DL_EINVAL;
+	dl_sha256_hex(path, strlen(path), hash);
+	if (dl__glock(st))
+		return DL_EIO;
+	if (dl__entry_get(st, hash, e) == DL__COMPLETE && e->path &&
+	    !strcmp(e->path, path)) {
+		bfd = dl__bucket(st, hash, false);
+		*fd = bfd < 0 ? -1 : openat(bfd, hash, O_RDONLY | O_NOFOLLOW |
+							      O_CLOEXEC);
+		rc = *fd < 0 ? DL_EIO : 0;
+	}
+	dl__gunlock(st);
+	if (rc)
+		dl__entry_free(e);
+	return rc;
+}
+
+void dl_stage_entry_clear(dl_stage_entry_t *e)
+{
+	if (e)
+		dl__entry_free(e);
+}
