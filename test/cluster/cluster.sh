@@ -83,9 +83,10 @@
 # the same path on every node; on the host it stays an empty directory, so
 # slurmctld sees nothing in it).  slurmd nX runs in that namespace (and so
 # do its Prolog, Epilog, TaskProlog and jobs), and, with DL_CACHED, the
-# node's service "$DL_CACHED -N nX -P <peer port> -f etc/datalocality.conf
-# $DL_CACHED_ARGS" too (foreground; its PID is recorded like the daemons'
-# and in run/cached.nX.pid).  Everything else under $DL_CLUSTER_DIR (data,
+# node's service "$DL_CACHED -D -N nX -P <peer port> -a 127.0.0.1 -p
+# run/cached.nX.pid -f etc/datalocality.conf $DL_CACHED_ARGS" too
+# (foreground, log on stderr into log/cached.nX.out; its PID is recorded
+# like the daemons').  Everything else under $DL_CLUSTER_DIR (data,
 # out/, logs, etc/) is the shared storage every node and slurmctld see.
 # Ports: the controller agent's ServicePort is B+1, node nX's PeerPort
 # B+1+X (dl_cluster_service_port, dl_cluster_peer_port; checked free like
@@ -648,10 +649,10 @@ dl_cluster_start_cached() {
 	ns=$(dl_cluster_node_pid "$node") || { _dl_err "no namespace for $node"; return 1; }
 	# shellcheck disable=SC2086
 	_dl_spawn "cached.$node" nsenter --mount --target "$ns" -- \
-		"$DL_CACHED" -N "$node" -P "$(dl_cluster_peer_port "$node")" \
+		"$DL_CACHED" -D -N "$node" -P "$(dl_cluster_peer_port "$node")" \
+		-a 127.0.0.1 -p "$DL_CLUSTER_DIR/run/cached.$node.pid" \
 		-f "$DL_CLUSTER_DIR/etc/datalocality.conf" ${DL_CACHED_ARGS:-}
 	pid=$_DL_LAST_PID
-	echo "$pid" >"$DL_CLUSTER_DIR/run/cached.$node.pid"
 	sock=$(dl_cluster_node_cache_dir "$node")/.sock
 	n=$((${DL_CLUSTER_TIMEOUT:-30} * 10))
 	while [ "$i" -lt "$n" ]; do
