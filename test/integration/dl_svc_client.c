@@ -11,8 +11,8 @@
  *       "refused WHY", or "closed ERROR" (the peer hung up: credential
  *       refused).  Run as a non-root user it shows what the service does
  *       with a credential of that user.
- *   dl_svc_client replay HOST PORT PATH
- *       one FETCH of PATH for root, signed by hand and kept; then the very
+ *   dl_svc_client replay HOST PORT UID GID USER PATH
+ *       one FETCH of PATH for that user, signed by hand and kept; then the very
  *       same frame (header, credential, body) again on the same
  *       connection, and on a new one; prints "first: ...", "same: ...",
  *       "new: ..." with the outcomes as above.
@@ -203,7 +203,8 @@ static int _replay(char **av)
 	size_t len;
 	int rc;
 
-	rc = _fetch_body(av[2], 0, 0, "root", &body, &len);
+	rc = _fetch_body(av[5], strtoull(av[2], NULL, 10),
+			 strtoull(av[3], NULL, 10), av[4], &body, &len);
 	if (rc)
 		return rc;
 	if (_connect(av[0], av[1], &c, err, sizeof(err)))
@@ -309,13 +310,13 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 8 && !strcmp(argv[1], "fetch"))
 		return _fetch(argv + 2);
-	if (argc == 5 && !strcmp(argv[1], "replay"))
+	if (argc == 8 && !strcmp(argv[1], "replay"))
 		return _replay(argv + 2);
 	if (argc == 7 && !strcmp(argv[1], "inv"))
 		return _inv(argv + 2);
 	fprintf(stderr,
 		"usage: dl_svc_client fetch HOST PORT UID GID USER PATH\n"
-		"       dl_svc_client replay HOST PORT PATH\n"
+		"       dl_svc_client replay HOST PORT UID GID USER PATH\n"
 		"       dl_svc_client inv HOST PORT NODE PATH SIZE\n");
 	return 2;
 }

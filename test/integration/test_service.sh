@@ -88,10 +88,18 @@ for g in 0 1 2 3 4 5 6 7 d; do
 	for f in 1 2 3; do dl_t_mkfile "$data/g$g/f$f" 1; done
 done
 dl_t_mkfile "$data/peer/big" 2
-dl_t_mkfile "$data/secret/only-root" 1
+dl_t_mkfile "$data/secret/only-daemon" 1
 dl_t_mkfile "$data/bb/in1" 1
 chmod -R a+rX "$data"
-chmod 600 "$data/secret/only-root"
+# only user daemon (uid 1) may read it
+chown daemon:daemon "$data/secret/only-daemon"
+chmod 600 "$data/secret/only-daemon"
+# The sums, taken now: reading a source later would count as a read of
+# the storage in (c).
+declare -A sum=()
+for f in "$data"/peer/big "$data"/secret/only-daemon "$data"/bb/in1; do
+	sum[$f]=$(sha256sum "$f" | cut -d' ' -f1)
+done
 # Files are changed "recently" for a second or two after they are written
 # (dl-stage then checks them by content); the checks below start later.
 sleep 2
@@ -101,19 +109,19 @@ ns_log() { dl_cluster_node_exec "$1" cat "$cdir/.log" 2>/dev/null || true; }
 # job_line ID : dl-stage's summary line for the job, from its node's log
 job_line() {
 	local n
-	for n in $nodes; do ns_log "$n"; done | grep "job $1 on n[0-9]*: " | tail -1
+	for n in $nodes; do ns_log "$n"; done | grep "job $1 on n[0-9]*: [0-9]* files: " | tail -1
 }
 # copied ID : how many files the job's Prolog copied (from anywhere)
 copied() { job_line "$1" | sed -n 's/.*cached ([^)]*), \([0-9]*\) copied.*/\1/p'; }
 # The node's real contents, read inside its namespace from its store.
 real_files() {
 	dl_cluster_node_exec "$1" "$DL_STAGE" --node "$1" inventory 2>/dev/null |
-		awk '$1 != "SIZE" && $1 != "#" && NF >= 5 { print $NF }' | sort
+		awk '$1 != "SIZE" && $1 != "#" && NF >= 5 { print $NF }' | sort || true
 }
 meta_count() {
 	dl_cluster_node_exec "$1" find "$cdir/store" -name '*.meta' 2>/dev/null | grep -c . || true
 }
-model_files() { "$sdl" files "$1" 2>/dev/null | tail -n +2 | awk '{ print $5 }' | sort; }
+model_files() { "$sdl" files "$1" 2>/dev/null | tail -n +2 | awk '{ print $5 }' | sort || true; }
 # node_field NODE KEY : a number of the node in `sdatalocality --json nodes`
 node_field() {
 	"$sdl" --json nodes 2>/dev/null | python3 -c '
@@ -127,7 +135,7 @@ for n in d if isinstance(d, list) else d.get("nodes", []):
 # inv_field NODE KEY : a counter of the .inventory header, in NODE's namespace
 inv_field() {
 	dl_cluster_node_exec "$1" cat "$cdir/.inventory" 2>/dev/null |
-		sed -n "1s/.* $2=\([0-9]*\).*/\1/p"
+		sed -n "1s/.* $2=\([0-9]*\).*/\1/p" || true
 }
 # models_equal : 0 when the model of every node equals its real contents
 models_equal() {
@@ -197,16 +205,17 @@ watch "$big" second
 b=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o "$out/%j.out" -w n2 \
 	--comment="files:$big" --wrap "sha256sum \"\$DL_CACHE_VIEW$big\"")
 dl_cluster_wait_jobs_done 60
+reads2=$(reads second) # before anything else could read it
 sleep 1.5
 peer1=$(inv_field n2 peer_bytes)
 stor1=$(inv_field n2 storage_bytes)
 ctld_peer=$(node_field n2 peer_bytes || true)
-echo "  job $b on n2: $(job_line "$b" | sed 's/.*: \([0-9]* files\)/\1/'); n2's cache: peer_bytes ${peer0:-none} -> $peer1, storage_bytes ${stor0:-none} -> $stor1; slurmctld's peer_bytes for n2: $ctld_peer; source reads $(reads second)"
+echo "  job $b on n2: $(job_line "$b" | sed 's/.*: \([0-9]* files\)/\1/'); n2's cache: peer_bytes ${peer0:-none} -> $peer1, storage_bytes ${stor0:-none} -> $stor1; slurmctld's peer_bytes for n2: $ctld_peer; source reads $reads2"
 dl_t_check "(c) job $b on n2 completed with the right bytes" \
-	eval 'completed $b && [ "$(cut -d" " -f1 "$out/$b.out")" = "$(sha256sum "$big" | cut -d" " -f1)" ]'
+	eval 'completed $b && [ "$(cut -d" " -f1 "$out/$b.out")" = "${sum[$big]}" ]'
 dl_t_check "(c) ... its Prolog got the file copied into n2's cache" \
 	eval '[ "$(copied $b)" = 1 ] && real_files n2 | grep -qx "$big"'
-dl_t_eq "(c) ... and the source was not read for it" 0 "$(reads second)"
+dl_t_eq "(c) ... and the source was not read for it" 0 "$reads2"
 # n2 had no .inventory before its first copy: counters from 0.
 peer0=${peer0:-0} stor0=${stor0:-0}
 dl_t_check "(c) ... counted as a peer copy on n2: its peer_bytes grew by the size, its storage_bytes did not" \
@@ -218,10 +227,11 @@ dl_t_check "(c) ... and slurmctld counts it (sdatalocality --json nodes: n2's pe
 # --- (e) hostile -----------------------------------------------------------
 p1=$(dl_cluster_peer_port n1)
 asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-r=$("$client" fetch 127.0.0.1 "$p1" 0 0 root "$big" 2>&1 || true)
-want="ok $((2 << 20)) $(sha256sum "$big" | cut -d' ' -f1)"
-dl_t_eq "(e) control: root's FETCH of a file n1 holds is served, right bytes" "$want" "$r"
-r=$(asnobody env DL_MUNGE_SOCKET="$DL_MUNGE_SOCKET" "$client" fetch 127.0.0.1 "$p1" 0 0 root "$big" 2>&1 || true)
+# Requests come from a root service acting for a job's user (nobody).
+r=$("$client" fetch 127.0.0.1 "$p1" 65534 65534 nobody "$big" 2>&1 || true)
+dl_t_eq "(e) control: a root client's FETCH of a file n1 holds is served, right bytes" \
+	"ok $((2 << 20)) ${sum[$big]}" "$r"
+r=$(asnobody env DL_MUNGE_SOCKET="$DL_MUNGE_SOCKET" "$client" fetch 127.0.0.1 "$p1" 65534 65534 nobody "$big" 2>&1 || true)
 echo "  nobody's FETCH: $r"
 dl_t_check "(e) a FETCH signed by a non-root user is refused (connection closed)" \
 	eval '[[ $r == closed* ]]'
@@ -237,23 +247,27 @@ dl_t_check "(e) a non-root client's inventory for n4 is refused, the model uncha
 dl_t_check "(e) ... with a line in slurmctld's log naming uid 65534" \
 	grep -q 'refused.*65534' "$(dl_cluster_log_ctld)"
 dl_t_check "(e) no service died of it" all_services
-# A file only root may read, cached on n1 by a job of root.
-sec=$data/secret/only-root
-s=$(sbatch --parsable --chdir="$out" -o "$out/%j.out" -w n1 --comment="files:$sec" \
+# A file only daemon may read, cached on n1 by a job of daemon.
+sec=$data/secret/only-daemon
+s=$(sbatch --parsable --uid=daemon --gid=daemon --chdir="$out" -o "$out/%j.out" -w n1 --comment="files:$sec" \
 	--wrap "cat \"\$DL_CACHE_VIEW$sec\" >/dev/null")
 dl_cluster_wait_jobs_done 60
-dl_t_check "(e) root's job $s cached $sec on n1" eval 'completed $s && real_files n1 | grep -qx "$sec"'
+dl_t_check "(e) daemon's job $s cached $sec on n1" eval 'completed $s && real_files n1 | grep -qx "$sec"'
 r=$("$client" fetch 127.0.0.1 "$p1" 65534 65534 nobody "$sec" 2>&1 || true)
 echo "  FETCH of $sec for nobody: $r"
 dl_t_check "(e) a FETCH for a user who cannot read the source is refused" \
 	eval '[[ $r == refused* ]]'
-r=$("$client" fetch 127.0.0.1 "$p1" 0 0 root "$sec" 2>&1 || true)
-dl_t_eq "(e) control: the same FETCH for root is served" \
-	"ok $((1 << 20)) $(sha256sum "$sec" | cut -d' ' -f1)" "$r"
-r=$("$client" replay 127.0.0.1 "$p1" "$big" 2>&1 || true)
+r=$("$client" fetch 127.0.0.1 "$p1" 1 1 daemon "$sec" 2>&1 || true)
+dl_t_eq "(e) control: the same FETCH for daemon is served" \
+	"ok $((1 << 20)) ${sum[$sec]}" "$r"
+rej0=$(grep -c 'rejected' "$DL_CLUSTER_DIR/log/cached.n1.out" || true)
+r=$("$client" replay 127.0.0.1 "$p1" 65534 65534 nobody "$big" 2>&1 || true)
 echo "$r" | sed 's/^/  replay: /'
-dl_t_check "(e) a replayed FETCH is refused on the same connection and on a new one" \
+rej1=$(grep -c 'rejected' "$DL_CLUSTER_DIR/log/cached.n1.out" || true)
+dl_t_check "(e) a replayed FETCH is not served again, on the same connection or a new one" \
 	eval 'grep -q "^first: ok " <<<"$r" && grep -q "^same: closed" <<<"$r" && grep -q "^new: closed" <<<"$r"'
+dl_t_check "(e) ... and n1's service logged the rejection ($rej0 -> $rej1 'rejected' lines)" \
+	eval '[ "$rej1" -gt "$rej0" ]'
 r=$(dl_cluster_node_exec n1 setpriv --reuid=65534 --regid=65534 --clear-groups \
 	/usr/bin/python3 -c "
 import socket
@@ -298,7 +312,7 @@ if [[ $f =~ ^[0-9]+$ ]]; then
 	fnode=$(dl_cluster_job_field "$f" NodeList || true)
 	echo "  job $f on $fnode: $(head -1 "$out/$f.out" 2>/dev/null); $(job_line "$f" | sed 's/.*: \([0-9]* files\)/\1/')"
 	dl_t_check "(f) the #BB stage_in job $f found its file in the cache, right bytes" \
-		eval 'completed $f && grep -qx kind=cached "$out/$f.out" && grep -qx "$(sha256sum "$bbf" | cut -d" " -f1)" "$out/$f.out"'
+		eval 'completed $f && grep -qx kind=cached "$out/$f.out" && grep -qx "${sum[$bbf]}" "$out/$f.out"'
 	dl_t_check "(f) ... its node's cache holds it" eval 'real_files "$fnode" | grep -qx "$bbf"'
 else
 	dl_t_fail "(f) sbatch refused the #BB stage_in job: $f"
