@@ -66,10 +66,13 @@ static int _connect(const char *host, const char *port, dl_net_conn_t *c,
 	return rc;
 }
 
-/* A FETCH body for path as uid/gid/user (identity from stat()). */
-static int _fetch_body(const char *path, uint64_t uid, uint64_t gid,
-		       const char *user, char **body, size_t *len)
+/*
+ * A FETCH body from "UID GID USER PATH" at av (identity of PATH from
+ * stat()).
+ */
+static int _fetch_body(char **av, char **body, size_t *len)
 {
+	const char *path = av[3];
 	char err[256] = "";
 	struct stat sb;
 	dl_msg_t m;
@@ -78,9 +81,9 @@ static int _fetch_body(const char *path, uint64_t uid, uint64_t gid,
 	if (stat(path, &sb))
 		return _die(path, strerror(errno));
 	dl_msg_init(&m, DL_NET_FETCH);
-	m.uid = uid;
-	m.gid = gid;
-	snprintf(m.user, sizeof(m.user), "%s", user);
+	m.uid = strtoull(av[0], NULL, 10);
+	m.gid = strtoull(av[1], NULL, 10);
+	snprintf(m.user, sizeof(m.user), "%s", av[2]);
 	m.size = (uint64_t)sb.st_size;
 	m.ino = (uint64_t)sb.st_ino;
 	m.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
@@ -148,8 +151,7 @@ static int _fetch(char **av)
 	size_t len;
 	int rc;
 
-	rc = _fetch_body(av[5], strtoull(av[2], NULL, 10),
-			 strtoull(av[3], NULL, 10), av[4], &body, &len);
+	rc = _fetch_body(av + 2, &body, &len);
 	if (rc)
 		return rc;
 	if (_connect(av[0], av[1], &c, err, sizeof(err))) {
@@ -189,11 +191,27 @@ static int _signed(dl_net_conn_t *c, const char *body, size_t len,
 		return _die("munge socket", auth.munge_socket);
 	}
 	if (munge_encode(cred, ctx, payload, n) != EMUNGE_SUCCESS) {
+		n = _die("munge_encode", munge_ctx_strerror(ctx));
 		munge_ctx_destroy(ctx);
-		return _die("munge_encode", munge_ctx_strerror(ctx));
+		return n;
 	}
 	munge_ctx_destroy(ctx);
 	return 0;
+}
+
+/* Send the kept frame as it is and print what comes back. */
+static void _resend(dl_net_conn_t *c, const char *label, const char *cred,
+		    const char *body, size_t len)
+{
+	char err[512] = "";
+	int rc;
+
+	rc = dl_net_frame_write(c->fd, TIMEOUT_MS, DL_NET_FETCH, cred,
+				strlen(cred), body, len, err, sizeof(err));
+	if (rc)
+		printf("%s closed %s %s\n", label, dl_err_name(rc), err);
+	else
+		_print_reply(c, label);
 }
 
 static int _replay(char **av)
@@ -203,36 +221,21 @@ static int _replay(char **av)
 	size_t len;
 	int rc;
 
-	rc = _fetch_body(av[5], strtoull(av[2], NULL, 10),
-			 strtoull(av[3], NULL, 10), av[4], &body, &len);
+	rc = _fetch_body(av + 2, &body, &len);
 	if (rc)
 		return rc;
 	if (_connect(av[0], av[1], &c, err, sizeof(err)))
 		return _die("connect", err);
 	if ((rc = _signed(&c, body, len, &cred)))
 		return rc;
-	if (dl_net_frame_write(c.fd, TIMEOUT_MS, DL_NET_FETCH, cred,
-			       strlen(cred), body, len, err, sizeof(err)))
-		return _die("write", err);
-	c.send_seq = 1;
-	_print_reply(&c, "first:");
+	_resend(&c, "first:", cred, body, len);
 	/* The same bytes again: the peer must not serve them twice. */
-	rc = dl_net_frame_write(c.fd, TIMEOUT_MS, DL_NET_FETCH, cred,
-				strlen(cred), body, len, err, sizeof(err));
-	if (rc)
-		printf("same: closed %s %s\n", dl_err_name(rc), err);
-	else
-		_print_reply(&c, "same:");
+	_resend(&c, "same:", cred, body, len);
 	close(c.fd);
 	/* And on a new connection, which has another nonce. */
 	if (_connect(av[0], av[1], &c, err, sizeof(err)))
 		return _die("connect", err);
-	rc = dl_net_frame_write(c.fd, TIMEOUT_MS, DL_NET_FETCH, cred,
-				strlen(cred), body, len, err, sizeof(err));
-	if (rc)
-		printf("new: closed %s %s\n", dl_err_name(rc), err);
-	else
-		_print_reply(&c, "new:");
+	_resend(&c, "new:", cred, body, len);
 	close(c.fd);
 	free(cred);
 	free(body);
