@@ -56,7 +56,7 @@
 # ROWS ("backfill datalocality"), DL_CONF (more lines for
 # datalocality.conf, e.g. "WaitFactor=4"; none: the plugin's defaults),
 # KEEP_LOGS (dir to copy the slurmctld logs and dl-stage logs of every row
-# into), DL_NODE_NS (auto).
+# into), DL_NODE_NS (auto), JOB_USER (nobody: the user the jobs run as).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
@@ -79,6 +79,7 @@ SCHED_PARAMS=${SCHED_PARAMS-bf_interval=5}
 NOCACHE=${NOCACHE:-0}
 ROWS=${ROWS:-backfill datalocality}
 DL_NODE_NS=${DL_NODE_NS:-auto}
+JOB_USER=${JOB_USER:-nobody}
 if [ "$DL_NODE_NS" = auto ]; then
 	DL_NODE_NS=0
 	[ -x "$build/dl-cached" ] && DL_NODE_NS=1
@@ -212,6 +213,9 @@ done
 EOF
 chmod 755 "$work/read-direct.sh"
 
+# The jobs run as JOB_USER, as users' jobs do (node services copy nothing
+# between nodes for root, who may read anything anywhere).
+as_user=(--uid="$JOB_USER" --gid="$(id -gn "$JOB_USER")")
 # submit KIND FILES CACHED: one sbatch; prints the job id.  The batch script
 # writes "start end" into $work/t/<jobid>.
 submit() {
@@ -225,16 +229,16 @@ submit() {
 		else
 			body="$work/read-direct.sh ${files//,/ }"
 		fi
-		sbatch --parsable -o /dev/null -t "$TIME_LIMIT" \
+		sbatch --parsable "${as_user[@]}" -o /dev/null -t "$TIME_LIMIT" \
 			--comment="files:$files" \
 			--wrap "t0=\$(date +%s.%N); $body; sleep $COMPUTE; $stamp"
 		;;
 	p)
-		sbatch --parsable -o /dev/null -t "$TIME_LIMIT" \
+		sbatch --parsable "${as_user[@]}" -o /dev/null -t "$TIME_LIMIT" \
 			--wrap "t0=\$(date +%s.%N); sleep $PLAIN_SEC; $stamp"
 		;;
 	w)
-		sbatch --parsable -o /dev/null -t "$TIME_LIMIT" -N 4 --exclusive \
+		sbatch --parsable "${as_user[@]}" -o /dev/null -t "$TIME_LIMIT" -N 4 --exclusive \
 			--wrap "t0=\$(date +%s.%N); sleep $WIDE_SEC; $stamp"
 		;;
 	esac
@@ -269,7 +273,7 @@ run() { # run NAME SCHED CACHED(0/1)
 	local logs=${KEEP_LOGS:-}
 	rm -rf "$work/locks" "$work/t"
 	mkdir -p "$work/locks" "$work/t"
-	chmod 777 "$work/t"
+	chmod 777 "$work/t" "$work/locks"
 	export DL_SCHED_TYPE=$sched DL_JOB_SUBMIT=datalocality
 	if [ "$sched" = sched/datalocality ]; then
 		export DL_SCHED_PARAMS=$dl_params
