@@ -127,8 +127,11 @@ static void _reap(loop_t *l)
 			}
 }
 
-/* Stop a running prefetch of job (replaced, cancelled, or it starts). */
-static void _kill_prefetch(loop_t *l, uint32_t job)
+/*
+ * Stop a running prefetch of job (replaced, cancelled, or it starts).
+ * \return whether one ran: its view and pins are then half made.
+ */
+static bool _kill_prefetch(loop_t *l, uint32_t job)
 {
 	for (size_t i = 0; i < l->nch; i++)
 		if (l->ch[i].kind == K_PREFETCH && l->ch[i].job == job) {
@@ -137,8 +140,9 @@ static void _kill_prefetch(loop_t *l, uint32_t job)
 			if (l->ch[i].relay >= 0)
 				close(l->ch[i].relay);
 			l->ch[i] = l->ch[--l->nch];
-			return;
+			return true;
 		}
+	return false;
 }
 
 /* ---- children's work ------------------------------------------------- */
@@ -168,7 +172,7 @@ static void _local_accept(loop_t *l)
 	dl_net_conn_t c;
 	dl_msg_t m;
 	char err[256] = "";
-	uid_t uid;
+	uid_t uid = (uid_t)-1;
 	int fd;
 
 	if (dl_net_accept(l->lfd, 0, &fd, NULL, 0))
@@ -264,7 +268,10 @@ static void _on_cancel(void *arg, uint32_t job)
 {
 	loop_t *l = arg;
 
-	_kill_prefetch(l, job);
+	/* a prefetch stopped midway leaves the job's records: not running
+	 * here (its STAGE would have stopped the prefetch), so remove them */
+	if (_kill_prefetch(l, job))
+		dl_stage_job_end(l->st, job, NULL);
 	dl_stage_prefetch_drop(l->st, job);
 	cached_log(6, "prefetch for job %" PRIu32 " cancelled", job);
 }

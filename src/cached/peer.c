@@ -165,13 +165,16 @@ int cached_peer_fetch(void *arg, const dl_stage_job_t *job, const char *path,
 	dl_msg_init(&req, DL_NET_FETCH);
 	req.uid = job->uid;
 	req.gid = job->gid;
-	snprintf(req.user, sizeof(req.user), "%s", job->user ? job->user : "");
+	/* "-": no name known (the peer then uses the uid's own groups) */
+	snprintf(req.user, sizeof(req.user), "%s",
+		 job->user && *job->user ? job->user : "-");
 	req.size = (uint64_t)sb->st_size;
 	req.ino = (uint64_t)sb->st_ino;
 	req.mtime_ns = _ns(&sb->st_mtim);
 	req.ctime_ns = _ns(&sb->st_ctim);
 	if (dl_msg_set_path(&req, path) ||
 	    dl_msg_encode(&req, &body, &blen, NULL, 0)) {
+		cached_log(4, "%s: cannot ask peers for it", path);
 		dl_msg_free(&req);
 		return -1;
 	}
@@ -210,7 +213,7 @@ static int _user_can_read(const dl_msg_t *req, unsigned timeout_s, char *why,
 	int fd = -1, e = 0, rc = -1;
 
 	if (dl_opener_start((uid_t)req->uid, (gid_t)req->gid,
-			    req->user[0] ? req->user : NULL, timeout_s, &op,
+			    strcmp(req->user, "-") ? req->user : NULL, timeout_s, &op,
 			    err, sizeof(err))) {
 		snprintf(why, whylen, "cannot act as uid %" PRIu64 ": %s",
 			 req->uid, err);

@@ -66,7 +66,8 @@ static int _stage(const cached_conf_t *c, dl_stage_t *st, const dl_msg_t *req,
 	dl_stage_job_t job = { .job_id = (uint32_t)req->job,
 			       .uid = (uid_t)req->uid,
 			       .gid = (gid_t)req->gid,
-			       .user = req->user[0] ? req->user : NULL };
+			       .user = strcmp(req->user, "-") ? req->user :
+							       NULL };
 	dl_filelist_t *files = NULL;
 	char err[1024] = "";
 	int rc;
@@ -157,7 +158,8 @@ int cached_work_prefetch(const cached_conf_t *c, const dl_msg_t *req,
 	dl_stage_job_t job = { .job_id = (uint32_t)req->job,
 			       .uid = (uid_t)req->uid,
 			       .gid = (gid_t)req->gid,
-			       .user = req->user[0] ? req->user : NULL };
+			       .user = strcmp(req->user, "-") ? req->user :
+							       NULL };
 	dl_filelist_t *files = NULL;
 	dl_stage_report_t rep;
 	dl_stage_t *st = NULL;

@@ -13,7 +13,10 @@
  *
  * API stability: helper "ctld" codes against this header since the first
  * commit.  Changes are announced here:
- *   (none yet)
+ *   - dl_net_listen(NULL, ...) falls back to IPv4 when the host has no
+ *     IPv6 sockets (behaviour only; same signature).
+ *   - dl_net_msg.h: user "-" in FETCH/STAGE/PREFETCH means no name known
+ *     (names must be non-empty tokens).
  */
 #ifndef DL_NET_H
 #define DL_NET_H

@@ -86,43 +86,56 @@ int dl_net_connect(const char *host, uint16_t port, int timeout_ms,
 	return rc == DL_ENOENT ? DL_EIO : rc;
 }
 
+/* A listening socket on one address; \return it or -1 (errno set). */
+static int _listen_one(const struct addrinfo *ai)
+{
+	int s = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1, zero = 0, e;
+
+	if (s < 0)
+		return -1;
+	/* both families on one socket where the host has IPv6 */
+	if (ai->ai_family == AF_INET6)
+		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(s, ai->ai_addr, ai->ai_addrlen) || listen(s, 128)) {
+		e = errno;
+		close(s);
+		errno = e;
+		return -1;
+	}
+	return s;
+}
+
 int dl_net_listen(const char *addr, uint16_t port, int *fd, char *err,
 		  size_t errlen)
 {
+	/* all addresses: IPv6 (dual stack) first, IPv4 if there is none */
+	static const int fams[] = { AF_INET6, AF_INET };
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE };
 	struct addrinfo *res;
 	char service[8];
-	int s, one = 1, gai;
+	int s = -1, gai = 0, e = 0;
 
 	snprintf(service, sizeof(service), "%u", port);
-	hints.ai_family = addr ? AF_UNSPEC : AF_INET6;
-	if ((gai = getaddrinfo(addr, service, &hints, &res))) {
-		/* no IPv6 on this host: listen on IPv4 only */
-		hints.ai_family = AF_INET;
-		if ((gai = getaddrinfo(addr, service, &hints, &res))) {
-			dl__net_err(err, errlen, "listen address %s: %s",
-				    addr ? addr : "*", gai_strerror(gai));
-			return DL_EIO;
-		}
-	}
-	s = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s >= 0 && res->ai_family == AF_INET6) {
-		int zero = 0; /* both families on one socket */
-
-		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	}
-	if (s < 0 ||
-	    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(s, res->ai_addr, res->ai_addrlen) || listen(s, 128)) {
-		dl__net_err(err, errlen, "listen on port %u: %s", port,
-			    strerror(errno));
-		if (s >= 0)
-			close(s);
+	for (size_t i = 0; s < 0 && i < (addr ? 1 : 2); i++) {
+		hints.ai_family = addr ? AF_UNSPEC : fams[i];
+		if ((gai = getaddrinfo(addr, service, &hints, &res)))
+			continue;
+		s = _listen_one(res);
+		e = errno;
 		freeaddrinfo(res);
+		/* a taken port is taken in both families */
+		if (s < 0 && e == EADDRINUSE)
+			break;
+	}
+	if (s < 0) {
+		dl__net_err(err, errlen, "listen on %s:%u: %s",
+			    addr ? addr : "*", port,
+			    gai && !e ? gai_strerror(gai) : strerror(e));
 		return DL_EIO;
 	}
-	freeaddrinfo(res);
 	*fd = s;
 	return 0;
 }

@@ -776,12 +776,13 @@ static int _inventory(void)
 	dl_stage_t *st = NULL;
 	inv_arg_t a = {0};
 	settings_t s;
-	uint64_t used = 0;
+	uint64_t used = 0, from_storage = 0, from_peers = 0;
 	char h[32];
 	int rc = _open_existing(&s, &st);
 
 	if (rc)
 		return rc;
+	dl_stage_bytes(st, &from_storage, &from_peers);
 	if (opt.json) {
 		printf("{\"node\": ");
 		_json_str(s.node);
@@ -795,8 +796,9 @@ static int _inventory(void)
 		printf(", \"policy\": \"%s\", \"files\": [",
 		       dl_evict_name(s.opts.policy));
 		rc = dl_stage_foreach(st, _inv_json, &a, &used);
-		printf("%s], \"used\": %" PRIu64 "}\n", a.n ? "\n  " : "",
-		       used);
+		printf("%s], \"used\": %" PRIu64 ", \"storage_bytes\": %"
+		       PRIu64 ", \"peer_bytes\": %" PRIu64 "}\n",
+		       a.n ? "\n  " : "", used, from_storage, from_peers);
 	} else {
 		printf("%12s %6s %-19s %4s %s\n", "SIZE", "HITS", "LAST_USED",
 		       "PINS", "PATH");
@@ -807,6 +809,10 @@ static int _inventory(void)
 			       ? "unlimited"
 			       : _human(s.opts.capacity, (char[32]){0}, 32),
 		       dl_evict_name(s.opts.policy));
+		printf("# copied in since the cache was made: %s from the "
+		       "storage, %s from other nodes\n",
+		       _human(from_storage, h, sizeof(h)),
+		       _human(from_peers, (char[32]){0}, 32));
 	}
 	if (rc)
 		fprintf(stderr, "dl-stage: inventory: %s\n", dl_strerror(rc));

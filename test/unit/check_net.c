@@ -29,96 +29,26 @@
 #include "dl_net.h"
 #include "dl_net_auth.h"
 #include "dl_net_msg.h"
+#include "munged_fx.h"
 
-#define MUNGED "/usr/sbin/munged"
-
-static char mdir[64];
-static char msock[128];
-static pid_t munged_pid;
 static dl_net_auth_t auth;
-
-/* ---- a private munged, for the whole suite --------------------------- */
-
-static int _sh(const char *cmd)
-{
-	int rc = system(cmd);
-
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
 
 static void munged_start(void)
 {
-	char cmd[512], key[128], pid[128], seed[128], log[128];
-
-	munged_pid = 0;
-	if (geteuid() != 0 || access(MUNGED, X_OK))
-		return;
-	snprintf(mdir, sizeof(mdir), "/tmp/dl_check_net.XXXXXX");
-	/* searchable: a test signs as another uid too */
-	if (!mkdtemp(mdir) || chmod(mdir, 0755))
-		return;
-	snprintf(msock, sizeof(msock), "%s/munge.socket", mdir);
-	snprintf(key, sizeof(key), "%s/munge.key", mdir);
-	snprintf(pid, sizeof(pid), "%s/munged.pid", mdir);
-	snprintf(seed, sizeof(seed), "%s/munged.seed", mdir);
-	snprintf(log, sizeof(log), "%s/munged.log", mdir);
-	snprintf(cmd, sizeof(cmd),
-		 "dd if=/dev/urandom of=%s bs=1 count=1024 status=none && "
-		 "chmod 0400 %s", key, key);
-	if (_sh(cmd))
-		return;
-	munged_pid = fork();
-	if (munged_pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execl(MUNGED, MUNGED, "--foreground", "--force", "--socket",
-		      msock, "--key-file", key, "--pid-file", pid,
-		      "--seed-file", seed, (char *)NULL);
-		_exit(127);
+	if (fx_munged_start() == 0) {
+		auth.munge_socket = fx_munge_socket;
+		auth.slurm_uid = 64030;
 	}
-	snprintf(cmd, sizeof(cmd),
-		 "munge -n -S %s 2>/dev/null | unmunge -S %s >/dev/null 2>&1",
-		 msock, msock);
-	for (int i = 0; i < 100; i++) {
-		struct timespec ts = { 0, 50000000 };
-
-		if (!access(msock, F_OK) && !_sh(cmd)) {
-			auth.munge_socket = msock;
-			auth.slurm_uid = 64030;
-			return;
-		}
-		nanosleep(&ts, NULL);
-	}
-	kill(munged_pid, SIGTERM);
-	waitpid(munged_pid, NULL, 0);
-	munged_pid = 0;
 }
 
 static void munged_stop(void)
 {
-	char cmd[128];
-
-	if (munged_pid > 0) {
-		kill(munged_pid, SIGTERM);
-		waitpid(munged_pid, NULL, 0);
-		munged_pid = 0;
-	}
-	if (mdir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", mdir);
-		_sh(cmd);
-		mdir[0] = '\0';
-	}
+	fx_munged_stop();
 }
 
 static int _have_munge(void)
 {
-	if (munged_pid > 0)
-		return 1;
-	fprintf(stderr, "check_net: munged not available (not root, or %s "
-		"not installed): authentication test skipped\n", MUNGED);
-	return 0;
+	return fx_munged_ok("check_net");
 }
 
 /* ---- frames ---------------------------------------------------------- */

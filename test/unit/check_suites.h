@@ -23,5 +23,6 @@ Suite *make_place_suite(void);
 Suite *make_agent_inv_suite(void);
 Suite *make_agent_pfplan_suite(void);
 Suite *make_net_suite(void);
+Suite *make_cached_suite(void);
 
 #endif /* CHECK_SUITES_H */
