@@ -41,8 +41,14 @@ static void _setup(void)
 	}
 }
 
+static pf_pick_t *picks;
+static int64_t npicks;
+
 static void _teardown(void)
 {
+	agent_pfplan_picks_free(picks, npicks > 0 ? (size_t)npicks : 0);
+	picks = NULL;
+	npicks = 0;
 	dl_cache_destroy(cache);
 }
 
@@ -54,9 +60,6 @@ static pf_job_t _job(uint32_t id, int32_t node, uint32_t prio,
 
 	return j;
 }
-
-static pf_pick_t *picks;
-static int64_t npicks;
 
 static void _select(const pf_job_t *jobs, size_t n)
 {
@@ -102,9 +105,6 @@ START_TEST(test_pf_priority_budget)
 	/* 2 fits (500), 3 does not (900): the list ends there. */
 	ck_assert_int_eq(npicks, 1);
 	ck_assert_ptr_nonnull(_pick(2));
-	agent_pfplan_picks_free(picks, npicks);
-	picks = NULL;
-	npicks = 0;
 }
 END_TEST
 
@@ -117,9 +117,6 @@ START_TEST(test_pf_shared_counts_once)
 	_select(jobs, 2);
 	ck_assert_int_eq(npicks, 2);
 	ck_assert_uint_eq(_pick(2)->missing, 0);
-	agent_pfplan_picks_free(picks, npicks);
-	picks = NULL;
-	npicks = 0;
 }
 END_TEST
 
@@ -144,9 +141,6 @@ START_TEST(test_pf_cached_unknown_nodes)
 	ck_assert_uint_eq(_pick(1)->nfiles, 2);
 	ck_assert_uint_eq(_pick(1)->ncached, 1);
 	ck_assert_uint_eq(_pick(1)->missing, 200);
-	agent_pfplan_picks_free(picks, npicks);
-	picks = NULL;
-	npicks = 0;
 }
 END_TEST
 
@@ -162,9 +156,6 @@ START_TEST(test_pf_max_jobs)
 	ck_assert_ptr_nonnull(_pick(2));
 	ck_assert_ptr_nonnull(_pick(3));
 	ck_assert_ptr_null(_pick(1));
-	agent_pfplan_picks_free(picks, npicks);
-	picks = NULL;
-	npicks = 0;
 }
 END_TEST
 
@@ -265,9 +256,6 @@ START_TEST(test_pf_reconcile)
 	ck_assert_uint_eq(x[0].job_id, 1);
 	free(x);
 	agent_pfplan_table_free(&t);
-	agent_pfplan_picks_free(picks, npicks);
-	picks = NULL;
-	npicks = 0;
 }
 END_TEST
 
@@ -310,9 +298,6 @@ START_TEST(test_pf_cancel)
 	ck_assert_uint_eq(x[0].job_id, 4);
 	free(x);
 	agent_pfplan_table_free(&t);
-	agent_pfplan_picks_free(picks, npicks);
-	picks = NULL;
-	npicks = 0;
 }
 END_TEST
 

@@ -183,6 +183,12 @@ static int _store(conn_t *c, const dl_msg_t *m, char *err, size_t errlen)
 	int rc;
 
 	slurm_mutex_lock(&n->lock);
+	if (n->conn != c) {
+		/* Replaced: the inventory is the new connection's now. */
+		slurm_mutex_unlock(&n->lock);
+		snprintf(err, errlen, "from a replaced connection");
+		return DL_EINVAL;
+	}
 	was = agent_inv_complete(n->inv);
 	if (m->type == DL_NET_INV)
 		rc = agent_inv_apply_inv(n->inv, m, err, errlen);
@@ -459,8 +465,11 @@ static void _accept_one(void)
 	uint32_t n;
 	int fd;
 
-	if (dl_net_accept(ch.lfd, 0, &fd, who, sizeof(who)))
+	if (dl_net_accept(ch.lfd, 0, &fd, who, sizeof(who))) {
+		/* Out of descriptors, say: do not spin on a ready socket. */
+		usleep(100000);
 		return;
+	}
 	slurm_mutex_lock(&ch.lock);
 	n = ch.nconns;
 	slurm_mutex_unlock(&ch.lock);

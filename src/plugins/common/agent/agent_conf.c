@@ -186,7 +186,8 @@ static void _service(s_p_hashtbl_t *tbl, const char *pfx, agent_conf_t *c)
 	c->service_port = (uint16_t)port;
 	s_p_get_string(&c->munge_socket, "MungeSocket", tbl);
 	_size(tbl, pfx, "PrefetchMaxBytes", &c->prefetch_max);
-	_double(tbl, pfx, "PrefetchTimeout", 0, &timeout);
+	/* Renewed at half of it: shorter would resend at every cycle. */
+	_double(tbl, pfx, "PrefetchTimeout", 9.999, &timeout);
 	c->prefetch_timeout = timeout < 86400 * 30 ? (uint32_t)timeout :
 						     86400 * 30;
 }

@@ -31,7 +31,7 @@ static dl_node_stats_t *node_stats;   /* [cache_nodes] */
 /* Change stamp (mtime, size, inode) of each node's inventory when read. */
 static struct stat *inv_seen;         /* [cache_nodes] */
 static bool *inv_ok;                  /* [cache_nodes]: has an inventory */
-static agent_model_src_t *src;        /* [cache_nodes] */
+static dl_source_t *src;        /* [cache_nodes] */
 static uint64_t *chan_gen;            /* [cache_nodes]: service's, applied */
 
 bool agent_model_setup(uint32_t nnodes, const agent_conf_t *c)
@@ -265,13 +265,13 @@ bool agent_model_sync_node(uint32_t node, const char *name,
 	if (!cache || node >= cache_nodes)
 		return false;
 	/* The service's word is the truth while it is connected. */
-	if (src[node] == AGENT_SRC_SERVICE)
+	if (src[node] == DL_SOURCE_SERVICE)
 		return true;
 	inv_ok[node] = cache_dir && _sync(node, name, cache_dir);
 	if (inv_ok[node])
-		src[node] = AGENT_SRC_INVENTORY;
-	else if (src[node] == AGENT_SRC_INVENTORY)
-		src[node] = AGENT_SRC_JOBS;
+		src[node] = DL_SOURCE_INVENTORY;
+	else if (src[node] == DL_SOURCE_INVENTORY)
+		src[node] = DL_SOURCE_JOBS;
 	return inv_ok[node];
 }
 
@@ -292,9 +292,9 @@ bool agent_model_sync_service(uint32_t node, const agent_conf_t *c)
 	if (!cache || node >= cache_nodes)
 		return false;
 	if (!agent_channel_view(node, &v) || !v.complete) {
-		if (src[node] == AGENT_SRC_SERVICE) {
+		if (src[node] == DL_SOURCE_SERVICE) {
 			/* Lost: keep the model, flag it, re-read at resync. */
-			src[node] = AGENT_SRC_UNKNOWN;
+			src[node] = DL_SOURCE_UNKNOWN;
 			inv_ok[node] = false;
 			chan_gen[node] = UINT64_MAX;
 			memset(&inv_seen[node], 0, sizeof(inv_seen[node]));
@@ -310,14 +310,14 @@ bool agent_model_sync_service(uint32_t node, const agent_conf_t *c)
 				    &listed))
 		_replace(node, &listed);
 	dl__u64set_fini(&listed);
-	src[node] = AGENT_SRC_SERVICE;
+	src[node] = DL_SOURCE_SERVICE;
 	inv_ok[node] = true;
 	return true;
 }
 
-agent_model_src_t agent_model_source(uint32_t node)
+dl_source_t agent_model_source(uint32_t node)
 {
-	return node < cache_nodes ? src[node] : AGENT_SRC_JOBS;
+	return node < cache_nodes ? src[node] : DL_SOURCE_JOBS;
 }
 
 static bool _sync(uint32_t node, const char *name, const char *cache_dir)

@@ -53,26 +53,18 @@ void agent_model_parse_job(agent_job_t *ji, const char *comment,
 bool agent_model_sync_node(uint32_t node, const char *name,
 			   const char *cache_dir);
 
-/* Where a node's model comes from. */
-typedef enum {
-	AGENT_SRC_JOBS,         /* "cached where the job ran" */
-	AGENT_SRC_INVENTORY,    /* CacheDir/.inventory, read by the controller */
-	AGENT_SRC_SERVICE,      /* the node's cache service (agent_channel.h) */
-	AGENT_SRC_UNKNOWN,      /* the service was lost: the last model is
-				   kept, and jobs' starts add to it */
-} agent_model_src_t;
-
 /*
  * agent_model_sync_service - make node's model equal to what its cache
  * service reports, if it is connected and its full inventory arrived
  * (re-read only when it changed).  A node whose service was lost becomes
- * AGENT_SRC_UNKNOWN until the service's next full inventory.  RET true if
- * the service is the node's source now.
+ * DL_SOURCE_UNKNOWN until the service's next full inventory.  RET true if
+ * the service is the node's source now.  Sources are dl_persist.h's
+ * dl_source_t: the state file shows them.
  */
 bool agent_model_sync_service(uint32_t node, const agent_conf_t *c);
 
 /* agent_model_source - where node's model comes from now. */
-agent_model_src_t agent_model_source(uint32_t node);
+dl_source_t agent_model_source(uint32_t node);
 
 /* agent_model_has_inventory - whether node reported one at the last read. */
 bool agent_model_has_inventory(uint32_t node);

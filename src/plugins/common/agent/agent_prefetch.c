@@ -100,7 +100,9 @@ static void _jobs(cyc_t *y)
 		if (sj->running) {
 			j->running = true;
 			j->node = sj->node;
-		} else if (!sj->ended && ji && !ji->place.widened) {
+		} else if (!sj->ended && sj->runnable && ji &&
+			   !ji->place.widened) {
+			/* Held or waiting jobs are not about to start. */
 			j->node = ji->place.node;
 		}
 	}
@@ -120,8 +122,10 @@ static void _nodes(cyc_t *y)
 		pf_node_t *n = &y->nodes[i];
 
 		agent_channel_view(i, v);
+		/* PrefetchMaxBytes=0: no prefetching (LOCATE still works). */
 		n->usable = v->complete && s->usable[i] &&
-			    agent_model_source(i) == AGENT_SRC_SERVICE;
+			    agent_model_source(i) == DL_SOURCE_SERVICE &&
+			    y->c->prefetch_max > 0;
 		n->epoch = v->epoch;
 		cap = v->c.capacity != AGENT_INV_UNLIMITED ?
 			      v->c.capacity :
@@ -185,22 +189,35 @@ static int _prefetch_msg(const cyc_t *y, const pf_pick_t *p, dl_msg_t *m,
 	return 0;
 }
 
+/*
+ * Encode m (unless rc says building it failed already), free it, and queue
+ * it for node's connection.  RET 0 or DL_E* (err may say why).
+ */
+static int _send_msg(const cyc_t *y, uint32_t node, dl_msg_t *m, int rc,
+		     char *err, size_t errlen)
+{
+	char *body = NULL;
+	size_t len = 0;
+
+	if (!rc)
+		rc = dl_msg_encode(m, &body, &len, err, errlen);
+	if (!rc)
+		rc = agent_channel_send(node, y->nodes[node].epoch, m->type,
+					body, len);
+	dl_msg_free(m);
+	free(body);
+	return rc;
+}
+
 static void _send(const cyc_t *y, const pf_pick_t *p)
 {
 	const char *node = y->s->names[p->node];
-	char err[256] = "", bytes[32], *body = NULL;
-	size_t len = 0;
+	char err[256] = "", bytes[32];
 	dl_msg_t m;
 	int rc;
 
 	rc = _prefetch_msg(y, p, &m, err, sizeof(err));
-	if (!rc)
-		rc = dl_msg_encode(&m, &body, &len, err, sizeof(err));
-	dl_msg_free(&m);
-	if (!rc)
-		rc = agent_channel_send(p->node, y->nodes[p->node].epoch,
-					DL_NET_PREFETCH, body, len);
-	free(body);
+	rc = _send_msg(y, p->node, &m, rc, err, sizeof(err));
 	if (rc) {
 		/* Not in force: tried again at the next cycle. */
 		agent_pfplan_forget(&table, p->job_id);
@@ -216,19 +233,13 @@ static void _send(const cyc_t *y, const pf_pick_t *p)
 
 static void _cancel(const cyc_t *y, const pf_action_t *a)
 {
-	char err[256] = "", *body = NULL;
-	size_t len = 0;
+	char err[256] = "";
 	dl_msg_t m;
 	int rc;
 
 	dl_msg_init(&m, DL_NET_CANCEL);
 	m.job = a->job_id;
-	rc = dl_msg_encode(&m, &body, &len, err, sizeof(err));
-	dl_msg_free(&m);
-	if (!rc)
-		rc = agent_channel_send(a->node, y->nodes[a->node].epoch,
-					DL_NET_CANCEL, body, len);
-	free(body);
+	rc = _send_msg(y, a->node, &m, 0, err, sizeof(err));
 	if (rc) {
 		debug("%s: cancel of prefetch job %u on %s not sent: %s",
 		      y->pfx, a->job_id, y->s->names[a->node],
