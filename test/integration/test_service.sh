@@ -122,13 +122,14 @@ meta_count() {
 	dl_cluster_node_exec "$1" find "$cdir/store" -name '*.meta' 2>/dev/null | grep -c . || true
 }
 model_files() { "$sdl" files "$1" 2>/dev/null | tail -n +2 | awk '{ print $5 }' | sort || true; }
-# node_field NODE KEY : a number of the node in `sdatalocality --json nodes`
+# node_field NODE KEY : a field of the node's service in `sdatalocality
+# --json stats` (what slurmctld's state file says of it)
 node_field() {
-	"$sdl" --json nodes 2>/dev/null | python3 -c '
+	"$sdl" --json stats 2>/dev/null | python3 -c '
 import json, sys
 node, key = sys.argv[1], sys.argv[2]
 d = json.load(sys.stdin)
-for n in d if isinstance(d, list) else d.get("nodes", []):
+for n in d if isinstance(d, list) else (d.get("nodes") or []):
     if isinstance(n, dict) and n.get("name") == node:
         print(n.get(key, "")); break' "$1" "$2"
 }
@@ -221,7 +222,7 @@ peer0=${peer0:-0} stor0=${stor0:-0}
 dl_t_check "(c) ... counted as a peer copy on n2: its peer_bytes grew by the size, its storage_bytes did not" \
 	eval '[[ $peer1 =~ ^[0-9]+$ && $stor1 =~ ^[0-9]+$ ]] &&
 		[ $((peer1 - peer0)) -ge $((2 << 20)) ] && [ "$stor1" = "$stor0" ]'
-dl_t_check "(c) ... and slurmctld counts it (sdatalocality --json nodes: n2's peer_bytes)" \
+dl_t_check "(c) ... and slurmctld counts it (sdatalocality --json stats: n2's peer_bytes)" \
 	eval '[[ $ctld_peer =~ ^[0-9]+$ ]] && [ "$ctld_peer" -ge $((2 << 20)) ]'
 
 # --- (e) hostile -----------------------------------------------------------
@@ -343,6 +344,8 @@ old=$(dl_cluster_cached_pid $victim || echo none)
 dl_cluster_stop_cached $victim --kill
 echo "  killed dl-cached of $victim (pid $old) with $(squeue -h -t PD,R | wc -l) jobs left"
 before=$(real_files $victim)
+dl_t_check "(d) slurmctld notices the lost service (sdatalocality stats: not connected)" \
+	dl_t_wait_until 5 eval '[ "$(node_field $victim connected)" = False ]'
 # While the service is down, a job on the node stages through the direct
 # path (dl-stage's fallback): the node's cache changes behind the
 # controller's back.
