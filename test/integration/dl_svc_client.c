@@ -16,6 +16,9 @@
  *       same frame (header, credential, body) again on the same
  *       connection, and on a new one; prints "first: ...", "same: ...",
  *       "new: ..." with the outcomes as above.
+ *   dl_svc_client oversized HOST PORT
+ *       after the NONCE exchange, a FETCH header announcing a body of
+ *       DL_NET_BODY_MAX + 1 bytes; prints "closed ERROR" or "open".
  *   dl_svc_client inv HOST PORT NODE PATH SIZE
  *       as a node service would: HELLO for NODE and a one-part INV that
  *       lists PATH, to the controller's ServicePort; then waits 3 s for
@@ -242,6 +245,33 @@ static int _replay(char **av)
 	return 0;
 }
 
+static int _oversized(char **av)
+{
+	uint8_t hdr[DL_NET_HDR_LEN];
+	char err[512] = "";
+	dl_net_frame_t f = { 0 };
+	dl_net_conn_t c;
+	int rc;
+
+	if (_connect(av[0], av[1], &c, err, sizeof(err)))
+		return _die("connect", err);
+	dl_net_frame_put_header(hdr, DL_NET_FETCH, 100, DL_NET_BODY_MAX + 1);
+	if (dl_net_write_full(c.fd, hdr, sizeof(hdr), TIMEOUT_MS)) {
+		printf("closed DL_EIO while sending the header\n");
+	} else {
+		rc = dl_net_conn_recv(&c, 3000, &f, err, sizeof(err));
+		if (rc == DL_ETIMEDOUT)
+			printf("open\n");
+		else if (rc)
+			printf("closed %s %s\n", dl_err_name(rc), err);
+		else
+			printf("reply %s\n", dl_net_type_name(f.type));
+		dl_net_frame_free(&f);
+	}
+	close(c.fd);
+	return 0;
+}
+
 static int _send_msg(dl_net_conn_t *c, dl_msg_t *m)
 {
 	char err[512] = "", *body = NULL;
@@ -315,11 +345,14 @@ int main(int argc, char **argv)
 		return _fetch(argv + 2);
 	if (argc == 8 && !strcmp(argv[1], "replay"))
 		return _replay(argv + 2);
+	if (argc == 4 && !strcmp(argv[1], "oversized"))
+		return _oversized(argv + 2);
 	if (argc == 7 && !strcmp(argv[1], "inv"))
 		return _inv(argv + 2);
 	fprintf(stderr,
 		"usage: dl_svc_client fetch HOST PORT UID GID USER PATH\n"
 		"       dl_svc_client replay HOST PORT UID GID USER PATH\n"
+		"       dl_svc_client oversized HOST PORT\n"
 		"       dl_svc_client inv HOST PORT NODE PATH SIZE\n");
 	return 2;
 }

@@ -269,6 +269,14 @@ dl_t_check "(e) a replayed FETCH is not served again, on the same connection or 
 	eval 'grep -q "^first: ok " <<<"$r" && grep -q "^same: closed" <<<"$r" && grep -q "^new: closed" <<<"$r"'
 dl_t_check "(e) ... and n1's service logged the rejection ($rej0 -> $rej1 'rejected' lines)" \
 	eval '[ "$rej1" -gt "$rej0" ]'
+for port in "$p1" "$(dl_cluster_service_port)"; do
+	r=$("$client" oversized 127.0.0.1 "$port" 2>&1 || true)
+	dl_t_check "(e) a frame announcing a body over 8 MiB is refused on port $port ($r)" \
+		eval '[[ $r == closed* ]]'
+done
+dl_t_check "(e) ... with a log line of n1's service and of slurmctld each" \
+	eval 'grep -q "over the limit" "$DL_CLUSTER_DIR/log/cached.n1.out" &&
+		grep -q "over the limit" "$(dl_cluster_log_ctld)"'
 r=$(dl_cluster_node_exec n1 setpriv --reuid=65534 --regid=65534 --clear-groups \
 	/usr/bin/python3 -c "
 import socket
