@@ -329,7 +329,7 @@ fi
 
 # --- (a) an evicting workload; the model equals the caches ------------------
 # 24 jobs over 8 groups of 3 MiB on 4 nodes of 6 MiB: evictions happen.
-for round in 1 2 3; do
+for _ in 1 2 3; do
 	for g in 0 1 2 3 4 5 6 7; do submit "$g" >/dev/null; done
 done
 dl_cluster_wait_jobs_done 180
@@ -343,7 +343,7 @@ dl_t_check "(a) the host sees nothing in the cache dir" eval '[ -z "$(ls -A "$cd
 
 # --- (d) a service killed in the middle of a stream --------------------------
 ids=()
-for round in 1 2; do
+for _ in 1 2; do
 	for g in 7 6 5 4 3 2 1 0; do ids+=("$(submit "$g")"); done
 done
 dl_t_wait_until 20 eval '[ "$(squeue -h -t R | wc -l)" -ge 2 ]' || true
@@ -351,6 +351,7 @@ victim=n3
 old=$(dl_cluster_cached_pid $victim || echo none)
 dl_cluster_stop_cached $victim --kill
 echo "  killed dl-cached of $victim (pid $old) with $(squeue -h -t PD,R | wc -l) jobs left"
+# shellcheck disable=SC2034 # used in an eval below
 before=$(real_files $victim)
 dl_t_check "(d) slurmctld notices the lost service (sdatalocality stats: not connected)" \
 	dl_t_wait_until 5 eval '[ "$(node_field $victim connected)" = False ]'
