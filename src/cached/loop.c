@@ -35,6 +35,12 @@ typedef struct child {
 	uint64_t req;  /* LOCATE awaiting its LOCATED */
 } child_t;
 
+/* A job's STAGE waiting for the prefetch of its files to finish. */
+typedef struct pending {
+	int fd;
+	dl_msg_t m;
+} pending_t;
+
 typedef struct loop {
 	const cached_conf_t *conf;
 	dl_stage_t *st;
@@ -42,6 +48,8 @@ typedef struct loop {
 	int lfd, pfd;
 	child_t ch[MAX_CHILDREN];
 	size_t nch;
+	pending_t pend[MAX_CHILDREN];
+	size_t npend;
 } loop_t;
 
 static volatile sig_atomic_t stop;
@@ -55,6 +63,9 @@ static void _on_signal(int sig)
 /* In a new child: let go of what belongs to the parent. */
 static void _child_init(loop_t *l, int keep)
 {
+	for (size_t i = 0; i < l->npend; i++)
+		if (l->pend[i].fd != keep)
+			close(l->pend[i].fd);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	close(l->lfd);
@@ -95,7 +106,7 @@ static int _spawn(loop_t *l, enum kind kind, uint32_t job, int fd,
 	if (pid == 0) {
 		if (sv[0] >= 0)
 			close(sv[0]);
-		_child_init(l, -1);
+		_child_init(l, fd);
 		_exit(fn(l, fd, sv[1], arg));
 	}
 	if (sv[1] >= 0)
@@ -113,6 +124,22 @@ static int _spawn(loop_t *l, enum kind kind, uint32_t job, int fd,
 	return 0;
 }
 
+static int _run_local(loop_t *l, int fd, int relay, void *arg);
+
+/* The STAGE of job waited for its prefetch, which ended: serve it now. */
+static void _release(loop_t *l, uint32_t job)
+{
+	for (size_t i = 0; i < l->npend; i++)
+		if ((uint32_t)l->pend[i].m.job == job) {
+			pending_t p = l->pend[i];
+
+			l->pend[i] = l->pend[--l->npend];
+			_spawn(l, K_LOCAL, job, p.fd, _run_local, &p.m);
+			dl_msg_free(&p.m);
+			return;
+		}
+}
+
 static void _reap(loop_t *l)
 {
 	pid_t pid;
@@ -120,11 +147,23 @@ static void _reap(loop_t *l)
 	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
 		for (size_t i = 0; i < l->nch; i++)
 			if (l->ch[i].pid == pid) {
-				if (l->ch[i].relay >= 0)
-					close(l->ch[i].relay);
+				child_t c = l->ch[i];
+
+				if (c.relay >= 0)
+					close(c.relay);
 				l->ch[i] = l->ch[--l->nch];
+				if (c.kind == K_PREFETCH)
+					_release(l, c.job);
 				break;
 			}
+}
+
+static bool _prefetching(const loop_t *l, uint32_t job)
+{
+	for (size_t i = 0; i < l->nch; i++)
+		if (l->ch[i].kind == K_PREFETCH && l->ch[i].job == job)
+			return true;
+	return false;
 }
 
 /*
@@ -199,7 +238,18 @@ static void _local_accept(loop_t *l)
 		return;
 	}
 	dl_net_frame_free(&f);
-	/* the job starts here: its own staging takes the prefetch over */
+	/*
+	 * The job starts while its files are being prefetched: its staging
+	 * waits for the prefetch (which copies the same files, the ones in
+	 * flight included) and then finds them cached.
+	 */
+	if (m.type == DL_NET_STAGE && _prefetching(l, (uint32_t)m.job) &&
+	    l->npend < MAX_CHILDREN) {
+		cached_log(6, "job %" PRIu64 " starts: waiting for its "
+			   "prefetch to finish", m.job);
+		l->pend[l->npend++] = (pending_t){ .fd = fd, .m = m };
+		return;
+	}
 	_kill_prefetch(l, (uint32_t)m.job);
 	_spawn(l, K_LOCAL, (uint32_t)m.job, fd, _run_local, &m);
 	dl_msg_free(&m);
@@ -207,11 +257,21 @@ static void _local_accept(loop_t *l)
 
 static void _peer_accept(loop_t *l)
 {
+	size_t peers = 0;
 	char who[96];
 	int fd;
 
 	if (dl_net_accept(l->pfd, 0, &fd, who, sizeof(who)))
 		return;
+	/* anyone can connect: half the slots stay for this node's jobs */
+	for (size_t i = 0; i < l->nch; i++)
+		peers += l->ch[i].kind == K_PEER;
+	if (peers >= MAX_CHILDREN / 2) {
+		cached_log(4, "peer %s: rejected, %zu peer requests in "
+			   "progress", who, peers);
+		close(fd);
+		return;
+	}
 	_spawn(l, K_PEER, 0, fd, _run_peer, who);
 }
 
@@ -273,6 +333,7 @@ static void _on_cancel(void *arg, uint32_t job)
 	if (_kill_prefetch(l, job))
 		dl_stage_job_end(l->st, job, NULL);
 	dl_stage_prefetch_drop(l->st, job);
+	_release(l, job); /* a STAGE that waited for it goes ahead */
 	cached_log(6, "prefetch for job %" PRIu32 " cancelled", job);
 }
 
@@ -325,6 +386,11 @@ static void _teardown(loop_t *l)
 {
 	char sock[4200];
 
+	for (size_t i = 0; i < l->npend; i++) {
+		close(l->pend[i].fd); /* dl-stage then stages directly */
+		dl_msg_free(&l->pend[i].m);
+	}
+	l->npend = 0;
 	for (size_t i = 0; i < l->nch; i++)
 		kill(l->ch[i].pid, SIGTERM);
 	while (l->nch) {

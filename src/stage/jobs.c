@@ -295,10 +295,16 @@ int dl_stage_leftovers(dl_stage_t *st, int64_t min_age, uint32_t **ids,
 		size_t j = i;
 		int64_t newest = v[i].newest;
 
+		char pf[32];
+		struct stat sb;
+
 		for (; j < nv && v[j].id == v[i].id; j++)
 			if (v[j].newest > newest)
 				newest = v[j].newest;
-		if (now - newest >= min_age)
+		/* a job being prefetched for is pending, not dead */
+		snprintf(pf, sizeof(pf), "%" PRIu32 ".prefetch", v[i].id);
+		if (now - newest >= min_age &&
+		    fstatat(st->jobs, pf, &sb, AT_SYMLINK_NOFOLLOW))
 			v[k++].id = v[i].id;
 		i = j;
 	}

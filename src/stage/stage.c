@@ -658,7 +658,23 @@ int dl_stage_prefetch(dl_stage_t *st, const dl_stage_job_t *job,
 {
 	struct timespec t[2] = { { .tv_sec = expires }, { .tv_sec = expires } };
 	char pins[32], name[32];
-	int rc = _job(st, job, files, rep);
+	int fd, rc;
+
+	if (!st || !job)
+		return DL_EINVAL;
+	/*
+	 * The record first, so that dl-stage's reaping of leftovers leaves
+	 * the view and pins being built alone however long the copies take
+	 * (an earlier prefetch's pins stay until replaced).
+	 */
+	_prefetch_name(job->job_id, name, sizeof(name));
+	fd = openat(st->jobs, name, O_WRONLY | O_CREAT | O_NOFOLLOW |
+					    O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		futimens(fd, t);
+		close(fd);
+	}
+	rc = _job(st, job, files, rep);
 
 	if (rc || !st || !job) {
 		if (st && job) {
@@ -671,7 +687,6 @@ int dl_stage_prefetch(dl_stage_t *st, const dl_stage_job_t *job,
 		return rc;
 	}
 	snprintf(pins, sizeof(pins), "%" PRIu32 ".pins", job->job_id);
-	_prefetch_name(job->job_id, name, sizeof(name));
 	dl__view_remove(st, job->job_id);
 	dl__glock(st);
 	/* The expiry is the record's mtime: readers need no parser. */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cached.h"
+#include "client.h"
 #include "check_suites.h"
 #include "dl_error.h"
 #include "munged_fx.h"
@@ -451,6 +452,28 @@ START_TEST(test_prefetch_pins)
 	ck_assert_int_eq(dl_stage_leftovers(st, 0, &left, &nleft), 0);
 	ck_assert_uint_eq(nleft, 0);
 	free(left);
+	/* a prefetch in progress (its view and pins being built) is not
+	 * reaped either; the same records without the prefetch are */
+	{
+		char p[256];
+		int fd;
+
+		snprintf(p, sizeof(p), "%s/.jobs/51.pins", dir_b);
+		ck_assert_int_ge(fd = open(p, O_WRONLY | O_CREAT, 0600), 0);
+		close(fd);
+		snprintf(p, sizeof(p), "%s/.jobs/51.prefetch", dir_b);
+		ck_assert_int_ge(fd = open(p, O_WRONLY | O_CREAT, 0600), 0);
+		close(fd);
+		ck_assert_int_eq(dl_stage_leftovers(st, 0, &left, &nleft), 0);
+		ck_assert_uint_eq(nleft, 0);
+		free(left);
+		unlink(p);
+		ck_assert_int_eq(dl_stage_leftovers(st, 0, &left, &nleft), 0);
+		ck_assert_uint_eq(nleft, 1);
+		ck_assert_uint_eq(left[0], 51);
+		free(left);
+		ck_assert_int_eq(dl_stage_job_end(st, 51, NULL), 0);
+	}
 	/* the job's Prolog takes the pins over */
 	ck_assert_int_eq(dl_stage_job(st, &job, l, &rep), 0);
 	ck_assert_uint_eq(rep.hits, 1);
@@ -490,6 +513,79 @@ START_TEST(test_prefetch_pins)
 }
 END_TEST
 
+/* A fake service answering one request on dir's socket, in a child. */
+static pid_t _fake_service(const char *dir, int lfd, int die)
+{
+	pid_t pid = fork();
+
+	(void)dir;
+	if (pid == 0) {
+		dl_net_conn_t c;
+		dl_net_frame_t f;
+		dl_msg_t m;
+		const char *rep = "files=2 hits=1 copied=1 from_peers=1 "
+				  "peer_bytes=300000\n";
+		int fd;
+
+		if (dl_net_accept(lfd, 5000, &fd, NULL, 0))
+			_exit(2);
+		dl_net_conn_init(&c, fd, NULL, 5000);
+		if (dl_net_conn_recv(&c, 5000, &f, NULL, 0) ||
+		    f.type != DL_NET_STAGE ||
+		    dl_msg_decode(f.type, f.body, f.body_len, &m, NULL, 0) ||
+		    m.job != 8 || m.uid != NOBODY || strcmp(m.user, "-") ||
+		    strcmp(m.text, "files:/a,/b"))
+			_exit(3);
+		if (die)
+			_exit(0); /* gone mid-request */
+		_exit(dl_net_conn_send(&c, DL_NET_REPORT, rep, strlen(rep),
+				       NULL, 0) ? 4 : 0);
+	}
+	return pid;
+}
+
+START_TEST(test_client)
+{
+	dl_stage_job_t job = { .job_id = 8, .uid = NOBODY, .gid = NOBODY };
+	dl_stage_report_t rep;
+	char sock[200], why[256], err[256];
+	int failed = -1, lfd, status;
+	pid_t pid;
+
+	if (!_root())
+		return;
+	ck_assert_int_eq(mkdir(dir_a, 0700), 0);
+	/* no service: the caller stages directly */
+	ck_assert_int_eq(dl_stage_client_request(dir_a, &job, "files:/a,/b",
+						 &rep, &failed, why,
+						 sizeof(why)), DL_ENOENT);
+	snprintf(sock, sizeof(sock), "%s/.sock", dir_a);
+	ck_assert_int_eq(dl_net_listen_unix(sock, 0600, &lfd, err,
+					    sizeof(err)), 0);
+	pid = _fake_service(dir_a, lfd, 0);
+	ck_assert_int_eq(dl_stage_client_request(dir_a, &job, "files:/a,/b",
+						 &rep, &failed, why,
+						 sizeof(why)), 0);
+	waitpid(pid, &status, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(failed, 0);
+	ck_assert_uint_eq(rep.files, 2);
+	ck_assert_uint_eq(rep.from_peers, 1);
+	ck_assert_uint_eq(rep.bytes_peer, 300000);
+	/* the service dies mid-request: fall back */
+	pid = _fake_service(dir_a, lfd, 1);
+	ck_assert_int_eq(dl_stage_client_request(dir_a, &job, "files:/a,/b",
+						 &rep, &failed, why,
+						 sizeof(why)), DL_EIO);
+	waitpid(pid, &status, 0);
+	/* a socket nobody listens on: fall back */
+	close(lfd);
+	ck_assert_int_ne(dl_stage_client_request(dir_a, &job, "files:/a,/b",
+						 &rep, &failed, why,
+						 sizeof(why)), 0);
+}
+END_TEST
+
 static void _munged_up(void)
 {
 	fx_munged_start();
@@ -508,6 +604,7 @@ Suite *make_cached_suite(void)
 	tcase_add_test(tc, test_peer_fetch);
 	tcase_add_test(tc, test_ctl_inventory_delta);
 	tcase_add_test(tc, test_prefetch_pins);
+	tcase_add_test(tc, test_client);
 	suite_add_tcase(s, tc);
 	return s;
 }
