@@ -23,10 +23,10 @@ int main(void)
 	srunner_add_suite(sr, make_sim_suite());
 	srunner_add_suite(sr, make_stage_suite());
 	srunner_add_suite(sr, make_place_suite());
-	srunner_add_suite(sr, make_agent_inv_suite());
-	srunner_add_suite(sr, make_agent_pfplan_suite());
 	srunner_add_suite(sr, make_net_suite());
 	srunner_add_suite(sr, make_cached_suite());
+	srunner_add_suite(sr, make_agent_inv_suite());
+	srunner_add_suite(sr, make_agent_pfplan_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
