@@ -12,7 +12,9 @@
 #  (e) hostile: a non-root client's FETCH and forged inventory are
 #      refused, a FETCH for a user who cannot read the source is refused,
 #      a replayed frame is refused on the same and on a new connection, a
-#      non-root user cannot use a node's local socket;
+#      frame announcing an over-limit body is refused, each with a log
+#      line and no crash; a non-root user cannot use a node's local
+#      socket;
 #  (b) a job that waits in the queue finds its files prefetched: its
 #      Prolog copies nothing;
 #  (f) a #BB stage_in file is staged and found cached by its job;
@@ -23,7 +25,7 @@
 #      equals the node's contents again.
 #
 # Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); runs as root; about
-# 3 minutes.  Test-only helpers: dl_svc_client.c (built here against
+# 45 s.  Test-only helpers: dl_svc_client.c (built here against
 # src/net), inotify_count.py.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
