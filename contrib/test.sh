@@ -4,8 +4,11 @@
 #      tests;
 #   2. build the library and unit tests again under AddressSanitizer and
 #      UBSan, run them;
-#   3. integration tests: real munged, slurmctld and 4 slurmd started and
-#      stopped by each test, with the freshly built plugins;
+#   3. integration tests (test/cluster/selftest.sh, then every
+#      test/integration/test_*.sh, test_service.sh among them: nodes in
+#      mount namespaces of their own with dl-cached): real munged,
+#      slurmctld and 4 slurmd started and stopped by each test, with the
+#      freshly built plugins;
 #   4. about 90 s of coverage-guided fuzzing (libFuzzer) of every parser of
 #      untrusted input: 30 s for the files: annotation, 10 s each for list
 #      files and burst-buffer specs, the state file, dl-sim's traces,

@@ -458,6 +458,7 @@ static int _prolog_service(const settings_t *s, const dl_stage_job_t *job,
 {
 	dl_filelist_t *files = NULL;
 	dl_stage_report_t rep;
+	dl_stage_t *st = NULL;
 	char err[1024] = "", *text;
 	int failed = 0, rc;
 
@@ -478,6 +479,10 @@ static int _prolog_service(const settings_t *s, const dl_stage_job_t *job,
 		return 0;
 	}
 	*status = 0;
+	/* The job's line goes into the cache's .log as on the direct path:
+	 * it is the node's record of what each job found and copied. */
+	if (!dl_stage_open(s->dir, &s->opts, 0, &st, err, sizeof(err)))
+		log_st = st;
 	if (!failed) {
 		_prolog_summary(&rep);
 		if (rep.from_peers)
@@ -492,6 +497,8 @@ static int _prolog_service(const settings_t *s, const dl_stage_job_t *job,
 		_msg_line(true, "staging failed on this node: %s", rep.msg);
 		*status = 1;
 	}
+	log_st = NULL;
+	dl_stage_close(st);
 	return 1;
 }
 
