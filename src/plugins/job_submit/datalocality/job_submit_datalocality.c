@@ -125,6 +125,24 @@ static char *_with_bb(char *ann, const char *bb)
 	return out;
 }
 
+/*
+ * The script's own #BB/#DW lines: Slurm turns them into the job's
+ * burst-buffer spec only in a burst-buffer plugin, after job_submit (and
+ * without one, never), so a --bb option is all d->burst_buffer holds yet.
+ */
+static char *_with_script_bb(char *ann, const job_desc_msg_t *d)
+{
+	char *bb = NULL;
+
+	if (!d->script ||
+	    (d->burst_buffer && strstr(d->burst_buffer, "stage_in")) ||
+	    dl_script_bb(d->script, strlen(d->script), &bb))
+		return ann;
+	ann = _with_bb(ann, bb);
+	free(bb);
+	return ann;
+}
+
 static int _script(job_desc_msg_t *d, char **err_msg, bool *files)
 {
 	char err[512], *ann = NULL, *msg = NULL;
@@ -139,6 +157,7 @@ static int _script(job_desc_msg_t *d, char **err_msg, bool *files)
 		return SLURM_ERROR;
 	}
 	ann = _with_bb(ann, d->burst_buffer);
+	ann = _with_script_bb(ann, d);
 	if (!ann)
 		return SLURM_SUCCESS;
 	if (dl_slurm_job_files(NULL, ann, NULL, d->user_id, d->group_id,
