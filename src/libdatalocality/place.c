@@ -17,6 +17,8 @@ void dl_place_params_default(dl_place_params_t *p)
 	p->max_wait = 300.0;
 	p->hysteresis = 0.25;
 	p->strict = 0;
+	p->peer_bw = 0.0;
+	p->peer_src = NULL;
 }
 
 void dl_place_init(dl_place_t *rec)
@@ -99,6 +101,7 @@ int dl_place_blocked_free(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 		      const dl_place_params_t *p)
 {
+	uint64_t bytes;
 	double b;
 
 	if (p->strict)
@@ -108,8 +111,12 @@ double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 	 * by the cost model: a bandwidth that is not positive is infinite
 	 * there (dl_cost.h), so such a fetch is free and the floor applies.
 	 */
-	b = p->wait_factor *
-	    dl_cost_transfer_time(st, dl_place_cached_bytes(st, j, n));
+	bytes = dl_place_cached_bytes(st, j, n);
+	if (st->params.rbw > 0 && p->peer_bw > st->params.rbw &&
+	    (!p->peer_src || p->peer_src[n]))
+		b = p->wait_factor * (double)bytes / p->peer_bw;
+	else
+		b = p->wait_factor * dl_cost_transfer_time(st, bytes);
 	if (b < p->min_wait)
 		b = p->min_wait;
 	return b < p->max_wait ? b : p->max_wait;

@@ -104,6 +104,9 @@ typedef struct {
 	uint32_t *storage_of;
 	char **names;
 	double peer_bw;
+	/* The placement rule, priced with peer copies when nodes fetch from
+	 * each other, as the plugin does with node cache services. */
+	dl_place_params_t place;
 
 	_job_t *jobs;
 	_node_t *nodes;
@@ -923,7 +926,7 @@ static void _place_account(_sim_t *s)
 	if (!s->pst)
 		return;
 	s->pst->now = _place_clock(s);
-	dl_dispatch_place_steps(s->pst, NULL, &s->cfg->place, s->prec, &c);
+	dl_dispatch_place_steps(s->pst, NULL, &s->place, s->prec, &c);
 	_place_tally(s, &c);
 	if (c.widened)
 		s->dirty = 1;
@@ -945,7 +948,7 @@ static int _place_pin(_sim_t *s, dl_state_t *st, const uint32_t *map)
 		if (st->jobs[i].state != DL_JOB_PENDING || r->node < 0 ||
 		    r->widened)
 			continue;
-		rc = dl_place_pin(st, i, (uint32_t) r->node, &s->cfg->place);
+		rc = dl_place_pin(st, i, (uint32_t) r->node, &s->place);
 		if (rc == DL_ENOMEM) {
 			_fail(s, rc, "out of memory (placement)");
 			return rc;
@@ -995,7 +998,7 @@ static void _slurm_pass(_sim_t *s, dl_state_t *st, const uint32_t *map,
 	free(starts);
 	if (n)
 		_drop_started(s);
-	_place_wake(s, dl_dispatch_place_expiry(st, &s->cfg->place, prec));
+	_place_wake(s, dl_dispatch_place_expiry(st, &s->place, prec));
 }
 
 /*
@@ -1046,7 +1049,7 @@ static void _schedule_slurm(_sim_t *s, int force)
 		prec[i] = &j->place;
 	}
 	st->now = _place_clock(s);
-	dl_dispatch_place_steps(st, planned, &s->cfg->place, prec, &c);
+	dl_dispatch_place_steps(st, planned, &s->place, prec, &c);
 	_place_tally(s, &c);
 	_slurm_pass(s, st, map, prec);
 	for (i = 0; i < st->njobs; i++)
@@ -1165,6 +1168,9 @@ static int _setup(_sim_t *s)
 	s->params = cfg->params;
 	s->params.nstorage = cfg->storage;
 	s->peer_bw = cfg->peer_bw > 0 ? cfg->peer_bw : cfg->params.rbw;
+	s->place = cfg->place;
+	if (cfg->peer_fetch && !s->place.peer_bw)
+		s->place.peer_bw = s->peer_bw;
 	pp = dl_dispatch_policy_params(cfg->dispatch, cfg->policy,
 				       cfg->policy_params);
 	s->policy = pp ? dl_policy_create(cfg->policy, pp, &err) : NULL;

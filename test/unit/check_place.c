@@ -198,6 +198,29 @@ START_TEST(test_bound)
 	p.strict = 1;
 	ck_assert(isinf(dl_place_bound(ts, &ts->jobs[j], 0, &p)));
 	ck_assert(isinf(dl_place_bound(ts, &ts->jobs[j], 1, &p)));
+	/* Node 0 serves its copy to peers at 2e8 B/s: 1e9 bytes, 5 s. */
+	{
+		uint8_t src[3] = { 1, 0, 1 };
+
+		p.strict = 0;
+		p.min_wait = 2;
+		p.wait_factor = 1;
+		p.peer_bw = 2e8;
+		ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 0, &p),
+					5.0, 1e-12);
+		p.peer_src = src;
+		ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 0, &p),
+					5.0, 1e-12);
+		src[0] = 0; /* its service is gone: the storage's price */
+		ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 0, &p),
+					10.0, 1e-12);
+		src[0] = 1;
+		p.peer_bw = 5e7; /* slower than the storage: not used */
+		ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 0, &p),
+					10.0, 1e-12);
+		p.peer_src = NULL;
+		p.min_wait = 30;
+	}
 	/* A storage bandwidth of 0 is infinite (dl_cost.h): fetching costs
 	 * nothing, so the wait is the floor, not the cap. */
 	p.strict = 0;

@@ -24,6 +24,7 @@ static void _defaults(agent_conf_t *c)
 	c->capacity = UINT64_MAX;
 	dl_params_default(&c->params);
 	dl_place_params_default(&c->place);
+	c->place.peer_bw = AGENT_DEFAULT_PEER_BW;
 	c->max_files = AGENT_DEFAULT_MAX_FILES;
 	c->service_port = AGENT_DEFAULT_SERVICE_PORT;
 	c->prefetch_max = UINT64_MAX - 1; /* not set: from CacheCapacity */
@@ -118,6 +119,7 @@ static const s_p_options_t options[] = {
 	{.key = "MungeSocket", .type = S_P_STRING},
 	{.key = "PrefetchMaxBytes", .type = S_P_STRING},
 	{.key = "PrefetchTimeout", .type = S_P_STRING},
+	{.key = "PeerBandwidth", .type = S_P_STRING},
 	/* the node cache service's own settings */
 	{.key = "ServiceController", .type = S_P_STRING},
 	{.key = "PeerPort", .type = S_P_STRING},
@@ -163,6 +165,7 @@ static void _place(s_p_hashtbl_t *tbl, const char *pfx, dl_place_params_t *p)
 	_double(tbl, pfx, "MaxWait", -1e-300, &p->max_wait);
 	_double(tbl, pfx, "Hysteresis", -1e-300, &p->hysteresis);
 	_bool(tbl, pfx, "StrictPlacement", &p->strict);
+	_double(tbl, pfx, "PeerBandwidth", 0, &p->peer_bw);
 	if (p->min_wait > p->max_wait) {
 		error("%s: datalocality.conf: MinWait=%g is above MaxWait=%g, using MinWait=MaxWait",
 		      pfx, p->min_wait, p->max_wait);

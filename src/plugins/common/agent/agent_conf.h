@@ -15,6 +15,8 @@
 #define AGENT_DEFAULT_POLICY "online-hps"
 /* Where node cache services connect (ServicePort). */
 #define AGENT_DEFAULT_SERVICE_PORT 6830
+/* Bytes/s of a copy between two nodes' caches: a 10 Gb/s network. */
+#define AGENT_DEFAULT_PEER_BW 1.0e9
 /* Seconds a prefetch pin lasts if its job does not start (PrefetchTimeout). */
 #define AGENT_DEFAULT_PREFETCH_TIMEOUT 600
 /* Files of one job that may enter a plan (MaxFilesPerJob). */

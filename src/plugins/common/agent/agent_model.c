@@ -32,6 +32,7 @@ static dl_node_stats_t *node_stats;   /* [cache_nodes] */
 static struct stat *inv_seen;         /* [cache_nodes] */
 static bool *inv_ok;                  /* [cache_nodes]: has an inventory */
 static dl_source_t *src;        /* [cache_nodes] */
+static uint8_t *peer_ok;        /* [cache_nodes]: serves peers now */
 static uint64_t *chan_gen;            /* [cache_nodes]: service's, applied */
 
 bool agent_model_setup(uint32_t nnodes, const agent_conf_t *c)
@@ -47,6 +48,7 @@ bool agent_model_setup(uint32_t nnodes, const agent_conf_t *c)
 		inv_seen = xcalloc(nnodes ? nnodes : 1, sizeof(*inv_seen));
 		inv_ok = xcalloc(nnodes ? nnodes : 1, sizeof(*inv_ok));
 		src = xcalloc(nnodes ? nnodes : 1, sizeof(*src));
+		peer_ok = xcalloc(nnodes ? nnodes : 1, sizeof(*peer_ok));
 		chan_gen = xcalloc(nnodes ? nnodes : 1, sizeof(*chan_gen));
 		memset(chan_gen, 0xff, (nnodes ? nnodes : 1) * sizeof(*chan_gen));
 		fresh = cache != NULL;
@@ -65,6 +67,7 @@ void agent_model_fini(void)
 	xfree(inv_seen);
 	xfree(inv_ok);
 	xfree(src);
+	xfree(peer_ok);
 	xfree(chan_gen);
 }
 
@@ -318,6 +321,15 @@ bool agent_model_sync_service(uint32_t node, const agent_conf_t *c)
 dl_source_t agent_model_source(uint32_t node)
 {
 	return node < cache_nodes ? src[node] : DL_SOURCE_JOBS;
+}
+
+const uint8_t *agent_model_peer_sources(void)
+{
+	uint32_t n;
+
+	for (n = 0; n < cache_nodes; n++)
+		peer_ok[n] = src[n] == DL_SOURCE_SERVICE;
+	return peer_ok;
 }
 
 static bool _sync(uint32_t node, const char *name, const char *cache_dir)

@@ -66,6 +66,14 @@ bool agent_model_sync_service(uint32_t node, const agent_conf_t *c);
 /* agent_model_source - where node's model comes from now. */
 dl_source_t agent_model_source(uint32_t node);
 
+/*
+ * agent_model_peer_sources - per node, 1 if its cache service is connected
+ * now, so that other nodes can copy from its cache (dl_place_params_t's
+ * peer_src).  RET an array owned by the model, valid until the next call
+ * or setup; NULL before setup.
+ */
+const uint8_t *agent_model_peer_sources(void);
+
 /* agent_model_has_inventory - whether node reported one at the last read. */
 bool agent_model_has_inventory(uint32_t node);
 

@@ -333,6 +333,8 @@ static void _cycle(void)
 	cycle_no++;
 	stats.cycles++;
 	_compact();
+	/* A job may leave a node whose service serves peers more cheaply. */
+	dl_conf.place.peer_src = agent_model_peer_sources();
 	lock_slurmctld(read_lock);
 	agent_snapshot_take(&snap);
 	unlock_slurmctld(read_lock);
