@@ -248,7 +248,7 @@ END_TEST
 START_TEST(test_refused)
 {
 	static const struct {
-		const char *args[8];
+		const char *args[10]; /* NULL-terminated: at most 9 */
 		const char *msg;
 	} bad[] = {
 		{ { "-p", "mct", "--load", "x" }, "--load: expected a number in [1e-06, 1e+06], got 'x'" },
