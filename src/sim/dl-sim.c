@@ -110,6 +110,13 @@ static void _usage(FILE *out)
 		"      --json FILE            append one JSON object per line\n"
 		"      --jobs-csv FILE        write one row per job\n"
 		"      --progress             progress on stderr\n"
+		"      --timeline FILE        the system every 10 s of simulated time, CSV\n"
+		"Provisioning (data-diffusion-raicu 3.1, 5.2; off by default):\n"
+		"      --provision SPEC       grow and shrink the pool of --nodes: key=value,...\n"
+		"                             alloc=one|additive|exponential|all (additive),\n"
+		"                             step=N (1), min=N (0), max=N (all), latency=S[:S2]\n"
+		"                             (30:60), idle=S (60), interval=S (5),\n"
+		"                             cache=lost|kept (lost); \"off\" to disable\n"
 		"  -q, --quiet                no summary\n"
 		"  -h, --help  -V, --version\n",
 		prog, prog);
@@ -233,6 +240,8 @@ enum {
 	O_JSON,
 	O_JOBS_CSV,
 	O_PROGRESS,
+	O_PROVISION,
+	O_TIMELINE,
 	O_MAX
 };
 
@@ -294,6 +303,8 @@ static const struct option longopts[] = {
 	{ "json", required_argument, NULL, O_JSON },
 	{ "jobs-csv", required_argument, NULL, O_JOBS_CSV },
 	{ "progress", no_argument, NULL, O_PROGRESS },
+	{ "provision", required_argument, NULL, O_PROVISION },
+	{ "timeline", required_argument, NULL, O_TIMELINE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -364,7 +375,7 @@ typedef struct {
 	int arrivals_set;
 	dl_wl_access_t access;
 	dl_sim_config_t cfg;
-	const char *csv, *json, *jobs_csv;
+	const char *csv, *json, *jobs_csv, *timeline;
 	int progress, quiet;
 	double overlap_target;
 	const char *order;
@@ -703,6 +714,18 @@ static void _parse(int argc, char **argv, _args_t *a)
 		case O_PROGRESS:
 			a->progress = 1;
 			break;
+		case O_PROVISION: {
+			char perr[160];
+
+			if (dl_prov_parse(optarg, &a->cfg.prov, perr,
+					  sizeof(perr)))
+				_usage_error("%s", perr);
+			break;
+		}
+		case O_TIMELINE:
+			a->timeline = optarg;
+			a->cfg.timeline_every = DL_PROV_TIMELINE_EVERY;
+			break;
 		case 'q':
 			a->quiet = 1;
 			break;
@@ -961,7 +984,7 @@ int main(int argc, char **argv)
 	dl_metrics_t m;
 	dl_kv_t kv[40];
 	size_t nkv = 0;
-	char err[512], b1[32], b2[32], b3[32];
+	char err[512], b1[32], b2[32], b3[32], pspec[160];
 	double tlast;
 	int rc, status = 0;
 
@@ -1067,6 +1090,8 @@ int main(int argc, char **argv)
 	_kv_add(kv, &nkv, "replan_min_interval", "%g",
 		a.cfg.replan_min_interval);
 	_kv_place(kv, &nkv, &a.cfg);
+	dl_prov_format(&a.cfg.prov, pspec, sizeof(pspec));
+	_kv_add(kv, &nkv, "provision", "%s", pspec);
 	_kv_add(kv, &nkv, "workload_desc",
 		"%s: %zu jobs, %zu files (%s), %.2f files/job [%u-%u], overlap %.1f%%%s, shared %.1f%%, arrivals %.1f-%.1f s",
 		wl_names[a.kind], ws.jobs, ws.files_used,
@@ -1102,6 +1127,11 @@ int main(int argc, char **argv)
 	}
 	if (a.json && dl_metrics_json_append(a.json, kv, nkv, &m)) {
 		fprintf(stderr, "%s: cannot append to %s\n", prog, a.json);
+		status = 1;
+	}
+	if (a.timeline &&
+	    dl_prov_timeline_csv(a.timeline, res->timeline, res->ntimeline)) {
+		fprintf(stderr, "%s: cannot write %s\n", prog, a.timeline);
 		status = 1;
 	}
 	if (a.jobs_csv && dl_metrics_jobs_csv(a.jobs_csv, res)) {

@@ -25,6 +25,11 @@
  *               free communication (data-diffusion-raicu §5.2.5):
  *               max(arrival + mu) - first arrival; WET slowdown = makespan /
  *               ideal WET;
+ *   CPU hours = node seconds on within [first arrival, last completion]
+ *               times cores / 3600 (CPU_T, data-diffusion-raicu §5.2.4);
+ *               every node the whole time without provisioning;
+ *   copies    = the plans' copies (dl_copy_t) begun, completed, dropped
+ *               without effect, and bytes moved by them;
  *   placement = under the slurm dispatch (dispatch.h), restrictions set on
  *               jobs, moved to another node, and widened because a job
  *               waited past its bound (each job is widened at most once).
@@ -60,6 +65,13 @@ typedef struct dl_metrics {
 	size_t max_pending;
 	uint64_t events;
 	double wall;
+	/* Provisioning (provision.h): node seconds on over the run, CPU time
+	 * CPU_T of data-diffusion-raicu §5.2.4 in hours, pool activity. */
+	double node_seconds, cpu_hours;
+	uint64_t allocations, releases;
+	uint32_t peak_nodes;
+	/* The plans' copies (dl_copy_t): begun, done, dropped, bytes. */
+	uint64_t copies, copies_done, copies_dropped, copy_bytes;
 } dl_metrics_t;
 
 /* One column of the run's description (policy, workload, platform...). */
