@@ -34,6 +34,10 @@
  *                            the ECT order of its node, in priority order,
  *                            so short jobs cannot overtake it for ever
  *                            (600; 0 = never)
+ *   prefetch=<n>             the copy hook (dl_copy_t): for the first n
+ *                            jobs queued on each node beyond its free
+ *                            slots, copy their missing files there ahead
+ *                            (dl__plan_prefetch(); 0 = off, the default)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +48,7 @@
 #include "dl_order.h"
 #include "dl_partition.h"
 #include "dl_policy.h"
+#include "policy_util.h"
 
 typedef struct {
 	dl_partitioner_t *part;
@@ -54,6 +59,7 @@ typedef struct {
 	uint32_t refine_above;
 	uint32_t ect_window;
 	double starve_after;
+	uint32_t prefetch;      /* queued jobs per node to prefetch for */
 	uint32_t since_full;    /* plans since the last from-scratch one */
 	/* The previous mapping, sorted by job id, for refine mode. */
 	uint32_t *prev_id;
@@ -86,7 +92,7 @@ static int _create(const char *params, void **priv)
 {
 	dl_partition_opts_t o;
 	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
-	       above = 2000;
+	       above = 2000, pf = 0;
 	char v[1024];
 	ohps_t *h;
 
@@ -107,7 +113,8 @@ static int _create(const char *params, void **priv)
 	    dl_params_double(params, "starve_after", 0, 1e12, &starve) ||
 	    dl_params_double(params, "timeout_ms", 1, 3600e3, &tmo) ||
 	    dl_params_double(params, "nprocs", 1, 65536, &np) ||
-	    dl_params_double(params, "seed", 0, 4294967295.0, &seed))
+	    dl_params_double(params, "seed", 0, 4294967295.0, &seed) ||
+	    dl_params_double(params, "prefetch", 0, 64, &pf))
 		goto bad;
 	if (dl_params_get(params, "refine", v, sizeof(v)) &&
 	    _parse_refine(v, &h->refine))
@@ -131,6 +138,7 @@ static int _create(const char *params, void **priv)
 	h->refine_above = (uint32_t)above;
 	h->ect_window = (uint32_t)win;
 	h->starve_after = starve;
+	h->prefetch = (uint32_t)pf;
 	h->part = dl_partitioner_create(&o);
 	if (!h->part) {
 		free(h);
@@ -386,6 +394,9 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 						   (double)key_prio[i];
 	}
 	rc = _save_mapping(h, plan, st);
+	/* The copy hook: fetch ahead for the jobs queued on each node. */
+	if (!rc)
+		rc = dl__plan_prefetch(st, plan, h->prefetch);
 out:
 	free(items);
 	free(key_prio);
