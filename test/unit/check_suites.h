@@ -20,5 +20,6 @@ Suite *make_persist_suite(void);
 Suite *make_sim_suite(void);
 Suite *make_stage_suite(void);
 Suite *make_place_suite(void);
+Suite *make_provision_suite(void);
 
 #endif /* CHECK_SUITES_H */
