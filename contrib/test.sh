@@ -6,7 +6,7 @@
 #      UBSan, run them;
 #   3. integration tests: real munged, slurmctld and 4 slurmd started and
 #      stopped by each test, with the freshly built plugins;
-#   4. about 70 s of coverage-guided fuzzing (libFuzzer) of every parser of
+#   4. about 75 s of coverage-guided fuzzing (libFuzzer) of every parser of
 #      untrusted input: 30 s for the files: annotation, 10 s each for list
 #      files and burst-buffer specs, the state file, dl-sim's traces and
 #      dl-stage's cache metadata, notes and configuration (test/fuzz);
@@ -129,7 +129,7 @@ fuzz() {
 	rm -rf "$tmp"
 }
 
-step "fuzzing the parsers of untrusted input (libFuzzer, 70 s)"
+step "fuzzing the parsers of untrusted input (libFuzzer, 75 s)"
 lib=src/libdatalocality
 stage_src=()
 for f in src/stage/*.c; do
@@ -150,6 +150,8 @@ fuzz fuzz_workload 10 8192 -I src/sim src/sim/workload.c $lib/state.c \
 # dl-stage: .meta files, pins and notes in a real cache, datalocality.conf.
 fuzz fuzz_stage 10 8192 -I src/stage "${stage_src[@]}" $lib/cache.c \
 	$lib/files.c $lib/error.c $lib/log.c
+# dl-sim --provision SPEC.
+fuzz fuzz_provision 5 256 -I src/sim src/sim/provision.c $lib/error.c -lm
 
 if [ "${DL_SKIP_DISTCHECK:-0}" != 1 ]; then
 	step "make distcheck"

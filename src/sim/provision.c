@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "dl_error.h"
-#include "dl_policy.h"
 #include "provision.h"
 #include "sim.h"
 
@@ -125,12 +124,8 @@ static int _key(dl_prov_config_t *c, const char *key, const char *val,
 int dl_prov_parse(const char *spec, dl_prov_config_t *c, char *err,
 		  size_t errlen)
 {
-	static const char *const keys[] = { "alloc", "step", "min",
-					    "max", "latency", "idle",
-					    "interval", "cache" };
 	dl_prov_config_t t;
 	const char *p;
-	size_t i;
 
 	if (!spec || !c)
 		return DL_EINVAL;
@@ -139,35 +134,26 @@ int dl_prov_parse(const char *spec, dl_prov_config_t *c, char *err,
 		c->enabled = 0;
 		return 0;
 	}
-	/* Every key= must be one of ours: dl_params_get() finds known ones. */
+	/* "key=value" items separated by commas; a later key wins. */
 	for (p = spec; *p;) {
 		const char *eq = strchr(p, '='), *comma = strchr(p, ',');
-		char key[32];
-		size_t klen;
+		const char *end = comma ? comma : p + strlen(p);
+		char key[32], val[64];
+		size_t klen, vlen;
 
-		if (!eq || (comma && comma < eq) || eq == p ||
-		    (size_t)(eq - p) >= sizeof(key)) {
+		if (!eq || eq > end || eq == p ||
+		    (klen = (size_t)(eq - p)) >= sizeof(key) ||
+		    (vlen = (size_t)(end - eq - 1)) >= sizeof(val)) {
 			_err(err, errlen, "item in", spec);
 			return DL_EINVAL;
 		}
-		klen = (size_t)(eq - p);
 		memcpy(key, p, klen);
 		key[klen] = '\0';
-		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (!strcmp(key, keys[i]))
-				break;
-		if (i == sizeof(keys) / sizeof(keys[0])) {
-			_err(err, errlen, "key", key);
+		memcpy(val, eq + 1, vlen);
+		val[vlen] = '\0';
+		if (_key(&t, key, val, err, errlen))
 			return DL_EINVAL;
-		}
-		p = comma ? comma + 1 : eq + strlen(eq);
-	}
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		char val[64];
-
-		if (dl_params_get(spec, keys[i], val, sizeof(val)) &&
-		    _key(&t, keys[i], val, err, errlen))
-			return DL_EINVAL;
+		p = comma ? comma + 1 : end;
 	}
 	if (t.max_nodes && t.min_nodes > t.max_nodes) {
 		if (err && errlen)
