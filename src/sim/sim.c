@@ -544,6 +544,30 @@ static int _add_waiter(_sim_t *s, _fetch_t *f, uint32_t j, uint32_t k)
 	return 0;
 }
 
+/* A new fetch of file at the end of the node's list; NULL on ENOMEM. */
+static _fetch_t *_fetch_add(_sim_t *s, _node_t *nd, uint32_t file,
+			    uint32_t owner)
+{
+	_fetch_t *fe;
+
+	if (nd->nf == nd->fcap) {
+		size_t ncap = nd->fcap ? nd->fcap * 2 : 16;
+		_fetch_t *nf = realloc(nd->f, ncap * sizeof(*nf));
+
+		if (!nf) {
+			_fail(s, DL_ENOMEM, "out of memory (fetches)");
+			return NULL;
+		}
+		nd->f = nf;
+		nd->fcap = ncap;
+	}
+	fe = &nd->f[nd->nf++];
+	memset(fe, 0, sizeof(*fe));
+	fe->file = file;
+	fe->owner = owner;
+	return fe;
+}
+
 static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
 {
 	const dl_wl_job_t *wj = &s->wl->jobs[j];
@@ -551,6 +575,7 @@ static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
 	dl_sim_job_t *r = &s->res->jobs[j];
 	_node_t *nd = &s->nodes[n];
 	uint64_t tick = _ticks(s->now);
+	_fetch_t *fe;
 	uint32_t k;
 
 	job->state = J_RUNNING;
@@ -597,21 +622,8 @@ static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
 			job->missing++;
 			continue;
 		}
-		if (nd->nf == nd->fcap) {
-			size_t ncap = nd->fcap ? nd->fcap * 2 : 16;
-			_fetch_t *nf = realloc(nd->f, ncap * sizeof(*nf));
-
-			if (!nf) {
-				_fail(s, DL_ENOMEM, "out of memory (fetches)");
-				return;
-			}
-			nd->f = nf;
-			nd->fcap = ncap;
-		}
-		memset(&nd->f[nd->nf], 0, sizeof(nd->f[nd->nf]));
-		nd->f[nd->nf].file = f;
-		nd->f[nd->nf].owner = j;
-		if (_add_waiter(s, &nd->f[nd->nf++], j, k))
+		fe = _fetch_add(s, nd, f, j);
+		if (!fe || _add_waiter(s, fe, j, k))
 			return;
 		job->missing++;
 	}
@@ -780,21 +792,8 @@ static void _copy_queue(_sim_t *s, uint32_t file, uint32_t n)
 		s->res->copies_dropped++;
 		return;
 	}
-	if (nd->nf == nd->fcap) {
-		size_t ncap = nd->fcap ? nd->fcap * 2 : 16;
-		_fetch_t *nf = realloc(nd->f, ncap * sizeof(*nf));
-
-		if (!nf) {
-			_fail(s, DL_ENOMEM, "out of memory (copies)");
-			return;
-		}
-		nd->f = nf;
-		nd->fcap = ncap;
-	}
-	memset(&nd->f[nd->nf], 0, sizeof(nd->f[nd->nf]));
-	nd->f[nd->nf].file = file;
-	nd->f[nd->nf++].owner = COPY_OWNER;
-	s->ncopyq++;
+	if (_fetch_add(s, nd, file, COPY_OWNER))
+		s->ncopyq++;
 }
 
 /*
