@@ -14,7 +14,8 @@
 #
 # Environment: DIFF_JOBS (250000, the paper's), PAR (2) runs at once,
 # REUSE=1: no runs, the plots and provisioning.md from the existing
-# provisioning.csv and timelines.
+# provisioning.csv and timelines; PARTS=DIR: a copy of every run's CSV
+# row there as soon as it is done.
 set -euo pipefail
 top=${DL_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${1:-$top/_build/main}
@@ -35,10 +36,13 @@ PAR=${PAR:-2}
 # 4.4 Gb/s and saturated at 59 tasks/s: 8 storage nodes of 70 MiB/s
 # (587 MB/s, 56 tasks/s of 10 MiB); peers over 1 Gb/s NICs (119 MiB/s);
 # Falkon's dispatcher, not Slurm's (--dispatch plan); LRU caches (§3.1).
+# The scheduling window W (§3.2) is 20 tasks per node (1280): the Falkon
+# policies' own default, 100 per node, made a full run of a thrashing
+# configuration take over 20 minutes on the shared machine.
 # first-available works on GPFS directly: no cache, no peers; it looks
 # at the head of the queue only, so a window of 1000 tasks changes none of
 # its decisions (128 slots at most) and saves most of its run time.
-DD="--workload diffusion --jobs $DIFF_JOBS --nodes 64 --cores 2 --storage 8 --rbw 70M --peer-bw 119M --dispatch plan --window 6400 --eviction lru"
+DD="--workload diffusion --jobs $DIFF_JOBS --nodes 64 --cores 2 --storage 8 --rbw 70M --peer-bw 119M --dispatch plan --window 1280 --eviction lru"
 FA="--policy first-available --cache-size 0 --no-peer-fetch --window 1000"
 DRP="--provision alloc=additive"
 
@@ -47,20 +51,6 @@ run() { # run FIGURE TAG ARGS... : queue one simulation
 	n=$((n + 1))
 	printf '%s\t%s\t%s\n' "$1" "$2" "${*:3}" >>"$work/runs.tsv"
 }
-# Figs. 4-10 and 13: the seven experiments, plus the static 64 nodes.
-run drp fa-gpfs $DD $FA $DRP
-for cs in 1G 1536M 2G 4G; do
-	run drp gcc-$cs $DD --policy good-cache-compute --cache-size $cs $DRP
-done
-run drp mch-4G $DD --policy max-cache-hit --cache-size 4G $DRP
-run drp mcu-4G $DD --policy max-compute-util --cache-size 4G $DRP
-run static gcc-4G-static $DD --policy good-cache-compute --cache-size 4G
-# The four allocation policies (additive is gcc-4G above), caches kept.
-# (first-available under each policy: ~8 minutes a run, left out.)
-for al in one exponential all; do
-	run alloc gcc-4G-$al $DD --policy good-cache-compute --cache-size 4G --provision alloc=$al
-done
-run keep gcc-1536M-kept $DD --policy good-cache-compute --cache-size 1536M --provision alloc=additive,cache=kept
 # online-hps-khanna Fig. 5 (4 + 4 nodes, 15 GB caches, loads 1-2) with
 # DataLeastLoaded as the paper has it (background copies) and as a
 # placement (replicate=job), and the low-load comparison of §6.4.
@@ -81,6 +71,24 @@ for order in clustered random; do
 	done
 done
 
+# Figs. 4-10 and 13: the seven experiments, plus the static 64 nodes.
+# (cheap ones first)
+run drp fa-gpfs $DD $FA $DRP
+for cs in 4G 2G; do
+	run drp gcc-$cs $DD --policy good-cache-compute --cache-size $cs $DRP
+done
+run static gcc-4G-static $DD --policy good-cache-compute --cache-size 4G
+run drp mcu-4G $DD --policy max-compute-util --cache-size 4G $DRP
+for cs in 1536M 1G; do
+	run drp gcc-$cs $DD --policy good-cache-compute --cache-size $cs $DRP
+done
+run drp mch-4G $DD --policy max-cache-hit --cache-size 4G $DRP
+# The four allocation policies (additive is gcc-4G above), caches kept.
+# (first-available under each policy: ~8 minutes a run, left out.)
+for al in one exponential all; do
+	run alloc gcc-4G-$al $DD --policy good-cache-compute --cache-size 4G --provision alloc=$al
+done
+run keep gcc-1536M-kept $DD --policy good-cache-compute --cache-size 1536M --provision alloc=additive,cache=kept
 res="$out/provisioning.csv"
 if [ "${REUSE:-0}" = 1 ]; then
 	echo "experiments_provision: reusing $res" >&2
@@ -94,7 +102,8 @@ awk -F'\t' '{ printf "%d\t%s\t%s\t%s\n", NR, $1, $2, $3 }' "$work/runs.tsv" |
 		# shellcheck disable=SC2086
 		nice -n 10 "'"$sim"'" -q $args $t --csv "'"$work"'/run.$id.csv" ||
 			{ echo "experiments_provision: run $id failed: $args" >&2; exit 255; }
-		sed -i "1s/^/figure,tag,/; 2s/^/$fig,$tag,/" "'"$work"'/run.$id.csv"'
+		sed -i "1s/^/figure,tag,/; 2s/^/$fig,$tag,/" "'"$work"'/run.$id.csv"
+		[ -z "'"${PARTS:-}"'" ] || cp "'"$work"'/run.$id.csv" "'"${PARTS:-}"'/"'
 head -1 "$(ls "$work"/run.*.csv | head -1)" >"$res"
 for f in $(ls "$work"/run.*.csv | sort -t. -k2 -n); do tail -n +2 "$f"; done >>"$res"
 # Quoted fields (policy params, the provisioning spec) hold commas: ';'
@@ -110,16 +119,29 @@ C_RESP=$(col resp_mean) C_PEAK=$(col peak_nodes) C_UTIL=$(col cpu_util) C_SLOT=$
 C_JOBS=$(col jobs) C_ORDER=$(col order) C_COP=$(col copies_done) C_REM=$(col remote_transfers)
 C_QMAX=$(col max_pending)
 # get TAG COL: COL of the run tagged TAG
-get() { awk -F, -v t="$1" -v c="$2" "NR > 1 && \$$C_TAG == t { print \$c; exit }" "$res"; }
+# (nan, and a note for verdict(), when no run has that tag: REUSE=1 on
+# the rows of a run cut short)
+get() {
+	local v
+	v=$(awk -F, -v t="$1" -v c="$2" "NR > 1 && \$$C_TAG == t { print \$c; exit }" "$res")
+	if [ -z "$v" ]; then : >"$work/missing"; echo nan; else echo "$v"; fi
+}
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 f1() { printf '%.1f' "$1"; }
 f2() { printf '%.2f' "$1"; }
-verdict() { if "$@"; then echo "reproduced"; else echo "**not reproduced**"; fi; }
+verdict() {
+	local r="**not reproduced**"
+	rm -f "$work/missing"
+	if "$@"; then r=reproduced; fi
+	if [ -e "$work/missing" ]; then r="not run"; fi
+	echo "$r"
+}
 
 # --- Figs. 4-10: summary views over time --------------------------------------
 fsize=$((10 * 1048576))
 view() { # view TAG TITLE
 	local f="$tl/$1.csv"
+	[ -s "$f" ] || return 0
 	gnuplot <<-EOF
 		set terminal png size 900,600
 		set output '$out/prov-$1.png'
@@ -159,6 +181,7 @@ SUMMARY=(fa-gpfs gcc-1G gcc-1536M gcc-2G gcc-4G mch-4G mcu-4G gcc-4G-static
 base=$(get fa-gpfs "$C_MK")
 # SP = WET_GPFS / WET (§5.2.4), PI = SP / CPU_T normalised to the best.
 for t in "${SUMMARY[@]}"; do
+	[ "$(get "$t" "$C_MK")" != nan ] || continue
 	awk -v t="$t" -v b="$base" -v mk="$(get "$t" "$C_MK")" -v cpu="$(get "$t" "$C_CPU")" \
 		'BEGIN { sp = b / mk; printf "%s %.6f %.6f\n", t, sp, (cpu > 0 ? sp / cpu : 0) }'
 done >"$work/pi.dat"
@@ -249,6 +272,7 @@ best_threshold() { # best_threshold ORDER JOBS MODE
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for t in "${SUMMARY[@]}"; do
 		mk=$(get "$t" "$C_MK")
+		[ "$mk" != nan ] || continue
 		printf '| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.3f | %.1f | %.1f | %.1f | %.1f | %s | %s |\n' \
 			"$t" "$mk" "$(awk -v a="$(get "$t" "$C_WI")" -v b="$mk" 'BEGIN { print a / b }')" \
 			"$(get "$t" "$C_SL")" "$(get "$t" "$C_CPU")" "$(sp "$t")" "$(pi "$t")" \
