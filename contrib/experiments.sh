@@ -6,7 +6,9 @@
 #   README.md       tables and, for every finding the papers state, whether
 #                   our runs reproduce it (computed here from results.csv)
 #
-#   contrib/experiments.sh [BUILD_DIR]     (about 5 minutes on 2 cores)
+#   contrib/experiments.sh [BUILD_DIR]     (about 5 minutes on 2 cores, and
+#   about 45 more for contrib/experiments_provision.sh; DL_SKIP_PROVISION=1
+#   leaves it out)
 #
 # online-hps-khanna §6: 4 compute + 4 storage nodes, 15 GB cache per node,
 # 800-1600 jobs whose last arrival gives load 1-2 (eqs. 9-11), clustered
@@ -249,3 +251,9 @@ ohps_beats_all() { # ohps_beats_all FIG FILTER
 	for f in "$out"/*.png; do echo "![$(basename "$f" .png)]($(basename "$f"))"; done
 } >"$out/README.md"
 echo "experiments: wrote $out/README.md, results.csv and $(ls "$out"/*.png | wc -l) plots" >&2
+
+# Dynamic provisioning (data-diffusion-raicu §5.2 at full size) and the
+# Fig. 5 threshold study with background copies: provisioning.md.
+if [ "${DL_SKIP_PROVISION:-0}" != 1 ]; then
+	"$top/contrib/experiments_provision.sh" "$build"
+fi

@@ -92,6 +92,7 @@ run keep gcc-1536M-kept $DD --policy good-cache-compute --cache-size 1536M --pro
 res="$out/provisioning.csv"
 if [ "${REUSE:-0}" = 1 ]; then
 	echo "experiments_provision: reusing $res" >&2
+	n=$(($(wc -l <"$res") - 1))
 else
 echo "experiments_provision: $n simulations, $PAR at once" >&2
 awk -F'\t' '{ printf "%d\t%s\t%s\t%s\n", NR, $1, $2, $3 }' "$work/runs.tsv" |
