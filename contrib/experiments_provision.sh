@@ -188,8 +188,13 @@ for t in "${SUMMARY[@]}"; do
 done >"$work/pi.dat"
 pimax=$(awk '$3 > m { m = $3 } END { print m }' "$work/pi.dat")
 awk -v m="$pimax" '{ printf "%s %.6f %.6f\n", $1, $2, $3 / m }' "$work/pi.dat" >"$work/pin.dat"
-pi() { awk -v t="$1" '$1 == t { print $3 }' "$work/pin.dat"; }
-sp() { awk -v t="$1" '$1 == t { print $2 }' "$work/pin.dat"; }
+pin() { # pin TAG COL: from pin.dat, nan (noted) when TAG was not run
+	local v
+	v=$(awk -v t="$1" -v c="$2" '$1 == t { print $c }' "$work/pin.dat")
+	if [ -z "$v" ]; then : >"$work/missing"; echo nan; else echo "$v"; fi
+}
+pi() { pin "$1" 3; }
+sp() { pin "$1" 2; }
 head -8 "$work/pin.dat" >"$work/pin7.dat"
 gnuplot <<-EOF
 	set terminal png size 900,480
@@ -223,6 +228,10 @@ for order in clustered random; do
 			sort -n >"$work/f5.$p.dat"
 		cmd+=", '$work/f5.$p.dat' using 1:2 with linespoints dt 2 title '$p'"
 	done
+	awk -F, -v o="$order" \
+		"NR > 1 && \$$C_FIG == \"fig5\" && \$$C_ORDER == o && \$$C_PAR == \"prefetch=2\" { print \$$C_JOBS, \$$C_RESP }" "$res" |
+		sort -n >"$work/f5.prefetch.dat"
+	cmd+=", '$work/f5.prefetch.dat' using 1:2 with linespoints dt 3 lw 2 title 'online-hps prefetch=2'"
 	gnuplot <<-EOF
 		set terminal png size 800,520
 		set output '$out/prov-fig5-$order.png'
@@ -330,6 +339,7 @@ best_threshold() { # best_threshold ORDER JOBS MODE
 			"$(get $g "$(col resp_p95)")" "$(get $g "$C_PEAK")" "$(get $g "$(col allocations)")"
 	done
 	echo
+	[ "$(get gcc-1536M-kept "$C_MK")" = nan ] ||
 	printf 'Caches kept on release (gcc 1.5 GB): WET %.0f s, local hits %.1f%%, CPU hours %.2f (lost: %.0f s, %.1f%%, %.2f).\n' \
 		"$(get gcc-1536M-kept "$C_MK")" "$(get gcc-1536M-kept "$C_HL")" "$(get gcc-1536M-kept "$C_CPU")" \
 		"$(get gcc-1536M "$C_MK")" "$(get gcc-1536M "$C_HL")" "$(get gcc-1536M "$C_CPU")"
@@ -372,7 +382,9 @@ best_threshold() { # best_threshold ORDER JOBS MODE
 	echo
 	echo "## Plots"
 	echo
-	for t in fa-gpfs gcc-1G gcc-1536M gcc-2G gcc-4G mch-4G mcu-4G gcc-4G-static; do echo "![$t](prov-$t.png)"; done
+	for t in fa-gpfs gcc-1G gcc-1536M gcc-2G gcc-4G mch-4G mcu-4G gcc-4G-static; do
+		if [ -e "$out/prov-$t.png" ]; then echo "![$t](prov-$t.png)"; fi
+	done
 	echo "![pi](prov-pi-speedup.png)"
 	echo "![fig5-clustered](prov-fig5-clustered.png)"
 	echo "![fig5-random](prov-fig5-random.png)"
