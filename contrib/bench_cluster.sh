@@ -21,7 +21,8 @@
 # all with --time=TIME_LIMIT minutes, and the same SchedulerParameters in
 # every row (SCHED_PARAMS).  Printed per row: mean and p95 response of the
 # annotated and of the plain jobs, the plain jobs' mean wait, the wide
-# jobs' wait, and the bytes dl-stage copied from the shared storage; then
+# jobs' wait, and the bytes copied from the shared storage into the caches
+# (by dl-stage or dl-cached); then
 # each as a ratio to backfill + cache, and the targets met or missed.
 #
 # On one machine the "shared storage" is as fast as the local disk, so it
@@ -30,6 +31,16 @@
 # of online-hps-khanna section 4.3).  dl-stage's copies take the server's
 # lock and are paced (EmulateStorage* in datalocality.conf); without
 # staging, jobs read through the same locks with pv at the same rate.
+#
+# Namespaced nodes (the default when BUILD_DIR has dl-cached; DL_NODE_NS=0
+# turns it off, DL_NODE_NS=1 insists): as on real hosts, every node's
+# slurmd, Prolog, jobs and node cache service dl-cached run in a mount
+# namespace of their own whose CacheDir is a private tmpfs
+# (test/cluster/cluster.sh), so slurmctld learns the caches only through
+# the services; the storage directory stays shared.  Printed besides: the
+# bytes the nodes copied from each other's caches, and the share of
+# annotated jobs whose Prolog found all their files already in the cache
+# (prefetched for them, or left by earlier jobs) and copied nothing.
 #
 # Times are taken by the jobs themselves (date +%s.%N at the start and the
 # end of the batch script) and by this script just before each sbatch, so
@@ -45,7 +56,7 @@
 # ROWS ("backfill datalocality"), DL_CONF (more lines for
 # datalocality.conf, e.g. "WaitFactor=4"; none: the plugin's defaults),
 # KEEP_LOGS (dir to copy the slurmctld logs and dl-stage logs of every row
-# into).
+# into), DL_NODE_NS (auto), JOB_USER (nobody: the user the jobs run as).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
@@ -67,6 +78,14 @@ CACHE=${CACHE:-48M}
 SCHED_PARAMS=${SCHED_PARAMS-bf_interval=5}
 NOCACHE=${NOCACHE:-0}
 ROWS=${ROWS:-backfill datalocality}
+DL_NODE_NS=${DL_NODE_NS:-auto}
+JOB_USER=${JOB_USER:-nobody}
+if [ "$DL_NODE_NS" = auto ]; then
+	DL_NODE_NS=0
+	[ -x "$build/dl-cached" ] && DL_NODE_NS=1
+fi
+# DL_NODE_NS=1 without dl-cached: namespaced nodes staging on their own,
+# the controller blind to their caches.
 [ "$NOCACHE" = 1 ] && ROWS="$ROWS nocache"
 # shellcheck source=../test/cluster/cluster.sh
 source "$top/test/cluster/cluster.sh"
@@ -108,6 +127,11 @@ mkdir -p "$work/lib" "$work/bin"
 cp "$build"/.libs/*_datalocality.so "$work/lib/"
 cp "$build/dl-stage" "$build/dl-partitiond" "$work/bin/"
 export DL_PLUGIN_DIR="$work/lib" DL_PARTITIOND="$work/bin/dl-partitiond"
+export DL_NODE_NS
+if [ "$DL_NODE_NS" = 1 ] && [ -x "$build/dl-cached" ]; then
+	cp "$build/dl-cached" "$work/bin/"
+	export DL_CACHED=$work/bin/dl-cached
+fi
 stage=$work/bin/dl-stage
 # The new design (Slurm decides when, the plugin where) has a slurmctld
 # plugin and runs under the same SchedulerParameters as sched/backfill;
@@ -189,6 +213,9 @@ done
 EOF
 chmod 755 "$work/read-direct.sh"
 
+# The jobs run as JOB_USER, as users' jobs do (node services copy nothing
+# between nodes for root, who may read anything anywhere).
+as_user=(--uid="$JOB_USER" --gid="$(id -gn "$JOB_USER")")
 # submit KIND FILES CACHED: one sbatch; prints the job id.  The batch script
 # writes "start end" into $work/t/<jobid>.
 submit() {
@@ -202,27 +229,51 @@ submit() {
 		else
 			body="$work/read-direct.sh ${files//,/ }"
 		fi
-		sbatch --parsable -o /dev/null -t "$TIME_LIMIT" \
+		sbatch --parsable "${as_user[@]}" -o /dev/null -t "$TIME_LIMIT" \
 			--comment="files:$files" \
 			--wrap "t0=\$(date +%s.%N); $body; sleep $COMPUTE; $stamp"
 		;;
 	p)
-		sbatch --parsable -o /dev/null -t "$TIME_LIMIT" \
+		sbatch --parsable "${as_user[@]}" -o /dev/null -t "$TIME_LIMIT" \
 			--wrap "t0=\$(date +%s.%N); sleep $PLAIN_SEC; $stamp"
 		;;
 	w)
-		sbatch --parsable -o /dev/null -t "$TIME_LIMIT" -N 4 --exclusive \
+		sbatch --parsable "${as_user[@]}" -o /dev/null -t "$TIME_LIMIT" -N 4 --exclusive \
 			--wrap "t0=\$(date +%s.%N); sleep $WIDE_SEC; $stamp"
 		;;
 	esac
 }
 
+# node_files NAME: a file of every node's cache (.log, .inventory), read
+# inside each node's namespace when the nodes are namespaced.
+node_files() {
+	local n
+	for n in n1 n2 n3 n4; do
+		if [ "$DL_NODE_NS" = 1 ]; then
+			dl_cluster_node_exec "$n" cat "$DL_NODE_CACHE_DIR/$1" 2>/dev/null || true
+		else
+			cat "$DL_CLUSTER_DIR/cache/$n/$1" 2>/dev/null || true
+		fi
+	done
+}
+
+# node_bytes KEY: the sum over the nodes of a counter of their caches
+# (storage_bytes, peer_bytes: bytes copied from the storage and from other
+# nodes' caches, by dl-stage or dl-cached, prefetches included) from the
+# header of each .inventory; nothing if no node has it.
+node_bytes() {
+	node_files .inventory | awk -v k="$1" '
+		/^# dl-stage inventory/ { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { s += substr($i, length(k) + 2); seen = 1 } }
+		END { if (seen) printf "%.0f\n", s }'
+}
+
 run() { # run NAME SCHED CACHED(0/1)
 	local name=$1 sched=$2 cached=$3 t0 at kind files id now d bytes=0
+	local peer=-1 allc=-1 sb pb cdir
 	local logs=${KEEP_LOGS:-}
 	rm -rf "$work/locks" "$work/t"
 	mkdir -p "$work/locks" "$work/t"
-	chmod 777 "$work/t"
+	chmod 777 "$work/t" "$work/locks"
 	export DL_SCHED_TYPE=$sched DL_JOB_SUBMIT=datalocality
 	if [ "$sched" = sched/datalocality ]; then
 		export DL_SCHED_PARAMS=$dl_params
@@ -236,8 +287,10 @@ run() { # run NAME SCHED CACHED(0/1)
 		export DL_PROLOG="" DL_EPILOG="" DL_CLUSTER_EXTRA_CONF=""
 	fi
 	dl_cluster_init
+	cdir=$DL_CLUSTER_DIR/cache/%n
+	[ "$DL_NODE_NS" = 1 ] && cdir=$DL_NODE_CACHE_DIR
 	cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<-EOF
-		CacheDir=$DL_CLUSTER_DIR/cache/%n
+		CacheDir=$cdir
 		CacheCapacity=$CACHE
 		EvictionPolicy=value
 		StorageBandwidth=$STORAGE_BW
@@ -246,6 +299,7 @@ run() { # run NAME SCHED CACHED(0/1)
 		EmulateStorageLockDir=$work/locks
 		${DL_CONF:-}
 	EOF
+	[ -n "${DL_CACHED:-}" ] && dl_cluster_service_conf >>"$DL_CLUSTER_DIR/etc/datalocality.conf"
 	dl_cluster_start
 	cp "$DL_CLUSTER_DIR/run/harness.pids" "$work/pids"
 	# Slurm's first scheduling pass comes about 3 s after slurmctld starts
@@ -277,10 +331,24 @@ run() { # run NAME SCHED CACHED(0/1)
 		fi
 	done <"$work/sub" >"$work/times.$name"
 	if [ "$cached" = 1 ]; then
-		# dl-stage logs every copy it made from the storage.
-		bytes=$(cat "$DL_CLUSTER_DIR"/cache/n*/.log 2>/dev/null |
-			sed -n 's/.* \([0-9]*\) copied (\([0-9.]*\) \([KMG]*i*B\)).*/\2 \3/p' |
+		# The caches count what was copied into them from the storage
+		# and from peers (.inventory's header; prefetches included);
+		# caches without those counters: dl-stage's log of its copies.
+		node_files .log >"$work/stage.log"
+		bytes=$(sed -n 's/.* \([0-9]*\) copied (\([0-9.]*\) \([KMG]*i*B\)).*/\2 \3/p' "$work/stage.log" |
 			awk '{ m = ($2 == "GiB") ? 1073741824 : ($2 == "MiB") ? 1048576 : ($2 == "KiB") ? 1024 : 1; s += $1 * m } END { printf "%.0f", s }')
+		sb=$(node_bytes storage_bytes)
+		pb=$(node_bytes peer_bytes)
+		if [ -n "$sb" ]; then bytes=$sb; fi
+		if [ -n "$pb" ]; then peer=$pb; fi
+		# Annotated jobs whose Prolog copied nothing: "job J on nX: N
+		# files: N cached (...), 0 copied".
+		allc=$(awk 'NR == FNR { if ($2 == "a") a[$1] = 1; next }
+			match($0, /job [0-9]+ on n[0-9]+: [0-9]+ files: [0-9]+ cached/) {
+				split(substr($0, RSTART, RLENGTH), w, " ")
+				if (w[2] in a) all[w[2]] = (w[5] == w[7] && w[5] > 0) }
+			END { for (j in all) { n++; c += all[j] }
+				printf "%.1f", n ? 100 * c / n : -1 }' "$work/sub" "$work/stage.log")
 	else
 		while read -r kind files; do
 			[ "$kind" = a ] && bytes=$((bytes + 3 * img))
@@ -299,15 +367,23 @@ run() { # run NAME SCHED CACHED(0/1)
 	if [ -n "$logs" ]; then
 		mkdir -p "$logs/$name"
 		cp "$(dl_cluster_log_ctld)" "$DL_CLUSTER_DIR/etc/slurm.conf" "$logs/$name/"
-		for d in "$DL_CLUSTER_DIR"/cache/n*; do
-			[ -f "$d/.log" ] && cp "$d/.log" "$logs/$name/stage.${d##*/}.log"
-		done
+		if [ "$DL_NODE_NS" = 1 ]; then
+			for d in n1 n2 n3 n4; do
+				dl_cluster_node_exec "$d" cat "$DL_NODE_CACHE_DIR/.log" >"$logs/$name/stage.$d.log" 2>/dev/null || true
+				cp "$DL_CLUSTER_DIR/log/cached.$d.out" "$logs/$name/" 2>/dev/null || true
+			done
+		else
+			for d in "$DL_CLUSTER_DIR"/cache/n*; do
+				[ -f "$d/.log" ] && cp "$d/.log" "$logs/$name/stage.${d##*/}.log"
+			done
+		fi
 		cp "$work/times.$name" "$work/sub" "$logs/$name/"
 	fi
 	stop
 	# name, then: annotated mean p95, plain mean p95, plain wait mean,
-	# wide wait mean, MiB from storage, jobs without times
-	awk -v n="$name" -v b="$bytes" '
+	# wide wait mean, MiB from storage, jobs without times, MiB from peers
+	# (-1: not counted), % of annotated jobs found all cached (-1: none)
+	awk -v n="$name" -v b="$bytes" -v pb="$peer" -v ac="$allc" '
 		function pct(a, k, q,   i, j, t) { # nearest rank, after sorting a[1..k]
 			for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j > 0 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
 			return k ? a[int(q * k + 0.999999)] : -1 }
@@ -315,9 +391,10 @@ run() { # run NAME SCHED CACHED(0/1)
 		$1 == "a" { ra[++na] = $2; sa += $2 }
 		$1 == "p" { rp[++np] = $2; sp += $2; wp += $3 }
 		$1 == "w" { ww += $3; nw++ }
-		END { printf "%s|%.2f %.2f %.2f %.2f %.2f %.2f %.1f %d\n", n,
+		END { printf "%s|%.2f %.2f %.2f %.2f %.2f %.2f %.1f %d %.1f %.1f\n", n,
 			na ? sa / na : -1, pct(ra, na, 0.95), np ? sp / np : -1, pct(rp, np, 0.95),
-			np ? wp / np : -1, nw ? ww / nw : -1, b / 1048576, bad }' \
+			np ? wp / np : -1, nw ? ww / nw : -1, b / 1048576, bad,
+			pb < 0 ? -1 : pb / 1048576, ac }' \
 		"$work/times.$name" >>"$work/results"
 }
 
@@ -328,6 +405,13 @@ echo "cluster: 4 nodes x 1 CPU; SchedulerParameters=batch_sched_delay=0${SCHED_P
 echo "stream: $NJOBS jobs, Poisson arrivals over $span s, load $LOAD (offered work $offered s = mean $avgexec s per job, eq. 6 estimates, doc/workloads.md eqs. 9-11, on 4 slots)"
 echo "  $na annotated: 3 of the 4 images ($IMG_MIB MiB) of one of 8 patients (high sharing), $COMPUTE s compute"
 echo "  $np plain: $PLAIN_SEC s compute; $nw wide: -N 4 --exclusive, $WIDE_SEC s; every job --time=$TIME_LIMIT (minutes)"
+if [ -n "${DL_CACHED:-}" ]; then
+	echo "nodes: namespaced (each slurmd and its dl-cached in a mount namespace with a private tmpfs CacheDir; storage shared)"
+elif [ "$DL_NODE_NS" = 1 ]; then
+	echo "nodes: namespaced without dl-cached (private tmpfs CacheDir, storage shared; slurmctld cannot see the caches)"
+else
+	echo "nodes: one file system (no dl-cached)"
+fi
 echo "cache $CACHE per node (dl-stage, EvictionPolicy=value${DL_CONF:+, $DL_CONF}); shared storage: $STORAGE_SERVERS servers, one transfer at a time each, $((STORAGE_BW / 1048576)) MiB/s"
 start=$SECONDS
 : >"$work/results"
@@ -342,16 +426,17 @@ for row in $ROWS; do
 done
 
 echo
-printf '%-22s %17s %17s %9s %9s %12s\n' "" "annotated resp" "plain resp" "plain" "wide" "from"
-printf '%-22s %8s %8s %8s %8s %9s %9s %12s\n' "" mean p95 mean p95 "mean wait" wait storage
+printf '%-22s %17s %17s %9s %9s %12s %12s %9s\n' "" "annotated resp" "plain resp" "plain" "wide" "from" "from" "all"
+printf '%-22s %8s %8s %8s %8s %9s %9s %12s %12s %9s\n' "" mean p95 mean p95 "mean wait" wait storage peers cached
 awk -F'|' '
-	{ split($2, y, " "); name[NR] = $1; for (i = 1; i <= 8; i++) x[NR, i] = y[i] }
+	{ split($2, y, " "); name[NR] = $1; for (i = 1; i <= 10; i++) x[NR, i] = y[i] }
 	function f(val) { return val < 0 ? "-" : sprintf("%.2f", val) }
 	function r(val, base) { return (val < 0 || base <= 0) ? "-" : sprintf("%.2f", val / base) }
 	END {
 		for (k = 1; k <= NR; k++)
-			printf "%-22s %7ss %7ss %7ss %7ss %8ss %8ss %8.1f MiB%s\n", name[k],
+			printf "%-22s %7ss %7ss %7ss %7ss %8ss %8ss %8.1f MiB %8s MiB %8s%%%s\n", name[k],
 				f(x[k, 1]), f(x[k, 2]), f(x[k, 3]), f(x[k, 4]), f(x[k, 5]), f(x[k, 6]), x[k, 7],
+				x[k, 9] < 0 ? "-" : sprintf("%.1f", x[k, 9]), x[k, 10] < 0 ? "-" : sprintf("%.1f", x[k, 10]),
 				x[k, 8] ? "  (" x[k, 8] " jobs failed)" : ""
 		b = 0
 		for (k = 1; k <= NR; k++) if (name[k] == "backfill + cache") b = k
@@ -365,8 +450,10 @@ awk -F'|' '
 		for (k = 1; k <= NR; k++) {
 			if (name[k] != "datalocality + cache") continue
 			printf "\ntargets (datalocality + cache against backfill + cache, this run):\n"
+			v = x[k, 7] > 0 ? x[b, 7] / x[k, 7] : 0
+			printf "  bytes from storage       backfill / datalocality  %5.2f  target >= 4    %s  (%.1f MiB against %.1f MiB)\n", v, (v >= 4 ? "PASS" : "MISS"), x[k, 7], x[b, 7]
 			v = x[k, 1] > 0 ? x[b, 1] / x[k, 1] : 0
-			printf "  annotated mean response  backfill / datalocality  %5.2f  target >= 2.5  %s\n", v, (v >= 2.5 ? "PASS" : "MISS")
+			printf "  annotated mean response  backfill / datalocality  %5.2f  target >= 3    %s\n", v, (v >= 3 ? "PASS" : "MISS")
 			v = x[b, 5] > 0 ? x[k, 5] / x[b, 5] : (x[k, 5] <= 0 ? 1 : 99)
 			printf "  plain mean wait          datalocality / backfill  %5.2f  target <= 1.1  %s\n", v, (v <= 1.1 ? "PASS" : "MISS")
 			printf "  wide job wait            datalocality / backfill  %5s  target <= 1    %s  (%.2f s against %.2f s)\n",

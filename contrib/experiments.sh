@@ -2,39 +2,60 @@
 # experiments.sh - reproduce the papers' comparisons with dl-sim, which runs
 # the production policy code, and write under doc/experiments/:
 #   results.csv     every run (one dl-sim CSV row each, plus the figure)
-#   fig*.png        gnuplot plots
-#   README.md       tables and, for every finding the papers state, whether
-#                   our runs reproduce it (computed here from results.csv)
+#   fig*.png        gnuplot plots: mean of the seeds, 95% confidence bars
+#   README.md       tables (mean +- 95% CI half-width over the seeds) and,
+#                   for every finding the papers state, whether our runs
+#                   reproduce it: only a difference that Welch's t-test
+#                   finds significant (p < 0.05) counts
 #
-#   contrib/experiments.sh [BUILD_DIR]     (about 5 minutes on 2 cores, and
-#   about 45 more for contrib/experiments_provision.sh; DL_SKIP_PROVISION=1
-#   leaves it out)
+#   contrib/experiments.sh [BUILD_DIR]   (then contrib/experiments_provision.sh,
+#   about 45 minutes more on 2 cores; DL_SKIP_PROVISION=1 leaves it out)
+#
+# Environment:
+#   SEEDS="1 2 3 4 5"  the seeds of every point (at least 5 for verdicts)
+#   DIFF_JOBS=20000    tasks of the data-diffusion runs
+#   REUSE=1            skip the runs: tables and plots from results.csv
+#   DL_SKIP_PROVISION=1  no provisioning study (experiments_provision.sh)
+#
+# Every comparison runs all its policies on one platform: peer fetch off
+# for the online-hps-khanna runs (storage nodes only, as its §2), on for
+# every policy of the data-diffusion runs (Falkon's executors fetch from
+# each other's caches, data-diffusion-raicu §3.1), and again off for every
+# policy (figure "diffusion-storage").
 #
 # online-hps-khanna §6: 4 compute + 4 storage nodes, 15 GB cache per node,
 # 800-1600 jobs whose last arrival gives load 1-2 (eqs. 9-11), clustered
 # and random orders, Lublin arrivals, high/medium/low overlap, 2-16 nodes.
 # data-diffusion-raicu §5: 10K files of 10 MB, 10 ms tasks, arrival rate
-# x1.3 every 60 s (scaled down to 40K tasks on 64 nodes), cache sizes
-# 1/1.5/2/4 GB per node and the four dispatch policies.
+# x1.3 every 60 s (scaled down to DIFF_JOBS tasks on 64 nodes: 40K, five
+# seeds and both platforms take over an hour on 2 shared cores), cache
+# sizes 1/1.5/2/4 GB per node and the four dispatch policies.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
 sim="$build/dl-sim"
 [ -x "$sim" ] || build=$("$top/contrib/build.sh" "$build" | tail -1)
+sim="$build/dl-sim"
+simstat="$build/dl-simstat"
 export DL_PARTITIOND="$build/dl-partitiond"
 out="$top/doc/experiments"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 command -v gnuplot >/dev/null || { echo "experiments: apt-get install gnuplot-nox" >&2; exit 1; }
+read -r -a SEEDS <<<"${SEEDS:-1 2 3 4 5}"
+DIFF_JOBS=${DIFF_JOBS:-20000}
 
 KHANNA=(online-hps mct met sa jdp-dll)
 FALKON=(first-available max-cache-hit max-compute-util good-cache-compute)
 JOBS=(800 1000 1200 1400 1600)
 n=0
-run() { # run FIGURE ARGS... : queue one simulation
-	n=$((n + 1))
-	printf '%s\t%s\n' "$1" "${*:2}" >>"$work/runs.tsv"
+run() { # run FIGURE ARGS... : queue one simulation per seed
+	local seed
+	for seed in "${SEEDS[@]}"; do
+		n=$((n + 1))
+		printf '%s\t%s --seed %s\n' "$1" "${*:2}" "$seed" >>"$work/runs.tsv"
+	done
 }
 
 for order in clustered random; do
@@ -68,36 +89,112 @@ for ov in high:1200 medium:800 low:400; do
 done
 for cs in 1G 1536M 2G 4G; do
 	for p in "${FALKON[@]}"; do
-		run diffusion --policy "$p" --workload diffusion --jobs 40000 --nodes 64 --cache-size $cs
+		run diffusion --policy "$p" --workload diffusion --jobs "$DIFF_JOBS" --nodes 64 \
+			--cache-size $cs --peer-fetch
+		# The same on the platform without peer fetch, for every policy.
+		run diffusion-storage --policy "$p" --workload diffusion --jobs "$DIFF_JOBS" \
+			--nodes 64 --cache-size $cs --no-peer-fetch
 	done
 done
 
-echo "experiments: $n simulations on $(nproc) cores" >&2
-# Every run writes its own CSV, tagged with its figure; then they are joined.
-awk -F'\t' '{ printf "%d\t%s\t%s\n", NR, $1, $2 }' "$work/runs.tsv" |
-	xargs -P "$(nproc)" -d '\n' -n 1 bash -c '
-		IFS=$'"'"'\t'"'"' read -r id fig args <<<"$0"
-		# shellcheck disable=SC2086
-		"'"$sim"'" -q $args --csv "'"$work"'/run.$id.csv" ||
-			{ echo "experiments: run $id failed: $args" >&2; exit 255; }
-		sed -i "1s/^/figure,/; 2s/^/$fig,/" "'"$work"'/run.$id.csv"'
-first=$(ls "$work"/run.*.csv | head -1)
-head -1 "$first" >"$out/results.csv"
-for f in $(ls "$work"/run.*.csv | sort -t. -k2 -n); do tail -n +2 "$f"; done >>"$out/results.csv"
+if [ "${REUSE:-0}" = 1 ]; then
+	[ -s "$out/results.csv" ] || { echo "experiments: REUSE=1 needs $out/results.csv" >&2; exit 1; }
+	n=$(($(wc -l <"$out/results.csv") - 1))
+else
+	echo "experiments: $n simulations (${#SEEDS[@]} seeds) on $(nproc) cores" >&2
+	start=$(date +%s)
+	# Every run writes its own CSV, tagged with its figure; then they are
+	# joined.  A run whose policy fell back, or that failed, stops it all.
+	awk -F'\t' '{ printf "%d\t%s\t%s\n", NR, $1, $2 }' "$work/runs.tsv" |
+		xargs -P "$(nproc)" -d '\n' -n 1 bash -c '
+			IFS=$'"'"'\t'"'"' read -r id fig args <<<"$0"
+			# shellcheck disable=SC2086
+			"'"$sim"'" -q $args --csv "'"$work"'/run.$id.csv" ||
+				{ echo "experiments: run $id failed: $args" >&2; exit 255; }
+			sed -i "1s/^/figure,/; 2s/^/$fig,/" "'"$work"'/run.$id.csv"'
+	first=$(ls "$work"/run.*.csv | head -1)
+	head -1 "$first" >"$out/results.csv"
+	for f in $(ls "$work"/run.*.csv | sort -t. -k2 -n); do tail -n +2 "$f"; done >>"$out/results.csv"
+	echo "experiments: runs took $(( $(date +%s) - start )) s" >&2
+fi
 
-# --- plots ------------------------------------------------------------------
+# --- statistics ----------------------------------------------------------------
 # col NAME: column number of NAME in results.csv
 col() { head -1 "$out/results.csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
 C_FIG=$(col figure) C_POL=$(col policy) C_PAR=$(col policy_params)
 C_JOBS=$(col jobs) C_ORDER=$(col order) C_RESP=$(col resp_mean)
+C_P95=$(col resp_p95) C_MAX=$(col resp_max) C_SEED=$(col seed)
 C_REMOTE=$(col remote_transfers) C_NODES=$(col nodes) C_OV=$(col overlap_target)
 C_CACHE=$(col cache_bytes) C_HIT=$(col hit_local_pct) C_EFF=$(col efficiency)
-C_SPEED=$(col speedup)
+C_SPEED=$(col speedup) C_EFF5=$(col efficiency_wet) C_FB=$(col fallback_plans)
+CSV="$out/results.csv"
+ALPHA=0.05
 
-# series FIG FILTER-AWK XCOL YCOL -> "x y" lines sorted by x
+# vals FIG FILTER COL: "k<TAB>value" for every seed of the point
+vals() {
+	awk -F, -v fig="$1" -v c="$3" "NR > 1 && \$$C_FIG == fig && ($2) { print \"k\t\" \$c }" "$CSV"
+}
+# agg FIG FILTER COL: "n mean sd half" over the seeds (half: 95% CI, Student t)
+agg() { vals "$@" | "$simstat" ci | cut -f2- | tr '\t' ' '; }
+# ci FIG FILTER COL FMT: "mean ± half" formatted with FMT
+ci() {
+	agg "$1" "$2" "$3" | awk -v f="$4" '{ printf f " ± " f, $2, $4 }'
+}
+# mean FIG FILTER COL FMT
+mean() { agg "$1" "$2" "$3" | awk -v f="$4" '{ printf f, $2 }'; }
+# cmp FIG FILTER_A FILTER_B COL: "lt P", "gt P" (A's mean below/above B's,
+# Welch p < ALPHA) or "ns P"
+cmp() {
+	# dl-simstat takes the keys in order of appearance: A's rows first.
+	awk -F, -v fig="$1" -v c="$4" "NR > 1 && \$$C_FIG == fig { if ($2) print \"a\t\" \$c; if ($3) print \"b\t\" \$c }" "$CSV" |
+		sort -s -k1,1 | "$simstat" welch |
+		awk -F'\t' -v a="$ALPHA" '{ printf "%s %.3g", ($7 >= a ? "ns" : $3 < $4 ? "lt" : "gt"), $7 }'
+}
+pol() { echo "\$$C_POL == \"$1\""; }
+
+# A verdict is "reproduced" when every comparison the finding makes goes
+# the paper's way and is significant, "not reproduced" when one goes
+# significantly the other way (named), "not significant" otherwise.
+# verdict WANT RESULT...: each RESULT is the "lt P [LABEL]", "gt P
+# [LABEL]" or "ns P [LABEL]" of a comparison whose paper's direction is
+# WANT.
+verdict() {
+	local want=$1 r kind p label sig=1 against="" worst=0
+	shift
+	for r in "$@"; do
+		read -r kind p label <<<"$r"
+		case $kind in
+		"$want") ;;
+		ns) sig=0 ;;
+		lt | gt) against+="${against:+, }${label:-the other} (p = $p)" ;;
+		*) echo "**no data**"; return ;;
+		esac
+		worst=$(awk -v a="$worst" -v b="$p" 'BEGIN { print (b > a ? b : a) }')
+	done
+	if [ -n "$against" ]; then echo "**not reproduced** (significantly the other way: $against)"
+	elif [ $sig = 1 ]; then echo "reproduced (p ≤ $worst)"
+	else echo "**not significant** (p ≤ $worst)"; fi
+}
+# beats FIG FILTER POLICY COL WANT OTHERS...: POLICY against each other
+beats() {
+	local fig=$1 f=$2 p=$3 c=$4 want=$5 o res=()
+	shift 5
+	for o in "$@"; do
+		[ "$o" = "$p" ] && continue
+		res+=("$(cmp "$fig" "$(pol "$p") && $f" "$(pol "$o") && $f" "$c") $o")
+	done
+	verdict "$want" "${res[@]}"
+}
+# best_at FIG FILTER COL KEYCOL: the key with the lowest mean
+best_at() {
+	awk -F, -v fig="$1" -v c="$3" -v k="${4:-$C_POL}" "NR > 1 && \$$C_FIG == fig && ($2) { s[\$k] += \$c; n[\$k]++ } END { for (p in s) if (!m++ || s[p] / n[p] < b) { b = s[p] / n[p]; q = p } print q }" "$CSV"
+}
+
+# --- plots ------------------------------------------------------------------
+# series FIG FILTER XCOL YCOL -> "x mean half" lines sorted by x
 series() {
-	awk -F, -v fig="$1" -v x="$3" -v y="$4" "NR > 1 && \$$C_FIG == fig && ($2) { print \$x, \$y }" \
-		"$out/results.csv" | sort -n
+	awk -F, -v fig="$1" -v x="$3" -v y="$4" "NR > 1 && \$$C_FIG == fig && ($2) { print \$x \"\t\" \$y }" "$CSV" |
+		"$simstat" ci | awk -F'\t' '{ print $1, $3, $5 }' | sort -n
 }
 
 plot() { # plot PNG TITLE XLABEL YLABEL FIG FILTER XCOL YCOL KEYCOL KEYS...
@@ -106,16 +203,17 @@ plot() { # plot PNG TITLE XLABEL YLABEL FIG FILTER XCOL YCOL KEYCOL KEYS...
 	local cmd="" k
 	for k in "$@"; do
 		series "$fig" "$filter && \$$kc == \"$k\"" "$xc" "$yc" >"$work/s.$k.dat"
-		cmd+="${cmd:+, }'$work/s.$k.dat' using 1:2 with linespoints title '$k'"
+		cmd+="${cmd:+, }'$work/s.$k.dat' using 1:2:3 with yerrorlines title '$k'"
 	done
 	gnuplot <<-EOF
 		set terminal png size 720,480
 		set output '$out/$png'
-		set title '$title'
+		set title '$title (mean of ${#SEEDS[@]} seeds, 95% CI)'
 		set xlabel '$xl'
 		set ylabel '$yl'
-		set key top left
+		set key below
 		set grid
+		set offsets graph 0.03, graph 0.03, 0, 0
 		plot $cmd
 	EOF
 }
@@ -139,112 +237,188 @@ plot diffusion-cache.png "Data diffusion: cache size per node (64 nodes)" "cache
 	diffusion 1 "$C_CACHE" "$C_RESP" "$C_POL" "${FALKON[@]}"
 plot diffusion-hits.png "Data diffusion: local cache hits (64 nodes)" "cache bytes per node" "local hit %" \
 	diffusion 1 "$C_CACHE" "$C_HIT" "$C_POL" "${FALKON[@]}"
+plot diffusion-efficiency.png "Data diffusion: efficiency (s5, ideal / actual run time)" "cache bytes per node" "efficiency" \
+	diffusion 1 "$C_CACHE" "$C_EFF5" "$C_POL" "${FALKON[@]}"
+plot diffusion-storage-cache.png "Data diffusion without peer fetch (64 nodes)" "cache bytes per node" "mean response (s)" \
+	diffusion-storage 1 "$C_CACHE" "$C_RESP" "$C_POL" "${FALKON[@]}"
+plot diffusion-storage-efficiency.png "Data diffusion without peer fetch: efficiency (s5)" "cache bytes per node" "efficiency" \
+	diffusion-storage 1 "$C_CACHE" "$C_EFF5" "$C_POL" "${FALKON[@]}"
 
-# --- verdicts -----------------------------------------------------------------
-# get FIG FILTER COL: the value of COL in the one run matching FILTER
-get() {
-	awk -F, -v fig="$1" -v c="$3" "NR > 1 && \$$C_FIG == fig && ($2) { print \$c; exit }" "$out/results.csv"
+# --- tables -------------------------------------------------------------------
+# cell FIG FILTER: "mean ± CI (p95 P, max M)" of the response time, seconds
+cell() {
+	printf '%s (%s, %s)' "$(ci "$1" "$2" "$C_RESP" %.1f)" \
+		"$(mean "$1" "$2" "$C_P95" %.1f)" "$(mean "$1" "$2" "$C_MAX" %.1f)"
 }
-pol() { echo "\$$C_POL == \"$1\""; }
-lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
-verdict() { if "$@"; then echo "reproduced"; else echo "**not reproduced**"; fi; }
+# table FIG FILTER XNAME XCOL KEYCOL "X..." KEYS...: one row per X (a
+# number: compared as one), one column per key
+table() {
+	local fig=$1 f=$2 xn=$3 xc=$4 kc=$5 xs=$6 x k
+	shift 6
+	printf '| %s |' "$xn"; for k in "$@"; do printf ' %s |' "$k"; done; echo
+	printf '|---|'; for k in "$@"; do printf -- '---|'; done; echo
+	for x in $xs; do
+		printf '| %s |' "$x"
+		for k in "$@"; do
+			printf ' %s |' "$(cell "$fig" "$f && \$$xc == $x && \$$kc == \"$k\"")"
+		done
+		echo
+	done
+}
 
-best_at() { # best_at FIG FILTER COL: the policy with the lowest COL
-	awk -F, -v fig="$1" -v c="$3" -v pc="$C_POL" "NR > 1 && \$$C_FIG == fig && ($2) { if (!n++ || \$c < m) { m = \$c; p = \$pc } } END { print p }" "$out/results.csv"
-}
-ohps_beats_all() { # ohps_beats_all FIG FILTER
-	[ "$(best_at "$1" "$2" "$C_RESP")" = online-hps ]
-}
-
+fallbacks=$(awk -F, -v c="$C_FB" 'NR > 1 && $c > 0' "$CSV" | wc -l)
 {
 	echo "# Reproducing the papers' comparisons"
 	echo
 	echo "Generated by \`contrib/experiments.sh\` on $(date -u +%Y-%m-%d) from $n runs of \`dl-sim\`"
-	echo "(the same policy code as the Slurm plugin). Raw rows: \`results.csv\`."
+	echo "(the same policy code as the Slurm plugin): every point is run with seeds"
+	echo "$(awk -F, -v c="$C_SEED" 'NR > 1 { s[$c] = 1 } END { for (k in s) print k }' "$CSV" | sort -n | paste -sd, -) and shown as the mean ± the half-width of its 95% confidence interval"
+	echo "(Student t, n - 1 degrees of freedom), with the mean 95th percentile and"
+	echo "the mean maximum of the response time in parentheses.  A finding is"
+	echo "*reproduced* only when every difference it states goes the paper's way and"
+	echo "Welch's t-test finds it significant (p < $ALPHA); the largest p is shown."
+	echo "Runs whose policy fell back to a simpler method: $fallbacks (dl-sim fails"
+	echo "them, so none can be here). Raw rows: \`results.csv\`."
 	echo
-	echo "## Mean response time (s) and remote transfers, 4 compute + 4 storage nodes (Figs. 6-7)"
+	echo "Platform: online-hps-khanna runs fetch from storage nodes only (peer fetch"
+	echo "off for every policy); data-diffusion runs fetch from peers' caches too"
+	echo "(peer fetch on for every policy). Per row of \`results.csv\`: column \`peer_fetch\`."
+	echo
+	echo "## Mean response time (s), 4 compute + 4 storage nodes (Figs. 6-7)"
 	for order in clustered random; do
 		echo
-		echo "$order order:"
+		echo "$order order, mean ± 95% CI (p95, max):"
 		echo
-		printf '| jobs (load) |'; for p in "${KHANNA[@]}"; do printf ' %s |' "$p"; done; echo
-		printf '|---|'; for p in "${KHANNA[@]}"; do printf -- '---|'; done; echo
+		table fig6 "\$$C_ORDER == \"$order\"" "jobs" "$C_JOBS" "$C_POL" "${JOBS[*]}" "${KHANNA[@]}"
+	done
+	echo
+	echo "Remote transfers, mean ± 95% CI:"
+	echo
+	printf '| order, jobs |'; for p in "${KHANNA[@]}"; do printf ' %s |' "$p"; done; echo
+	printf '|---|'; for p in "${KHANNA[@]}"; do printf -- '---|'; done; echo
+	for order in clustered random; do
 		for j in "${JOBS[@]}"; do
-			printf '| %s (%s) |' "$j" "$(awk -v j="$j" 'BEGIN { print j / 800 }')"
+			printf '| %s, %s |' "$order" "$j"
 			for p in "${KHANNA[@]}"; do
-				f="$(pol "$p") && \$$C_JOBS == $j && \$$C_ORDER == \"$order\""
-				printf ' %.1f s, %s |' "$(get fig6 "$f" "$C_RESP")" "$(get fig6 "$f" "$C_REMOTE")"
+				printf ' %s |' "$(ci fig6 "$(pol "$p") && \$$C_JOBS == $j && \$$C_ORDER == \"$order\"" "$C_REMOTE" %.0f)"
 			done
 			echo
 		done
 	done
+	echo
+	echo "## JDP-DLL's replication threshold (Fig. 5), response time (s)"
+	for order in clustered random; do
+		echo
+		echo "$order order:"
+		echo
+		table fig5 "\$$C_ORDER == \"$order\"" "jobs" "$C_JOBS" "$C_PAR" "${JOBS[*]}" threshold=1 threshold=2 threshold=4
+	done
+	echo
+	echo "## 1600 jobs on 2-16 compute nodes (Fig. 8), response time (s)"
+	for order in clustered random; do
+		echo
+		echo "$order order:"
+		echo
+		table fig8 "\$$C_ORDER == \"$order\"" "nodes" "$C_NODES" "$C_POL" "2 4 8 16" "${KHANNA[@]}"
+	done
+	echo
+	echo "## Lublin-Feitelson arrivals (Fig. 9a), response time (s)"
+	echo
+	table fig9a 1 "jobs" "$C_JOBS" "$C_POL" "${JOBS[*]}" "${KHANNA[@]}"
+	echo
+	echo "## Degree of overlap (Fig. 9b), response time (s)"
+	echo
+	table fig9b 1 "target overlap" "$C_OV" "$C_POL" "0.8500 0.4000 0.1000" "${KHANNA[@]}"
 	echo
 	echo "## Findings"
 	echo
 	echo "| paper | finding | our runs |"
 	echo "|---|---|---|"
 	hi="\$$C_JOBS == 1600 && \$$C_ORDER == \"clustered\""
-	echo "| khanna §6.4 | Online-HPS beats MCT, MET, SA and JDPDLL at high overlap and load (1600 jobs, clustered) | $(verdict ohps_beats_all fig6 "$hi") (best: $(best_at fig6 "$hi" "$C_RESP")) |"
 	hr="\$$C_JOBS == 1600 && \$$C_ORDER == \"random\""
-	echo "| khanna §6.4 | ... and with random order (1600 jobs) | $(verdict ohps_beats_all fig6 "$hr") (best: $(best_at fig6 "$hr" "$C_RESP")) |"
 	lo="\$$C_JOBS == 800 && \$$C_ORDER == \"clustered\""
-	echo "| khanna §6.4 | JDPDLL wins at very low load (800 jobs, load 1) | $(verdict test "$(best_at fig6 "$lo" "$C_RESP")" = jdp-dll) (best: $(best_at fig6 "$lo" "$C_RESP")) |"
-	met_fewest() { [ "$(best_at fig6 "$hi" "$C_REMOTE")" = met ]; }
-	met_worst() {
-		awk -F, -v fig=fig6 -v c="$C_RESP" -v pc="$C_POL" "NR > 1 && \$$C_FIG == fig && ($hi) { if (!n++ || \$c > m) { m = \$c; p = \$pc } } END { exit p != \"met\" }" "$out/results.csv"
+	echo "| khanna §6.4 | Online-HPS beats MCT, MET, SA and JDPDLL at high overlap and load (1600 jobs, clustered) | $(beats fig6 "$hi" online-hps "$C_RESP" lt "${KHANNA[@]}") (best: $(best_at fig6 "$hi" "$C_RESP")) |"
+	echo "| khanna §6.4 | ... and with random order (1600 jobs) | $(beats fig6 "$hr" online-hps "$C_RESP" lt "${KHANNA[@]}") (best: $(best_at fig6 "$hr" "$C_RESP")) |"
+	echo "| khanna §6.4 | JDPDLL wins at very low load (800 jobs, load 1) | $(beats fig6 "$lo" jdp-dll "$C_RESP" lt "${KHANNA[@]}") (best: $(best_at fig6 "$lo" "$C_RESP")) |"
+	echo "| khanna §6.4 | MET makes the fewest remote transfers (1600 jobs, clustered) | $(beats fig6 "$hi" met "$C_REMOTE" lt "${KHANNA[@]}") (fewest: $(best_at fig6 "$hi" "$C_REMOTE")) |"
+	echo "| khanna §6.4 | ... yet has the worst response time | $(beats fig6 "$hi" met "$C_RESP" gt "${KHANNA[@]}") |"
+	echo "| khanna §6.4 | Online-HPS makes fewer remote transfers than MCT, SA and JDPDLL (1600 jobs, clustered) | $(beats fig6 "$hi" online-hps "$C_REMOTE" lt online-hps mct sa jdp-dll) |"
+	thr() { # JDPDLL's threshold 2 against 1 and 4, 1600 jobs, clustered
+		local f="\$$C_JOBS == 1600 && \$$C_ORDER == \"clustered\"" t res=()
+		for t in 1 4; do
+			res+=("$(cmp fig5 "\$$C_PAR == \"threshold=2\" && $f" "\$$C_PAR == \"threshold=$t\" && $f" "$C_RESP") threshold=$t")
+		done
+		verdict lt "${res[@]}"
 	}
-	echo "| khanna §6.4 | MET makes the fewest remote transfers (1600 jobs, clustered) | $(verdict met_fewest) (fewest: $(best_at fig6 "$hi" "$C_REMOTE")) |"
-	echo "| khanna §6.4 | ... yet has the worst response time | $(verdict met_worst) |"
-	ohps_fewer() {
-		local o; o=$(get fig6 "$(pol online-hps) && $hi" "$C_REMOTE")
-		for p in mct sa jdp-dll; do lt "$o" "$(get fig6 "$(pol $p) && $hi" "$C_REMOTE")" || return 1; done
-	}
-	echo "| khanna §6.4 | Online-HPS makes fewer remote transfers than MCT, SA and JDPDLL | $(verdict ohps_fewer) |"
-	thr2() {
-		local f="\$$C_JOBS == 1600 && \$$C_ORDER == \"clustered\""
-		[ "$(best_at fig5 "$f" "$C_RESP" | tr -d '\n')" = jdp-dll ] || true
-		awk -F, -v c="$C_RESP" -v pc="$C_PAR" "NR > 1 && \$$C_FIG == \"fig5\" && ($f) { if (!n++ || \$c < m) { m = \$c; p = \$pc } } END { exit p != \"threshold=2\" }" "$out/results.csv"
-	}
-	echo "| khanna §6.4 | JDPDLL's best replication threshold is 2 (Fig. 5) | $(verdict thr2) |"
+	echo "| khanna §6.4 | JDPDLL's best replication threshold is 2 (Fig. 5, 1600 jobs, clustered) | $(thr) (best: $(best_at fig5 "\$$C_JOBS == 1600 && \$$C_ORDER == \"clustered\"" "$C_RESP" "$C_PAR")) |"
 	all_nodes() {
-		local nodes
+		local nodes v all=reproduced
 		for nodes in 2 4 8 16; do
-			ohps_beats_all fig8 "\$$C_NODES == $nodes && \$$C_ORDER == \"clustered\"" || return 1
+			v=$(beats fig8 "\$$C_NODES == $nodes && \$$C_ORDER == \"clustered\"" online-hps "$C_RESP" lt "${KHANNA[@]}")
+			printf '%s nodes: %s; ' "$nodes" "${v%% (*}" >&2
+			case $v in
+			"**not reproduced**"*) all="**not reproduced**" ;;
+			"**not significant**"*) [ "$all" = reproduced ] && all="**not significant**" ;;
+			esac
+			echo "$nodes: ${v%% (*}" >>"$work/nodes.txt"
 		done
+		echo "$all ($(paste -sd';' "$work/nodes.txt" | sed 's/;/; /g'))"
 	}
-	echo "| khanna §6.4 | Online-HPS best at every node count, 2-16 (Fig. 8, clustered) | $(verdict all_nodes) |"
-	echo "| khanna §6.4 | Online-HPS best under Lublin arrivals (1600 jobs, Fig. 9a) | $(verdict ohps_beats_all fig9a "\$$C_JOBS == 1600") (best: $(best_at fig9a "\$$C_JOBS == 1600" "$C_RESP")) |"
-	gain() { # gain OVERLAP: best other policy's response / Online-HPS's
-		local f="\$$C_OV == $1" o b
-		o=$(get fig9b "$(pol online-hps) && $f" "$C_RESP")
-		b=$(awk -F, -v c="$C_RESP" -v pc="$C_POL" "NR > 1 && \$$C_FIG == \"fig9b\" && ($f) && \$pc != \"online-hps\" { if (!n++ || \$c < m) m = \$c } END { print m }" "$out/results.csv")
-		awk -v o="$o" -v b="$b" 'BEGIN { printf "%.2f", b / o }'
+	echo "| khanna §6.4 | Online-HPS best at every node count, 2-16 (Fig. 8, clustered) | $(all_nodes 2>/dev/null) |"
+	echo "| khanna §6.4 | Online-HPS best under Lublin arrivals (1600 jobs, Fig. 9a) | $(beats fig9a "\$$C_JOBS == 1600" online-hps "$C_RESP" lt "${KHANNA[@]}") (best: $(best_at fig9a "\$$C_JOBS == 1600" "$C_RESP")) |"
+	# gains OVERLAP: per seed, the best other policy's response (best by
+	# its mean over the seeds) over Online-HPS's, as "k<TAB>gain" lines
+	gains() {
+		local f="\$$C_OV == $1" b
+		b=$(awk -F, -v c="$C_RESP" -v pc="$C_POL" "NR > 1 && \$$C_FIG == \"fig9b\" && ($f) && \$pc != \"online-hps\" { s[\$pc] += \$c; n[\$pc]++ } END { for (p in s) if (!m++ || s[p] / n[p] < v) { v = s[p] / n[p]; q = p } print q }" "$CSV")
+		awk -F, -v c="$C_RESP" -v pc="$C_POL" -v sc="$C_SEED" -v b="$b" -v k="$2" "NR > 1 && \$$C_FIG == \"fig9b\" && ($f) { if (\$pc == b) o[\$sc] = \$c; if (\$pc == \"online-hps\") h[\$sc] = \$c } END { for (s in h) if (s in o) print k \"\t\" o[s] / h[s] }" "$CSV"
 	}
-	gh=$(gain 0.8500) gm=$(gain 0.4000) gl=$(gain 0.1000)
-	echo "| khanna §6.4 | Online-HPS's benefit is greatest at high overlap and shrinks with overlap (Fig. 9b) | $(verdict bash -c "awk -v h=$gh -v m=$gm -v l=$gl 'BEGIN { exit !(h >= m && m >= l) }'") (best other / Online-HPS: high $gh, medium $gm, low $gl) |"
-	dd_fa_worst() {
-		local f="\$$C_CACHE == 2147483648" o
-		o=$(get diffusion "$(pol first-available) && $f" "$C_RESP")
+	gcmp() { # gcmp OV_A OV_B: gains at A against gains at B
+		{ gains "$1" a; gains "$2" b; } | "$simstat" welch |
+			awk -F'\t' -v a="$ALPHA" '{ printf "%s %.3g", ($7 >= a ? "ns" : $3 < $4 ? "lt" : "gt"), $7 }'
+	}
+	gci() { gains "$1" k | "$simstat" ci | awk -F'\t' '{ printf "%.2f ± %.2f", $3, $5 }'; }
+	echo "| khanna §6.4 | Online-HPS's benefit is greatest at high overlap and shrinks with overlap (Fig. 9b) | $(verdict gt "$(gcmp 0.8500 0.4000) high-vs-medium" "$(gcmp 0.4000 0.1000) medium-vs-low") (best other / Online-HPS: high $(gci 0.8500), medium $(gci 0.4000), low $(gci 0.1000)) |"
+	f2g="\$$C_CACHE == 2147483648"
+	fa_worst() { # fa_worst FIG
+		local p res=()
 		for p in max-cache-hit max-compute-util good-cache-compute; do
-			lt "$(get diffusion "$(pol $p) && $f" "$C_RESP")" "$o" || return 1
+			res+=("$(cmp "$1" "$(pol $p) && $f2g" "$(pol first-available) && $f2g" "$C_RESP") $p")
 		done
+		verdict lt "${res[@]}"
 	}
-	echo "| raicu §5 | Data-aware dispatch beats first-available (2 GB caches) | $(verdict dd_fa_worst) |"
-	dd_cache() { # dd_cache POLICY: hit rate 1 GB < 4 GB
-		local a b
-		a=$(get diffusion "$(pol "$1") && \$$C_CACHE == 1073741824" "$C_HIT")
-		b=$(get diffusion "$(pol "$1") && \$$C_CACHE == 4294967296" "$C_HIT")
-		lt "$a" "$b"
-	}
+	echo "| raicu §5 | Data-aware dispatch beats first-available (2 GB caches, peer fetch on for all) | $(fa_worst diffusion) |"
+	echo "| raicu §5 | ... and with peer fetch off for all (2 GB caches) | $(fa_worst diffusion-storage) |"
 	for p in max-cache-hit max-compute-util good-cache-compute; do
-		echo "| raicu §5 | Larger caches raise the local hit rate ($p, 1 GB vs 4 GB per node) | $(verdict dd_cache $p) |"
+		echo "| raicu §5 | Larger caches raise the local hit rate ($p, 1 GB vs 4 GB per node) | $(verdict lt "$(cmp diffusion "$(pol $p) && \$$C_CACHE == 1073741824" "$(pol $p) && \$$C_CACHE == 4294967296" "$C_HIT") 1-GB-caches") |"
 	done
 	echo
-	echo "## Data diffusion: cache size and dispatch policy (64 nodes, 40K tasks)"
+	echo "## Data diffusion: cache size and dispatch policy (64 nodes, $DIFF_JOBS tasks)"
 	echo
-	echo "| cache/node | policy | mean response (s) | local hits % | efficiency | speedup |"
-	echo "|---|---|---|---|---|---|"
-	awk -F, -v fig="$C_FIG" "NR > 1 && \$fig == \"diffusion\" { printf \"| %.1f GiB | %s | %.2f | %.1f | %.3f | %.1f |\\n\", \$$C_CACHE / 1073741824, \$$C_POL, \$$C_RESP, \$$C_HIT, \$$C_EFF, \$$C_SPEED }" "$out/results.csv"
+	echo "Efficiency §5 is the ideal run time over the actual one (1 / WET slowdown),"
+	echo "the measure of data-diffusion-raicu §5; §4.3's efficiency and speedup follow"
+	echo "its model literally and stay at 1 and 64 whenever arrivals bound the run."
+	for fig in diffusion diffusion-storage; do
+		echo
+		if [ $fig = diffusion ]; then
+			echo "Peer fetch on for every policy (Falkon's executors read each other's caches):"
+		else
+			echo "Peer fetch off for every policy (files from the storage nodes only):"
+		fi
+		echo
+		echo "| cache/node | policy | response (s), mean ± CI (p95, max) | local hits % | efficiency §5 | efficiency §4.3 | speedup §4.3 |"
+		echo "|---|---|---|---|---|---|---|"
+		for cs in 1073741824 1610612736 2147483648 4294967296; do
+			for p in "${FALKON[@]}"; do
+				f="$(pol "$p") && \$$C_CACHE == $cs"
+				printf '| %s GiB | %s | %s | %s | %s | %s | %s |\n' \
+					"$(awk -v c=$cs 'BEGIN { printf "%.1f", c / 1073741824 }')" "$p" \
+					"$(cell $fig "$f")" "$(ci $fig "$f" "$C_HIT" %.1f)" \
+					"$(ci $fig "$f" "$C_EFF5" %.3f)" "$(mean $fig "$f" "$C_EFF" %.3f)" \
+					"$(mean $fig "$f" "$C_SPEED" %.1f)"
+			done
+		done
+	done
 	echo
 	echo "## Plots"
 	echo

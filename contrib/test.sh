@@ -4,12 +4,18 @@
 #      tests;
 #   2. build the library and unit tests again under AddressSanitizer and
 #      UBSan, run them;
-#   3. integration tests: real munged, slurmctld and 4 slurmd started and
-#      stopped by each test, with the freshly built plugins;
-#   4. about 75 s of coverage-guided fuzzing (libFuzzer) of every parser of
+#   3. integration tests (test/cluster/selftest.sh, then every
+#      test/integration/test_*.sh, test_service.sh among them: nodes in
+#      mount namespaces of their own with dl-cached): real munged,
+#      slurmctld and 4 slurmd started and stopped by each test, with the
+#      freshly built plugins;
+#   4. about 95 s of coverage-guided fuzzing (libFuzzer) of every parser of
 #      untrusted input: 30 s for the files: annotation, 10 s each for list
-#      files and burst-buffer specs, the state file, dl-sim's traces and
-#      dl-stage's cache metadata, notes and configuration (test/fuzz);
+#      files and burst-buffer specs, the state file, dl-sim's traces,
+#      dl-stage's cache metadata, notes and configuration, libdlnet's
+#      frames and message bodies, the controller's copy of a node
+#      service's inventory, and 5 s for dl-sim's --provision specs
+#      (test/fuzz);
 #   5. make distcheck (skip with DL_SKIP_DISTCHECK=1).
 # The last line is "N passed, N failed"; the exit status is 0 only if all
 # passed.
@@ -129,11 +135,13 @@ fuzz() {
 	rm -rf "$tmp"
 }
 
-step "fuzzing the parsers of untrusted input (libFuzzer, 75 s)"
+step "fuzzing the parsers of untrusted input (libFuzzer, 95 s)"
 lib=src/libdatalocality
 stage_src=()
 for f in src/stage/*.c; do
-	[ "$f" = src/stage/dl-stage.c ] || stage_src+=("$f")
+	# dl-stage's main and its client of dl-cached are not the library
+	[ "$f" = src/stage/dl-stage.c ] || [ "$f" = src/stage/client.c ] ||
+		stage_src+=("$f")
 done
 # The annotation parser of job comments, which every job goes through.
 fuzz fuzz_files 30 4096 $lib/files.c $lib/error.c $lib/log.c
@@ -148,7 +156,16 @@ fuzz fuzz_workload 10 8192 -I src/sim src/sim/workload.c $lib/state.c \
 	$lib/cache.c $lib/cost.c $lib/files.c $lib/error.c $lib/log.c \
 	-lgsl -lgslcblas -lm
 # dl-stage: .meta files, pins and notes in a real cache, datalocality.conf.
-fuzz fuzz_stage 10 8192 -I src/stage "${stage_src[@]}" $lib/cache.c \
+fuzz fuzz_stage 10 8192 -I src/stage -I src/net "${stage_src[@]}" \
+	src/net/sha256.c $lib/cache.c \
+	$lib/files.c $lib/error.c $lib/log.c
+# libdlnet: frames and message bodies from the network (node service).
+fuzz fuzz_net 10 8192 -I src/net src/net/frame.c src/net/msg.c \
+	src/net/sha256.c $lib/error.c
+# The controller's copy of a node service's inventory, fed with INV and
+# DELTA messages as the node channel decodes them, against a reference.
+fuzz fuzz_agent_inv 10 8192 -I src/net -I src/plugins/common/agent \
+	src/plugins/common/agent/agent_inv.c src/net/msg.c src/net/frame.c \
 	$lib/files.c $lib/error.c $lib/log.c
 # dl-sim --provision SPEC.
 fuzz fuzz_provision 5 256 -I src/sim src/sim/provision.c $lib/error.c -lm

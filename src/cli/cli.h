@@ -24,6 +24,8 @@ typedef struct dl_cli_node {
 	char *name, *cap;
 	uint64_t hits, misses, hit_bytes, miss_bytes;
 	uint64_t used, nfiles;
+	int have_svc;           /* its service line was read */
+	dl_service_stats_t svc;
 } dl_cli_node_t;
 
 typedef struct dl_cli_file {
@@ -49,6 +51,7 @@ typedef struct dl_cli_state {
 	char *saved;           /* NULL: no saved line */
 	dl_sched_stats_t sched;
 	int have_sched;        /* 1 read, 0 no stats line, -1 unreadable */
+	int have_svc;          /* service lines: 1 read, 0 none, -1 bad */
 } dl_cli_state_t;
 
 /*
@@ -63,6 +66,9 @@ void dl_cli_state_free(dl_cli_state_t *s);
 
 /* \return the index of the node called name in s, or -1. */
 int64_t dl_cli_node_index(const dl_cli_state_t *s, const char *name);
+
+/* dl_cli_source_name - "service" etc. for a node's model source. */
+const char *dl_cli_source_name(dl_source_t src);
 
 /* Formatting shared by the views. */
 void dl_cli_bytes(uint64_t b, char *buf, size_t len); /* "1.5G" */

@@ -159,6 +159,22 @@ int dl_cli_show_plan(const dl_cli_state_t *s, const char *arg, int json)
 	return 0;
 }
 
+/*
+ * Where the model of a node comes from (JSON only: the text table stays
+ * one header and one line per file, for scripts; "stats" says it in
+ * words).  State files before version 3 do not say.
+ */
+static void _files_source_json(const dl_cli_node_t *n)
+{
+	if (!n->have_svc) {
+		printf(",\"source\":null,\"connected\":null");
+		return;
+	}
+	printf(",\"source\":\"%s\",\"connected\":%s",
+	       dl_cli_source_name(n->svc.source),
+	       n->svc.connected ? "true" : "false");
+}
+
 int dl_cli_show_files(const dl_cli_state_t *s, const char *node, int json)
 {
 	int64_t ni = dl_cli_node_index(s, node);
@@ -172,6 +188,7 @@ int dl_cli_show_files(const dl_cli_state_t *s, const char *node, int json)
 	if (json) {
 		printf("{\"node\":");
 		dl_cli_jstr(node);
+		_files_source_json(&s->nodes[ni]);
 		printf(",\"files\":[");
 	} else {
 		printf("%-12s %10s %8s %6s  %s\n", "NODE", "SIZE", "ACCESSES",

@@ -116,6 +116,52 @@ static int _u64(const char *s, uint64_t *v)
 	return (errno || *end || *s == '-') ? -1 : 0;
 }
 
+static const char *const source_names[] = DL_SOURCE_NAMES;
+
+const char *dl_cli_source_name(dl_source_t src)
+{
+	return src < DL_SOURCE_COUNT ? source_names[src] : "?";
+}
+
+/*
+ * A service record, fields in the order of dl_persist.h; one this
+ * program cannot read marks all of them unavailable.
+ */
+static void _set_service(dl_cli_state_t *s, char **f)
+{
+	int64_t ni = dl_cli_node_index(s, f[1]);
+	dl_service_stats_t v = { 0 };
+	uint64_t *u[] = { &v.files, &v.used, &v.capacity, &v.storage_bytes,
+			  &v.peer_bytes, &v.prefetch_sent,
+			  &v.prefetch_cancelled, &v.prefetch_done,
+			  &v.prefetch_active };
+	char *end;
+	size_t i;
+	int k;
+
+	if (s->have_svc < 0 || ni < 0)
+		return;
+	s->have_svc = -1;
+	for (k = 0; k < DL_SOURCE_COUNT && strcmp(f[2], source_names[k]); k++)
+		;
+	errno = 0;
+	v.since = strtoll(f[4], &end, 10);
+	if (k == DL_SOURCE_COUNT || errno || *end ||
+	    (strcmp(f[3], "0") && strcmp(f[3], "1")))
+		return;
+	v.source = (dl_source_t)k;
+	v.connected = f[3][0] == '1';
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (i == 2 && !strcmp(f[7], "-"))
+			v.capacity = UINT64_MAX;
+		else if (_u64(f[5 + i], u[i]))
+			return;
+	}
+	s->nodes[ni].svc = v;
+	s->nodes[ni].have_svc = 1;
+	s->have_svc = 1;
+}
+
 static int _sec(const char *s, double *v)
 {
 	char *end;
@@ -187,6 +233,10 @@ void dl_cli_state_parse(char *text, dl_cli_state_t *s)
 			_set_sched(s, f);
 		} else if (n && !strcmp(f[0], "stats")) {
 			s->have_sched = -1; /* from a newer plugin? */
+		} else if (n == 14 && !strcmp(f[0], "service")) {
+			_set_service(s, f);
+		} else if (n && !strcmp(f[0], "service")) {
+			s->have_svc = -1;
 		}
 	}
 }

@@ -6,7 +6,8 @@
  * The counters come from the state file's stats line, which only a
  * version-2 file written by a plugin that keeps them has.  Without it the
  * cache figures, summed from the node records every version has, are
- * still shown.
+ * still shown.  The node services' figures (bytes from storage and from
+ * peers, prefetches) come from the service lines of a version-3 file.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -102,6 +103,63 @@ static void _saved(const dl_cli_state_t *s, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* "connected since ...", "unknown since ...", "none". */
+static void _svc_state(const dl_service_stats_t *v, char *buf, size_t len)
+{
+	char since[64];
+
+	if (!v->since) {
+		snprintf(buf, len, "model from %s, no service",
+			 dl_cli_source_name(v->source));
+		return;
+	}
+	dl_cli_time(v->since, since, sizeof(since));
+	snprintf(buf, len, "model from %s, service %s since %s",
+		 dl_cli_source_name(v->source),
+		 v->connected ? "connected" : "disconnected", since);
+}
+
+static void _text_services(const dl_cli_state_t *s)
+{
+	char st[128], used[16], cap[16], sb[16], pb[16];
+	uint64_t tsb = 0, tpb = 0;
+	size_t i;
+
+	if (s->have_svc <= 0) {
+		printf("Node services: not available (%s)\n",
+		       s->have_svc ? "the state file's service lines are not ones this sdatalocality can read" :
+				     "the state file has none: the plugin that saved it has no node channel");
+		return;
+	}
+	printf("Node services (model source, service, cache, bytes copied, prefetches):\n");
+	for (i = 0; i < s->nnodes; i++) {
+		const dl_service_stats_t *v = &s->nodes[i].svc;
+
+		if (!s->nodes[i].have_svc)
+			continue;
+		_svc_state(v, st, sizeof(st));
+		dl_cli_bytes(v->used, used, sizeof(used));
+		if (v->capacity == UINT64_MAX)
+			snprintf(cap, sizeof(cap), "unlimited");
+		else
+			dl_cli_bytes(v->capacity, cap, sizeof(cap));
+		dl_cli_bytes(v->storage_bytes, sb, sizeof(sb));
+		dl_cli_bytes(v->peer_bytes, pb, sizeof(pb));
+		printf("\t%s: %s; %" PRIu64 " files, %s of %s; %s from storage, %s from peers; %" PRIu64 " sent, %" PRIu64 " cancelled, %" PRIu64 " done, %" PRIu64 " active\n",
+		       s->nodes[i].name, st, v->files, used, cap, sb, pb,
+		       v->prefetch_sent, v->prefetch_cancelled,
+		       v->prefetch_done, v->prefetch_active);
+		tsb += v->storage_bytes;
+		tpb += v->peer_bytes;
+	}
+	dl_cli_bytes(tsb, sb, sizeof(sb));
+	dl_cli_bytes(tpb, pb, sizeof(pb));
+	_label("Bytes from storage");
+	printf("%" PRIu64 " (%s)\n", tsb, sb);
+	_label("Bytes from peers");
+	printf("%" PRIu64 " (%s)\n", tpb, pb);
+}
+
 static void _text(const dl_cli_state_t *s, const hits_t *h)
 {
 	char hb[16], mb[16], saved[64];
@@ -128,6 +186,7 @@ static void _text(const dl_cli_state_t *s, const hits_t *h)
 		       dl_cli_pct(h->hit_bytes, h->miss_bytes));
 	else
 		printf("- (no job input seen yet)\n");
+	_text_services(s);
 }
 
 /* ,"key":value or ,"key":null: a JSON reader sees every key, always. */
@@ -171,6 +230,58 @@ static void _json_sched(const dl_cli_state_t *s)
 	_json_u64("pending_placed", have, st->pending_placed);
 }
 
+static void _json_node_svc(const dl_cli_node_t *n)
+{
+	const dl_service_stats_t *v = &n->svc;
+
+	printf("{\"name\":");
+	dl_cli_jstr(n->name);
+	printf(",\"source\":\"%s\",\"connected\":%s,\"since\":",
+	       dl_cli_source_name(v->source), v->connected ? "true" : "false");
+	if (v->since)
+		printf("%lld", (long long)v->since);
+	else
+		printf("null");
+	printf(",\"files\":%" PRIu64 ",\"used\":%" PRIu64 ",\"capacity\":",
+	       v->files, v->used);
+	if (v->capacity == UINT64_MAX)
+		printf("null");
+	else
+		printf("%" PRIu64, v->capacity);
+	printf(",\"storage_bytes\":%" PRIu64 ",\"peer_bytes\":%" PRIu64
+	       ",\"prefetch_sent\":%" PRIu64 ",\"prefetch_cancelled\":%" PRIu64
+	       ",\"prefetch_done\":%" PRIu64 ",\"prefetch_active\":%" PRIu64
+	       "}",
+	       v->storage_bytes, v->peer_bytes, v->prefetch_sent,
+	       v->prefetch_cancelled, v->prefetch_done, v->prefetch_active);
+}
+
+/* ,"storage_bytes":..,"peer_bytes":..,"nodes":[...] or nulls. */
+static void _json_services(const dl_cli_state_t *s)
+{
+	uint64_t tsb = 0, tpb = 0;
+	size_t i, k = 0;
+
+	if (s->have_svc <= 0) {
+		printf(",\"storage_bytes\":null,\"peer_bytes\":null,\"nodes\":null");
+		return;
+	}
+	for (i = 0; i < s->nnodes; i++) {
+		tsb += s->nodes[i].svc.storage_bytes;
+		tpb += s->nodes[i].svc.peer_bytes;
+	}
+	printf(",\"storage_bytes\":%" PRIu64 ",\"peer_bytes\":%" PRIu64
+	       ",\"nodes\":[",
+	       tsb, tpb);
+	for (i = 0; i < s->nnodes; i++) {
+		if (!s->nodes[i].have_svc)
+			continue;
+		printf("%s", k++ ? "," : "");
+		_json_node_svc(&s->nodes[i]);
+	}
+	printf("]");
+}
+
 static void _json(const dl_cli_state_t *s, const hits_t *h)
 {
 	int seen = h->hits + h->misses > 0;
@@ -187,11 +298,13 @@ static void _json(const dl_cli_state_t *s, const hits_t *h)
 	       h->hits, h->misses, h->hit_bytes, h->miss_bytes);
 	/* In percent, as the text shows it. */
 	if (seen)
-		printf(",\"hit_rate\":%.2f,\"byte_hit_rate\":%.2f}\n",
+		printf(",\"hit_rate\":%.2f,\"byte_hit_rate\":%.2f",
 		       dl_cli_pct(h->hits, h->misses),
 		       dl_cli_pct(h->hit_bytes, h->miss_bytes));
 	else
-		printf(",\"hit_rate\":null,\"byte_hit_rate\":null}\n");
+		printf(",\"hit_rate\":null,\"byte_hit_rate\":null");
+	_json_services(s);
+	printf("}\n");
 }
 
 int dl_cli_show_stats(const dl_cli_state_t *s, const char *arg, int json)

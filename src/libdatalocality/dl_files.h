@@ -117,6 +117,14 @@ void dl_files_format_size(uint64_t bytes, int long_units, char *buf,
  */
 int dl_files_bb_stage_in(const char *bb_spec, dl_filelist_t *list);
 
+/**
+ * dl_files_format - a list as one annotation that dl_files_parse() reads
+ * back to the same list: "files:/a=123,/b,@/list" (sizes when known).
+ * An empty list gives "".
+ * \return a malloc'd string for the caller to free, NULL on DL_ENOMEM.
+ */
+char *dl_files_format(const dl_filelist_t *list);
+
 /* dl_filelist_new - an empty list; free with dl_filelist_free(). */
 dl_filelist_t *dl_filelist_new(void);
 

@@ -19,6 +19,10 @@
  *   file <size|-> <access count> <path>        (numbered from 0 in order;
  *                                               files cached somewhere)
  *   cached <node name> <file number>
+ *   service <node name> <source> <connected> <since> <files> <used>
+ *           <capacity|-> <storage bytes> <peer bytes> <prefetches sent>
+ *           <cancelled> <done> <active>       (one line per node; only
+ *                                              if p->service is set)
  *   plan <policy> <unix time> <cut bytes> <imbalance> <seconds> <jobs>
  *   job <id> <node name|-> <order> <files cached> <files> <bytes cached>
  *       <bytes>                                (one line)
@@ -29,7 +33,10 @@
  *
  * Version 2 added the stats line.  Version-1 files still load (they have
  * no stats line); a stats line in a version-1 file is refused like any
- * other unknown record, and so is a second stats line.
+ * other unknown record, and so is a second stats line.  Version 3 added
+ * the service lines (what each node's cache service reports, and where
+ * the model of the node comes from: DL_SOURCE_NAMES); they are checked
+ * on load but not restored (a connection does not survive a restart).
  */
 #ifndef DL_PERSIST_H
 #define DL_PERSIST_H
@@ -40,7 +47,7 @@
 #include "dl_cache.h"
 #include "dl_policy.h"
 
-#define DL_PERSIST_VERSION 2
+#define DL_PERSIST_VERSION 3
 
 /* Hit counters of one node: jobs' input found cached (hits) or not. */
 typedef struct dl_node_stats {
@@ -69,6 +76,31 @@ typedef struct dl_sched_stats {
 	uint32_t pending_placed;   /* pending jobs restricted at last cycle */
 } dl_sched_stats_t;
 
+/* Where the model of a node comes from (the service line's <source>). */
+typedef enum {
+	DL_SOURCE_JOBS,         /* "cached where the job ran" */
+	DL_SOURCE_INVENTORY,    /* its inventory file, read by the controller */
+	DL_SOURCE_SERVICE,      /* its cache service, connected */
+	DL_SOURCE_UNKNOWN,      /* its service was lost: last model kept */
+	DL_SOURCE_COUNT
+} dl_source_t;
+
+/* The words for dl_source_t, in its order. */
+#define DL_SOURCE_NAMES { "jobs", "inventory", "service", "unknown" }
+
+/* What a node's cache service reports, and the prefetch counters. */
+typedef struct dl_service_stats {
+	dl_source_t source;
+	int connected;             /* 0 or 1 */
+	int64_t since;             /* unix time (dis)connected, 0: never */
+	uint64_t files, used;      /* as the service reports them */
+	uint64_t capacity;         /* DL_CACHE_UNLIMITED: unlimited */
+	uint64_t storage_bytes;    /* copied from shared storage */
+	uint64_t peer_bytes;       /* copied from peer nodes */
+	uint64_t prefetch_sent, prefetch_cancelled, prefetch_done;
+	uint64_t prefetch_active;  /* jobs with a prefetch in force */
+} dl_service_stats_t;
+
 /* Everything saved besides the tracker; arrays are the caller's. */
 typedef struct dl_persist {
 	uint32_t nnodes;
@@ -80,6 +112,8 @@ typedef struct dl_persist {
 	int64_t plan_time;              /* unix time of the plan */
 	/* May be NULL: saved if set, restored into on load if set. */
 	dl_sched_stats_t *sched;
+	/* [nnodes], may be NULL: saved if set, never restored. */
+	const dl_service_stats_t *service;
 } dl_persist_t;
 
 /**

@@ -41,6 +41,14 @@ typedef struct dl_place_params {
 	double hysteresis;      /* a move needs this share of the job's
 				 * input more cached on the new node */
 	int strict;             /* never widen: wait for the node forever */
+	/*
+	 * Copies between nodes' caches (a node cache service serving its
+	 * peers): a job that leaves its node then gets that node's copy at
+	 * peer_bw instead of from the storage, and the wait is priced so.
+	 */
+	double peer_bw;         /* bytes/s; 0: no peer copies */
+	const uint8_t *peer_src;/* [nnodes]: 1 if the node serves peers;
+				 * NULL: every node does; borrowed */
 } dl_place_params_t;
 
 /* Per-job placement record; the host keeps one per pending job. */
@@ -76,9 +84,23 @@ uint64_t dl_place_cached_bytes(const dl_state_t *st, const dl_job_t *j,
 int dl_place_blocked(const dl_state_t *st, const dl_job_t *j, uint32_t n);
 
 /**
+ * dl_place_max_free - the free slots of the roomiest usable node of st.
+ * A host stepping many jobs on one state computes it once and passes it
+ * to the *_free() variants below: otherwise every dl_place_blocked() scans
+ * every node, which made the step of all pending jobs O(jobs x nodes) per
+ * scheduling event.
+ */
+uint32_t dl_place_max_free(const dl_state_t *st);
+
+/* dl_place_blocked_free - dl_place_blocked() given dl_place_max_free(st). */
+int dl_place_blocked_free(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+			  uint32_t max_free);
+
+/**
  * dl_place_bound - how long job j may wait for node n, in seconds:
  * wait_factor x bytes cached on n / rbw within [min_wait, max_wait];
- * infinite if strict.
+ * infinite if strict.  Where n serves peers at a peer_bw above rbw, the
+ * bytes are priced at peer_bw: moving would copy them from n.
  */
 double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 		      const dl_place_params_t *p);
@@ -106,5 +128,11 @@ int dl_place_pin(dl_state_t *st, size_t k, uint32_t cur,
 dl_place_action_t dl_place_step(const dl_state_t *st, size_t job,
 				int32_t planned, const dl_place_params_t *p,
 				dl_place_t *rec);
+
+/* dl_place_step_free - dl_place_step() given dl_place_max_free(st). */
+dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
+				     int32_t planned,
+				     const dl_place_params_t *p,
+				     dl_place_t *rec, uint32_t max_free);
 
 #endif /* DL_PLACE_H */

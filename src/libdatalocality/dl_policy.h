@@ -56,6 +56,9 @@ typedef struct dl_plan {
 	uint64_t cut_bytes;     /* connectivity-1 cut of the plan, bytes */
 	double imbalance;       /* max node load / mean node load - 1 */
 	double seconds;         /* wall time the policy took */
+	int fallback;           /* 1: the policy's own method failed and a
+				 * simpler one made this plan (e.g. greedy
+				 * for online-hps without its helper) */
 } dl_plan_t;
 
 typedef struct dl_policy_ops {

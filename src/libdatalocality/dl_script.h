@@ -33,4 +33,20 @@
 int dl_script_files(const char *script, size_t len, char **annotation,
 		    char *err, size_t errlen);
 
+/**
+ * dl_script_bb - the burst-buffer directives ("#BB ..." and "#DW ...")
+ * of a script's header, as a burst-buffer plugin would take them into the
+ * job's burst-buffer spec: read from the top up to the first line that is
+ * neither blank nor a comment, a line ending in '\\' continued by the
+ * next directive line of the same kind.  Slurm translates them only in its
+ * burst-buffer plugins, after job_submit ran (and not at all without
+ * one), so the stage_in files of a script are found here.
+ * IN script, len - the batch script (need not be NUL-terminated)
+ * OUT spec - the directives, one per line (free with free()), or NULL
+ *     when the script has none
+ * \return 0, DL_ETOOBIG (longer than DL_SCRIPT_ANNOTATION_MAX),
+ *         DL_ENOMEM, DL_EINVAL.
+ */
+int dl_script_bb(const char *script, size_t len, char **spec);
+
 #endif /* DL_SCRIPT_H */

@@ -1061,6 +1061,35 @@ out:
 	return rc;
 }
 
+char *dl_files_format(const dl_filelist_t *list)
+{
+	size_t len = 8, n = 0;
+	char *s;
+
+	for (size_t i = 0; i < list->count; i++)
+		len += strlen(list->files[i].path) + 24;
+	for (size_t i = 0; i < list->nlists; i++)
+		len += strlen(list->lists[i]) + 2;
+	if (!(s = malloc(len)))
+		return NULL;
+	s[0] = '\0';
+	if (!list->count && !list->nlists)
+		return s;
+	n = (size_t)sprintf(s, "files:");
+	for (size_t i = 0; i < list->count; i++) {
+		n += (size_t)sprintf(s + n, "%s%s", i ? "," : "",
+				     list->files[i].path);
+		if (list->files[i].size != DL_SIZE_UNKNOWN)
+			n += (size_t)sprintf(s + n, "=%llu",
+					     (unsigned long long)
+						     list->files[i].size);
+	}
+	for (size_t i = 0; i < list->nlists; i++)
+		n += (size_t)sprintf(s + n, "%s@%s", n > 6 ? "," : "",
+				     list->lists[i]);
+	return s;
+}
+
 dl_filelist_t *dl_filelist_new(void)
 {
 	return calloc(1, sizeof(dl_filelist_t));

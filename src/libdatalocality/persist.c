@@ -120,6 +120,26 @@ static void _write_sched(FILE *f, const dl_sched_stats_t *s)
 		s->started_widened, s->started_unplaced, s->pending_placed);
 }
 
+static const char *const source_names[] = DL_SOURCE_NAMES;
+
+static void _write_service(FILE *f, const char *node,
+			   const dl_service_stats_t *v)
+{
+	char cap[32] = "-";
+
+	if (v->capacity != DL_CACHE_UNLIMITED)
+		snprintf(cap, sizeof(cap), "%" PRIu64, v->capacity);
+	fprintf(f,
+		"service %s %s %d %lld %" PRIu64 " %" PRIu64 " %s %" PRIu64
+		" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		"\n",
+		node, v->source < DL_SOURCE_COUNT ? source_names[v->source] :
+						      "unknown",
+		v->connected ? 1 : 0, (long long)v->since, v->files, v->used,
+		cap, v->storage_bytes, v->peer_bytes, v->prefetch_sent,
+		v->prefetch_cancelled, v->prefetch_done, v->prefetch_active);
+}
+
 /* The whole text, in memory, so its CRC closes it. */
 static char *_render(const dl_cache_t *cache, const dl_persist_t *p,
 		     size_t *len)
@@ -158,6 +178,8 @@ static char *_render(const dl_cache_t *cache, const dl_persist_t *p,
 			s ? s->misses : 0, s ? s->hit_bytes : 0,
 			s ? s->miss_bytes : 0);
 	}
+	for (n = 0; p->service && n < p->nnodes; n++)
+		_write_service(c.f, p->node_names[n], &p->service[n]);
 	for (n = 0; n < p->nnodes && n < dl_cache_node_count(cache); n++) {
 		node_ctx_t nc = { &c, p->node_names[n], cache };
 
@@ -368,6 +390,28 @@ static int _parse_sec(const char *s, double *v)
 }
 
 /*
+ * A service record (tok[0] is "service"): checked, not restored.
+ * \return 0, or -1 for a wrong field count, source or number.
+ */
+static int _check_service(char **tok, int nt)
+{
+	int64_t since;
+	uint64_t v;
+	int i, ok = 0;
+
+	if (nt != 14 || _parse_i64(tok[4], &since))
+		return -1;
+	for (i = 0; i < DL_SOURCE_COUNT; i++)
+		ok |= !strcmp(tok[2], source_names[i]);
+	if (!ok || (strcmp(tok[3], "0") && strcmp(tok[3], "1")))
+		return -1;
+	for (i = 5; i < 14; i++)
+		if ((i != 7 || strcmp(tok[i], "-")) && _parse_u64(tok[i], &v))
+			return -1;
+	return 0;
+}
+
+/*
  * The fields of a stats record (tok[0] is "stats"), in the order of
  * dl_persist.h.  Into a copy: the caller applies it once the whole file
  * is verified.
@@ -489,7 +533,7 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 		if (lineno == 1) {
 			if (!(version = _version(line)))
 				rc = _fail(err, errlen, DL_EFORMAT,
-					   "line %u: not a slurm-datalocality state file of version 1 or 2",
+					   "line %u: not a slurm-datalocality state file of version 1 to 3",
 					   lineno);
 			continue;
 		}
@@ -515,6 +559,11 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 			else if (_parse_sched(tok, nt, &sched))
 				rc = _fail(err, errlen, DL_EFORMAT,
 					   "line %u: bad stats record", lineno);
+		} else if (!strcmp(tok[0], "service") && version >= 3) {
+			if (_check_service(tok, nt))
+				rc = _fail(err, errlen, DL_EFORMAT,
+					   "line %u: bad service record",
+					   lineno);
 		} else if (!strcmp(tok[0], "node") && nt == 7) {
 			int32_t n = _node_index(p, tok[1]);
 			uint64_t v[4];

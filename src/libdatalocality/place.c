@@ -17,6 +17,8 @@ void dl_place_params_default(dl_place_params_t *p)
 	p->max_wait = 300.0;
 	p->hysteresis = 0.25;
 	p->strict = 0;
+	p->peer_bw = 0.0;
+	p->peer_src = NULL;
 }
 
 void dl_place_init(dl_place_t *rec)
@@ -57,12 +59,38 @@ static int _room(const dl_state_t *st, uint32_t n, uint32_t cpus)
 	return nd->usable && nd->busy + cpus <= nd->cpus;
 }
 
+uint32_t dl_place_max_free(const dl_state_t *st)
+{
+	uint32_t n, best = 0;
+
+	for (n = 0; st && n < st->nnodes; n++) {
+		const dl_node_t *nd = &st->nodes[n];
+
+		if (nd->usable && nd->cpus > nd->busy &&
+		    nd->cpus - nd->busy > best)
+			best = nd->cpus - nd->busy;
+	}
+	return best;
+}
+
 int dl_place_blocked(const dl_state_t *st, const dl_job_t *j, uint32_t n)
+{
+	return dl_place_blocked_free(st, j, n, dl_place_max_free(st));
+}
+
+int dl_place_blocked_free(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+			  uint32_t max_free)
 {
 	uint32_t k;
 
 	if (!st || !j || n >= st->nnodes || _room(st, n, j->cpus))
 		return 0;
+	/* No node has room for it: nothing holds it back but the load. */
+	if (max_free < j->cpus)
+		return 0;
+	/* Any node with room is another node (n has none), and eligible. */
+	if (!j->eligible)
+		return 1;
 	for (k = 0; k < st->nnodes; k++)
 		if (k != n && dl_state_job_eligible(st, j, k) &&
 		    _room(st, k, j->cpus))
@@ -73,6 +101,7 @@ int dl_place_blocked(const dl_state_t *st, const dl_job_t *j, uint32_t n)
 double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 		      const dl_place_params_t *p)
 {
+	uint64_t bytes;
 	double b;
 
 	if (p->strict)
@@ -82,8 +111,12 @@ double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 	 * by the cost model: a bandwidth that is not positive is infinite
 	 * there (dl_cost.h), so such a fetch is free and the floor applies.
 	 */
-	b = p->wait_factor *
-	    dl_cost_transfer_time(st, dl_place_cached_bytes(st, j, n));
+	bytes = dl_place_cached_bytes(st, j, n);
+	if (st->params.rbw > 0 && p->peer_bw > st->params.rbw &&
+	    (!p->peer_src || p->peer_src[n]))
+		b = p->wait_factor * (double)bytes / p->peer_bw;
+	else
+		b = p->wait_factor * dl_cost_transfer_time(st, bytes);
 	if (b < p->min_wait)
 		b = p->min_wait;
 	return b < p->max_wait ? b : p->max_wait;
@@ -176,6 +209,15 @@ dl_place_action_t dl_place_step(const dl_state_t *st, size_t job,
 				int32_t planned, const dl_place_params_t *p,
 				dl_place_t *rec)
 {
+	return dl_place_step_free(st, job, planned, p, rec,
+				  dl_place_max_free(st));
+}
+
+dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
+				     int32_t planned,
+				     const dl_place_params_t *p,
+				     dl_place_t *rec, uint32_t max_free)
+{
 	const dl_job_t *j;
 	double dt;
 	uint32_t cur;
@@ -209,7 +251,7 @@ dl_place_action_t dl_place_step(const dl_state_t *st, size_t job,
 	    _worth_moving(st, j, cur, (uint32_t)planned, p))
 		return _set(st, j, p, rec, planned);
 	rec->bound = dl_place_bound(st, j, cur, p);
-	if (dl_place_blocked(st, j, cur)) {
+	if (dl_place_blocked_free(st, j, cur, max_free)) {
 		rec->waited += dt;
 		if (rec->waited >= rec->bound)
 			return _widen(rec);

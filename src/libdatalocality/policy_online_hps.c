@@ -22,9 +22,20 @@
  *   refine_above=<n>         reuse the previous plan only for hypergraphs
  *                            of more than n vertices; smaller ones are
  *                            partitioned from scratch at every plan, as
- *                            the paper does, since that is cheap there and
- *                            gives better plans (2000)
- *   order=ect|priority       queue order on a node (ect)
+ *                            the paper does, since that gives better plans
+ *                            when nodes run jobs in plan order (2000; 100
+ *                            with order=priority)
+ *   reuse=<n>                when no pending job is new since the last
+ *                            plan, keep its mapping (and order) for up to
+ *                            n plans in a row (0 = plan every time; 4 with
+ *                            order=priority: where only the mapping is
+ *                            used, re-planning at every event cost 5x the
+ *                            time for the same mean response, see
+ *                            doc/benchmarks.md "dl-sim's speed")
+ *   order=ect|priority       queue order on a node (ect); priority when
+ *                            the host only uses the mapping (slurmctld,
+ *                            dl-sim --dispatch=slurm), which also changes
+ *                            the re-planning defaults below
  *   ect_window=<n>           jobs at the head of each node's queue that
  *                            the ECT ordering considers; the rest follow
  *                            in priority order and move up as the queue
@@ -38,9 +49,20 @@
  *                            jobs queued on each node beyond its free
  *                            slots, copy their missing files there ahead
  *                            (dl__plan_prefetch(); 0 = off, the default)
+ *   guard=none|mct           also plan greedily (minimum completion time,
+ *                            as the mct policy does) and keep that plan
+ *                            when the cost model says it completes the
+ *                            pending jobs sooner (dl__plan_estimate(): the
+ *                            queues, the caches and the storage nodes'
+ *                            contention); the partition minimises bytes
+ *                            moved, which is the wrong goal when a few
+ *                            very large files are read by everyone
+ *                            (none: on the zoo it won on some classes and
+ *                            lost on others, doc/experiments/robustness.md)
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "dl_error.h"
 #include "dl_hgraph.h"
@@ -51,6 +73,11 @@
 #include "policy_util.h"
 
 typedef struct {
+	uint32_t id, node;
+	double order;
+} prev_t;
+
+typedef struct {
 	dl_partitioner_t *part;
 	char helper[1024];
 	int order_ect;
@@ -59,11 +86,16 @@ typedef struct {
 	uint32_t refine_above;
 	uint32_t ect_window;
 	double starve_after;
+	dl__mapper_t *guard;    /* the greedy plan to compare with, or NULL */
 	uint32_t prefetch;      /* queued jobs per node to prefetch for */
 	uint32_t since_full;    /* plans since the last from-scratch one */
-	/* The previous mapping, sorted by job id, for refine mode. */
-	uint32_t *prev_id;
-	uint32_t *prev_node;
+	uint32_t reuse_max;     /* plans in a row that may reuse the last */
+	uint32_t reused;        /* plans reused since the last real one */
+	int prev_fallback;      /* the last real plan was the greedy fallback's:
+				   so are its reuses, and they say so */
+	/* The previous plan's pending jobs, sorted by job id, for refine
+	 * mode and reuse. */
+	prev_t *prev;
 	size_t nprev;
 } ohps_t;
 
@@ -92,8 +124,8 @@ static int _create(const char *params, void **priv)
 {
 	dl_partition_opts_t o;
 	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
-	       above = 2000, pf = 0;
-	char v[1024];
+	       above = 2000, reuse = 0, pf = 0;
+	char v[1024], guard[16] = "none";
 	ohps_t *h;
 
 	h = calloc(1, sizeof(*h));
@@ -106,11 +138,34 @@ static int _create(const char *params, void **priv)
 	seed = o.seed;
 	h->order_ect = 1;
 	h->refine = DL_REFINE_LIBRARY;
+	if (dl_params_get(params, "order", v, sizeof(v))) {
+		if (!strcmp(v, "ect"))
+			h->order_ect = 1;
+		else if (!strcmp(v, "priority"))
+			h->order_ect = 0;
+		else
+			goto bad;
+	}
+	/*
+	 * Mapping only (the host starts jobs in its own order: slurmctld,
+	 * dl-sim --dispatch=slurm): a per-event helper round trip and full
+	 * re-plan cost 5x the time for the same mean response there, while
+	 * with the plan's order (the paper's dispatch) they are worth it.
+	 * Tiny graphs are still partitioned from scratch: the greedy
+	 * placement of a new job in a refine keeps to the balance cap, so
+	 * with a few jobs it sends a job away from its busy data node
+	 * (test/integration/test_dispatch.sh, (e)), which PHG does not.
+	 */
+	if (!h->order_ect) {
+		above = 100;
+		reuse = 4;
+	}
 	if (dl_params_double(params, "imbalance", 1.0, 100.0, &imb) ||
 	    dl_params_double(params, "full_every", 1, 1e9, &full) ||
 	    dl_params_double(params, "refine_above", 0, 4e9, &above) ||
 	    dl_params_double(params, "ect_window", 0, 1e9, &win) ||
 	    dl_params_double(params, "starve_after", 0, 1e12, &starve) ||
+	    dl_params_double(params, "reuse", 0, 1e9, &reuse) ||
 	    dl_params_double(params, "timeout_ms", 1, 3600e3, &tmo) ||
 	    dl_params_double(params, "nprocs", 1, 65536, &np) ||
 	    dl_params_double(params, "seed", 0, 4294967295.0, &seed) ||
@@ -119,13 +174,13 @@ static int _create(const char *params, void **priv)
 	if (dl_params_get(params, "refine", v, sizeof(v)) &&
 	    _parse_refine(v, &h->refine))
 		goto bad;
-	if (dl_params_get(params, "order", v, sizeof(v))) {
-		if (!strcmp(v, "ect"))
-			h->order_ect = 1;
-		else if (!strcmp(v, "priority"))
-			h->order_ect = 0;
-		else
-			goto bad;
+	dl_params_get(params, "guard", guard, sizeof(guard));
+	if (strcmp(guard, "mct") && strcmp(guard, "none"))
+		goto bad;
+	if (!strcmp(guard, "mct") &&
+	    !(h->guard = dl__mapper_create(DL__MAP_MCT, 0.0, 0.0))) {
+		free(h);
+		return DL_ENOMEM;
 	}
 	if (dl_params_get(params, "helper", h->helper, sizeof(h->helper)))
 		o.helper = h->helper;
@@ -139,14 +194,17 @@ static int _create(const char *params, void **priv)
 	h->ect_window = (uint32_t)win;
 	h->starve_after = starve;
 	h->prefetch = (uint32_t)pf;
+	h->reuse_max = (uint32_t)reuse;
 	h->part = dl_partitioner_create(&o);
 	if (!h->part) {
+		dl__mapper_destroy(h->guard);
 		free(h);
 		return DL_ENOMEM;
 	}
 	*priv = h;
 	return 0;
 bad:
+	dl__mapper_destroy(h->guard);
 	free(h);
 	return DL_EINVAL;
 }
@@ -158,22 +216,22 @@ static void _destroy(void *priv)
 	if (!h)
 		return;
 	dl_partitioner_destroy(h->part);
-	free(h->prev_id);
-	free(h->prev_node);
+	dl__mapper_destroy(h->guard);
+	free(h->prev);
 	free(h);
 }
 
-/* Node of job id in the previous mapping, or -1. */
-static int32_t _prev_node(const ohps_t *h, uint32_t id)
+/* Index of job id in the previous mapping, or -1. */
+static ssize_t _prev_find(const ohps_t *h, uint32_t id)
 {
 	size_t lo = 0, hi = h->nprev;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (h->prev_id[mid] == id)
-			return (int32_t)h->prev_node[mid];
-		if (h->prev_id[mid] < id)
+		if (h->prev[mid].id == id)
+			return (ssize_t)mid;
+		if (h->prev[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -181,51 +239,81 @@ static int32_t _prev_node(const ohps_t *h, uint32_t id)
 	return -1;
 }
 
-typedef struct {
-	uint32_t id, node;
-} idnode_t;
-
-static int _cmp_idnode(const void *a, const void *b)
+/* Node of job id in the previous mapping, or -1. */
+static int32_t _prev_node(const ohps_t *h, uint32_t id)
 {
-	const idnode_t *x = a, *y = b;
+	ssize_t k = _prev_find(h, id);
+
+	return k < 0 ? -1 : (int32_t)h->prev[k].node;
+}
+
+static int _cmp_prev(const void *a, const void *b)
+{
+	const prev_t *x = a, *y = b;
 
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Remember this plan's mapping of pending jobs for the next refine. */
+/* Remember this plan's mapping and order of pending jobs. */
 static int _save_mapping(ohps_t *h, const dl_plan_t *plan,
 			 const dl_state_t *st)
 {
-	idnode_t *tmp;
-	uint32_t *ids, *nodes;
+	prev_t *tmp = malloc((plan->n ? plan->n : 1) * sizeof(*tmp));
 	size_t i, n = 0;
 
-	tmp = malloc((plan->n ? plan->n : 1) * sizeof(*tmp));
-	ids = malloc((plan->n ? plan->n : 1) * sizeof(*ids));
-	nodes = malloc((plan->n ? plan->n : 1) * sizeof(*nodes));
-	if (!tmp || !ids || !nodes) {
-		free(tmp);
-		free(ids);
-		free(nodes);
+	if (!tmp)
 		return DL_ENOMEM;
-	}
 	for (i = 0; i < plan->n; i++)
 		if (st->jobs[i].state == DL_JOB_PENDING && plan->a[i].node >= 0) {
 			tmp[n].id = plan->a[i].job_id;
-			tmp[n++].node = (uint32_t)plan->a[i].node;
+			tmp[n].node = (uint32_t)plan->a[i].node;
+			tmp[n++].order = plan->a[i].order;
 		}
-	qsort(tmp, n, sizeof(*tmp), _cmp_idnode);
-	for (i = 0; i < n; i++) {
-		ids[i] = tmp[i].id;
-		nodes[i] = tmp[i].node;
-	}
-	free(tmp);
-	free(h->prev_id);
-	free(h->prev_node);
-	h->prev_id = ids;
-	h->prev_node = nodes;
+	qsort(tmp, n, sizeof(*tmp), _cmp_prev);
+	free(h->prev);
+	h->prev = tmp;
 	h->nprev = n;
 	return 0;
+}
+
+/*
+ * Incremental planning: when no pending job is new since the last plan
+ * (only starts and completions happened), every pending job keeps the
+ * node and the place in its queue the last plan gave it, if that node can
+ * still take it.  A partition and an ECT ordering per completion cost a
+ * lot and change little: the jobs that share files were together and stay
+ * so.  At most reuse_max plans in a row are reused, then a real one runs.
+ * \return 1 if plan was filled from the last one, 0 if a real plan is due.
+ */
+static int _reuse(ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
+{
+	size_t i;
+
+	if (!h->reuse_max || h->reused >= h->reuse_max || !h->nprev)
+		return 0;
+	for (i = 0; i < st->njobs; i++) {
+		const dl_job_t *j = &st->jobs[i];
+		ssize_t k;
+
+		if (j->state != DL_JOB_PENDING)
+			continue;
+		k = _prev_find(h, j->id);
+		if (k < 0 || !dl_state_job_eligible(st, j, h->prev[k].node))
+			return 0;
+	}
+	for (i = 0; i < st->njobs; i++) {
+		ssize_t k;
+
+		if (st->jobs[i].state != DL_JOB_PENDING)
+			continue;
+		k = _prev_find(h, st->jobs[i].id);
+		plan->a[i].node = (int32_t)h->prev[k].node;
+		if (h->order_ect)
+			plan->a[i].order = h->prev[k].order;
+	}
+	plan->fallback = h->prev_fallback;
+	h->reused++;
+	return 1;
 }
 
 /*
@@ -288,6 +376,77 @@ static int _window(const ohps_t *h, const dl_state_t *st,
 	return 0;
 }
 
+/*
+ * The greedy plan of the same state, and the one of the two the cost
+ * model says completes the pending jobs sooner.  Both plans map every
+ * pending job they can; a plan leaving more jobs unmapped than ours is
+ * not comparable and loses.  Ties keep ours.
+ */
+static int _guard(ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
+{
+	dl_plan_t alt = *plan;
+	double ours, theirs;
+	size_t n1, n2, i;
+	int rc;
+
+	alt.a = malloc((plan->n ? plan->n : 1) * sizeof(*alt.a));
+	if (!alt.a)
+		return DL_ENOMEM;
+	for (i = 0; i < plan->n; i++) {
+		alt.a[i] = plan->a[i];
+		if (st->jobs[i].state == DL_JOB_PENDING) {
+			alt.a[i].node = -1;
+			alt.a[i].order = 0;
+		}
+	}
+	rc = dl__mapper_plan(h->guard, st, &alt);
+	if (!rc)
+		rc = dl__plan_estimate(st, plan, &ours, &n1);
+	if (!rc)
+		rc = dl__plan_estimate(st, &alt, &theirs, &n2);
+	if (!rc && n2 >= n1 && dl__time_cmp(theirs, ours) < 0)
+		for (i = 0; i < plan->n; i++)
+			if (st->jobs[i].state == DL_JOB_PENDING) {
+				plan->a[i].node = alt.a[i].node;
+				plan->a[i].order = alt.a[i].order;
+			}
+	free(alt.a);
+	return rc;
+}
+
+/* Starving jobs first, keeping their priority order (prio: ranks). */
+static void _starve(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan,
+		    const double *prio)
+{
+	size_t i;
+
+	for (i = 0; h->starve_after > 0 && i < st->njobs; i++)
+		if (st->jobs[i].state == DL_JOB_PENDING &&
+		    st->now - st->jobs[i].arrival > h->starve_after)
+			plan->a[i].order = -1.0 - (double)st->njobs + prio[i];
+}
+
+/* The last plan again (_reuse()), with the starving jobs first. */
+static int _plan_reused(ohps_t *h, const dl_state_t *st, dl_plan_t *plan,
+			int *done)
+{
+	double *prio = malloc((st->njobs ? st->njobs : 1) * sizeof(*prio));
+	size_t i;
+
+	*done = 0;
+	if (!prio)
+		return DL_ENOMEM;
+	for (i = 0; i < st->njobs; i++)
+		prio[i] = plan->a[i].order; /* priority rank */
+	if (_reuse(h, st, plan)) {
+		if (h->order_ect)
+			_starve(h, st, plan, prio);
+		*done = 1;
+	}
+	free(prio);
+	return 0;
+}
+
 static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 {
 	ohps_t *h = priv;
@@ -298,8 +457,11 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	dl_order_item_t *items = NULL;
 	size_t nitems = 0, i;
 	uint32_t v;
-	int rc;
+	int rc, done;
 
+	if ((rc = _plan_reused(h, st, plan, &done)) || done)
+		return rc ? rc : dl__plan_prefetch(st, plan, h->prefetch);
+	h->reused = 0;
 	rc = dl_hgraph_build(st, &g);
 	if (rc == DL_EINVAL)
 		return 0; /* no usable node: nobody gets one */
@@ -337,6 +499,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		h->since_full = 0;
 	if ((rc = dl_partitioner_run(h->part, g, prev, part, &stats)))
 		goto out;
+	plan->fallback = h->prev_fallback = stats.used_fallback != 0;
 	if (stats.used_fallback)
 		dl__log(DL_LOG_ERROR,
 			"online-hps: partitioner helper failed, greedy plan used (cut %.0f)",
@@ -386,13 +549,10 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 			plan->a[i].order = key[i] >= 0 ?
 						   key[i] :
 						   (double)nitems + plan->a[i].order;
-		/* Starving jobs first, keeping their priority order. */
-		for (i = 0; h->starve_after > 0 && i < st->njobs; i++)
-			if (st->jobs[i].state == DL_JOB_PENDING &&
-			    st->now - st->jobs[i].arrival > h->starve_after)
-				plan->a[i].order = -1.0 - (double)st->njobs +
-						   (double)key_prio[i];
+		_starve(h, st, plan, key_prio);
 	}
+	if (h->guard && (rc = _guard(h, st, plan)))
+		goto out;
 	rc = _save_mapping(h, plan, st);
 	/* The copy hook: fetch ahead for the jobs queued on each node. */
 	if (!rc)

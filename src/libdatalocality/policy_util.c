@@ -596,3 +596,99 @@ int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
 	free(q);
 	return rc;
 }
+
+/* ------------------------------------------------------------------ */
+/* a plan's cost                                                        */
+
+typedef struct {
+	size_t job;
+	double order;
+} _ord_t;
+
+static int _cmp_ord(const void *a, const void *b)
+{
+	const _ord_t *x = a, *y = b;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return (x->job > y->job) - (x->job < y->job);
+}
+
+/* Staging of j on node from t: when its last missing file has arrived. */
+static double _staged(const dl_state_t *st, const dl_job_t *j, uint32_t node,
+		      const dl__u64set_t *ov, double t, double *sfree)
+{
+	uint32_t k;
+
+	for (k = 0; k < j->nfiles; k++) {
+		uint32_t f = j->files[k], s;
+
+		if (_on_node(st, node, f, ov))
+			continue;
+		s = dl_cost_storage_of(st, f);
+		if (sfree[s] > t)
+			t = sfree[s];
+		t += dl_cost_transfer_time(st, dl_file_bytes(st, f));
+		sfree[s] = t;
+	}
+	return t;
+}
+
+int dl__plan_estimate(const dl_state_t *st, const dl_plan_t *plan,
+		      double *sum, size_t *nplanned)
+{
+	uint32_t nst = st && st->params.nstorage ? st->params.nstorage : 1;
+	_ord_t *ord = NULL;
+	double *sfree = NULL, total = 0;
+	dl__queues_t q;
+	dl__u64set_t ov;
+	size_t i, n = 0;
+	int rc = DL_ENOMEM;
+
+	if (!st || !plan || !sum || plan->n != st->njobs)
+		return DL_EINVAL;
+	dl__u64set_init(&ov);
+	if (dl__queues_init(&q, st))
+		return DL_ENOMEM;
+	ord = malloc((st->njobs ? st->njobs : 1) * sizeof(*ord));
+	sfree = calloc(nst, sizeof(*sfree));
+	if (!ord || !sfree)
+		goto out;
+	for (i = 0; i < st->njobs; i++) {
+		const dl_job_t *j = &st->jobs[i];
+
+		if (j->state == DL_JOB_RUNNING && j->node >= 0 &&
+		    (uint32_t)j->node < st->nnodes &&
+		    dl__overlay_add_job(&ov, (uint32_t)j->node, j))
+			goto out;
+		if (j->state == DL_JOB_PENDING && plan->a[i].node >= 0 &&
+		    (uint32_t)plan->a[i].node < st->nnodes) {
+			ord[n].job = i;
+			ord[n++].order = plan->a[i].order;
+		}
+	}
+	qsort(ord, n, sizeof(*ord), _cmp_ord);
+	for (i = 0; i < n; i++) {
+		const dl_job_t *j = &st->jobs[ord[i].job];
+		uint32_t node = (uint32_t)plan->a[ord[i].job].node;
+		double start = dl__queues_start(&q, node, j->cpus);
+		double end = _staged(st, j, node, &ov, start, sfree) +
+			     dl_cost_read_time(st, node, dl_job_bytes(st, j)) +
+			     dl_cost_job_compute(st, j);
+
+		dl__queues_push(&q, node, j->cpus, end - start);
+		if (dl__overlay_add_job(&ov, node, j))
+			goto out;
+		total += end;
+	}
+	*sum = total;
+	if (nplanned)
+		*nplanned = n;
+	rc = 0;
+out:
+	free(ord);
+	free(sfree);
+	dl__queues_fini(&q);
+	dl__u64set_fini(&ov);
+	return rc;
+}

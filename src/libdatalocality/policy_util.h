@@ -184,4 +184,25 @@ int dl__mapper_plan(dl__mapper_t *m, const dl_state_t *st, dl_plan_t *plan);
 int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
 		      uint32_t per_node);
 
+/**
+ * dl__plan_estimate - what a plan of the pending jobs costs by the cost
+ * model, so that two plans of one state can be compared without running
+ * them: the jobs start in plan order (ascending .order, then index), each
+ * on its node's queue (dl__queues_t, running jobs first); the files its
+ * node neither caches nor gets from an earlier job there (the overlay)
+ * are transferred one at a time over the node's link, each from its
+ * storage node (dl_cost_storage_of()), which serves one transfer at a
+ * time in the order they are requested, at RBW; then the job reads its
+ * input at LBW and computes (dl_cost.h).  Storage contention is what a
+ * plan that spreads many readers of a very large file over many nodes
+ * pays, and what a plan that ignores file sharing pays in full.
+ * OUT sum - sum over the planned pending jobs of their estimated
+ *           completion, seconds from st->now
+ * OUT nplanned - optional: how many pending jobs have a node (others are
+ *           left out of the sum)
+ * \return 0, DL_EINVAL (plan does not match st) or DL_ENOMEM.
+ */
+int dl__plan_estimate(const dl_state_t *st, const dl_plan_t *plan,
+		      double *sum, size_t *nplanned);
+
 #endif /* DL_POLICY_UTIL_H */

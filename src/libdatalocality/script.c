@@ -136,3 +136,60 @@ int dl_script_files(const char *script, size_t len, char **annotation,
 	*annotation = ann;
 	return 0;
 }
+
+/* Append line [s, e) to the spec, after a newline unless cont. */
+static int _bb_append(char **spec, size_t *slen, const char *s,
+		      const char *e, int cont)
+{
+	size_t need = *slen + (size_t)(e - s) + 2;
+	char *n;
+
+	if (need > DL_SCRIPT_ANNOTATION_MAX)
+		return DL_ETOOBIG;
+	if (!(n = realloc(*spec, need)))
+		return DL_ENOMEM;
+	if (*slen && !cont)
+		n[(*slen)++] = '\n';
+	memcpy(n + *slen, s, e - s);
+	*slen += e - s;
+	n[*slen] = '\0';
+	*spec = n;
+	return 0;
+}
+
+int dl_script_bb(const char *script, size_t len, char **spec)
+{
+	const char *p = script, *end = script + len, *s, *e;
+	size_t slen = 0;
+	int rc = 0, cont = 0;
+
+	if (!spec || (!script && len))
+		return DL_EINVAL;
+	*spec = NULL;
+	for (; p < end && !rc; p = _line(p, end, &e)) {
+		_line(p, end, &e);
+		for (s = p; s < e && _blank(*s); s++)
+			;
+		if (s == e)
+			continue;
+		if (*s != '#')
+			break; /* the first command: no directive after it */
+		while (e > s && (e[-1] == '\r'))
+			e--;
+		if (e - s < 3 || (memcmp(s, "#BB", 3) && memcmp(s, "#DW", 3))) {
+			cont = 0;
+			continue;
+		}
+		if (cont) /* a continuation: without its own tag */
+			for (s += 3; s < e && _blank(*s); s++)
+				;
+		rc = _bb_append(spec, &slen, s,
+				e - (e > s && e[-1] == '\\'), cont);
+		cont = e > s && e[-1] == '\\';
+	}
+	if (rc) {
+		free(*spec);
+		*spec = NULL;
+	}
+	return rc;
+}

@@ -1,10 +1,12 @@
 /* dispatch.c - the slurm dispatch rule of dl-sim; see dispatch.h. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dispatch.h"
 #include "dl_error.h"
+#include "dl_policy.h"
 
 static const char *const names[] = {
 	[DL_DISPATCH_SLURM] = "slurm",
@@ -34,18 +36,20 @@ void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 			     const dl_place_params_t *p, dl_place_t *const *rec,
 			     dl_dispatch_count_t *count)
 {
+	uint32_t max_free;
 	size_t i;
 
 	if (!st || !p || !rec)
 		return;
+	max_free = dl_place_max_free(st);
 	for (i = 0; i < st->njobs; i++) {
 		int had;
 
 		if (!rec[i] || st->jobs[i].state != DL_JOB_PENDING)
 			continue;
 		had = rec[i]->node >= 0;
-		switch (dl_place_step(st, i, planned ? planned[i] : -1, p,
-				      rec[i])) {
+		switch (dl_place_step_free(st, i, planned ? planned[i] : -1, p,
+					   rec[i], max_free)) {
 		case DL_PLACE_SET:
 			if (count && had)
 				count->moved++;
@@ -156,10 +160,12 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 				dl_place_t *const *rec)
 {
 	double best = INFINITY;
+	uint32_t max_free;
 	size_t i;
 
 	if (!st || !p || !rec || p->strict)
 		return INFINITY;
+	max_free = dl_place_max_free(st);
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 		int32_t node = _restriction(st, rec, i);
@@ -167,7 +173,7 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 
 		if (node < 0 || rec[i]->widened ||
 		    j->state != DL_JOB_PENDING ||
-		    !dl_place_blocked(st, j, (uint32_t) node))
+		    !dl_place_blocked_free(st, j, (uint32_t) node, max_free))
 			continue;
 		/* The bound as the next step will compute it. */
 		left = dl_place_bound(st, j, (uint32_t) node, p) -
@@ -176,4 +182,21 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 			best = left > 0 ? left : 0;
 	}
 	return best;
+}
+
+char *dl_dispatch_policy_params(dl_dispatch_t d, const char *policy,
+				const char *params)
+{
+	size_t len = (params ? strlen(params) : 0) + sizeof(",order=priority");
+	char v[16], *out = malloc(len);
+
+	if (!out)
+		return NULL;
+	if (d != DL_DISPATCH_SLURM || !policy || strcmp(policy, "online-hps") ||
+	    (params && dl_params_get(params, "order", v, sizeof(v))))
+		snprintf(out, len, "%s", params ? params : "");
+	else
+		snprintf(out, len, "%s%sorder=priority", params ? params : "",
+			 params && *params ? "," : "");
+	return out;
 }

@@ -90,4 +90,16 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 				const dl_place_params_t *p,
 				dl_place_t *const *rec);
 
+/**
+ * dl_dispatch_policy_params - the policy parameters a run uses under
+ * dispatch d: under slurm, where jobs start in priority order and a plan
+ * only says where, Online-HPS gets order=priority unless params set an
+ * order, as the plugin's agent does (dl_agent.c): its ECT ordering would
+ * be computed and thrown away, and in that mapping-only mode its cheaper
+ * re-planning defaults apply (policy_online_hps.c).
+ * \return a new string to free() (possibly empty), NULL on ENOMEM.
+ */
+char *dl_dispatch_policy_params(dl_dispatch_t d, const char *policy,
+				const char *params);
+
 #endif /* DL_SIM_DISPATCH_H */

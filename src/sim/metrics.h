@@ -30,6 +30,11 @@
  *               every node the whole time without provisioning;
  *   copies    = the plans' copies (dl_copy_t) begun, completed, dropped
  *               without effect, and bytes moved by them;
+ *   efficiency (§5) = ideal WET / makespan = 1 / WET slowdown: what the
+ *               paper's §5 figures report; the §4.3 efficiency above is
+ *               1 whenever arrivals bound the run, whatever the queueing;
+ *   fallback  = plans the policy made by its fallback method
+ *               (dl_plan_t.fallback): such a run is not the policy's;
  *   placement = under the slurm dispatch (dispatch.h), restrictions set on
  *               jobs, moved to another node, and widened because a job
  *               waited past its bound (each job is widened at most once).
@@ -59,6 +64,8 @@ typedef struct dl_metrics {
 	double eff_A, eff_B, eff_Y;
 	double efficiency, speedup;
 	double wet_ideal, wet_slowdown;
+	double efficiency_wet; /* wet_ideal / makespan (§5) */
+	size_t fallback_plans; /* plans made by the policy's fallback */
 	size_t plans, carried;
 	size_t restricted, moved, widened; /* placement, slurm dispatch */
 	double plan_total, plan_mean, plan_max;

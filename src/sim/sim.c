@@ -109,6 +109,9 @@ typedef struct {
 	uint32_t *storage_of;
 	char **names;
 	double peer_bw;
+	/* The placement rule, priced with peer copies when nodes fetch from
+	 * each other, as the plugin does with node cache services. */
+	dl_place_params_t place;
 
 	_job_t *jobs;
 	_node_t *nodes;
@@ -1067,6 +1070,7 @@ static dl_plan_t *_policy_plan(_sim_t *s, const dl_state_t *st,
 		dl_plan_free(plan);
 		return NULL;
 	}
+	s->res->fallback_plans += plan->fallback != 0;
 	for (i = 0; i < st->njobs; i++) {
 		_job_t *j = &s->jobs[map[i]];
 
@@ -1213,7 +1217,7 @@ static void _place_account(_sim_t *s)
 	if (!s->pst)
 		return;
 	s->pst->now = _place_clock(s);
-	dl_dispatch_place_steps(s->pst, NULL, &s->cfg->place, s->prec, &c);
+	dl_dispatch_place_steps(s->pst, NULL, &s->place, s->prec, &c);
 	_place_tally(s, &c);
 	if (c.widened)
 		s->dirty = 1;
@@ -1235,7 +1239,7 @@ static int _place_pin(_sim_t *s, dl_state_t *st, const uint32_t *map)
 		if (st->jobs[i].state != DL_JOB_PENDING || r->node < 0 ||
 		    r->widened)
 			continue;
-		rc = dl_place_pin(st, i, (uint32_t) r->node, &s->cfg->place);
+		rc = dl_place_pin(st, i, (uint32_t) r->node, &s->place);
 		if (rc == DL_ENOMEM) {
 			_fail(s, rc, "out of memory (placement)");
 			return rc;
@@ -1285,7 +1289,7 @@ static void _slurm_pass(_sim_t *s, dl_state_t *st, const uint32_t *map,
 	free(starts);
 	if (n)
 		_drop_started(s);
-	_place_wake(s, dl_dispatch_place_expiry(st, &s->cfg->place, prec));
+	_place_wake(s, dl_dispatch_place_expiry(st, &s->place, prec));
 }
 
 /*
@@ -1336,7 +1340,7 @@ static void _schedule_slurm(_sim_t *s, int force)
 		prec[i] = &j->place;
 	}
 	st->now = _place_clock(s);
-	dl_dispatch_place_steps(st, planned, &s->cfg->place, prec, &c);
+	dl_dispatch_place_steps(st, planned, &s->place, prec, &c);
 	_place_tally(s, &c);
 	_slurm_pass(s, st, map, prec);
 	for (i = 0; i < st->njobs; i++)
@@ -1423,6 +1427,7 @@ static int _setup(_sim_t *s)
 	uint64_t njf = 0;
 	size_t i;
 	uint32_t n;
+	char *pp;
 	int err = 0;
 
 	if (!cfg->nodes || !cfg->cores || !cfg->storage) {
@@ -1462,7 +1467,13 @@ static int _setup(_sim_t *s)
 	s->params = cfg->params;
 	s->params.nstorage = cfg->storage;
 	s->peer_bw = cfg->peer_bw > 0 ? cfg->peer_bw : cfg->params.rbw;
-	s->policy = dl_policy_create(cfg->policy, cfg->policy_params, &err);
+	s->place = cfg->place;
+	if (cfg->peer_fetch && !s->place.peer_bw)
+		s->place.peer_bw = s->peer_bw;
+	pp = dl_dispatch_policy_params(cfg->dispatch, cfg->policy,
+				       cfg->policy_params);
+	s->policy = pp ? dl_policy_create(cfg->policy, pp, &err) : NULL;
+	free(pp);
 	if (!s->policy) {
 		_fail(s, err ? err : DL_ENOPOLICY, "policy '%s'%s%s: %s",
 		      cfg->policy ? cfg->policy : "(none)",

@@ -171,6 +171,8 @@ typedef struct dl_sim_result {
 	uint64_t capacity_violations; /* with check: used > capacity seen */
 	uint64_t peak_cache_bytes;    /* largest used bytes on one node */
 	size_t plans;                 /* dl_policy_plan() calls */
+	size_t fallback_plans;        /* plans the policy made by a fallback
+				       * method (dl_plan_t.fallback) */
 	size_t carried;               /* dispatches from a previous plan */
 	dl_dispatch_count_t place;    /* slurm dispatch: restrictions set,
 				       * moved and widened */

@@ -982,6 +982,7 @@ int dl_wl_parse_size(const char *s, uint64_t *out)
 /* A job of the SWF trace, before its files are known. */
 typedef struct {
 	uint32_t id;
+	int named; /* a sidecar line names it */
 	size_t line;
 	double submit, run;
 	uint32_t cpus;
@@ -1064,6 +1065,10 @@ static int _read_sidecar(FILE *in, dl_workload_t *wl, _swfjob_t *jobs,
 			      lineno, key.id);
 			continue;
 		}
+		j->named = 1;
+		/* "JOBID -": the job reads no file, and says so. */
+		if (!strcmp(tok[1], "-") && !has_size)
+			continue;
 		for (path = strtok_r(tok[1], ",", &save); path && rc == 0;
 		     path = strtok_r(NULL, ",", &save)) {
 			int64_t f = dl_workload_find_file(wl, path);
@@ -1149,10 +1154,23 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 		/* Field 1: job number, 2: submit, 4: run time, 5: allocated
 		 * processors, 8: requested processors. */
 		if (bad || v[0] < 1 || v[0] > UINT32_MAX ||
-		    v[0] != floor(v[0]) || v[1] < 0) {
+		    v[0] != floor(v[0])) {
 			_diag(diag, 1,
-			      "swf line %zu: malformed (bad number, job number or submit time)",
+			      "swf line %zu: malformed (bad number or job number)",
 			      lineno);
+			continue;
+		}
+		if (v[1] < 0 || v[1] > DL_WL_TIME_MAX) {
+			_diag(diag, 1,
+			      "swf line %zu: job %.0f: submit time %g outside [0, %g]",
+			      lineno, v[0], v[1], DL_WL_TIME_MAX);
+			continue;
+		}
+		/* -1 is SWF's "unknown"; other negatives are corrupt. */
+		if ((v[3] < 0 && v[3] != -1) || v[3] > DL_WL_TIME_MAX) {
+			_diag(diag, 1,
+			      "swf line %zu: job %.0f: run time %g neither -1 nor in [0, %g]",
+			      lineno, v[0], v[3], DL_WL_TIME_MAX);
 			continue;
 		}
 		if (njobs == jcap) {
@@ -1199,6 +1217,11 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 	njobs = k;
 	if (sidecar && _read_sidecar(sidecar, wl, jobs, njobs, &known, diag))
 		goto out;
+	for (i = 0; sidecar && i < njobs; i++)
+		if (!jobs[i].named)
+			_diag(diag, 1,
+			      "swf line %zu: job %u has no line in the files list (write 'JOBID -' for a job without files)",
+			      jobs[i].line, jobs[i].id);
 	for (i = 0; i < wl->nfiles; i++)
 		if (!known || !known[i])
 			wl->files[i].size = default_size;
@@ -1234,6 +1257,79 @@ out:
 	return wl;
 }
 
+/* Job ids seen by the reader, with their line: open addressing on the id
+ * (ids are > 0, so 0 marks an empty slot). */
+typedef struct {
+	size_t cap, n; /* cap a power of two */
+	uint32_t *id;
+	size_t *line;
+} _idset_t;
+
+/* \return the line id was first seen on, 0 if new (then it is added),
+ * or DL_ENOMEM as (size_t) -1. */
+static size_t _idset_put(_idset_t *s, uint32_t id, size_t line)
+{
+	size_t i;
+
+	if ((s->n + 1) * 2 > s->cap) {
+		_idset_t ns = { .cap = s->cap ? 2 * s->cap : 1024 };
+
+		ns.id = calloc(ns.cap, sizeof(*ns.id));
+		ns.line = calloc(ns.cap, sizeof(*ns.line));
+		if (!ns.id || !ns.line) {
+			free(ns.id);
+			free(ns.line);
+			return (size_t) -1;
+		}
+		for (i = 0; i < s->cap; i++)
+			if (s->id[i])
+				_idset_put(&ns, s->id[i], s->line[i]);
+		free(s->id);
+		free(s->line);
+		*s = ns;
+	}
+	for (i = (id * 2654435761u) & (s->cap - 1); s->id[i];
+	     i = (i + 1) & (s->cap - 1))
+		if (s->id[i] == id)
+			return s->line[i];
+	s->id[i] = id;
+	s->line[i] = line;
+	s->n++;
+	return 0;
+}
+
+/* A job record's numbers: \return 0 if they are sound, else DL_EINVAL
+ * with what is wrong in why. */
+static int _job_numbers(char **tok, dl_wl_job_t *job, char *why, size_t len)
+{
+	const char *c = tok[3];
+
+	if (_parse_u32(tok[1], &job->id) || !job->id) {
+		snprintf(why, len, "bad job id '%s'", tok[1]);
+		return DL_EINVAL;
+	}
+	if (_parse_double(tok[2], &job->arrival) || job->arrival < 0 ||
+	    job->arrival > DL_WL_TIME_MAX) {
+		snprintf(why, len, "job %u: arrival '%s' is not in [0, %g] s",
+			 job->id, tok[2], DL_WL_TIME_MAX);
+		return DL_EINVAL;
+	}
+	job->compute = -1.0;
+	if (strcmp(c, "-") &&
+	    (_parse_double(c, &job->compute) || job->compute < 0 ||
+	     job->compute > DL_WL_TIME_MAX)) {
+		snprintf(why, len,
+			 "job %u: compute '%s' is not in [0, %g] s ('-': the cost model)",
+			 job->id, c, DL_WL_TIME_MAX);
+		return DL_EINVAL;
+	}
+	if (_parse_u32(tok[4], &job->cpus) || !job->cpus) {
+		snprintf(why, len, "job %u: bad cpus '%s'", job->id, tok[4]);
+		return DL_EINVAL;
+	}
+	return 0;
+}
+
 /*
  * The simulator's own format, one record per line, '#' comments:
  *   file INDEX SIZE STORAGE|- PATH
@@ -1244,6 +1340,7 @@ dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag)
 {
 	dl_workload_t *wl;
 	char *buf = NULL, *line, *tok[7];
+	_idset_t ids = { 0 };
 	uint32_t *files = NULL;
 	size_t cap = 0, fcap = 0, lineno = 0;
 	int ok = 0;
@@ -1289,17 +1386,25 @@ dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag)
 		} else if (n == 6 && !strcmp(tok[0], "job")) {
 			dl_wl_job_t job = { 0 };
 			char *save = NULL, *p;
-			int bad = 0;
+			char why[160];
+			int bad = _job_numbers(tok, &job, why, sizeof(why));
+			size_t first;
 
-			if (_parse_u32(tok[1], &job.id) || !job.id ||
-			    _parse_double(tok[2], &job.arrival) ||
-			    (strcmp(tok[3], "-") &&
-			     _parse_double(tok[3], &job.compute)) ||
-			    _parse_u32(tok[4], &job.cpus) || !job.cpus)
-				bad = 1;
-			if (!strcmp(tok[3], "-"))
-				job.compute = -1.0;
-			if (!bad && strcmp(tok[5], "-")) {
+			if (bad) {
+				_diag(diag, 1, "workload line %zu: %s", lineno,
+				      why);
+				continue;
+			}
+			first = _idset_put(&ids, job.id, lineno);
+			if (first == (size_t) -1)
+				goto out;
+			if (first) {
+				_diag(diag, 1,
+				      "workload line %zu: job %u repeated (first on line %zu)",
+				      lineno, job.id, first);
+				continue;
+			}
+			if (strcmp(tok[5], "-")) {
 				for (p = strtok_r(tok[5], ",", &save);
 				     p && !bad;
 				     p = strtok_r(NULL, ",", &save)) {
@@ -1328,8 +1433,8 @@ dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag)
 			job.files = files;
 			if (bad || dl_workload_add_job(wl, &job)) {
 				_diag(diag, 1,
-				      "workload line %zu: malformed job record",
-				      lineno);
+				      "workload line %zu: job %u: bad file list",
+				      lineno, job.id);
 				continue;
 			}
 		} else {
@@ -1341,6 +1446,8 @@ dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag)
 	dl_workload_sort(wl);
 	ok = 1;
 out:
+	free(ids.id);
+	free(ids.line);
 	free(files);
 	free(buf);
 	if (!ok) {

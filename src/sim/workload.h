@@ -28,6 +28,11 @@
 /* Storage node of a file placed round-robin by id (the default). */
 #define DL_WL_STORAGE_RR (-1)
 
+/* Latest arrival and longest compute a trace may state, seconds (about
+ * 31 years): beyond, the number is a corrupt record, and a double so far
+ * from 0 cannot even hold a run's sub-second response times. */
+#define DL_WL_TIME_MAX 1e9
+
 typedef struct dl_wl_file {
 	char *path;      /* owned */
 	uint64_t size;   /* bytes */
@@ -223,7 +228,13 @@ void dl_workload_scale_time(dl_workload_t *wl, double factor);
 /**
  * dl_workload_read_swf - a Standard Workload Format trace and its sidecar
  * of input files (format in doc/workloads.md).  Malformed lines are
- * counted in diag, reported through diag->fn and skipped.
+ * counted in diag, reported through diag->fn with their line number and
+ * skipped: bad numbers, a job number seen before, a submit time below 0
+ * or above DL_WL_TIME_MAX, a run time below 0 other than SWF's -1
+ * (unknown: the cost model) or above DL_WL_TIME_MAX.  With a sidecar,
+ * a job that no sidecar line names ("JOBID -" names a job without files)
+ * is counted as malformed too (its SWF line is given): it would silently
+ * read nothing.
  * IN sidecar - may be NULL: jobs without files
  * IN default_size - bytes of a file whose size the sidecar does not give
  * IN max_cpus - slots of a node: larger jobs are cut down (a warning)
@@ -236,6 +247,10 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 
 /**
  * dl_workload_read - the simulator's own format (dl_workload_write()).
+ * Malformed records are counted in diag, reported with their line number
+ * and skipped: bad numbers, a job id seen before, an arrival below 0 or
+ * above DL_WL_TIME_MAX, a compute time below 0 (the cost model is '-')
+ * or above DL_WL_TIME_MAX, unknown file indices.
  * \return a new workload, NULL on error (diag says where).
  */
 dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag);

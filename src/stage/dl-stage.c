@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client.h"
 #include "dl_error.h"
 #include "dl_files.h"
 #include "dl_log.h"
@@ -446,6 +447,61 @@ static int _prolog_stage(dl_stage_t *st, const dl_stage_job_t *job,
 	return 1;
 }
 
+/*
+ * Staging through dl-cached, which also copies from other nodes.
+ * \return 1 if the service did it (*status: the Prolog's exit status),
+ *         0 if the direct path must.
+ */
+static int _prolog_service(const settings_t *s, const dl_stage_job_t *job,
+			   const char *comment, const char *script,
+			   int *status)
+{
+	dl_filelist_t *files = NULL;
+	dl_stage_report_t rep;
+	dl_stage_t *st = NULL;
+	char err[1024] = "", *text;
+	int failed = 0, rc;
+
+	/* a malformed annotation: the direct path writes the note */
+	if (_job_files(comment, script, &files, err, sizeof(err)))
+		return 0;
+	text = dl_files_format(files);
+	dl_filelist_free(files);
+	if (!text)
+		return 0;
+	rc = dl_stage_client_request(s->dir, job, text, &rep, &failed, err,
+				     sizeof(err));
+	free(text);
+	if (rc) {
+		if (rc != DL_ENOENT || !opt.quiet)
+			fprintf(stderr, "dl-stage: %s%s: staging directly\n",
+				log_prefix, err);
+		return 0;
+	}
+	*status = 0;
+	/* The job's line goes into the cache's .log as on the direct path:
+	 * it is the node's record of what each job found and copied. */
+	if (!dl_stage_open(s->dir, &s->opts, 0, &st, err, sizeof(err)))
+		log_st = st;
+	if (!failed) {
+		_prolog_summary(&rep);
+		if (rep.from_peers)
+			_msg_line(!opt.quiet, "%zu of the copies from other "
+				  "nodes' caches (%" PRIu64 " bytes)",
+				  rep.from_peers, rep.bytes_peer);
+	} else if (rep.user_fault) {
+		_msg_line(true,
+			  "staging failed: %s (the job fails in its TaskProlog; the node stays in service)",
+			  rep.msg);
+	} else {
+		_msg_line(true, "staging failed on this node: %s", rep.msg);
+		*status = 1;
+	}
+	log_st = NULL;
+	dl_stage_close(st);
+	return 1;
+}
+
 static int _prolog(void)
 {
 	const char *comment = getenv("SLURM_JOB_COMMENT");
@@ -454,7 +510,7 @@ static int _prolog(void)
 	dl_stage_t *st = NULL;
 	settings_t s;
 	char err[1024] = "";
-	int rc;
+	int rc, status = 0;
 
 	if (!_env_u32("SLURM_JOB_ID", opt.job, &job.job_id)) {
 		fprintf(stderr, "dl-stage: prolog: SLURM_JOB_ID is not set\n");
@@ -475,6 +531,17 @@ static int _prolog(void)
 		return 0;
 	}
 	rc = _prolog_job(&job);
+	if (!rc && _prolog_service(&s, &job, comment, script, &status)) {
+		/* leftovers are still reaped here: dl-cached does not */
+		if (!dl_stage_open(s.dir, &s.opts, 0, &st, err, sizeof(err))) {
+			log_st = st;
+			_reap(st, s.node, job.job_id);
+			log_st = NULL;
+		}
+		dl_stage_close(st);
+		free(s.dir);
+		return status;
+	}
 	if (!rc && (rc = dl_stage_open(s.dir, &s.opts, 1, &st, err,
 				       sizeof(err))))
 		fprintf(stderr,
@@ -510,6 +577,23 @@ static int _epilog(void)
 		return 0;
 	snprintf(log_prefix, sizeof(log_prefix), "job %" PRIu32 " on %s: ",
 		 job_id, s.node);
+	{
+		dl_stage_job_t job = { .job_id = job_id };
+		int failed = 0;
+
+		/* through dl-cached if it answers; else directly */
+		rc = dl_stage_client_request(s.dir, &job, NULL, &rep, &failed,
+					     err, sizeof(err));
+		if (!rc && failed)
+			_msg_line(true, "epilog: %s", rep.msg);
+		else if (rc && rc != DL_ENOENT)
+			fprintf(stderr, "dl-stage: %s%s: cleaning up "
+				"directly\n", log_prefix, err);
+		if (!rc) {
+			free(s.dir);
+			return failed ? 1 : 0;
+		}
+	}
 	rc = dl_stage_open(s.dir, &s.opts, 0, &st, err, sizeof(err));
 	if (rc == DL_ENOENT) {
 		free(s.dir);
@@ -692,12 +776,13 @@ static int _inventory(void)
 	dl_stage_t *st = NULL;
 	inv_arg_t a = {0};
 	settings_t s;
-	uint64_t used = 0;
+	uint64_t used = 0, from_storage = 0, from_peers = 0;
 	char h[32];
 	int rc = _open_existing(&s, &st);
 
 	if (rc)
 		return rc;
+	dl_stage_bytes(st, &from_storage, &from_peers);
 	if (opt.json) {
 		printf("{\"node\": ");
 		_json_str(s.node);
@@ -711,8 +796,9 @@ static int _inventory(void)
 		printf(", \"policy\": \"%s\", \"files\": [",
 		       dl_evict_name(s.opts.policy));
 		rc = dl_stage_foreach(st, _inv_json, &a, &used);
-		printf("%s], \"used\": %" PRIu64 "}\n", a.n ? "\n  " : "",
-		       used);
+		printf("%s], \"used\": %" PRIu64 ", \"storage_bytes\": %"
+		       PRIu64 ", \"peer_bytes\": %" PRIu64 "}\n",
+		       a.n ? "\n  " : "", used, from_storage, from_peers);
 	} else {
 		printf("%12s %6s %-19s %4s %s\n", "SIZE", "HITS", "LAST_USED",
 		       "PINS", "PATH");
@@ -723,6 +809,10 @@ static int _inventory(void)
 			       ? "unlimited"
 			       : _human(s.opts.capacity, (char[32]){0}, 32),
 		       dl_evict_name(s.opts.policy));
+		printf("# copied in since the cache was made: %s from the "
+		       "storage, %s from other nodes\n",
+		       _human(from_storage, h, sizeof(h)),
+		       _human(from_peers, (char[32]){0}, 32));
 	}
 	if (rc)
 		fprintf(stderr, "dl-stage: inventory: %s\n", dl_strerror(rc));

@@ -100,12 +100,21 @@ void dl__count_pins(dl_stage_t *st, dl__entries_t *es)
 		FILE *f;
 		int fd;
 
-		if (len < 6 || strcmp(de->d_name + len - 5, ".pins"))
+		bool prefetch = len > 9 &&
+				!strcmp(de->d_name + len - 9, ".prefetch");
+
+		/* a prefetch record pins until its mtime (the expiry) */
+		if (!prefetch &&
+		    (len < 6 || strcmp(de->d_name + len - 5, ".pins")))
 			continue;
 		fd = openat(st->jobs, de->d_name,
 			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
+		if (!fstat(fd, &sb) && prefetch && sb.st_mtime <= time(NULL)) {
+			close(fd);
+			continue;
+		}
 		if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
 		    sb.st_uid != st->euid || sb.st_size > PINS_MAX ||
 		    !(f = fdopen(fd, "r"))) {
@@ -286,10 +295,16 @@ int dl_stage_leftovers(dl_stage_t *st, int64_t min_age, uint32_t **ids,
 		size_t j = i;
 		int64_t newest = v[i].newest;
 
+		char pf[32];
+		struct stat sb;
+
 		for (; j < nv && v[j].id == v[i].id; j++)
 			if (v[j].newest > newest)
 				newest = v[j].newest;
-		if (now - newest >= min_age)
+		/* a job being prefetched for is pending, not dead */
+		snprintf(pf, sizeof(pf), "%" PRIu32 ".prefetch", v[i].id);
+		if (now - newest >= min_age &&
+		    fstatat(st->jobs, pf, &sb, AT_SYMLINK_NOFOLLOW))
 			v[k++].id = v[i].id;
 		i = j;
 	}

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,4 +106,59 @@ bool dl__entry_busy(dl_stage_t *st, const char *hash, bool drop_if_free)
 	if (fd >= 0)
 		dl__unlock_entry(st, hash, fd, drop_if_free);
 	return false;
+}
+
+/*
+ * .locks/bytes: "storage=<n> peer=<n>\n", the bytes copied into the store
+ * from each source since the cache was made (dl-cached reports them, the
+ * inventory shows them).  Written in place under the global lock.
+ */
+static int _bytes_fd(dl_stage_t *st)
+{
+	return openat(st->locks, "bytes",
+		      O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+static void _bytes_parse(int fd, uint64_t *storage, uint64_t *peer)
+{
+	char buf[96];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	unsigned long long s, p;
+
+	*storage = *peer = 0;
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "storage=%llu peer=%llu", &s, &p) == 2) {
+		*storage = s;
+		*peer = p;
+	}
+}
+
+void dl__bytes_read(dl_stage_t *st, uint64_t *storage, uint64_t *peer)
+{
+	int fd = _bytes_fd(st);
+
+	*storage = *peer = 0;
+	if (fd < 0)
+		return;
+	_bytes_parse(fd, storage, peer);
+	close(fd);
+}
+
+void dl__bytes_add(dl_stage_t *st, uint64_t storage, uint64_t peer)
+{
+	uint64_t s, p;
+	char buf[96];
+	int fd = _bytes_fd(st), n;
+
+	if (fd < 0)
+		return;
+	_bytes_parse(fd, &s, &p);
+	n = snprintf(buf, sizeof(buf), "storage=%llu peer=%llu\n",
+		     (unsigned long long)(s + storage),
+		     (unsigned long long)(p + peer));
+	if (pwrite(fd, buf, (size_t)n, 0) == n)
+		(void)!ftruncate(fd, n);
+	close(fd);
 }

@@ -2,6 +2,7 @@
  * stage.c - the node-local cache: opening it, and a job's staging and end.
  * The other modules are listed in stage_int.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -307,6 +308,8 @@ static dl_stage_t *_new(const char *dir, const dl_stage_opts_t *opts)
 	}
 	st->log = opts->log;
 	st->log_arg = opts->log_arg;
+	st->fetch = opts->fetch;
+	st->fetch_arg = opts->fetch_arg;
 	st->dir = strdup(dir);
 	st->node = strdup(opts->node ? opts->node : "");
 	if (!st->dir || !st->node || (st->emu_bw && !st->emu_lockdir)) {
@@ -581,8 +584,8 @@ static int _stage_end(dl_stage_t *st, const dl_stage_job_t *job, int rc,
 	return rc;
 }
 
-int dl_stage_job(dl_stage_t *st, const dl_stage_job_t *job,
-		 dl_filelist_t *files, dl_stage_report_t *rep)
+static int _job(dl_stage_t *st, const dl_stage_job_t *job,
+		dl_filelist_t *files, dl_stage_report_t *rep)
 {
 	dl_stage_report_t dummy;
 	dl_opener_t *op = NULL;
@@ -606,8 +609,11 @@ int dl_stage_job(dl_stage_t *st, const dl_stage_job_t *job,
 		rc = dl__helper_failed(job, err, rep);
 	else if (rc)
 		rc = dl__stage_fail(rep, false, rc, "%s", err);
-	else
+	else {
+		st->cur_job = job;
 		rc = _stage_all(st, job, files, op, rep);
+		st->cur_job = NULL;
+	}
 	dl_opener_stop(op);
 	rc = _stage_end(st, job, rc, rep);
 	dl__glock(st);
@@ -617,6 +623,129 @@ int dl_stage_job(dl_stage_t *st, const dl_stage_job_t *job,
 			      strerror(errno));
 	dl__gunlock(st);
 	return rc;
+}
+
+static void _prefetch_name(uint32_t job_id, char *name, size_t len)
+{
+	snprintf(name, len, "%" PRIu32 ".prefetch", job_id);
+}
+
+void dl_stage_prefetch_drop(dl_stage_t *st, uint32_t job_id)
+{
+	char name[32];
+
+	_prefetch_name(job_id, name, sizeof(name));
+	dl__glock(st);
+	if (!unlinkat(st->jobs, name, 0))
+		dl__gbump(st, false);
+	dl__gunlock(st);
+}
+
+int dl_stage_job(dl_stage_t *st, const dl_stage_job_t *job,
+		 dl_filelist_t *files, dl_stage_report_t *rep)
+{
+	int rc = _job(st, job, files, rep);
+
+	/* The job's own pins now hold what a prefetch pinned for it. */
+	if (!rc && st && job)
+		dl_stage_prefetch_drop(st, job->job_id);
+	return rc;
+}
+
+int dl_stage_prefetch(dl_stage_t *st, const dl_stage_job_t *job,
+		      dl_filelist_t *files, int64_t expires,
+		      dl_stage_report_t *rep)
+{
+	struct timespec t[2] = { { .tv_sec = expires }, { .tv_sec = expires } };
+	char pins[32], name[32];
+	int fd, rc;
+
+	if (!st || !job)
+		return DL_EINVAL;
+	/*
+	 * The record first, so that dl-stage's reaping of leftovers leaves
+	 * the view and pins being built alone however long the copies take
+	 * (an earlier prefetch's pins stay until replaced).
+	 */
+	_prefetch_name(job->job_id, name, sizeof(name));
+	fd = openat(st->jobs, name, O_WRONLY | O_CREAT | O_NOFOLLOW |
+					    O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		futimens(fd, t);
+		close(fd);
+	}
+	rc = _job(st, job, files, rep);
+
+	if (rc || !st || !job) {
+		if (st && job) {
+			/* the job is not running: its note would mislead */
+			snprintf(name, sizeof(name), "%" PRIu32 ".failed",
+				 job->job_id);
+			unlinkat(st->jobs, name, 0);
+			dl_stage_prefetch_drop(st, job->job_id);
+		}
+		return rc;
+	}
+	snprintf(pins, sizeof(pins), "%" PRIu32 ".pins", job->job_id);
+	dl__view_remove(st, job->job_id);
+	dl__glock(st);
+	/* The expiry is the record's mtime: readers need no parser. */
+	if (utimensat(st->jobs, pins, t, AT_SYMLINK_NOFOLLOW) ||
+	    renameat(st->jobs, pins, st->jobs, name)) {
+		rc = dl__stage_fail(rep, false, DL_EIO, "%s/.jobs/%s: %s",
+				    st->dir, name, strerror(errno));
+		unlinkat(st->jobs, pins, 0);
+	}
+	dl__gbump(st, false);
+	dl__gunlock(st);
+	return rc;
+}
+
+size_t dl_stage_prefetch_expire(dl_stage_t *st)
+{
+	int dfd = openat(st->jobs, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	time_t now = time(NULL);
+	struct dirent *de;
+	size_t n = 0, len;
+	struct stat sb;
+	DIR *d;
+
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		len = strlen(de->d_name);
+		if (len < 10 || strcmp(de->d_name + len - 9, ".prefetch") ||
+		    fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
+		    sb.st_mtime > now)
+			continue;
+		if (!unlinkat(dirfd(d), de->d_name, 0))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int dl_stage_generation(dl_stage_t *st, uint64_t *gen)
+{
+	uint64_t g = 0;
+	ssize_t n = pread(st->gfd, &g, sizeof(g), 0);
+
+	if (n < 0)
+		return DL_EIO;
+	*gen = n == sizeof(g) ? g : 0;
+	return 0;
+}
+
+int dl_stage_bytes(dl_stage_t *st, uint64_t *storage, uint64_t *peer)
+{
+	if (dl__glock(st))
+		return DL_EIO;
+	dl__bytes_read(st, storage, peer);
+	dl__gunlock(st);
+	return 0;
 }
 
 /* Whether the cache knows the job: a view, pins or a note. */

@@ -68,6 +68,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "dl_cache.h"
@@ -76,6 +77,22 @@
 #include "sha256.h"
 
 typedef struct dl_stage dl_stage_t;
+typedef struct dl_stage_job dl_stage_job_t;
+
+/**
+ * dl_stage_fetch_fn - a source of a missing file other than the storage
+ * (dl-cached: a peer node's cache).  Called for a copy into the store
+ * after the source was opened as the job's user (sb is what fstat() said
+ * of it, the identity the copy must have).
+ * IN out - an empty file in DIR/.tmp to write the content into
+ * OUT sha - the SHA-256 (hex) of what was written, which the callback has
+ *           checked against what its source promised
+ * \return 0 if out holds exactly sb->st_size bytes of the file; anything
+ *         else and the copy comes from the storage (out is emptied).
+ */
+typedef int (*dl_stage_fetch_fn)(void *arg, const dl_stage_job_t *job,
+				 const char *path, const struct stat *sb,
+				 int out, char sha[DL_SHA256_HEX_LEN]);
 
 typedef struct dl_stage_opts {
 	uint64_t capacity;  /* bytes, DL_CACHE_UNLIMITED for no limit */
@@ -90,15 +107,20 @@ typedef struct dl_stage_opts {
 	uint64_t emu_bw;
 	unsigned emu_servers;
 	const char *emu_lockdir;
+	/* dl-cached: try this source before the storage on a miss (NULL:
+	 * storage only); with it every copy's SHA-256 is recorded, so that
+	 * the copy can be served to peers. */
+	dl_stage_fetch_fn fetch;
+	void *fetch_arg;
 } dl_stage_opts_t;
 
 /* Whom a job runs as. */
-typedef struct dl_stage_job {
+struct dl_stage_job {
 	uint32_t job_id;
 	uid_t uid;
 	gid_t gid;
 	const char *user; /* for supplementary groups; may be NULL */
-} dl_stage_job_t;
+};
 
 /* What one operation did; filled by dl_stage_job() and friends. */
 typedef struct dl_stage_report {
@@ -115,6 +137,8 @@ typedef struct dl_stage_report {
 				    job reads its sources */
 	uint64_t bytes_hit, bytes_copied, bytes_uncached;
 	uint64_t bytes_evicted;  /* their charges (data and metadata) */
+	size_t from_peers;       /* of the copies: from a peer (opts.fetch) */
+	uint64_t bytes_peer;     /* their bytes (included in bytes_copied) */
 	int user_fault;          /* on failure: the job's input is to blame */
 	char msg[1024];          /* on failure: what went wrong */
 } dl_stage_report_t;
@@ -242,7 +266,8 @@ int dl_stage_foreach(dl_stage_t *st,
 /**
  * dl_stage_write_inventory - rewrite DIR/.inventory atomically:
  *   # dl-stage inventory 1 node=<name> capacity=<bytes|unlimited>
- *     used=<bytes charged> files=<n> time=<unix seconds>  (one line)
+ *     used=<bytes charged> files=<n> time=<unix seconds>
+ *     storage_bytes=<n> peer_bytes=<n>                    (one line)
  *   <path> <size>                                        (one per file)
  * Only complete entries are listed, sorted by path.  Paths never hold
  * blanks (the annotation grammar refuses them).
@@ -302,6 +327,60 @@ int dl_stage_reap_due(dl_stage_t *st, int64_t interval);
  * \return 1 yes, 0 no (views are then owned by their job's user), DL_EIO.
  */
 int dl_stage_probe_acl(dl_stage_t *st);
+
+/**
+ * dl_stage_prefetch - stage a job's files before it starts (dl-cached,
+ * told by slurmctld that the job will run here): as dl_stage_job(), as
+ * the job's user, but the files are then pinned by DIR/.jobs/<job>.prefetch
+ * (its mtime is the expiry) instead of a view.  Such pins hold until
+ * expires (unix seconds), dl_stage_prefetch_drop(), or the job's own
+ * dl_stage_job() succeeds (it takes them over).  dl-stage's reaping of
+ * leftovers never touches them: the job is pending, not dead.  A repeated
+ * prefetch of a job replaces its pins; a failed one drops them.
+ * \return as dl_stage_job().
+ */
+int dl_stage_prefetch(dl_stage_t *st, const dl_stage_job_t *job,
+		      dl_filelist_t *files, int64_t expires,
+		      dl_stage_report_t *rep);
+
+/* dl_stage_prefetch_drop - drop a job's prefetch pins (none: no-op). */
+void dl_stage_prefetch_drop(dl_stage_t *st, uint32_t job_id);
+
+/**
+ * dl_stage_prefetch_expire - remove the prefetch pins that expired
+ * (they pin nothing already; this frees their records).
+ * \return the number removed.
+ */
+size_t dl_stage_prefetch_expire(dl_stage_t *st);
+
+/**
+ * dl_stage_generation - the store's change counter (bumped under the
+ * global lock on every change, by any process): a watcher that sees it
+ * move knows the inventory may have changed.
+ * \return 0, DL_EIO.
+ */
+int dl_stage_generation(dl_stage_t *st, uint64_t *gen);
+
+/**
+ * dl_stage_bytes - the bytes copied into this cache since it was made:
+ * from the storage and from peers (DIR/.locks/bytes).
+ * \return 0, DL_EIO.
+ */
+int dl_stage_bytes(dl_stage_t *st, uint64_t *storage, uint64_t *peer);
+
+/**
+ * dl_stage_lookup - the complete store entry of a source path and its
+ * cached copy, opened read-only (dl-cached serving a peer).  The copy
+ * stays readable through fd even if the entry is evicted meanwhile.
+ * OUT e - the entry; free its path with dl_stage_entry_clear()
+ * OUT fd - the copy, for the caller to close
+ * \return 0, DL_ENOENT (not cached, or a copy in progress), DL_EIO.
+ */
+int dl_stage_lookup(dl_stage_t *st, const char *path, dl_stage_entry_t *e,
+		    int *fd);
+
+/* dl_stage_entry_clear - free what dl_stage_lookup() put in e. */
+void dl_stage_entry_clear(dl_stage_entry_t *e);
 
 /* dl_stage_dir - \return the path the cache was opened with. */
 const char *dl_stage_dir(const dl_stage_t *st);

@@ -150,11 +150,14 @@ static int _copy_data(dl_stage_t *st, int src, int out, uint64_t size,
  * \return 0, DL_ENOSPC (the file system is full: rep untouched), or an
  *         error with rep filled.
  */
-static int _copy(dl_stage_t *st, int src, uint64_t size, const char *path,
-		 const char *hash, char *tmpname, size_t tlen, char *sha,
+static int _copy(dl_stage_t *st, int src, const struct stat *sb,
+		 const char *path, const char *hash, char *tmpname,
+		 size_t tlen, char *sha, bool *from_peer,
 		 dl_stage_report_t *rep)
 {
-	int out, rc;
+	uint64_t size = (uint64_t)sb->st_size;
+	char psha[DL_SHA256_HEX_LEN];
+	int out, rc = -1;
 
 	snprintf(tmpname, tlen, "%s.%ld.%u", hash, (long)getpid(), st->seq++);
 	out = openat(st->tmp, tmpname,
@@ -166,7 +169,20 @@ static int _copy(dl_stage_t *st, int src, uint64_t size, const char *path,
 			       : dl__stage_fail(rep, false, DL_EIO,
 						"%s/.tmp/%s: %s", st->dir,
 						tmpname, strerror(errno));
-	rc = _copy_data(st, src, out, size, path, hash, sha, rep);
+	/* Another source first (a peer); any doubt and storage it is. */
+	*from_peer = false;
+	if (st->fetch && st->cur_job)
+		rc = st->fetch(st->fetch_arg, st->cur_job, path, sb, out, psha);
+	if (!rc) {
+		*from_peer = true;
+		if (sha)
+			memcpy(sha, psha, DL_SHA256_HEX_LEN);
+	} else if (st->fetch && (ftruncate(out, 0) ||
+				 lseek(out, 0, SEEK_SET))) {
+		rc = _write_err(st, errno, rep);
+	} else {
+		rc = _copy_data(st, src, out, size, path, hash, sha, rep);
+	}
 	if (!rc && (fsync(out) || fchmod(out, 0444)))
 		rc = _write_err(st, errno, rep);
 	if (close(out) && !rc)
@@ -425,7 +441,7 @@ static int _reserve(dl_stage_t *st, const dl_stage_job_t *job,
 
 /* Move the copy into the store and pin it for the job. */
 static int _store(dl_stage_t *st, dl_stage_entry_t *e, const char *tmpname,
-		  dl_stage_report_t *rep)
+		  bool from_peer, dl_stage_report_t *rep)
 {
 	int bfd, err;
 
@@ -438,6 +454,8 @@ static int _store(dl_stage_t *st, dl_stage_entry_t *e, const char *tmpname,
 			dl__stage_log(st, DL_LOG_ERROR,
 				      "%s: cannot update %s.meta: %s",
 				      st->dir, e->hash, strerror(errno));
+		dl__bytes_add(st, from_peer ? 0 : e->size,
+			      from_peer ? e->size : 0);
 		dl__gbump(st, true);
 		dl__gunlock(st);
 		return 0;
@@ -459,6 +477,7 @@ static int _copy_in(dl_stage_t *st, const dl_stage_job_t *job, int fd,
 {
 	char tmpname[DL_SHA256_HEX_LEN + 32];
 	dl_stage_entry_t e = {0};
+	bool from_peer = false;
 	int rc;
 
 	memcpy(e.hash, hash, DL_SHA256_HEX_LEN);
@@ -475,13 +494,15 @@ static int _copy_in(dl_stage_t *st, const dl_stage_job_t *job, int fd,
 	rc = _reserve(st, job, &e, rep);
 	if (rc)
 		return rc;
-	rc = _copy(st, fd, e.size, path, hash, tmpname, sizeof(tmpname),
-		   _needs_check(&e) ? e.sha : NULL, rep);
+	/* with a fetch source, every copy's digest is kept: peers ask */
+	rc = _copy(st, fd, sb, path, hash, tmpname, sizeof(tmpname),
+		   st->fetch || _needs_check(&e) ? e.sha : NULL, &from_peer,
+		   rep);
 	if (rc) {
 		_unreserve(st, hash, path);
 		return rc == DL_ENOSPC ? NO_SPACE : rc;
 	}
-	rc = _store(st, &e, tmpname, rep);
+	rc = _store(st, &e, tmpname, from_peer, rep);
 	if (rc)
 		return rc;
 	rc = dl__view_add(st, path, hash, rep);
@@ -489,6 +510,10 @@ static int _copy_in(dl_stage_t *st, const dl_stage_job_t *job, int fd,
 		return rc == DL_ENOSPC ? NO_SPACE : rc;
 	rep->copied++;
 	rep->bytes_copied += e.size;
+	if (from_peer) {
+		rep->from_peers++;
+		rep->bytes_peer += e.size;
+	}
 	return SERVED;
 }
 

@@ -72,6 +72,9 @@ struct dl_stage {
 	unsigned emu_servers;
 	char *emu_lockdir;
 	int acl;          /* views: 1 ACLs, 0 ownership, -1 not known */
+	dl_stage_fetch_fn fetch; /* another source than storage, or NULL */
+	void *fetch_arg;
+	const dl_stage_job_t *cur_job; /* the job being staged, for fetch */
 
 	/* the view being built */
 	int viewfd;
@@ -108,6 +111,10 @@ int dl__helper_failed(const dl_stage_job_t *job, const char *why,
 		      dl_stage_report_t *rep);
 
 /* ---- locks.c ---- */
+/* Count a copy's bytes in .locks/bytes; the global lock is held. */
+void dl__bytes_add(dl_stage_t *st, uint64_t storage, uint64_t peer);
+/* Read .locks/bytes (zeros if missing). */
+void dl__bytes_read(dl_stage_t *st, uint64_t *storage, uint64_t *peer);
 int dl__glock(dl_stage_t *st);
 /* The store changed; applied: this process's tracker made the change. */
 void dl__gbump(dl_stage_t *st, bool applied);

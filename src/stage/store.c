@@ -586,6 +586,7 @@ static int _inventory_print(dl_stage_t *st, FILE *f, const dl__entries_t *es,
 			    uint64_t used)
 {
 	size_t files = 0;
+	uint64_t storage, peer;
 
 	for (size_t i = 0; i < es->n; i++)
 		files += es->v[i].complete;
@@ -594,8 +595,10 @@ static int _inventory_print(dl_stage_t *st, FILE *f, const dl__entries_t *es,
 		fprintf(f, "unlimited");
 	else
 		fprintf(f, "%" PRIu64, st->capacity);
-	fprintf(f, " used=%" PRIu64 " files=%zu time=%lld\n", used, files,
-		(long long)time(NULL));
+	dl__bytes_read(st, &storage, &peer);
+	fprintf(f, " used=%" PRIu64 " files=%zu time=%lld storage_bytes=%" PRIu64
+		" peer_bytes=%" PRIu64 "\n", used, files, (long long)time(NULL),
+		storage, peer);
 	for (size_t i = 0; i < es->n; i++)
 		if (es->v[i].complete)
 			fprintf(f, "%s %" PRIu64 "\n", es->v[i].path,
@@ -671,4 +674,34 @@ int dl_stage_log_line(dl_stage_t *st, const char *line)
 		renameat(st->dfd, ".log", st->dfd, ".log.1");
 	close(fd);
 	return rc;
+}
+
+int dl_stage_lookup(dl_stage_t *st, const char *path, dl_stage_entry_t *e,
+		    int *fd)
+{
+	char hash[DL_SHA256_HEX_LEN];
+	int rc = DL_ENOENT, bfd;
+
+	if (!st || !path || !e || !fd)
+		return DL_EINVAL;
+	dl_sha256_hex(path, strlen(path), hash);
+	if (dl__glock(st))
+		return DL_EIO;
+	if (dl__entry_get(st, hash, e) == DL__COMPLETE && e->path &&
+	    !strcmp(e->path, path)) {
+		bfd = dl__bucket(st, hash, false);
+		*fd = bfd < 0 ? -1 : openat(bfd, hash, O_RDONLY | O_NOFOLLOW |
+							      O_CLOEXEC);
+		rc = *fd < 0 ? DL_EIO : 0;
+	}
+	dl__gunlock(st);
+	if (rc)
+		dl__entry_free(e);
+	return rc;
+}
+
+void dl_stage_entry_clear(dl_stage_entry_t *e)
+{
+	if (e)
+		dl__entry_free(e);
 }

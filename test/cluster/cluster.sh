@@ -69,6 +69,30 @@
 #   DL_KEEP                                     0          1: dl_cluster_stop keeps
 #                                                          the temp dir
 #   DL_CLUSTER_QUIET                            0          1: no progress messages
+#   DL_NODE_NS                                  0          1: namespaced nodes (below)
+#   DL_NODE_CACHE_SIZE                          256m       size= of each node's tmpfs
+#   DL_CACHED                                   ""         dl-cached binary: started
+#                                                          on every node (needs
+#                                                          DL_NODE_NS=1)
+#   DL_CACHED_ARGS                              ""         more arguments for it
+#
+# Namespaced nodes (DL_NODE_NS=1): as on real hosts, a node's cache is local
+# to the node.  Each node nX gets its own mount namespace (`unshare --mount
+# --propagation private`, held open by a small process "dl-nodens") with a
+# private tmpfs mounted over $DL_CLUSTER_DIR/nodecache ($DL_NODE_CACHE_DIR,
+# the same path on every node; on the host it stays an empty directory, so
+# slurmctld sees nothing in it).  slurmd nX runs in that namespace (and so
+# do its Prolog, Epilog, TaskProlog and jobs), and, with DL_CACHED, the
+# node's service "$DL_CACHED -D -N nX -P <peer port> -a 127.0.0.1 -p
+# run/cached.nX.pid -f etc/datalocality.conf $DL_CACHED_ARGS" too
+# (foreground, log on stderr into log/cached.nX.out; its PID is recorded
+# like the daemons').  Everything else under $DL_CLUSTER_DIR (data,
+# out/, logs, etc/) is the shared storage every node and slurmctld see.
+# Ports: the controller agent's ServicePort is B+1, node nX's PeerPort
+# B+1+X (dl_cluster_service_port, dl_cluster_peer_port; checked free like
+# Slurm's).  Write datalocality.conf between dl_cluster_init and
+# dl_cluster_start (dl-cached reads it at start); dl_cluster_service_conf
+# prints the lines that connect the services to this cluster.
 #
 # Set by the library: DL_CLUSTER_DIR, SLURM_CONF (exported),
 # DL_CLUSTER_STARTUP_MS (ms dl_cluster_start took).
@@ -129,6 +153,23 @@
 #   dl_cluster_log_slurmd NODE       print path of slurmd log of NODE
 #   dl_cluster_logs_tail [N]         print last N (default 30) lines of all logs
 #   dl_cluster_pids                  print "role pid" of the started daemons
+# Namespaced nodes only (DL_NODE_NS=1):
+#   dl_cluster_node_exec NODE CMD... run CMD in NODE's mount namespace
+#                                    (nsenter --mount --target <pid>)
+#   dl_cluster_node_pid NODE         PID holding NODE's namespace
+#   dl_cluster_node_cache_dir NODE   NODE's CacheDir (datalocality.conf's
+#                                    CacheDir, %n expanded; default
+#                                    $DL_NODE_CACHE_DIR)
+#   dl_cluster_start_cached NODE     (re)start NODE's dl-cached in its
+#                                    namespace; waits for CacheDir/.sock
+#   dl_cluster_stop_cached NODE [--kill]
+#                                    stop it by PID (SIGTERM, 5 s, SIGKILL;
+#                                    --kill: SIGKILL at once, as a crash)
+#   dl_cluster_cached_pid NODE       PID of NODE's dl-cached (1 if none)
+#   dl_cluster_service_port          ServicePort for datalocality.conf
+#   dl_cluster_peer_port NODE        PeerPort of NODE's dl-cached
+#   dl_cluster_service_conf          "ServicePort=.. ServiceController=..
+#                                    MungeSocket=.." lines for datalocality.conf
 #
 # Internal names start with _dl_.
 
@@ -241,7 +282,12 @@ _dl_listening_ports_hex() {
 _dl_ports_free() { # base nodes
 	local base=$1 nodes=$2 listening p i
 	listening=" $(_dl_listening_ports_hex | tr '\n' ' ') "
-	for p in "$base" $(i=1; while [ "$i" -le "$nodes" ]; do echo $((base + 100 + i)); i=$((i + 1)); done); do
+	local more=
+	# namespaced nodes: the controller agent's port B+1, peer ports B+1+X
+	if [ "${DL_NODE_NS:-0}" = 1 ]; then
+		more=$(i=0; while [ "$i" -le "$nodes" ]; do echo $((base + 1 + i)); i=$((i + 1)); done)
+	fi
+	for p in "$base" $more $(i=1; while [ "$i" -le "$nodes" ]; do echo $((base + 100 + i)); i=$((i + 1)); done); do
 		case $listening in
 		*" $(printf '%04X' "$p") "*) return 1 ;;
 		esac
@@ -427,12 +473,26 @@ dl_cluster_init() {
 		_dl_err "DL_NODES must be 1..99"
 		return 1
 	fi
+	case ${DL_NODE_NS:-0} in
+	0) if [ -n "${DL_CACHED:-}" ]; then _dl_err "DL_CACHED needs DL_NODE_NS=1"; return 1; fi ;;
+	1) if [ "$nodes" -gt 98 ]; then _dl_err "DL_NODE_NS=1: at most 98 nodes"; return 1; fi ;;
+	*) _dl_err "DL_NODE_NS must be 0 or 1"; return 1 ;;
+	esac
+	if [ -n "${DL_CACHED:-}" ] && [ ! -x "$DL_CACHED" ]; then
+		_dl_err "DL_CACHED=$DL_CACHED is not an executable"
+		return 1
+	fi
 	DL_CLUSTER_DIR=$(mktemp -d /tmp/dl_cluster.XXXXXX) || return 1
 	export DL_CLUSTER_DIR
 	_DL_INITED=$DL_CLUSTER_DIR
 	_DL_STARTED=
 	chmod 755 "$DL_CLUSTER_DIR"
 	mkdir -p "$DL_CLUSTER_DIR"/{etc,munge,log,run,state,out} || return 1
+	if [ "${DL_NODE_NS:-0}" = 1 ]; then
+		# the mount point of every node's private tmpfs; empty on the host
+		mkdir -m 755 "$DL_CLUSTER_DIR/nodecache" || return 1
+		export DL_NODE_CACHE_DIR=$DL_CLUSTER_DIR/nodecache
+	fi
 	i=1
 	while [ "$i" -le "$nodes" ]; do
 		mkdir -p "$DL_CLUSTER_DIR/spool/n$i"
@@ -499,8 +559,121 @@ _dl_start_ctld() {
 }
 
 dl_cluster_start_slurmd() {
-	local node=$1
+	local node=$1 ns=
+	if [ "${DL_NODE_NS:-0}" = 1 ]; then
+		ns=$(dl_cluster_node_pid "$node") || { _dl_err "no namespace for $node"; return 1; }
+		_dl_spawn "slurmd.$node" nsenter --mount --target "$ns" -- \
+			/usr/sbin/slurmd -D -N "$node" -f "$(_dl_conf)"
+		return 0
+	fi
 	_dl_spawn "slurmd.$node" /usr/sbin/slurmd -D -N "$node" -f "$(_dl_conf)"
+}
+
+# ------------------------------------------------ namespaced nodes
+# _dl_start_nodens NODE: the process that holds NODE's mount namespace: it
+# mounts the node's private tmpfs over $DL_NODE_CACHE_DIR and then sleeps,
+# renamed "dl-nodens <dir> <node>" (so that _dl_pid_ours knows it).  The
+# namespace outlives slurmd and dl-cached restarts, as a node's disk would.
+_dl_start_nodens() {
+	local node=$1 pid i=0 n cmd
+	# shellcheck disable=SC2016
+	_dl_spawn "nodens.$node" unshare --mount --propagation private -- \
+		/bin/bash -c 'mount -t tmpfs -o "size=$1,mode=0755" "dl-nodecache-$3" "$2" &&
+			exec -a "dl-nodens $4 $3" sleep infinity' \
+		dl-nodens "${DL_NODE_CACHE_SIZE:-256m}" "$DL_NODE_CACHE_DIR" "$node" "$DL_CLUSTER_DIR"
+	pid=$_DL_LAST_PID
+	n=$((${DL_CLUSTER_TIMEOUT:-30} * 10))
+	while [ "$i" -lt "$n" ]; do
+		_dl_pid_alive "$pid" || { _dl_err "namespace of $node: mount failed"; return 1; }
+		cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)
+		case $cmd in
+		"dl-nodens $DL_CLUSTER_DIR $node "*) break ;;
+		esac
+		sleep 0.05
+		i=$((i + 1))
+	done
+	if [ "$(nsenter --mount --target "$pid" -- findmnt -n -o FSTYPE --mountpoint "$DL_NODE_CACHE_DIR" 2>/dev/null)" != tmpfs ]; then
+		_dl_err "namespace of $node: no tmpfs on $DL_NODE_CACHE_DIR"
+		return 1
+	fi
+}
+
+dl_cluster_node_pid() {
+	local pid
+	pid=$(_dl_pid_of "nodens.$1") || return 1
+	_dl_pid_ours "$pid" || return 1
+	echo "$pid"
+}
+
+dl_cluster_node_exec() {
+	local node=$1 pid
+	shift
+	pid=$(dl_cluster_node_pid "$node") || { _dl_err "no namespace for $node"; return 1; }
+	nsenter --mount --target "$pid" -- "$@"
+}
+
+dl_cluster_service_port() { echo $(($(cat "$DL_CLUSTER_DIR/run/port_base") + 1)); }
+
+dl_cluster_peer_port() {
+	local x=${1#n}
+	echo $(($(cat "$DL_CLUSTER_DIR/run/port_base") + 1 + x))
+}
+
+dl_cluster_service_conf() {
+	echo "ServicePort=$(dl_cluster_service_port)"
+	echo "ServiceController=127.0.0.1"
+	echo "MungeSocket=$DL_CLUSTER_DIR/munge/munge.socket"
+}
+
+# CacheDir= of datalocality.conf (last one wins, %n = the node's name)
+dl_cluster_node_cache_dir() {
+	local node=$1 d
+	d=$(awk -F= 'tolower($1) ~ /^[ \t]*cachedir[ \t]*$/ { v = $2 } END { gsub(/^[ \t]+|[ \t]+$/, "", v); print v }' \
+		"$DL_CLUSTER_DIR/etc/datalocality.conf" 2>/dev/null || true)
+	[ -n "$d" ] || d=${DL_NODE_CACHE_DIR:-$DL_CLUSTER_DIR/nodecache}
+	echo "${d//%n/$node}"
+}
+
+dl_cluster_cached_pid() {
+	local pid
+	pid=$(_dl_pid_of "cached.$1") || return 1
+	_dl_pid_ours "$pid" || return 1
+	echo "$pid"
+}
+
+# dl_cluster_start_cached NODE: start NODE's dl-cached in the node's
+# namespace, wait until its local socket CacheDir/.sock is there.
+dl_cluster_start_cached() {
+	local node=$1 ns pid i=0 n sock
+	[ -n "${DL_CACHED:-}" ] || { _dl_err "DL_CACHED is not set"; return 1; }
+	ns=$(dl_cluster_node_pid "$node") || { _dl_err "no namespace for $node"; return 1; }
+	# shellcheck disable=SC2086
+	_dl_spawn "cached.$node" nsenter --mount --target "$ns" -- \
+		"$DL_CACHED" -D -N "$node" -P "$(dl_cluster_peer_port "$node")" \
+		-a 127.0.0.1 -p "$DL_CLUSTER_DIR/run/cached.$node.pid" \
+		-f "$DL_CLUSTER_DIR/etc/datalocality.conf" ${DL_CACHED_ARGS:-}
+	pid=$_DL_LAST_PID
+	sock=$(dl_cluster_node_cache_dir "$node")/.sock
+	n=$((${DL_CLUSTER_TIMEOUT:-30} * 10))
+	while [ "$i" -lt "$n" ]; do
+		_dl_pid_alive "$pid" || { _dl_err "dl-cached of $node (pid $pid) died"; return 1; }
+		nsenter --mount --target "$ns" -- test -S "$sock" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	_dl_err "dl-cached of $node: no $sock after ${DL_CLUSTER_TIMEOUT:-30}s"
+	return 1
+}
+
+dl_cluster_stop_cached() {
+	local node=$1 pid
+	pid=$(dl_cluster_cached_pid "$node") || return 0
+	if [ "${2:-}" = --kill ]; then
+		kill -KILL "$pid" 2>/dev/null || true
+		while _dl_pid_alive "$pid"; do sleep 0.05; done
+		return 0
+	fi
+	_dl_kill_pid "$pid" 5
 }
 
 dl_cluster_stop_slurmd() {
@@ -563,6 +736,14 @@ dl_cluster_start() {
 	nodes=$(_dl_nnodes)
 	i=1
 	while [ "$i" -le "$nodes" ]; do
+		if [ "${DL_NODE_NS:-0}" = 1 ]; then
+			if ! _dl_start_nodens "n$i" ||
+			   { [ -n "${DL_CACHED:-}" ] && ! dl_cluster_start_cached "n$i"; }; then
+				dl_cluster_logs_tail 30 >&2
+				dl_cluster_stop
+				return 1
+			fi
+		fi
 		dl_cluster_start_slurmd "n$i"
 		i=$((i + 1))
 	done
@@ -631,7 +812,7 @@ dl_cluster_stop() {
 	# 2. SIGTERM everything we started (slurmd, slurmctld, munged last),
 	#    in parallel, then wait / SIGKILL
 	pids=
-	for role in slurmd slurmctld munged; do
+	for role in slurmd cached slurmctld munged nodens; do
 		while read -r r pid; do
 			case $r in "$role"*) ;; *) continue ;; esac
 			if _dl_pid_ours "$pid"; then

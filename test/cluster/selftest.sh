@@ -4,7 +4,11 @@
 # Starts a 4-node cluster (sched/builtin), runs a few batch jobs (pinned to
 # each node, free ones, a 2-node job running srun), checks states, exit codes,
 # node lists and output files, restarts slurmctld, stops the cluster and
-# checks that every recorded daemon PID is gone.  Last line of output:
+# checks that every recorded daemon PID is gone.  Then a 2-node cluster
+# with namespaced nodes (DL_NODE_NS=1): a file in n1's cache dir is seen by
+# n1, its jobs and its Prolog, and by nobody else; the shared storage by
+# all; with dl-cached built, the services run in their nodes' namespaces
+# and restart.  Last line of output:
 # "N passed, N failed"; exit status non-zero on any failure.
 set -euo pipefail
 
@@ -140,5 +144,101 @@ else
 fi
 check "port lock released" test ! -e "/tmp/dl_cluster.ports.$base"
 check "second stop is a no-op" dl_cluster_stop
+
+# ---------------------------------------------------------------- namespaced nodes
+# DL_NODE_NS=1: every slurmd (and its Prolog and jobs) in its own mount
+# namespace with a private tmpfs over $DL_NODE_CACHE_DIR; the rest of the
+# cluster dir is shared.  With a built dl-cached (DL_CACHED, or
+# $DL_BUILD_DIR/dl-cached), every node's service runs in it too.
+if [ -z "${DL_CACHED:-}" ] && [ -n "${DL_BUILD_DIR:-}" ] && [ -x "$DL_BUILD_DIR/dl-cached" ]; then
+	DL_CACHED=$DL_BUILD_DIR/dl-cached
+fi
+export DL_NODE_NS=1 DL_CACHED
+# The Prolog writes what it sees in the node cache dir into out/.
+pro=$(mktemp -d /tmp/dl_selftest.XXXXXX)
+trap 'dl_cluster_stop; rm -rf "$pro"' EXIT
+chmod 755 "$pro"
+nsconf() {
+	cat >"$pro/prolog" <<-EOF
+		#!/bin/sh
+		ls -A "$DL_NODE_CACHE_DIR" >"$DL_CLUSTER_DIR/out/prolog.\$SLURM_JOB_ID" 2>&1
+	EOF
+	chmod 755 "$pro/prolog"
+	if [ -n "${DL_CACHED:-}" ]; then
+		{
+			echo "CacheDir=$DL_NODE_CACHE_DIR"
+			echo "CacheCapacity=8M"
+			dl_cluster_service_conf
+		} >"$DL_CLUSTER_DIR/etc/datalocality.conf"
+	fi
+}
+if ! dl_cluster_init --nodes 2 --sched sched/builtin --prolog "$pro/prolog" ||
+   ! nsconf || ! dl_cluster_start; then
+	not_ok "namespaced cluster start"
+	finish
+fi
+ok "namespaced cluster start (dl-cached: ${DL_CACHED:-none})"
+c=$DL_NODE_CACHE_DIR
+out=$DL_CLUSTER_DIR/out
+ns1=$(dl_cluster_node_pid n1)
+ns2=$(dl_cluster_node_pid n2)
+mnt() { readlink "/proc/$1/ns/mnt"; }
+nroles=6
+[ -n "${DL_CACHED:-}" ] && nroles=8
+expect_eq "recorded pids: munged + slurmctld + 2 x (namespace, slurmd${DL_CACHED:+, dl-cached})" \
+	"$nroles" "$(dl_cluster_pids | wc -l)"
+check "the nodes' namespaces differ from each other and from the host's" \
+	test "$(mnt "$ns1")" != "$(mnt "$ns2")" -a "$(mnt "$ns1")" != "$(mnt $$)" -a "$(mnt "$ns2")" != "$(mnt $$)"
+for n in n1 n2; do
+	expect_eq "slurmd $n runs in $n's namespace" "$(mnt "$(dl_cluster_node_pid $n)")" \
+		"$(mnt "$(_dl_pid_of slurmd.$n)")"
+	if [ -n "${DL_CACHED:-}" ]; then
+		expect_eq "dl-cached $n runs in $n's namespace" "$(mnt "$(dl_cluster_node_pid $n)")" \
+			"$(mnt "$(dl_cluster_cached_pid $n || echo 1)")"
+	fi
+	expect_eq "$n: a tmpfs on the cache dir" tmpfs \
+		"$(dl_cluster_node_exec $n findmnt -n -o FSTYPE --mountpoint "$c" || true)"
+done
+expect_eq "host: no mount on the cache dir" "" "$(findmnt -n -o FSTYPE --mountpoint "$c" || true)"
+check "a file written into n1's cache dir" dl_cluster_node_exec n1 sh -c "echo secret >'$c/probe'"
+expect_eq "n1 reads it back" secret "$(dl_cluster_node_exec n1 cat "$c/probe" || true)"
+check "invisible from the host" test ! -e "$c/probe"
+expect_eq "the host's cache dir stays empty" "" "$(ls -A "$c")"
+check "invisible from n2" dl_cluster_node_exec n2 test ! -e "$c/probe"
+echo shared >"$out/from-host"
+for n in n1 n2; do
+	expect_eq "$n sees the shared storage" shared \
+		"$(dl_cluster_node_exec $n cat "$out/from-host" || true)"
+done
+check "n2 writes into the shared storage" \
+	dl_cluster_node_exec n2 sh -c "echo n2 >'$out/from-n2'"
+expect_eq "the host and n1 see it" "n2 n2" \
+	"$(cat "$out/from-n2") $(dl_cluster_node_exec n1 cat "$out/from-n2" || true)"
+# Jobs and the Prolog run in their node's namespace.
+j1=$(sbatch --parsable -w n1 -o "$out/%j.out" --wrap "cat '$c/probe' 2>&1")
+j2=$(sbatch --parsable -w n2 -o "$out/%j.out" --wrap "cat '$c/probe' 2>&1; true")
+check "namespaced jobs finished" dl_cluster_wait_jobs_done 30
+expect_eq "a job on n1 reads n1's cache" secret "$(cat "$out/$j1.out" 2>/dev/null || true)"
+check "a job on n2 does not see it" grep -q 'No such file' "$out/$j2.out"
+check "n1's Prolog sees n1's cache" grep -qx probe "$out/prolog.$j1"
+check "n2's Prolog ran and does not" bash -c "[ -f '$out/prolog.$j2' ] && ! grep -qx probe '$out/prolog.$j2'"
+# A restarted slurmd comes back into the same namespace, cache intact.
+dl_cluster_stop_slurmd n1
+dl_cluster_start_slurmd n1
+check "n1 back after a slurmd restart" dl_cluster_wait_nodes idle 30 n1
+expect_eq "restarted slurmd n1 in n1's namespace" "$(mnt "$ns1")" "$(mnt "$(_dl_pid_of slurmd.n1)")"
+expect_eq "n1's cache survives it" secret "$(dl_cluster_node_exec n1 cat "$c/probe" || true)"
+if [ -n "${DL_CACHED:-}" ]; then
+	old=$(dl_cluster_cached_pid n1 || echo 1)
+	dl_cluster_stop_cached n1 --kill
+	check "dl-cached n1 killed" bash -c "! kill -0 $old 2>/dev/null"
+	check "dl-cached n1 restarted" dl_cluster_start_cached n1
+	check "with a new pid" test "$(dl_cluster_cached_pid n1 || echo 1)" != "$old"
+fi
+pids=$(dl_cluster_pids | awk '{ print $2 }')
+dl_cluster_stop
+for p in $pids; do
+	check "pid $p gone" bash -c "! kill -0 $p 2>/dev/null || grep -q '^[0-9]* ([^)]*) Z' /proc/$p/stat"
+done
 
 finish

@@ -302,9 +302,37 @@ static void _fuzz_script(const uint8_t *data, size_t size)
 	free(ann);
 }
 
+/*
+ * The input as a batch script: its #BB/#DW header lines are a spec of
+ * directive lines only, no longer than the script, that the burst-buffer
+ * parser reads without error.
+ */
+static void _fuzz_script_bb(const uint8_t *data, size_t size)
+{
+	dl_filelist_t *list = dl_filelist_new();
+	char *spec = NULL;
+	const char *l;
+
+	CHECK(list);
+	if (dl_script_bb((const char *)data, size, &spec)) {
+		CHECK(!spec);
+		dl_filelist_free(list);
+		return;
+	}
+	if (spec) {
+		CHECK(strlen(spec) <= size);
+		for (l = spec; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+			CHECK(!strncmp(l, "#BB", 3) || !strncmp(l, "#DW", 3));
+		CHECK(dl_files_bb_stage_in(spec, list) != DL_EINVAL);
+	}
+	free(spec);
+	dl_filelist_free(list);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	_fuzz_script(data, size);
+	_fuzz_script_bb(data, size);
 	_fuzz_list(data, size);
 	_fuzz_bb(data, size);
 	_fuzz_sizes(data, size);

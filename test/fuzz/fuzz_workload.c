@@ -72,6 +72,12 @@ static void _check_wl(const dl_workload_t *wl, int swf)
 		CHECK(j->cpus >= 1);
 		CHECK(isfinite(j->arrival));
 		CHECK(!isnan(j->compute));
+		/* Both readers refuse what no run can mean (workload.h). */
+		CHECK(j->arrival >= 0 && j->arrival <= DL_WL_TIME_MAX);
+		CHECK(j->compute == -1.0 ||
+		      (j->compute >= 0 && j->compute <= DL_WL_TIME_MAX));
+		for (k = 0; k < i; k++)
+			CHECK(wl->jobs[k].id != j->id);
 		CHECK(!j->nfiles || j->files);
 		for (k = 0; k < j->nfiles; k++) {
 			size_t m;
@@ -84,9 +90,7 @@ static void _check_wl(const dl_workload_t *wl, int swf)
 			const dl_wl_job_t *p = &wl->jobs[i - 1];
 
 			CHECK(p->arrival < j->arrival ||
-			      (p->arrival == j->arrival && p->id <= j->id));
-			if (swf)
-				CHECK(p->id != j->id);
+			      (p->arrival == j->arrival && p->id < j->id));
 		}
 		if (swf) {
 			CHECK(j->id >= 1);

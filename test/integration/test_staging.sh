@@ -220,7 +220,7 @@ dl_t_eq "(d) no node drained: sinfo -N shows both idle" "n1 idle n2 idle " "$sta
 bad=0
 for n in n1 n2; do
 	head -1 "$cache/$n/.inventory" |
-		grep -q "^# dl-stage inventory 1 node=$n capacity=$CAP used=[0-9]* files=[0-9]* time=[0-9]*\$" ||
+		grep -q "^# dl-stage inventory 1 node=$n capacity=$CAP used=[0-9]* files=[0-9]* time=[0-9]* storage_bytes=[0-9]* peer_bytes=[0-9]*\$" ||
 		{ echo "  $n: bad header: $(head -1 "$cache/$n/.inventory")"; bad=$((bad + 1)); }
 	# every listed file is what the source holds (size), and cached
 	while read -r path size; do

@@ -24,6 +24,13 @@ int main(void)
 	srunner_add_suite(sr, make_stage_suite());
 	srunner_add_suite(sr, make_place_suite());
 	srunner_add_suite(sr, make_provision_suite());
+	srunner_add_suite(sr, make_net_suite());
+	srunner_add_suite(sr, make_cached_suite());
+	srunner_add_suite(sr, make_agent_inv_suite());
+	srunner_add_suite(sr, make_agent_pfplan_suite());
+	srunner_add_suite(sr, make_options_suite());
+	srunner_add_suite(sr, make_stats_suite());
+	srunner_add_suite(sr, make_zoo_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -198,6 +198,29 @@ START_TEST(test_bound)
 	p.strict = 1;
 	ck_assert(isinf(dl_place_bound(ts, &ts->jobs[j], 0, &p)));
 	ck_assert(isinf(dl_place_bound(ts, &ts->jobs[j], 1, &p)));
+	/* Node 0 serves its copy to peers at 2e8 B/s: 1e9 bytes, 5 s. */
+	{
+		uint8_t src[3] = { 1, 0, 1 };
+
+		p.strict = 0;
+		p.min_wait = 2;
+		p.wait_factor = 1;
+		p.peer_bw = 2e8;
+		ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 0, &p),
+					5.0, 1e-12);
+		p.peer_src = src;
+		ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 0, &p),
+					5.0, 1e-12);
+		src[0] = 0; /* its service is gone: the storage's price */
+		ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 0, &p),
+					10.0, 1e-12);
+		src[0] = 1;
+		p.peer_bw = 5e7; /* slower than the storage: not used */
+		ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 0, &p),
+					10.0, 1e-12);
+		p.peer_src = NULL;
+		p.min_wait = 30;
+	}
 	/* A storage bandwidth of 0 is infinite (dl_cost.h): fetching costs
 	 * nothing, so the wait is the floor, not the cap. */
 	p.strict = 0;
@@ -237,6 +260,55 @@ START_TEST(test_blocked)
 	fx_teardown();
 }
 
+END_TEST
+
+/* The *_free() variants answer as the plain ones, from one scan. */
+START_TEST(test_blocked_free)
+{
+	uint8_t elig[3] = { 1, 1, 0 };
+	dl_place_params_t p;
+	dl_place_t r1, r2;
+	uint32_t f;
+	size_t j, k;
+
+	_setup(3, 2);
+	dl_place_params_default(&p);
+	f = fx_file("/a", 1000);
+	j = _job(1, &f, 1, 2, NULL);
+	k = _job(2, &f, 1, 2, elig);
+	ck_assert_uint_eq(dl_place_max_free(ts), 2);
+	ts->nodes[0].busy = 1;
+	ck_assert_uint_eq(dl_place_max_free(ts), 2);
+	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[j], 0, 2), 1);
+	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[k], 0, 2), 1);
+	ts->nodes[1].busy = 1;
+	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[j], 0, 2), 1);
+	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[k], 0, 2), 0);
+	ts->nodes[2].busy = 2; /* full everywhere: blocked nowhere */
+	ck_assert_uint_eq(dl_place_max_free(ts), 1);
+	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[j], 0, 1), 0);
+	ck_assert_int_eq(dl_place_blocked(ts, &ts->jobs[j], 0), 0);
+	ts->nodes[2].busy = 0;
+	ts->nodes[2].usable = 0;
+	ck_assert_uint_eq(dl_place_max_free(ts), 1);
+	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[j], 0, 1), 0);
+	ck_assert_uint_eq(dl_place_max_free(NULL), 0);
+	/* A step with the hint is the step without it. */
+	ts->nodes[2].usable = 1;
+	dl_place_init(&r1);
+	dl_place_init(&r2);
+	ts->now = 10;
+	ck_assert_int_eq(dl_place_step(ts, j, 0, &p, &r1),
+			 dl_place_step_free(ts, j, 0, &p, &r2,
+					    dl_place_max_free(ts)));
+	ts->now = 20;
+	ck_assert_int_eq(dl_place_step(ts, j, 0, &p, &r1),
+			 dl_place_step_free(ts, j, 0, &p, &r2,
+					    dl_place_max_free(ts)));
+	ck_assert_double_eq(r1.waited, r2.waited);
+	ck_assert_double_eq(r1.waited, 10);
+	fx_teardown();
+}
 END_TEST
 
 /*
@@ -507,6 +579,7 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_hysteresis);
 	tcase_add_test(tc, test_bound);
 	tcase_add_test(tc, test_blocked);
+	tcase_add_test(tc, test_blocked_free);
 	tcase_add_test(tc, test_wait_only_while_blocked);
 	tcase_add_test(tc, test_move_keeps_wait);
 	tcase_add_test(tc, test_strict);

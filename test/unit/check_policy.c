@@ -7,6 +7,7 @@
 #include "fixture.h"
 #include "dl_error.h"
 #include "dl_policy.h"
+#include "policy_util.h"
 #include "u64set.h"
 
 #define MB (1ULL << 20)
@@ -486,6 +487,138 @@ START_TEST(test_ohps_starvation)
 }
 END_TEST
 
+
+/*
+ * dl__plan_estimate by hand: RBW 100 B/s, LBW 500 B/s, 1 storage node,
+ * two jobs reading the same file of 1000 B (cost model compute: cpb 1e-3,
+ * 1 s).  Both on node 0: the first transfers (10 s), reads (2 s) and
+ * computes (1 s): 13; the second finds the file there: 13 + 3 = 16; sum
+ * 29.  Spread: the second waits for the storage node until 10, transfers
+ * until 20, ends at 23; sum 36.  Unplanned jobs are left out.
+ */
+START_TEST(test_plan_estimate)
+{
+	dl_params_t p;
+	dl_plan_t plan = { 0 };
+	dl_assign_t a[2];
+	uint32_t f;
+	double sum = -1;
+	size_t n = 9;
+
+	dl_params_default(&p);
+	p.rbw = 100;
+	p.lbw = 500;
+	p.cpb = 1e-3;
+	p.nstorage = 1;
+	fx_setup(2, 1, &p, DL_EVICT_VALUE);
+	f = _file("/shared", 1000);
+	ck_assert_int_eq(_add_job(1, &f, 1, DL_JOB_PENDING, -1, 0), 0);
+	ck_assert_int_eq(_add_job(2, &f, 1, DL_JOB_PENDING, -1, 0), 1);
+	memset(a, 0, sizeof(a));
+	plan.n = 2;
+	plan.a = a;
+	a[0].node = 0;
+	a[0].order = 0;
+	a[1].node = 0;
+	a[1].order = 1;
+	ck_assert_int_eq(dl__plan_estimate(ts, &plan, &sum, &n), 0);
+	ck_assert_double_eq_tol(sum, 29.0, 1e-9);
+	ck_assert_uint_eq(n, 2);
+	a[1].node = 1;
+	ck_assert_int_eq(dl__plan_estimate(ts, &plan, &sum, &n), 0);
+	ck_assert_double_eq_tol(sum, 36.0, 1e-9);
+	/* Order decides who goes first: the second job now transfers. */
+	a[0].order = 2;
+	ck_assert_int_eq(dl__plan_estimate(ts, &plan, &sum, &n), 0);
+	ck_assert_double_eq_tol(sum, 36.0, 1e-9);
+	a[1].node = -1;
+	ck_assert_int_eq(dl__plan_estimate(ts, &plan, &sum, &n), 0);
+	ck_assert_double_eq_tol(sum, 13.0, 1e-9);
+	ck_assert_uint_eq(n, 1);
+	plan.n = 1;
+	ck_assert_int_eq(dl__plan_estimate(ts, &plan, &sum, &n), DL_EINVAL);
+	_teardown();
+}
+END_TEST
+
+/*
+ * guard=mct keeps whichever of its own plan and mct's the cost model
+ * prefers, so its plan never costs more by that model than the plain
+ * policy's, on a state where every job reads one large shared file and a
+ * private one.
+ */
+START_TEST(test_ohps_guard)
+{
+	dl_plan_t *plain, *guarded;
+	uint32_t heavy, f[2];
+	double c1, c2;
+	char path[32];
+	uint32_t k;
+
+	_setup(4);
+	heavy = _file("/heavy", 4096 * MB);
+	f[0] = heavy;
+	for (k = 0; k < 12; k++) {
+		snprintf(path, sizeof(path), "/private/%u", k);
+		f[1] = _file(path, 64 * MB);
+		_add_job(k + 1, f, 2, DL_JOB_PENDING, -1, 1);
+	}
+	plain = _plan_with("online-hps", "guard=none");
+	guarded = _plan_with("online-hps", "guard=mct");
+	ck_assert_int_eq(dl__plan_estimate(ts, plain, &c1, NULL), 0);
+	ck_assert_int_eq(dl__plan_estimate(ts, guarded, &c2, NULL), 0);
+	ck_assert(c2 <= c1 * (1 + 1e-9));
+	for (k = 0; k < guarded->n; k++)
+		ck_assert_int_ge(guarded->a[k].node, 0);
+	dl_plan_free(plain);
+	dl_plan_free(guarded);
+	ck_assert_ptr_null(dl_policy_create("online-hps", "guard=maybe", NULL));
+	_teardown();
+}
+END_TEST
+
+/*
+ * reuse: with no new pending job, the mapping of the last plan stays even
+ * when the caches changed so that a new plan would differ (with reuse=0
+ * this test fails: cluster 0 follows its files); a new job ends the
+ * reuse.  Four clusters of jobs as in test_ohps_groups_clusters; from-
+ * scratch partitions (refine_above) so that a real plan does move it.
+ */
+START_TEST(test_ohps_reuse)
+{
+	dl_policy_t *p = dl_policy_create("online-hps", "order=priority,refine_above=1000", NULL);
+	dl_plan_t *p1 = NULL, *p2 = NULL;
+	uint32_t extra[1];
+	size_t i;
+
+	ck_assert_ptr_nonnull(p);
+	_four_clusters();
+	ck_assert_int_eq(dl_policy_plan(p, ts, &p1), 0);
+	/* Cluster 0's files now sit on another node than its jobs'. */
+	for (i = 0; i < ts->jobs[0].nfiles; i++)
+		ck_assert_int_eq(dl_cache_insert(tc,
+						 (uint32_t)(p1->a[0].node + 1) % 4,
+						 ts->jobs[0].files[i], 1, NULL,
+						 NULL),
+				 0);
+	ck_assert_int_eq(dl_policy_plan(p, ts, &p2), 0);
+	for (i = 0; i < p1->n; i++)
+		ck_assert_int_eq(p2->a[i].node, p1->a[i].node);
+	dl_plan_free(p2);
+	/* A new job: a real plan, which maps it. */
+	extra[0] = ts->jobs[0].files[0];
+	_add_job(1000, extra, 1, DL_JOB_PENDING, -1, 1);
+	ck_assert_int_eq(dl_policy_plan(p, ts, &p2), 0);
+	ck_assert_int_ge(p2->a[p2->n - 1].node, 0);
+	dl_plan_free(p1);
+	dl_plan_free(p2);
+	dl_policy_destroy(p);
+	/* reuse=0 plans every time; bad values are refused. */
+	ck_assert_ptr_null(dl_policy_create("online-hps", "reuse=-1", NULL));
+	_teardown();
+}
+END_TEST
+
 Suite *make_policy_suite(void)
 {
 	Suite *s = suite_create("policy");
@@ -503,6 +636,9 @@ Suite *make_policy_suite(void)
 	tcase_add_test(tc_core, test_ohps_groups_clusters);
 	tcase_add_test(tc_core, test_ohps_fixed_and_cached);
 	tcase_add_test(tc_core, test_ohps_helper_missing);
+	tcase_add_test(tc_core, test_plan_estimate);
+	tcase_add_test(tc_core, test_ohps_guard);
+	tcase_add_test(tc_core, test_ohps_reuse);
 	tcase_add_test(tc_core, test_ohps_deterministic);
 	tcase_add_test(tc_core, test_ohps_eligibility);
 	tcase_add_test(tc_core, test_ohps_starvation);

@@ -5,6 +5,7 @@
 
 #include "check_suites.h"
 #include "dl_error.h"
+#include "dl_files.h"
 #include "dl_script.h"
 
 static int _files(const char *script, char **ann, char *err, size_t len)
@@ -84,6 +85,36 @@ START_TEST(test_too_long)
 }
 END_TEST
 
+/* #BB/#DW lines of the header, as a burst-buffer plugin takes them. */
+START_TEST(test_bb_directives)
+{
+	const char *s = "#!/bin/sh\n"
+			"#SBATCH -t 1\n"
+			"#BB stage_in source=/data/in1 destination=x type=file\n"
+			"#DW stage_in source=/data/in2 \\\n"
+			"#DW destination=y type=file\r\n"
+			"#BB\n"
+			"echo run\n"
+			"#BB stage_in source=/after/the/command\n";
+	char *spec = NULL;
+	dl_filelist_t *list = dl_filelist_new();
+
+	ck_assert_int_eq(dl_script_bb(s, strlen(s), &spec), 0);
+	ck_assert_str_eq(spec, "#BB stage_in source=/data/in1 destination=x type=file\n"
+			       "#DW stage_in source=/data/in2 destination=y type=file\n"
+			       "#BB");
+	ck_assert_int_eq(dl_files_bb_stage_in(spec, list), 0);
+	ck_assert_uint_eq(list->count, 2);
+	ck_assert_str_eq(list->files[0].path, "/data/in1");
+	ck_assert_str_eq(list->files[1].path, "/data/in2");
+	dl_filelist_free(list);
+	free(spec);
+	ck_assert_int_eq(dl_script_bb("echo\n#BB x\n", 10, &spec), 0);
+	ck_assert_ptr_null(spec);
+	ck_assert_int_eq(dl_script_bb(NULL, 1, &spec), DL_EINVAL);
+}
+END_TEST
+
 Suite *make_script_suite(void)
 {
 	Suite *s = suite_create("script");
@@ -93,6 +124,7 @@ Suite *make_script_suite(void)
 	tcase_add_test(tc, test_no_directive);
 	tcase_add_test(tc, test_errors_name_the_line);
 	tcase_add_test(tc, test_too_long);
+	tcase_add_test(tc, test_bb_directives);
 	suite_add_tcase(s, tc);
 	return s;
 }

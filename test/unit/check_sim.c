@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_suites.h"
 #include "dispatch.h"
@@ -13,6 +14,8 @@
 #include "dl_policy.h"
 #include "fixture.h"
 #include "metrics.h"
+#include "options.h"
+#include "setup.h"
 #include "sim.h"
 #include "workload.h"
 
@@ -1136,12 +1139,13 @@ START_TEST(test_swf_parser)
 	fclose(f);
 	ck_assert_ptr_nonnull(wl);
 	/* Malformed: garbage, "3 abc", "4 20 0 50" (4 fields), the repeated
-	 * job 1, 19 fields; in the files list "bad", "12Q", extra field. */
-	ck_assert_uint_eq(diag.bad_lines, 8);
+	 * job 1, 19 fields; in the files list "bad", "12Q", extra field;
+	 * job 2, which no good line of the files list names. */
+	ck_assert_uint_eq(diag.bad_lines, 9);
 	/* Warnings: job 2 cut from 4 to 2 processors, job 9 unknown, the
 	 * second size of /data/b. */
 	ck_assert_uint_eq(diag.warnings, 3);
-	ck_assert_int_eq(msgs, 11);
+	ck_assert_int_eq(msgs, 12);
 	ck_assert_uint_eq(wl->njobs, 3);
 	/* Sorted by submit time: 1 (0), 2 (10), 5 (30). */
 	ck_assert_uint_eq(wl->jobs[0].id, 1);
@@ -1247,6 +1251,233 @@ START_TEST(test_workload_read_malformed)
 
 END_TEST
 
+/* Every problem's message, one per line, for the tests to search. */
+typedef struct {
+	char text[4096];
+	size_t len;
+} _msgs_t;
+
+static void _keep_msg(const char *msg, void *arg)
+{
+	_msgs_t *m = arg;
+
+	if (m->len < sizeof(m->text))
+		m->len += (size_t) snprintf(m->text + m->len,
+					    sizeof(m->text) - m->len, "%s\n",
+					    msg);
+}
+
+/* Bad records of the simulator's own format: each refused, with its line
+ * and what was wrong. */
+START_TEST(test_workload_read_rejects)
+{
+	static const char text[] = "file 0 4M - /a\n"          /* 1 */
+				   "job 1 0.5 - 1 0\n"         /* 2 */
+				   "job 1 0.7 - 1 0\n"         /* 3 dup */
+				   "job 2 -1 - 1 0\n"          /* 4 */
+				   "job 3 1e300 - 1 0\n"       /* 5 */
+				   "job 4 1.0 -5 1 0\n"        /* 6 */
+				   "job 5 1.0 1e12 1 0\n"      /* 7 */
+				   "# comment\n"               /* 8 */
+				   "job 6 1e9 0 1 -\n"         /* 9 ok */
+				   "job 7 2.0 0 1 0\n";        /* 10 ok */
+	FILE *f = fmemopen((void *) text, sizeof(text) - 1, "r");
+	dl_wl_diag_t diag = { 0 };
+	_msgs_t m = { .len = 0 };
+	dl_workload_t *wl;
+
+	diag.fn = _keep_msg;
+	diag.arg = &m;
+	wl = dl_workload_read(f, &diag);
+	fclose(f);
+	ck_assert_ptr_nonnull(wl);
+	ck_assert_uint_eq(diag.bad_lines, 5);
+	ck_assert_uint_eq(wl->njobs, 3); /* 1 (first), 6, 7 */
+	ck_assert_ptr_nonnull(
+		strstr(m.text, "workload line 3: job 1 repeated (first on line 2)"));
+	ck_assert_ptr_nonnull(strstr(
+		m.text, "workload line 4: job 2: arrival '-1' is not in [0, 1e+09] s"));
+	ck_assert_ptr_nonnull(strstr(
+		m.text, "workload line 5: job 3: arrival '1e300' is not in"));
+	ck_assert_ptr_nonnull(strstr(
+		m.text, "workload line 6: job 4: compute '-5' is not in [0, 1e+09] s"));
+	ck_assert_ptr_nonnull(
+		strstr(m.text, "workload line 7: job 5: compute '1e12'"));
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
+/* Bad SWF records and jobs the sidecar forgot: refused by line. */
+START_TEST(test_swf_rejects)
+{
+	static const char trace[] = "1 0 0 10 1\n"     /* 1 ok */
+				    "2 1e300 0 10 1\n" /* 2 absurd submit */
+				    "3 -4 0 10 1\n"    /* 3 negative submit */
+				    "4 5 0 -5 1\n"     /* 4 negative run */
+				    "5 6 0 -1 1\n"     /* 5 ok: unknown run */
+				    "6 7 0 2e12 1\n"   /* 6 absurd run */
+				    "7 8 0 10 1\n"     /* 7 no sidecar line */
+				    "8 9 0 10 1\n";    /* 8 'JOBID -' */
+	static const char files[] = "1 /a 1M\n"
+				    "5 /b\n"
+				    "8 -\n";
+	FILE *t = fmemopen((void *) trace, sizeof(trace) - 1, "r");
+	FILE *f = fmemopen((void *) files, sizeof(files) - 1, "r");
+	dl_wl_diag_t diag = { 0 };
+	_msgs_t m = { .len = 0 };
+	dl_workload_t *wl;
+	size_t i;
+
+	diag.fn = _keep_msg;
+	diag.arg = &m;
+	wl = dl_workload_read_swf(t, f, MB, 1, &diag);
+	fclose(t);
+	fclose(f);
+	ck_assert_ptr_nonnull(wl);
+	ck_assert_uint_eq(diag.bad_lines, 5);
+	ck_assert_uint_eq(diag.warnings, 0);
+	ck_assert_uint_eq(wl->njobs, 4); /* 1, 5, 7 (no files), 8 */
+	ck_assert_ptr_nonnull(
+		strstr(m.text, "swf line 2: job 2: submit time 1e+300 outside"));
+	ck_assert_ptr_nonnull(
+		strstr(m.text, "swf line 3: job 3: submit time -4 outside"));
+	ck_assert_ptr_nonnull(
+		strstr(m.text, "swf line 4: job 4: run time -5 neither -1"));
+	ck_assert_ptr_nonnull(
+		strstr(m.text, "swf line 6: job 6: run time 2e+12 neither -1"));
+	ck_assert_ptr_nonnull(strstr(
+		m.text, "swf line 7: job 7 has no line in the files list"));
+	ck_assert_ptr_null(strstr(m.text, "job 8"));
+	for (i = 0; i < wl->njobs; i++)
+		if (wl->jobs[i].id == 8 || wl->jobs[i].id == 7)
+			ck_assert_uint_eq(wl->jobs[i].nfiles, 0);
+	ck_assert_int_eq(dl_workload_find_file(wl, "-"), DL_ENOENT);
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
+/* dl-sim refuses a trace that lost records unless told to skip them, and
+ * says why. */
+START_TEST(test_setup_refuses_bad_trace)
+{
+	char path[] = "/tmp/check_sim_wlXXXXXX", err[512];
+	const char *argv[] = { "dl-sim", "-p", "mct", "--workload-file", path,
+			       NULL, NULL };
+	dl_wl_diag_t diag = { 0 };
+	dl_sim_args_t a;
+	dl_workload_t *wl = NULL;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	FILE *devnull = fopen("/dev/null", "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs("file 0 4M - /a\njob 1 0 - 1 0\njob 1 1 - 1 0\n", f);
+	fclose(f);
+	ck_assert_int_eq(dl_sim_args_parse(5, (char **) argv, &a, devnull, err,
+					   sizeof(err)),
+			 0);
+	ck_assert_int_eq(dl_sim_setup_workload(&a, &diag, &wl, err,
+					       sizeof(err)),
+			 DL_EINVAL);
+	ck_assert_ptr_null(wl);
+	ck_assert_ptr_nonnull(strstr(err, "1 malformed records"));
+	ck_assert_ptr_nonnull(strstr(err, "--skip-bad-lines"));
+	argv[5] = "--skip-bad-lines";
+	memset(&diag, 0, sizeof(diag));
+	ck_assert_int_eq(dl_sim_args_parse(6, (char **) argv, &a, devnull, err,
+					   sizeof(err)),
+			 0);
+	ck_assert_int_eq(dl_sim_setup_workload(&a, &diag, &wl, err,
+					       sizeof(err)),
+			 0);
+	ck_assert_uint_eq(wl->njobs, 1);
+	dl_workload_destroy(wl);
+	argv[4] = "/nonexistent/x.wl";
+	ck_assert_int_eq(dl_sim_args_parse(5, (char **) argv, &a, devnull, err,
+					   sizeof(err)),
+			 0);
+	ck_assert_int_eq(dl_sim_setup_workload(&a, &diag, &wl, err,
+					       sizeof(err)),
+			 DL_ENOENT);
+	unlink(path);
+	fclose(devnull);
+}
+
+END_TEST
+
+/* Online-HPS without its partitioner helper plans greedily: every plan is
+ * counted as a fallback, the CSV says so, and dl-sim's status is 1
+ * unless the fallback is tolerated. */
+START_TEST(test_fallback_labelled)
+{
+	dl_workload_t *wl = _biomed(60, 0.85, 1, 3, 4);
+	const char *argv[] = { "dl-sim", "-p", "online-hps", NULL };
+	char csv[] = "/tmp/check_sim_fbXXXXXX", line[8192], err[256];
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	dl_metrics_t m;
+	dl_sim_args_t a;
+	dl_kv_t kv[1] = { { .key = "policy", .val = "online-hps" } };
+	FILE *f, *devnull = fopen("/dev/null", "w");
+	char *hdr, *row, *tok, *s1 = NULL, *s2 = NULL;
+	int fd = mkstemp(csv), col = -1, i = 0;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(csv);
+	_cfg(&c, 4, 1, 4);
+	c.policy = "online-hps";
+	c.policy_params = "helper=/nonexistent/dl-partitiond";
+	r = _run(&c, wl);
+	ck_assert_uint_gt(r->plans, 0);
+	ck_assert_uint_eq(r->fallback_plans, r->plans);
+	ck_assert_int_eq(dl_metrics_compute(r, &m), 0);
+	ck_assert_uint_eq(m.fallback_plans, r->plans);
+	ck_assert_int_eq(dl_metrics_csv_append(csv, kv, 1, &m), 0);
+	f = fopen(csv, "r");
+	ck_assert_ptr_nonnull(f);
+	hdr = strdup(fgets(line, sizeof(line), f));
+	row = strdup(fgets(line, sizeof(line), f));
+	fclose(f);
+	unlink(csv);
+	for (tok = strtok_r(hdr, ",\n", &s1); tok;
+	     tok = strtok_r(NULL, ",\n", &s1), i++)
+		if (!strcmp(tok, "fallback_plans"))
+			col = i;
+	ck_assert_int_ge(col, 0);
+	for (i = 0, tok = strtok_r(row, ",\n", &s2); tok && i < col;
+	     tok = strtok_r(NULL, ",\n", &s2), i++)
+		;
+	ck_assert_ptr_nonnull(tok);
+	ck_assert_uint_eq(strtoul(tok, NULL, 10), r->plans);
+	free(hdr);
+	free(row);
+
+	ck_assert_int_eq(dl_sim_args_parse(3, (char **) argv, &a, devnull, err,
+					   sizeof(err)),
+			 0);
+	ck_assert_int_eq(dl_sim_setup_status(&a, r, &m, NULL), 1);
+	a.tolerate_fallback = 1;
+	ck_assert_int_eq(dl_sim_setup_status(&a, r, &m, NULL), 0);
+	/* The helper's own plans are not fallbacks. */
+	m.fallback_plans = 0;
+	a.tolerate_fallback = 0;
+	ck_assert_int_eq(dl_sim_setup_status(&a, r, &m, NULL), 0);
+	dl_sim_result_free(r);
+
+	/* With the helper (the tests run the built one), none. */
+	c.policy_params = NULL;
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->fallback_plans, 0);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+	fclose(devnull);
+}
+
+END_TEST
+
 START_TEST(test_parse_size)
 {
 	uint64_t v;
@@ -1337,6 +1568,10 @@ Suite *make_sim_suite(void)
 	tcase_add_test(tw, test_workload_roundtrip);
 	tcase_add_test(tw, test_workload_read_malformed);
 	tcase_add_test(tw, test_parse_size);
+	tcase_add_test(tw, test_workload_read_rejects);
+	tcase_add_test(tw, test_swf_rejects);
+	tcase_add_test(tw, test_setup_refuses_bad_trace);
+	tcase_add_test(tw, test_fallback_labelled);
 	suite_add_tcase(s, tw);
 
 	tcase_set_timeout(tr, 120);

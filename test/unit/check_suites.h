@@ -21,5 +21,12 @@ Suite *make_sim_suite(void);
 Suite *make_stage_suite(void);
 Suite *make_place_suite(void);
 Suite *make_provision_suite(void);
+Suite *make_net_suite(void);
+Suite *make_cached_suite(void);
+Suite *make_agent_inv_suite(void);
+Suite *make_agent_pfplan_suite(void);
+Suite *make_options_suite(void);
+Suite *make_stats_suite(void);
+Suite *make_zoo_suite(void);
 
 #endif /* CHECK_SUITES_H */

@@ -24,7 +24,11 @@ static void _defaults(agent_conf_t *c)
 	c->capacity = UINT64_MAX;
 	dl_params_default(&c->params);
 	dl_place_params_default(&c->place);
+	c->place.peer_bw = AGENT_DEFAULT_PEER_BW;
 	c->max_files = AGENT_DEFAULT_MAX_FILES;
+	c->service_port = AGENT_DEFAULT_SERVICE_PORT;
+	c->prefetch_max = UINT64_MAX - 1; /* not set: from CacheCapacity */
+	c->prefetch_timeout = AGENT_DEFAULT_PREFETCH_TIMEOUT;
 }
 
 /* A size setting; bad values are logged and leave *out unchanged. */
@@ -111,6 +115,15 @@ static const s_p_options_t options[] = {
 	{.key = "Hysteresis", .type = S_P_STRING},
 	{.key = "StrictPlacement", .type = S_P_STRING},
 	{.key = "MaxFilesPerJob", .type = S_P_STRING},
+	{.key = "ServicePort", .type = S_P_STRING},
+	{.key = "MungeSocket", .type = S_P_STRING},
+	{.key = "PrefetchMaxBytes", .type = S_P_STRING},
+	{.key = "PrefetchTimeout", .type = S_P_STRING},
+	{.key = "PeerBandwidth", .type = S_P_STRING},
+	/* the node cache service's own settings */
+	{.key = "ServiceController", .type = S_P_STRING},
+	{.key = "PeerPort", .type = S_P_STRING},
+	{.key = "PeerAddr", .type = S_P_STRING},
 	/* dl-stage's own settings: known here so they are not typos */
 	{.key = "EmulateStorageBandwidth", .type = S_P_STRING},
 	{.key = "EmulateStorageServers", .type = S_P_STRING},
@@ -152,11 +165,43 @@ static void _place(s_p_hashtbl_t *tbl, const char *pfx, dl_place_params_t *p)
 	_double(tbl, pfx, "MaxWait", -1e-300, &p->max_wait);
 	_double(tbl, pfx, "Hysteresis", -1e-300, &p->hysteresis);
 	_bool(tbl, pfx, "StrictPlacement", &p->strict);
+	_double(tbl, pfx, "PeerBandwidth", 0, &p->peer_bw);
 	if (p->min_wait > p->max_wait) {
 		error("%s: datalocality.conf: MinWait=%g is above MaxWait=%g, using MinWait=MaxWait",
 		      pfx, p->min_wait, p->max_wait);
 		p->min_wait = p->max_wait;
 	}
+}
+
+/*
+ * The node channel's settings.  PrefetchMaxBytes defaults to half of
+ * CacheCapacity: the other half stays for the running jobs' files.
+ */
+static void _service(s_p_hashtbl_t *tbl, const char *pfx, agent_conf_t *c)
+{
+	double port = c->service_port, timeout = c->prefetch_timeout;
+
+	_double(tbl, pfx, "ServicePort", -1e-300, &port);
+	if (port > 65535 || port != (double)(uint32_t)port) {
+		error("%s: datalocality.conf: ServicePort=%g is no port, using %d",
+		      pfx, port, AGENT_DEFAULT_SERVICE_PORT);
+		port = AGENT_DEFAULT_SERVICE_PORT;
+	}
+	c->service_port = (uint16_t)port;
+	s_p_get_string(&c->munge_socket, "MungeSocket", tbl);
+	_size(tbl, pfx, "PrefetchMaxBytes", &c->prefetch_max);
+	/* Renewed at half of it: shorter would resend at every cycle. */
+	_double(tbl, pfx, "PrefetchTimeout", 9.999, &timeout);
+	c->prefetch_timeout = timeout < 86400 * 30 ? (uint32_t)timeout :
+						     86400 * 30;
+}
+
+static void _prefetch_default(agent_conf_t *c)
+{
+	if (c->prefetch_max != UINT64_MAX - 1)
+		return;
+	c->prefetch_max = c->capacity == UINT64_MAX ? UINT64_MAX :
+						      c->capacity / 2;
 }
 
 void agent_conf_read(agent_conf_t *c, const char *pfx)
@@ -171,6 +216,7 @@ void agent_conf_read(agent_conf_t *c, const char *pfx)
 	if (stat(path, &sb) || !(tbl = _parse(path, pfx))) {
 		debug("%s: no usable %s, using defaults", pfx, path);
 		xfree(path);
+		_prefetch_default(c);
 		return;
 	}
 	if (s_p_get_string(&val, "Policy", tbl)) {
@@ -195,8 +241,10 @@ void agent_conf_read(agent_conf_t *c, const char *pfx)
 	mf = c->max_files;
 	_double(tbl, pfx, "MaxFilesPerJob", 0, &mf);
 	c->max_files = mf < DL_FILES_MAX ? (uint32_t)mf : DL_FILES_MAX;
+	_service(tbl, pfx, c);
 	s_p_hashtbl_destroy(tbl);
 	xfree(path);
+	_prefetch_default(c);
 }
 
 void agent_conf_free(agent_conf_t *c)
@@ -204,5 +252,6 @@ void agent_conf_free(agent_conf_t *c)
 	xfree(c->policy);
 	xfree(c->policy_params);
 	xfree(c->cache_dir);
+	xfree(c->munge_socket);
 	memset(c, 0, sizeof(*c));
 }

@@ -13,6 +13,12 @@
 
 /* The policy when datalocality.conf names none, or one that fails. */
 #define AGENT_DEFAULT_POLICY "online-hps"
+/* Where node cache services connect (ServicePort). */
+#define AGENT_DEFAULT_SERVICE_PORT 6830
+/* Bytes/s of a copy between two nodes' caches: a 10 Gb/s network. */
+#define AGENT_DEFAULT_PEER_BW 1.0e9
+/* Seconds a prefetch pin lasts if its job does not start (PrefetchTimeout). */
+#define AGENT_DEFAULT_PREFETCH_TIMEOUT 600
 /* Files of one job that may enter a plan (MaxFilesPerJob). */
 #define AGENT_DEFAULT_MAX_FILES 10000
 
@@ -25,6 +31,11 @@ typedef struct agent_conf {
 	dl_params_t params;     /* cost model */
 	dl_place_params_t place;/* hysteresis and bounded wait */
 	uint32_t max_files;     /* jobs naming more run without placement */
+	/* The node channel (agent_channel.h) and prefetching: */
+	uint16_t service_port;  /* 0: no channel */
+	char *munge_socket;     /* xmalloc'd, NULL: libmunge's default */
+	uint64_t prefetch_max;  /* bytes per node; UINT64_MAX = unlimited */
+	uint32_t prefetch_timeout; /* seconds */
 } agent_conf_t;
 
 /*

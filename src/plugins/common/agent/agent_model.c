@@ -18,6 +18,8 @@
 #include "dl_files.h"
 #include "u64set.h"
 #include "dl_slurm.h"
+#include "agent_channel.h"
+#include "agent_inv.h"
 #include "agent_model.h"
 
 /* Largest inventory read: 1M files of long paths. */
@@ -29,6 +31,9 @@ static dl_node_stats_t *node_stats;   /* [cache_nodes] */
 /* Change stamp (mtime, size, inode) of each node's inventory when read. */
 static struct stat *inv_seen;         /* [cache_nodes] */
 static bool *inv_ok;                  /* [cache_nodes]: has an inventory */
+static dl_source_t *src;        /* [cache_nodes] */
+static uint8_t *peer_ok;        /* [cache_nodes]: serves peers now */
+static uint64_t *chan_gen;            /* [cache_nodes]: service's, applied */
 
 bool agent_model_setup(uint32_t nnodes, const agent_conf_t *c)
 {
@@ -42,6 +47,10 @@ bool agent_model_setup(uint32_t nnodes, const agent_conf_t *c)
 		node_stats = xcalloc(nnodes ? nnodes : 1, sizeof(*node_stats));
 		inv_seen = xcalloc(nnodes ? nnodes : 1, sizeof(*inv_seen));
 		inv_ok = xcalloc(nnodes ? nnodes : 1, sizeof(*inv_ok));
+		src = xcalloc(nnodes ? nnodes : 1, sizeof(*src));
+		peer_ok = xcalloc(nnodes ? nnodes : 1, sizeof(*peer_ok));
+		chan_gen = xcalloc(nnodes ? nnodes : 1, sizeof(*chan_gen));
+		memset(chan_gen, 0xff, (nnodes ? nnodes : 1) * sizeof(*chan_gen));
 		fresh = cache != NULL;
 	}
 	for (n = 0; cache && n < cache_nodes; n++)
@@ -57,6 +66,9 @@ void agent_model_fini(void)
 	xfree(node_stats);
 	xfree(inv_seen);
 	xfree(inv_ok);
+	xfree(src);
+	xfree(peer_ok);
+	xfree(chan_gen);
 }
 
 bool agent_model_has_inventory(uint32_t node)
@@ -167,28 +179,6 @@ static bool _unchanged(const struct stat *a, const struct stat *b)
 	       a->st_size == b->st_size && a->st_ino == b->st_ino;
 }
 
-/*
- * A path as dl-stage writes it: absolute, no '.' or '..' component, no
- * control character, blank or trailing '/'.  Anything else in an
- * inventory is garbage, not a path to believe.
- */
-static bool _valid_path(const char *p, size_t len)
-{
-	size_t i;
-
-	if (!len || p[0] != '/' || len >= DL_PATH_MAX || p[len - 1] == '/')
-		return false;
-	for (i = 0; i < len; i++) {
-		if ((unsigned char)p[i] <= ' ' || p[i] == 0x7f)
-			return false;
-		if (p[i] == '/' && i + 1 < len && p[i + 1] == '.' &&
-		    (i + 2 == len || p[i + 2] == '/' ||
-		     (p[i + 2] == '.' && (i + 3 == len || p[i + 3] == '/'))))
-			return false;
-	}
-	return true;
-}
-
 /* "<path> <size>\n" exactly; RET false for anything else. */
 static bool _parse_line(char *line, size_t len, uint64_t *size)
 {
@@ -197,7 +187,7 @@ static bool _parse_line(char *line, size_t len, uint64_t *size)
 	if (!len || line[len - 1] != '\n')
 		return false;
 	line[--len] = '\0';
-	if (!(sp = strchr(line, ' ')) || !_valid_path(line, sp - line) ||
+	if (!(sp = strchr(line, ' ')) || !agent_inv_valid_path(line, sp - line) ||
 	    !sp[1] || strspn(sp + 1, "0123456789") != strlen(sp + 1) ||
 	    strlen(sp + 1) > 19)
 		return false;
@@ -252,22 +242,102 @@ static void _insert_listed(uint64_t file, void *arg)
  */
 static bool _sync(uint32_t node, const char *name, const char *cache_dir);
 
+/* Make node's model exactly the listed files. */
+static void _replace(uint32_t node, const dl__u64set_t *listed)
+{
+	unlisted_t u = { .listed = listed };
+	uint32_t i;
+
+	/* Drop what the node does not report. */
+	u.drop = xcalloc(dl_cache_node_files(cache, node) + 1,
+			 sizeof(uint32_t));
+	dl_cache_foreach(cache, node, _collect_unlisted, &u);
+	for (i = 0; i < u.ndrop; i++)
+		dl_cache_remove(cache, node, u.drop[i]);
+	xfree(u.drop);
+	/*
+	 * Then what it does: adding first could overflow the model's
+	 * capacity with files about to go, and evict listed ones.
+	 */
+	dl__u64set_foreach(listed, _insert_listed, &node);
+}
+
 bool agent_model_sync_node(uint32_t node, const char *name,
 			   const char *cache_dir)
 {
-	if (!cache || !cache_dir || node >= cache_nodes)
+	if (!cache || node >= cache_nodes)
 		return false;
-	return inv_ok[node] = _sync(node, name, cache_dir);
+	/* The service's word is the truth while it is connected. */
+	if (src[node] == DL_SOURCE_SERVICE)
+		return true;
+	inv_ok[node] = cache_dir && _sync(node, name, cache_dir);
+	if (inv_ok[node])
+		src[node] = DL_SOURCE_INVENTORY;
+	else if (src[node] == DL_SOURCE_INVENTORY)
+		src[node] = DL_SOURCE_JOBS;
+	return inv_ok[node];
+}
+
+/* A file a node service reports, into the set *arg. */
+static void _listed_service(const char *path, uint64_t size, void *arg)
+{
+	int64_t id = dl_cache_file_intern(cache, path, size);
+
+	if (id >= 0)
+		dl__u64set_add(arg, (uint64_t)id);
+}
+
+bool agent_model_sync_service(uint32_t node, const agent_conf_t *c)
+{
+	agent_channel_view_t v;
+	dl__u64set_t listed;
+
+	if (!cache || node >= cache_nodes)
+		return false;
+	if (!agent_channel_view(node, &v) || !v.complete) {
+		if (src[node] == DL_SOURCE_SERVICE) {
+			/* Lost: keep the model, flag it, re-read at resync. */
+			src[node] = DL_SOURCE_UNKNOWN;
+			inv_ok[node] = false;
+			chan_gen[node] = UINT64_MAX;
+			memset(&inv_seen[node], 0, sizeof(inv_seen[node]));
+		}
+		return false;
+	}
+	/* Its store's capacity, so that the model never evicts on its own. */
+	dl_cache_set_capacity(cache, node,
+			      v.c.capacity == AGENT_INV_UNLIMITED ?
+				      c->capacity : v.c.capacity);
+	dl__u64set_init(&listed);
+	if (agent_channel_inventory(node, &chan_gen[node], _listed_service,
+				    &listed))
+		_replace(node, &listed);
+	dl__u64set_fini(&listed);
+	src[node] = DL_SOURCE_SERVICE;
+	inv_ok[node] = true;
+	return true;
+}
+
+dl_source_t agent_model_source(uint32_t node)
+{
+	return node < cache_nodes ? src[node] : DL_SOURCE_JOBS;
+}
+
+const uint8_t *agent_model_peer_sources(void)
+{
+	uint32_t n;
+
+	for (n = 0; n < cache_nodes; n++)
+		peer_ok[n] = src[n] == DL_SOURCE_SERVICE;
+	return peer_ok;
 }
 
 static bool _sync(uint32_t node, const char *name, const char *cache_dir)
 {
 	char *dir, *path;
 	dl__u64set_t listed;
-	unlisted_t u = { .listed = &listed };
 	struct stat sb;
 	uint64_t bad;
-	uint32_t i;
 	FILE *f;
 
 	dir = _node_cache_dir(cache_dir, name);
@@ -296,18 +366,7 @@ static bool _sync(uint32_t node, const char *name, const char *cache_dir)
 		      name, bad);
 	fclose(f);
 	inv_seen[node] = sb;
-	/* Drop what the node does not report. */
-	u.drop = xcalloc(dl_cache_node_files(cache, node) + 1,
-			 sizeof(uint32_t));
-	dl_cache_foreach(cache, node, _collect_unlisted, &u);
-	for (i = 0; i < u.ndrop; i++)
-		dl_cache_remove(cache, node, u.drop[i]);
-	xfree(u.drop);
-	/*
-	 * Then what it does: adding first could overflow the model's
-	 * capacity with files about to go, and evict listed ones.
-	 */
-	dl__u64set_foreach(&listed, _insert_listed, &node);
+	_replace(node, &listed);
 	dl__u64set_fini(&listed);
 	return true;
 }

@@ -46,10 +46,33 @@ void agent_model_parse_job(agent_job_t *ji, const char *comment,
 /*
  * agent_model_sync_node - make node's model equal to its dl-stage
  * inventory under the configured CacheDir, if the controller can read it
- * (re-read only when it changed).  RET true if the node has an inventory.
+ * (re-read only when it changed); nothing for a node whose service
+ * reports (agent_model_sync_service()).  RET true if the node has an
+ * inventory.
  */
 bool agent_model_sync_node(uint32_t node, const char *name,
 			   const char *cache_dir);
+
+/*
+ * agent_model_sync_service - make node's model equal to what its cache
+ * service reports, if it is connected and its full inventory arrived
+ * (re-read only when it changed).  A node whose service was lost becomes
+ * DL_SOURCE_UNKNOWN until the service's next full inventory.  RET true if
+ * the service is the node's source now.  Sources are dl_persist.h's
+ * dl_source_t: the state file shows them.
+ */
+bool agent_model_sync_service(uint32_t node, const agent_conf_t *c);
+
+/* agent_model_source - where node's model comes from now. */
+dl_source_t agent_model_source(uint32_t node);
+
+/*
+ * agent_model_peer_sources - per node, 1 if its cache service is connected
+ * now, so that other nodes can copy from its cache (dl_place_params_t's
+ * peer_src).  RET an array owned by the model, valid until the next call
+ * or setup; NULL before setup.
+ */
+const uint8_t *agent_model_peer_sources(void);
 
 /* agent_model_has_inventory - whether node reported one at the last read. */
 bool agent_model_has_inventory(uint32_t node);

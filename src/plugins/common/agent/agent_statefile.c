@@ -13,7 +13,9 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "dl_error.h"
+#include "agent_channel.h"
 #include "agent_model.h"
+#include "agent_prefetch.h"
 #include "agent_statefile.h"
 
 static char *_path(void)
@@ -86,10 +88,38 @@ static void _save_failed(const char *path, int rc, const char *pfx)
 	      SAVE_ERROR_EVERY);
 }
 
+/* What each node's service reports, for sdatalocality. */
+static dl_service_stats_t *_services(uint32_t nnodes)
+{
+	dl_service_stats_t *sv = xcalloc(nnodes ? nnodes : 1, sizeof(*sv));
+	agent_channel_view_t v;
+	agent_pf_stats_t pf;
+	uint32_t n;
+
+	for (n = 0; n < nnodes; n++) {
+		agent_channel_view(n, &v);
+		pf = agent_prefetch_stats(n);
+		sv[n].source = agent_model_source(n);
+		sv[n].connected = v.connected;
+		sv[n].since = v.ever ? (int64_t)v.since : 0;
+		sv[n].files = v.files;
+		sv[n].used = v.c.used;
+		sv[n].capacity = v.ever ? v.c.capacity : DL_CACHE_UNLIMITED;
+		sv[n].storage_bytes = v.c.storage_bytes;
+		sv[n].peer_bytes = v.c.peer_bytes;
+		sv[n].prefetch_sent = pf.sent;
+		sv[n].prefetch_cancelled = pf.cancelled;
+		sv[n].prefetch_done = v.prefetch_done;
+		sv[n].prefetch_active = pf.active;
+	}
+	return sv;
+}
+
 void agent_statefile_save(const dl_plan_t *plan, const dl_state_t *st,
 			  dl_sched_stats_t *stats, const char *pfx)
 {
 	uint32_t nnodes = agent_model_nodes(), n;
+	dl_service_stats_t *sv;
 	dl_persist_t p = { 0 };
 	const char **names;
 	char *path;
@@ -109,10 +139,12 @@ void agent_statefile_save(const dl_plan_t *plan, const dl_state_t *st,
 	p.plan_nodes = names;
 	p.plan_nnodes = nnodes;
 	p.plan_time = (int64_t)time(NULL);
+	p.service = sv = _services(nnodes);
 	if ((rc = dl_persist_save(path, agent_model_cache(), &p)))
 		_save_failed(path, rc, pfx);
 	else
 		failures = 0;
+	xfree(sv);
 	xfree(names);
 	xfree(path);
 }

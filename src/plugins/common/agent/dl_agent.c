@@ -29,11 +29,13 @@
 #include "dl_error.h"
 #include "dl_place.h"
 #include "dl_policy.h"
+#include "agent_channel.h"
 #include "agent_conf.h"
 #include "agent_history.h"
 #include "agent_jobs.h"
 #include "agent_model.h"
 #include "agent_place.h"
+#include "agent_prefetch.h"
 #include "agent_snapshot.h"
 #include "agent_statefile.h"
 #include "dl_agent.h"
@@ -331,6 +333,8 @@ static void _cycle(void)
 	cycle_no++;
 	stats.cycles++;
 	_compact();
+	/* A job may leave a node whose service serves peers more cheaply. */
+	dl_conf.place.peer_src = agent_model_peer_sources();
 	lock_slurmctld(read_lock);
 	agent_snapshot_take(&snap);
 	unlock_slurmctld(read_lock);
@@ -339,6 +343,7 @@ static void _cycle(void)
 	if (st && st->nnodes == snap.nnodes)
 		agent_place_decide(&snap, st, map, plan, &dl_conf, &ops, &stats,
 				   pfx);
+	agent_prefetch_cycle(&snap, &dl_conf, &ops, pfx);
 	if (ops.n) {
 		lock_slurmctld(write_lock);
 		if (node_record_count == (int)snap.nnodes)
@@ -357,6 +362,47 @@ static void _cycle(void)
 	last_plan = plan;
 	last_st = st;
 	agent_snapshot_free(&snap);
+}
+
+/*
+ * The node channel's settings: node names in slurmctld's table order.
+ * Caller holds the conf and node read locks.  Free with _channel_free().
+ */
+static void _channel_conf(agent_channel_conf_t *cc)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->port = dl_conf.service_port;
+	cc->munge_socket = dl_conf.munge_socket;
+	cc->slurm_uid = slurm_conf.slurm_user_id;
+	cc->names = agent_statefile_names(&cc->nnodes);
+}
+
+static void _channel_start(agent_channel_conf_t *cc)
+{
+	uint32_t i;
+
+	if (cc->port)
+		agent_channel_start(cc, pfx);
+	else
+		agent_channel_stop();
+	for (i = 0; i < cc->nnodes; i++)
+		xfree(cc->names[i]);
+	xfree(cc->names);
+}
+
+/*
+ * The model of every node whose service reports, at every wake-up (every
+ * POLL_MS): it follows the node within a fraction of a second, and costs
+ * a lock and a comparison per node when nothing changed.
+ */
+static void _sync_services(void)
+{
+	uint32_t i, nn = agent_model_nodes();
+
+	if (!agent_channel_running())
+		return;
+	for (i = 0; i < nn; i++)
+		agent_model_sync_service(i, &dl_conf);
 }
 
 /* Wait POLL_MS or until told; RET false when the thread must stop. */
@@ -407,17 +453,21 @@ static void *_agent(void *arg)
 		if (reconf) {
 			slurmctld_lock_t conf_lock = { .conf = READ_LOCK,
 						       .node = READ_LOCK };
+			agent_channel_conf_t cc;
 			uint32_t nn = 0;
 			char **names;
 
 			lock_slurmctld(conf_lock);
 			names = _reconfigure(&nn);
+			_channel_conf(&cc);
 			unlock_slurmctld(conf_lock);
 			if (names)
 				agent_statefile_load(names, nn, &stats, pfx);
+			_channel_start(&cc);
 		}
 		if (!agent_model_cache() || !policy)
 			continue;
+		_sync_services();
 		now = time(NULL);
 		njobs = job_list ? list_count(job_list) : 0;
 		if (!reconf && now - last < 1 && njobs == seen_jobs &&
@@ -460,6 +510,7 @@ void dl_agent_stop(void)
 	slurm_mutex_unlock(&term_lock);
 	pthread_join(agent_tid, NULL);
 	agent_tid = 0;
+	agent_channel_stop();
 	/* Whatever changed since the last save must survive the restart. */
 	if (last_st)
 		agent_statefile_save(last_plan, last_st, &stats, pfx);
@@ -469,6 +520,7 @@ void dl_agent_stop(void)
 	last_st = NULL;
 	dl_policy_destroy(policy);
 	policy = NULL;
+	agent_prefetch_fini();
 	agent_model_fini();
 	agent_jobs_fini();
 	agent_history_fini();

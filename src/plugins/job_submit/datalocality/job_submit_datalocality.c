@@ -12,6 +12,7 @@
  * that gets past this plugin is one the scheduler understands.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -91,26 +92,72 @@ static void _drop_env(job_desc_msg_t *d)
 }
 
 /*
- * #DL directives of a batch script: checked like a comment's annotation,
- * then handed to the agent and to dl-stage as DL_FILES in the job's SPANK
- * environment (the Prolog sees SPANK_DL_FILES).  A user's own DL_FILES
+ * #DL directives of a batch script and the stage_in files of its
+ * burst-buffer spec: checked like a comment's annotation, then handed to
+ * the agent and to dl-stage as DL_FILES in the job's SPANK environment
+ * (the Prolog sees SPANK_DL_FILES).  A user's own DL_FILES
  * entry never survives: only what the directives say counts.
  * OUT files - set when the script names files
  */
+/*
+ * The burst-buffer stage_in files join the script's: slurmd gives the
+ * Prolog no burst-buffer spec, and asking slurmctld from every Prolog
+ * would cost a round trip per job.  \return a malloc'd annotation (ann
+ * freed), or ann itself when the spec names no files.
+ */
+static char *_with_bb(char *ann, const char *bb)
+{
+	dl_filelist_t *list = NULL;
+	char *out;
+
+	if (!bb || !strstr(bb, "stage_in"))
+		return ann;
+	if (ann ? dl_files_parse(ann, &list, NULL, 0) :
+		  !(list = dl_filelist_new()))
+		return ann;
+	if (dl_files_bb_stage_in(bb, list) || !list->count ||
+	    !(out = dl_files_format(list))) {
+		dl_filelist_free(list);
+		return ann;
+	}
+	dl_filelist_free(list);
+	free(ann);
+	return out;
+}
+
+/*
+ * The script's own #BB/#DW lines: Slurm turns them into the job's
+ * burst-buffer spec only in a burst-buffer plugin, after job_submit (and
+ * without one, never), so a --bb option is all d->burst_buffer holds yet.
+ */
+static char *_with_script_bb(char *ann, const job_desc_msg_t *d)
+{
+	char *bb = NULL;
+
+	if (!d->script ||
+	    (d->burst_buffer && strstr(d->burst_buffer, "stage_in")) ||
+	    dl_script_bb(d->script, strlen(d->script), &bb))
+		return ann;
+	ann = _with_bb(ann, bb);
+	free(bb);
+	return ann;
+}
+
 static int _script(job_desc_msg_t *d, char **err_msg, bool *files)
 {
 	char err[512], *ann = NULL, *msg = NULL;
 	int rc;
 
 	_drop_env(d);
-	if (!d->script || !strstr(d->script, "#DL"))
-		return SLURM_SUCCESS;
 	err[0] = '\0';
-	if ((rc = dl_script_files(d->script, strlen(d->script), &ann, err,
+	if (d->script && strstr(d->script, "#DL") &&
+	    (rc = dl_script_files(d->script, strlen(d->script), &ann, err,
 				  sizeof(err)))) {
 		*err_msg = xstrdup(err[0] ? err : dl_strerror(rc));
 		return SLURM_ERROR;
 	}
+	ann = _with_bb(ann, d->burst_buffer);
+	ann = _with_script_bb(ann, d);
 	if (!ann)
 		return SLURM_SUCCESS;
 	if (dl_slurm_job_files(NULL, ann, NULL, d->user_id, d->group_id,

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# robustness.sh - Online-HPS against the greedy baselines on the workload
+# zoo (src/sim/zoo.h: heavy, zipf, shift, bursty, mixed), at 16 and 64
+# nodes, loads 1 and 2, 5 seeds each, one platform for every policy (no
+# peer fetch); writes doc/experiments/robustness.csv (one dl-sim row per
+# run) and doc/experiments/robustness.md (the table: Online-HPS / best
+# other policy per class, mean with a 95% confidence interval over seeds).
+#
+#   contrib/robustness.sh [BUILD_DIR]
+#
+# Environment: JOBS_16 (400 jobs per workload on 16 nodes), JOBS_64 (800
+# on 64), SEEDS ("1 2 3 4 5"), CLASSES, NODES, LOADS, BASELINES,
+# HPS_VARIANTS, OUT (the output directory).  About 60 minutes on a busy 2-core machine.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/_build/main}
+[ -x "$build/dl-sim" ] || build=$("$top/contrib/build.sh" "$build" | tail -1)
+export DL_PARTITIOND="$build/dl-partitiond"
+out=${OUT:-$top/doc/experiments}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+
+SEEDS=${SEEDS:-"1 2 3 4 5"}
+CLASSES=${CLASSES:-"heavy zipf shift bursty mixed"}
+NODES=${NODES:-"16 64"}
+LOADS=${LOADS:-"1 2"}
+JOBS_16=${JOBS_16:-400}
+JOBS_64=${JOBS_64:-800}
+BASELINES=${BASELINES:-"mct delay locality met"}
+# Online-HPS as shipped, and with its cost-model guard against mct.
+HPS_VARIANTS=${HPS_VARIANTS:-"default guard=mct"}
+csv="$work/robustness.csv"
+
+for cls in $CLASSES; do
+	for nodes in $NODES; do
+		jobs=$JOBS_16
+		[ "$nodes" -le 16 ] || jobs=$JOBS_64
+		for load in $LOADS; do
+			for seed in $SEEDS; do
+				wl="$work/$cls.$nodes.$load.$seed.wl"
+				"$build/dl-zoo" --class "$cls" --jobs "$jobs" \
+					--nodes "$nodes" --load "$load" \
+					--seed "$seed" --out "$wl"
+				runs=()
+				for p in $BASELINES; do runs+=("$p|"); done
+				for v in $HPS_VARIANTS; do
+					[ "$v" = default ] && v=""
+					runs+=("online-hps|$v")
+				done
+				for r in "${runs[@]}"; do
+					pol=${r%%|*}
+					pp=${r#*|}
+					nice -n 10 "$build/dl-sim" --policy "$pol" \
+						${pp:+--policy-params "$pp"} \
+						--workload-file "$wl" --nodes "$nodes" \
+						--no-peer-fetch -q \
+						--csv "$work/run.csv" 2>>"$work/stderr"
+					# dl-sim's row does not name the class: add it.
+					tail -1 "$work/run.csv" |
+						sed "s/^/$cls,$load,$seed,/" >>"$csv"
+				done
+			done
+		done
+	done
+done
+{
+	printf 'class,load_set,wl_seed,'
+	head -1 "$work/run.csv"
+	cat "$csv"
+} >"$out/robustness.csv"
+python3 "$top/contrib/robustness_table.py" "$out/robustness.csv" \
+	"$JOBS_16 jobs on 16 nodes, $JOBS_64 on 64" >"$out/robustness.md"
+echo "robustness: wrote $out/robustness.csv and $out/robustness.md"

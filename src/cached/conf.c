@@ -1,0 +1,215 @@
+/*
+ * conf.c - dl-cached's settings: the cache keys dl-stage reads
+ * (stage_conf.h), the service keys of datalocality.conf (ServicePort,
+ * PeerPort, PeerAddr, ServiceController, MungeSocket, PrefetchMaxBytes,
+ * PrefetchTimeout) and, from slurm.conf, SlurmUser (whose credentials
+ * are trusted besides root's) and the first SlurmctldHost (the default
+ * controller).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cached.h"
+#include "dl_files.h"
+#include "stage_conf.h"
+
+typedef void (*kv_fn)(const char *key, char *val, void *arg);
+
+/* Key=value lines of a Slurm-style file; \return 0, -1 if unreadable. */
+static int _kv_file(const char *path, kv_fn fn, void *arg)
+{
+	FILE *f = fopen(path, "re");
+	char line[4096], *p, *eq, *e;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if ((p = strchr(line, '#')))
+			*p = '\0';
+		for (p = line; isspace((unsigned char)*p); p++)
+			;
+		if (!(eq = strchr(p, '=')))
+			continue;
+		*eq = '\0';
+		for (e = eq; e > p && isspace((unsigned char)e[-1]); e--)
+			e[-1] = '\0';
+		for (eq++; isspace((unsigned char)*eq); eq++)
+			;
+		for (e = eq + strlen(eq); e > eq && isspace((unsigned char)e[-1]);
+		     e--)
+			e[-1] = '\0';
+		/* Slurm allows several Key=value on one line: first only */
+		eq[strcspn(eq, " \t")] = '\0';
+		fn(p, eq, arg);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int _port(const char *key, const char *v, uint16_t *out)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	if (!*v || *end || n < 1 || n > 65535) {
+		cached_log(3, "datalocality.conf: %s=%s is not a port, "
+			   "ignored", key, v);
+		return -1;
+	}
+	*out = (uint16_t)n;
+	return 0;
+}
+
+static void _service_key(const char *k, char *v, void *arg)
+{
+	cached_conf_t *c = arg;
+	uint64_t n;
+
+	if (!strcasecmp(k, "ServicePort"))
+		_port(k, v, &c->service_port);
+	else if (!strcasecmp(k, "PeerPort") && !c->peer_port)
+		_port(k, v, &c->peer_port);
+	else if (!strcasecmp(k, "PeerAddr") && !c->peer_host[0])
+		snprintf(c->peer_host, sizeof(c->peer_host), "%s", v);
+	else if (!strcasecmp(k, "ServiceController") && !c->controller[0])
+		snprintf(c->controller, sizeof(c->controller), "%s", v);
+	else if (!strcasecmp(k, "MungeSocket"))
+		snprintf(c->munge_socket, sizeof(c->munge_socket), "%s", v);
+	else if (!strcasecmp(k, "PrefetchMaxBytes")) {
+		if (dl_files_parse_size(v, strlen(v), &n))
+			cached_log(3, "datalocality.conf: PrefetchMaxBytes=%s "
+				   "is not a size, ignored", v);
+		else
+			c->prefetch_max = n;
+	} else if (!strcasecmp(k, "PrefetchTimeout")) {
+		char *end;
+		long t = strtol(v, &end, 10);
+
+		if (!*v || *end || t < 1 || t > 86400)
+			cached_log(3, "datalocality.conf: PrefetchTimeout=%s "
+				   "is not 1-86400 s, ignored", v);
+		else
+			c->prefetch_timeout = (unsigned)t;
+	}
+}
+
+typedef struct slurm_keys {
+	char user[256];
+	char ctld[256];
+} slurm_keys_t;
+
+static void _slurm_key(const char *k, char *v, void *arg)
+{
+	slurm_keys_t *s = arg;
+	char *paren;
+
+	if (!strcasecmp(k, "SlurmUser"))
+		snprintf(s->user, sizeof(s->user), "%s", v);
+	else if ((!strcasecmp(k, "SlurmctldHost") ||
+		  !strcasecmp(k, "ControlMachine")) && !s->ctld[0]) {
+		/* "name(addr)": the address if given */
+		if ((paren = strchr(v, '('))) {
+			v = paren + 1;
+			v[strcspn(v, ")")] = '\0';
+		}
+		snprintf(s->ctld, sizeof(s->ctld), "%s", v);
+	}
+}
+
+static void _warn_cb(const char *msg, void *arg)
+{
+	(void)arg;
+	cached_log(3, "%s", msg);
+}
+
+/* The cache keys, as dl-stage reads them. */
+static int _stage_keys(cached_conf_t *c, const char *path, char *err,
+		       size_t errlen)
+{
+	dl_stage_conf_t sc = { 0 };
+	char e[512] = "";
+
+	if (dl_stage_conf_read(path, geteuid() == 0, &sc, _warn_cb, NULL, e,
+			       sizeof(e))) {
+		snprintf(err, errlen, "%s", e);
+		return -1;
+	}
+	if (!sc.cache_dir) {
+		snprintf(err, errlen, "%s: no CacheDir", path);
+		dl_stage_conf_clear(&sc);
+		return -1;
+	}
+	c->cache_dir = dl_stage_expand_dir(sc.cache_dir, c->node);
+	if (!c->cache_dir) {
+		snprintf(err, errlen, "CacheDir=%s: not an absolute path, or "
+			 "bad node name '%s'", sc.cache_dir, c->node);
+		dl_stage_conf_clear(&sc);
+		return -1;
+	}
+	c->opts.capacity = sc.capacity;
+	c->opts.policy = sc.policy;
+	c->opts.max_files = (uint32_t)sc.max_files;
+	c->opts.user_share = sc.user_share;
+	c->opts.open_timeout = sc.open_timeout;
+	c->opts.emu_bw = sc.emu_bw;
+	c->opts.emu_servers = sc.emu_servers;
+	c->opts.emu_lockdir = sc.emu_lockdir ? strdup(sc.emu_lockdir) : NULL;
+	dl_stage_conf_clear(&sc);
+	return 0;
+}
+
+int cached_conf_load(cached_conf_t *c, const char *conf_path, char *err,
+		     size_t errlen)
+{
+	char path[4096], spath[4096];
+	const char *slurm_conf = getenv("SLURM_CONF");
+	slurm_keys_t sk = { "", "" };
+	struct passwd *pw;
+
+	if (!c->node[0] && !gethostname(c->node, sizeof(c->node) - 1))
+		c->node[strcspn(c->node, ".")] = '\0';
+	if (conf_path)
+		snprintf(path, sizeof(path), "%s", conf_path);
+	else if (dl_stage_conf_path(slurm_conf, path, sizeof(path))) {
+		snprintf(err, errlen, "$SLURM_CONF too long");
+		return -1;
+	}
+	c->service_port = CACHED_SERVICE_PORT;
+	c->prefetch_timeout = CACHED_PREFETCH_TIMEOUT;
+	if (_stage_keys(c, path, err, errlen))
+		return -1;
+	_kv_file(path, _service_key, c);
+	if (!c->peer_port)
+		c->peer_port = CACHED_PEER_PORT;
+	snprintf(spath, sizeof(spath), "%s",
+		 slurm_conf && *slurm_conf ? slurm_conf :
+					     "/etc/slurm/slurm.conf");
+	_kv_file(spath, _slurm_key, &sk);
+	if (!c->controller[0])
+		snprintf(c->controller, sizeof(c->controller), "%s",
+			 sk.ctld[0] ? sk.ctld : "127.0.0.1");
+	if (!c->peer_host[0] && gethostname(c->peer_host,
+					    sizeof(c->peer_host) - 1))
+		snprintf(c->peer_host, sizeof(c->peer_host), "127.0.0.1");
+	c->slurm_uid = 0;
+	if (sk.user[0] && (pw = getpwnam(sk.user)))
+		c->slurm_uid = pw->pw_uid;
+	else if (sk.user[0] && strspn(sk.user, "0123456789") ==
+				       strlen(sk.user))
+		c->slurm_uid = (uid_t)strtoul(sk.user, NULL, 10);
+	if (!c->prefetch_max)
+		c->prefetch_max = c->opts.capacity == DL_CACHE_UNLIMITED ?
+					  UINT64_MAX :
+					  c->opts.capacity / 2;
+	c->opts.node = c->node;
+	c->opts.log = cached_log_cb;
+	c->auth.munge_socket = c->munge_socket[0] ? c->munge_socket : NULL;
+	c->auth.slurm_uid = c->slurm_uid;
+	return 0;
+}

@@ -1,0 +1,468 @@
+/*
+ * loop.c - dl-cached's parent: one poll() loop over the local socket
+ * (dl-stage), the peer listener, the controller connection and the
+ * children's relays, plus timers.  Every request is served by a child
+ * (cached.h says why); the parent only reads the request, forks, relays
+ * LOCATE/LOCATED and PREFETCH_DONE, and reaps.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cached.h"
+#include "dl_error.h"
+
+#define MAX_CHILDREN 128
+/* How long the parent waits for a local client's request frame. */
+#define LOCAL_READ_MS 2000
+#define EXPIRE_EVERY 10
+
+enum kind { K_LOCAL, K_PREFETCH, K_PEER };
+
+typedef struct child {
+	pid_t pid;
+	enum kind kind;
+	uint32_t job;
+	int relay;     /* parent's end, -1 if none */
+	uint64_t req;  /* LOCATE awaiting its LOCATED */
+} child_t;
+
+/* A job's STAGE waiting for the prefetch of its files to finish. */
+typedef struct pending {
+	int fd;
+	dl_msg_t m;
+} pending_t;
+
+typedef struct loop {
+	const cached_conf_t *conf;
+	dl_stage_t *st;
+	cached_ctl_t *ctl;
+	int lfd, pfd;
+	child_t ch[MAX_CHILDREN];
+	size_t nch;
+	pending_t pend[MAX_CHILDREN];
+	size_t npend;
+} loop_t;
+
+static volatile sig_atomic_t stop;
+
+static void _on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* In a new child: let go of what belongs to the parent. */
+static void _child_init(loop_t *l, int keep)
+{
+	for (size_t i = 0; i < l->npend; i++)
+		if (l->pend[i].fd != keep)
+			close(l->pend[i].fd);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	close(l->lfd);
+	close(l->pfd);
+	if (cached_ctl_fd(l->ctl) >= 0)
+		close(cached_ctl_fd(l->ctl));
+	for (size_t i = 0; i < l->nch; i++)
+		if (l->ch[i].relay >= 0 && l->ch[i].relay != keep)
+			close(l->ch[i].relay);
+}
+
+/*
+ * Fork a child of a kind; in the child run fn and exit with its status.
+ * fd is the request's connection (closed in the parent).
+ */
+static int _spawn(loop_t *l, enum kind kind, uint32_t job, int fd,
+		  int (*fn)(loop_t *l, int fd, int relay, void *arg),
+		  void *arg)
+{
+	int sv[2] = { -1, -1 };
+	pid_t pid;
+
+	if (l->nch == MAX_CHILDREN) {
+		cached_log(4, "%d requests in progress: one refused",
+			   MAX_CHILDREN);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (kind != K_PEER &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		cached_log(3, "socketpair: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (sv[0] >= 0)
+			close(sv[0]);
+		_child_init(l, fd);
+		_exit(fn(l, fd, sv[1], arg));
+	}
+	if (sv[1] >= 0)
+		close(sv[1]);
+	if (fd >= 0)
+		close(fd);
+	if (pid < 0) {
+		cached_log(3, "fork: %s", strerror(errno));
+		if (sv[0] >= 0)
+			close(sv[0]);
+		return -1;
+	}
+	l->ch[l->nch++] = (child_t){ .pid = pid, .kind = kind, .job = job,
+				     .relay = sv[0] };
+	return 0;
+}
+
+static int _run_local(loop_t *l, int fd, int relay, void *arg);
+
+/* The STAGE of job waited for its prefetch, which ended: serve it now. */
+static void _release(loop_t *l, uint32_t job)
+{
+	for (size_t i = 0; i < l->npend; i++)
+		if ((uint32_t)l->pend[i].m.job == job) {
+			pending_t p = l->pend[i];
+
+			l->pend[i] = l->pend[--l->npend];
+			_spawn(l, K_LOCAL, job, p.fd, _run_local, &p.m);
+			dl_msg_free(&p.m);
+			return;
+		}
+}
+
+static void _reap(loop_t *l)
+{
+	pid_t pid;
+
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		for (size_t i = 0; i < l->nch; i++)
+			if (l->ch[i].pid == pid) {
+				child_t c = l->ch[i];
+
+				if (c.relay >= 0)
+					close(c.relay);
+				l->ch[i] = l->ch[--l->nch];
+				if (c.kind == K_PREFETCH)
+					_release(l, c.job);
+				break;
+			}
+}
+
+static bool _prefetching(const loop_t *l, uint32_t job)
+{
+	for (size_t i = 0; i < l->nch; i++)
+		if (l->ch[i].kind == K_PREFETCH && l->ch[i].job == job)
+			return true;
+	return false;
+}
+
+/*
+ * Stop a running prefetch of job (replaced, cancelled, or it starts).
+ * \return whether one ran: its view and pins are then half made.
+ */
+static bool _kill_prefetch(loop_t *l, uint32_t job)
+{
+	for (size_t i = 0; i < l->nch; i++)
+		if (l->ch[i].kind == K_PREFETCH && l->ch[i].job == job) {
+			kill(l->ch[i].pid, SIGKILL);
+			waitpid(l->ch[i].pid, NULL, 0);
+			if (l->ch[i].relay >= 0)
+				close(l->ch[i].relay);
+			l->ch[i] = l->ch[--l->nch];
+			return true;
+		}
+	return false;
+}
+
+/* ---- children's work ------------------------------------------------- */
+
+static int _run_local(loop_t *l, int fd, int relay, void *arg)
+{
+	return cached_work_local(l->conf, fd, arg, relay);
+}
+
+static int _run_prefetch(loop_t *l, int fd, int relay, void *arg)
+{
+	(void)fd;
+	return cached_work_prefetch(l->conf, arg, relay);
+}
+
+static int _run_peer(loop_t *l, int fd, int relay, void *arg)
+{
+	(void)relay;
+	return cached_peer_serve(l->conf, &l->conf->auth, fd, arg) ? 1 : 0;
+}
+
+/* ---- listeners -------------------------------------------------------- */
+
+static void _local_accept(loop_t *l)
+{
+	dl_net_frame_t f;
+	dl_net_conn_t c;
+	dl_msg_t m;
+	char err[256] = "";
+	uid_t uid = (uid_t)-1;
+	int fd;
+
+	if (dl_net_accept(l->lfd, 0, &fd, NULL, 0))
+		return;
+	if (dl_net_peer_uid(fd, &uid) || uid != 0) {
+		cached_log(4, "local socket: rejected a client of uid %d (only "
+			   "root)", (int)uid);
+		close(fd);
+		return;
+	}
+	dl_net_conn_init(&c, fd, NULL, LOCAL_READ_MS);
+	if (dl_net_conn_recv(&c, LOCAL_READ_MS, &f, err, sizeof(err))) {
+		cached_log(4, "local socket: rejected: %s", err);
+		close(fd);
+		return;
+	}
+	if ((f.type != DL_NET_STAGE && f.type != DL_NET_END) ||
+	    dl_msg_decode(f.type, f.body, f.body_len, &m, err, sizeof(err))) {
+		cached_log(4, "local socket: rejected %s: %s",
+			   dl_net_type_name(f.type), err[0] ? err :
+						     "not STAGE or END");
+		dl_net_frame_free(&f);
+		close(fd);
+		return;
+	}
+	dl_net_frame_free(&f);
+	/*
+	 * The job starts while its files are being prefetched: its staging
+	 * waits for the prefetch (which copies the same files, the ones in
+	 * flight included) and then finds them cached.
+	 */
+	if (m.type == DL_NET_STAGE && _prefetching(l, (uint32_t)m.job) &&
+	    l->npend < MAX_CHILDREN) {
+		cached_log(6, "job %" PRIu64 " starts: waiting for its "
+			   "prefetch to finish", m.job);
+		l->pend[l->npend++] = (pending_t){ .fd = fd, .m = m };
+		return;
+	}
+	_kill_prefetch(l, (uint32_t)m.job);
+	_spawn(l, K_LOCAL, (uint32_t)m.job, fd, _run_local, &m);
+	dl_msg_free(&m);
+}
+
+static void _peer_accept(loop_t *l)
+{
+	size_t peers = 0;
+	char who[96];
+	int fd;
+
+	if (dl_net_accept(l->pfd, 0, &fd, who, sizeof(who)))
+		return;
+	/* anyone can connect: half the slots stay for this node's jobs */
+	for (size_t i = 0; i < l->nch; i++)
+		peers += l->ch[i].kind == K_PEER;
+	if (peers >= MAX_CHILDREN / 2) {
+		cached_log(4, "peer %s: rejected, %zu peer requests in "
+			   "progress", who, peers);
+		close(fd);
+		return;
+	}
+	_spawn(l, K_PEER, 0, fd, _run_peer, who);
+}
+
+/* ---- relays ----------------------------------------------------------- */
+
+static void _relay_reply_empty(int fd)
+{
+	dl_net_conn_t c;
+
+	dl_net_conn_init(&c, fd, NULL, 1000);
+	dl_net_conn_send(&c, DL_NET_LOCATED, "req=0\n", 6, NULL, 0);
+}
+
+static void _relay_input(loop_t *l, child_t *ch)
+{
+	dl_net_frame_t f;
+	dl_net_conn_t c;
+	const char *nl;
+
+	dl_net_conn_init(&c, ch->relay, NULL, 1000);
+	if (dl_net_conn_recv(&c, 0, &f, NULL, 0)) {
+		close(ch->relay); /* the child is done with it */
+		ch->relay = -1;
+		return;
+	}
+	if (f.type == DL_NET_LOCATE) {
+		nl = memchr(f.body, '\n', f.body_len);
+		ch->req = nl ? cached_ctl_locate(l->ctl, nl + 1,
+						 f.body_len -
+							 (size_t)(nl + 1 -
+								  f.body)) :
+			       0;
+		if (!ch->req)
+			_relay_reply_empty(ch->relay);
+	} else if (f.type == DL_NET_PREFETCH_DONE) {
+		cached_ctl_send(l->ctl, f.type, f.body, f.body_len);
+	}
+	dl_net_frame_free(&f);
+}
+
+/* ---- controller callbacks -------------------------------------------- */
+
+static void _on_prefetch(void *arg, dl_msg_t *m)
+{
+	loop_t *l = arg;
+
+	_kill_prefetch(l, (uint32_t)m->job);
+	cached_log(6, "prefetch for job %" PRIu64 ": %zu files", m->job,
+		   m->nfiles);
+	_spawn(l, K_PREFETCH, (uint32_t)m->job, -1, _run_prefetch, m);
+}
+
+static void _on_cancel(void *arg, uint32_t job)
+{
+	loop_t *l = arg;
+
+	/* a prefetch stopped midway leaves the job's records: not running
+	 * here (its STAGE would have stopped the prefetch), so remove them */
+	if (_kill_prefetch(l, job))
+		dl_stage_job_end(l->st, job, NULL);
+	dl_stage_prefetch_drop(l->st, job);
+	_release(l, job); /* a STAGE that waited for it goes ahead */
+	cached_log(6, "prefetch for job %" PRIu32 " cancelled", job);
+}
+
+static void _on_located(void *arg, uint64_t req, const char *body, size_t n)
+{
+	loop_t *l = arg;
+	dl_net_conn_t c;
+
+	for (size_t i = 0; i < l->nch; i++)
+		if (l->ch[i].req == req && l->ch[i].relay >= 0) {
+			l->ch[i].req = 0;
+			dl_net_conn_init(&c, l->ch[i].relay, NULL, 1000);
+			dl_net_conn_send(&c, DL_NET_LOCATED, body, n, NULL, 0);
+			return;
+		}
+}
+
+/* ---- the loop --------------------------------------------------------- */
+
+static int _setup(loop_t *l, const cached_conf_t *conf)
+{
+	char err[512] = "", sock[4200];
+	cached_ctl_ops_t ops = { _on_prefetch, _on_cancel, _on_located, l };
+
+	memset(l, 0, sizeof(*l));
+	l->conf = conf;
+	l->lfd = l->pfd = -1;
+	if (dl_stage_open(conf->cache_dir, &conf->opts, 1, &l->st, err,
+			  sizeof(err))) {
+		cached_log(3, "cache directory %s refused: %s",
+			   conf->cache_dir, err);
+		return -1;
+	}
+	snprintf(sock, sizeof(sock), "%s/.sock", conf->cache_dir);
+	if (dl_net_listen_unix(sock, 0600, &l->lfd, err, sizeof(err)) ||
+	    dl_net_listen(NULL, conf->peer_port, &l->pfd, err, sizeof(err))) {
+		cached_log(3, "%s", err);
+		return -1;
+	}
+	if (!(l->ctl = cached_ctl_create(conf, l->st, &ops)))
+		return -1;
+	cached_log(6, "serving %s for node %s: local socket %s, peers on "
+		   "port %u, controller %s:%u", conf->cache_dir, conf->node,
+		   sock, conf->peer_port, conf->controller,
+		   conf->service_port);
+	return 0;
+}
+
+static void _teardown(loop_t *l)
+{
+	char sock[4200];
+
+	for (size_t i = 0; i < l->npend; i++) {
+		close(l->pend[i].fd); /* dl-stage then stages directly */
+		dl_msg_free(&l->pend[i].m);
+	}
+	l->npend = 0;
+	for (size_t i = 0; i < l->nch; i++)
+		kill(l->ch[i].pid, SIGTERM);
+	while (l->nch) {
+		_reap(l);
+		if (l->nch)
+			usleep(10000);
+	}
+	if (l->lfd >= 0) {
+		snprintf(sock, sizeof(sock), "%s/.sock", l->conf->cache_dir);
+		unlink(sock);
+		close(l->lfd);
+	}
+	if (l->pfd >= 0)
+		close(l->pfd);
+	cached_ctl_destroy(l->ctl);
+	dl_stage_close(l->st);
+}
+
+static void _poll_once(loop_t *l)
+{
+	struct pollfd p[3 + MAX_CHILDREN];
+	child_t *who[MAX_CHILDREN];
+	size_t n = 0, nrel = 0;
+
+	p[n++] = (struct pollfd){ .fd = l->lfd, .events = POLLIN };
+	p[n++] = (struct pollfd){ .fd = l->pfd, .events = POLLIN };
+	p[n++] = (struct pollfd){ .fd = cached_ctl_fd(l->ctl),
+				  .events = POLLIN };
+	for (size_t i = 0; i < l->nch; i++)
+		if (l->ch[i].relay >= 0) {
+			who[nrel++] = &l->ch[i];
+			p[n++] = (struct pollfd){ .fd = l->ch[i].relay,
+						  .events = POLLIN };
+		}
+	if (poll(p, n, 200) <= 0)
+		return;
+	if (p[0].revents)
+		_local_accept(l);
+	if (p[1].revents)
+		_peer_accept(l);
+	if (p[2].revents && cached_ctl_fd(l->ctl) >= 0)
+		cached_ctl_input(l->ctl);
+	/* relays last: the accepts above may have moved l->ch */
+	for (size_t i = 0; i < nrel; i++)
+		if (p[3 + i].revents && who[i] < l->ch + l->nch &&
+		    who[i]->relay == p[3 + i].fd)
+			_relay_input(l, who[i]);
+}
+
+int cached_loop_run(const cached_conf_t *conf)
+{
+	struct sigaction sa = { .sa_handler = _on_signal };
+	time_t last_expire = 0;
+	loop_t l;
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (_setup(&l, conf)) {
+		_teardown(&l);
+		return 1;
+	}
+	while (!stop) {
+		_poll_once(&l);
+		_reap(&l);
+		cached_ctl_tick(l.ctl);
+		if (time(NULL) - last_expire >= EXPIRE_EVERY) {
+			last_expire = time(NULL);
+			dl_stage_prefetch_expire(l.st);
+		}
+	}
+	cached_log(6, "stopping");
+	_teardown(&l);
+	return 0;
+}

@@ -1,0 +1,350 @@
+/*
+ * agent_prefetch.c - prefetching through the node channel; see
+ * agent_prefetch.h.  Which jobs and files is agent_pfplan.c's (pure and
+ * unit tested); this file feeds it from the cycle's snapshot, the cache
+ * model and the channel, and turns its actions into messages.
+ */
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+#include "dl_error.h"
+#include "dl_files.h"
+#include "dl_net_msg.h"
+#include "agent_channel.h"
+#include "agent_jobs.h"
+#include "agent_model.h"
+#include "agent_pfplan.h"
+#include "agent_prefetch.h"
+
+/* Peers named per file: the node tries them in order, then storage. */
+#define PEERS_PER_FILE 4
+
+static pf_table_t table;
+static agent_pf_stats_t *pst;   /* [pst_n] */
+static uint32_t pst_n;
+
+/* What one cycle works with. */
+typedef struct {
+	const snapshot_t *s;
+	const agent_conf_t *c;
+	dl_cache_t *cache;
+	agent_channel_view_t *views;    /* [nnodes] */
+	pf_node_t *nodes;               /* [nnodes] */
+	pf_job_t *jobs;                 /* [s->njobs], as s->jobs */
+	pf_pick_t *picks;
+	size_t npicks;
+	time_t now;
+	const char *pfx;
+} cyc_t;
+
+agent_pf_stats_t agent_prefetch_stats(uint32_t node)
+{
+	agent_pf_stats_t z = { 0 };
+
+	return node < pst_n ? pst[node] : z;
+}
+
+void agent_prefetch_fini(void)
+{
+	agent_pfplan_table_free(&table);
+	xfree(pst);
+	pst_n = 0;
+}
+
+/* Bytes of running jobs' files cached on their nodes: not for prefetch. */
+static uint64_t *_running_bytes(const cyc_t *y)
+{
+	uint64_t *b = xcalloc(y->s->nnodes ? y->s->nnodes : 1,
+			      sizeof(uint64_t));
+	uint32_t i, k;
+
+	for (i = 0; i < y->s->njobs; i++) {
+		const pf_job_t *j = &y->jobs[i];
+
+		if (!j->running || j->node < 0 ||
+		    (uint32_t)j->node >= y->s->nnodes)
+			continue;
+		for (k = 0; k < j->nfiles; k++)
+			if (dl_cache_contains(y->cache, j->node, j->files[k]))
+				b[j->node] += dl_cache_file_size(y->cache,
+								 j->files[k]);
+	}
+	return b;
+}
+
+static void _jobs(cyc_t *y)
+{
+	uint32_t i;
+
+	y->jobs = xcalloc(y->s->njobs ? y->s->njobs : 1, sizeof(pf_job_t));
+	for (i = 0; i < y->s->njobs; i++) {
+		const snap_job_t *sj = &y->s->jobs[i];
+		agent_job_t *ji = agent_jobs_get(sj->job_id, false);
+		pf_job_t *j = &y->jobs[i];
+
+		j->job_id = sj->job_id;
+		j->priority = sj->priority;
+		j->node = -1;
+		if (ji) {
+			j->files = ji->files;
+			j->nfiles = ji->nfiles;
+		}
+		if (sj->running) {
+			j->running = true;
+			j->node = sj->node;
+		} else if (!sj->ended && sj->runnable && ji &&
+			   !ji->place.widened) {
+			/* Held or waiting jobs are not about to start. */
+			j->node = ji->place.node;
+		}
+	}
+}
+
+static void _nodes(cyc_t *y)
+{
+	const snapshot_t *s = y->s;
+	uint64_t *run, cap;
+	uint32_t i;
+
+	y->views = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*y->views));
+	y->nodes = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*y->nodes));
+	run = _running_bytes(y);
+	for (i = 0; i < s->nnodes; i++) {
+		agent_channel_view_t *v = &y->views[i];
+		pf_node_t *n = &y->nodes[i];
+
+		agent_channel_view(i, v);
+		/* PrefetchMaxBytes=0: no prefetching (LOCATE still works). */
+		n->usable = v->complete && s->usable[i] &&
+			    agent_model_source(i) == DL_SOURCE_SERVICE &&
+			    y->c->prefetch_max > 0;
+		n->epoch = v->epoch;
+		cap = v->c.capacity != AGENT_INV_UNLIMITED ?
+			      v->c.capacity :
+			      dl_cache_capacity(y->cache, i);
+		cap = cap > run[i] ? cap - run[i] : 0;
+		n->budget = cap < y->c->prefetch_max ? cap : y->c->prefetch_max;
+		/* The head of its queue: what it may start in two rounds. */
+		n->max_jobs = s->cpus[i] ? 2 * s->cpus[i] : 1;
+		n->load = s->cpus[i] ? (double)s->busy[i] / s->cpus[i] : 1;
+		agent_channel_set_load(i, n->load);
+	}
+	xfree(run);
+}
+
+static int _user(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *pwp = NULL;
+	char tmp[4096];
+
+	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &pwp) || !pwp)
+		return DL_ENOENT;
+	strlcpy(buf, pwp->pw_name, len);
+	return strlen(pwp->pw_name) < len ? 0 : DL_ERANGE;
+}
+
+/* The PREFETCH of a pick; RET 0 or DL_E* (err says why). */
+static int _prefetch_msg(const cyc_t *y, const pf_pick_t *p, dl_msg_t *m,
+			 char *err, size_t errlen)
+{
+	const snap_job_t *sj = &y->s->jobs[p->job];
+	uint32_t peers[PEERS_PER_FILE], np, i, k;
+	dl_msg_file_t *fl;
+	int rc;
+
+	dl_msg_init(m, DL_NET_PREFETCH);
+	m->job = p->job_id;
+	m->uid = sj->uid;
+	m->gid = sj->gid;
+	m->expires = (uint64_t)y->now + y->c->prefetch_timeout;
+	if ((rc = _user(sj->uid, m->user, sizeof(m->user)))) {
+		snprintf(err, errlen, "no name for uid %u", (unsigned)sj->uid);
+		return rc;
+	}
+	for (i = 0; i < p->nfiles; i++) {
+		uint32_t f = p->files[i];
+
+		fl = dl_msg_add_file(m, dl_cache_file_path(y->cache, f),
+				     dl_cache_file_size(y->cache, f), 0);
+		if (!fl) {
+			snprintf(err, errlen, "too many files");
+			return DL_ETOOBIG;
+		}
+		np = agent_pfplan_peers(y->cache, f, p->node, y->nodes,
+					y->s->nnodes, peers, PEERS_PER_FILE);
+		for (k = 0; k < np; k++)
+			if (dl_msg_file_add_peer(fl, y->s->names[peers[k]],
+						 y->views[peers[k]].peer_host,
+						 y->views[peers[k]].peer_port))
+				break; /* a name too long: fewer hints */
+	}
+	return 0;
+}
+
+/*
+ * Encode m (unless rc says building it failed already), free it, and queue
+ * it for node's connection.  RET 0 or DL_E* (err may say why).
+ */
+static int _send_msg(const cyc_t *y, uint32_t node, dl_msg_t *m, int rc,
+		     char *err, size_t errlen)
+{
+	char *body = NULL;
+	size_t len = 0;
+
+	if (!rc)
+		rc = dl_msg_encode(m, &body, &len, err, errlen);
+	if (!rc)
+		rc = agent_channel_send(node, y->nodes[node].epoch, m->type,
+					body, len);
+	dl_msg_free(m);
+	free(body);
+	return rc;
+}
+
+static void _send(const cyc_t *y, const pf_pick_t *p)
+{
+	const char *node = y->s->names[p->node];
+	char err[256] = "", bytes[32];
+	dl_msg_t m;
+	int rc;
+
+	rc = _prefetch_msg(y, p, &m, err, sizeof(err));
+	rc = _send_msg(y, p->node, &m, rc, err, sizeof(err));
+	if (rc) {
+		/* Not in force: tried again at the next cycle. */
+		agent_pfplan_forget(&table, p->job_id);
+		debug("%s: prefetch job %u on %s not sent: %s", y->pfx,
+		      p->job_id, node, err[0] ? err : dl_strerror(rc));
+		return;
+	}
+	pst[p->node].sent++;
+	dl_files_format_size(p->missing, 1, bytes, sizeof(bytes));
+	info("%s: prefetch job %u: %u files on %s (%u cached, %s missing)",
+	     y->pfx, p->job_id, p->nfiles, node, p->ncached, bytes);
+}
+
+static void _cancel(const cyc_t *y, const pf_action_t *a)
+{
+	char err[256] = "";
+	dl_msg_t m;
+	int rc;
+
+	dl_msg_init(&m, DL_NET_CANCEL);
+	m.job = a->job_id;
+	rc = _send_msg(y, a->node, &m, 0, err, sizeof(err));
+	if (rc) {
+		debug("%s: cancel of prefetch job %u on %s not sent: %s",
+		      y->pfx, a->job_id, y->s->names[a->node],
+		      err[0] ? err : dl_strerror(rc));
+		return;
+	}
+	pst[a->node].cancelled++;
+	info("%s: prefetch job %u on %s cancelled", y->pfx, a->job_id,
+	     y->s->names[a->node]);
+}
+
+static int _cmp_pick(const void *a, const void *b)
+{
+	uint32_t x = ((const pf_pick_t *)a)->job_id;
+	uint32_t y = ((const pf_pick_t *)b)->job_id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "prefetching 3/5 files on n3" for placed jobs still missing files. */
+static void _reasons(cyc_t *y, place_ops_t *ops)
+{
+	pf_pick_t key;
+	const pf_pick_t *p;
+	uint32_t i;
+
+	qsort(y->picks, y->npicks, sizeof(pf_pick_t), _cmp_pick);
+	for (i = 0; i < ops->n; i++) {
+		place_op_t *op = &ops->op[i];
+
+		if (!op->desc ||
+		    (op->kind != OP_REASON && op->kind != OP_RESTRICT))
+			continue;
+		key.job_id = op->job_id;
+		p = bsearch(&key, y->picks, y->npicks, sizeof(pf_pick_t),
+			    _cmp_pick);
+		if (!p || p->ncached >= p->nfiles ||
+		    !agent_pfplan_find(&table, p->job_id))
+			continue;
+		xfree(op->desc);
+		op->desc = xstrdup_printf("DataLocality: prefetching %u/%u files on %s",
+					  p->ncached, p->nfiles,
+					  y->s->names[p->node]);
+	}
+}
+
+static void _count_active(uint32_t nnodes)
+{
+	size_t i;
+
+	for (i = 0; i < nnodes; i++)
+		pst[i].active = 0;
+	for (i = 0; i < table.n; i++)
+		if (table.e[i].node < nnodes)
+			pst[table.e[i].node].active++;
+}
+
+static void _act(cyc_t *y)
+{
+	pf_action_t *acts = NULL;
+	int64_t n, i;
+
+	n = agent_pfplan_reconcile(&table, y->picks, y->npicks, y->jobs,
+				   y->s->njobs, y->nodes, y->s->nnodes, y->now,
+				   y->c->prefetch_timeout, &acts);
+	for (i = 0; i < n; i++) {
+		if (acts[i].kind == PF_CANCEL)
+			_cancel(y, &acts[i]);
+		else
+			_send(y, &y->picks[acts[i].pick]);
+	}
+	free(acts);
+}
+
+void agent_prefetch_cycle(const snapshot_t *s, const agent_conf_t *c,
+			  place_ops_t *ops, const char *pfx)
+{
+	cyc_t y = { .s = s, .c = c, .cache = agent_model_cache(),
+		    .now = time(NULL), .pfx = pfx };
+	int64_t n;
+
+	if (!y.cache || !agent_channel_running() ||
+	    s->nnodes != agent_model_nodes()) {
+		agent_pfplan_table_free(&table);
+		return;
+	}
+	if (pst_n != s->nnodes) {
+		xfree(pst);
+		pst_n = s->nnodes;
+		pst = xcalloc(pst_n ? pst_n : 1, sizeof(*pst));
+	}
+	_jobs(&y);
+	_nodes(&y);
+	n = agent_pfplan_select(y.cache, y.jobs, s->njobs, y.nodes, s->nnodes,
+				&y.picks);
+	if (n >= 0) {
+		y.npicks = (size_t)n;
+		_act(&y);
+		_reasons(&y, ops);
+	} else {
+		error("%s: prefetch selection: %s", pfx, dl_strerror((int)n));
+	}
+	_count_active(s->nnodes);
+	agent_pfplan_picks_free(y.picks, y.npicks);
+	xfree(y.jobs);
+	xfree(y.views);
+	xfree(y.nodes);
+}
