@@ -8,12 +8,14 @@
 #                   reproduce it: only a difference that Welch's t-test
 #                   finds significant (p < 0.05) counts
 #
-#   contrib/experiments.sh [BUILD_DIR]
+#   contrib/experiments.sh [BUILD_DIR]   (then contrib/experiments_provision.sh,
+#   about 45 minutes more on 2 cores; DL_SKIP_PROVISION=1 leaves it out)
 #
 # Environment:
 #   SEEDS="1 2 3 4 5"  the seeds of every point (at least 5 for verdicts)
 #   DIFF_JOBS=20000    tasks of the data-diffusion runs
 #   REUSE=1            skip the runs: tables and plots from results.csv
+#   DL_SKIP_PROVISION=1  no provisioning study (experiments_provision.sh)
 #
 # Every comparison runs all its policies on one platform: peer fetch off
 # for the online-hps-khanna runs (storage nodes only, as its §2), on for
@@ -423,3 +425,9 @@ fallbacks=$(awk -F, -v c="$C_FB" 'NR > 1 && $c > 0' "$CSV" | wc -l)
 	for f in "$out"/*.png; do echo "![$(basename "$f" .png)]($(basename "$f"))"; done
 } >"$out/README.md"
 echo "experiments: wrote $out/README.md, results.csv and $(ls "$out"/*.png | wc -l) plots" >&2
+
+# Dynamic provisioning (data-diffusion-raicu §5.2 at full size) and the
+# Fig. 5 threshold study with background copies: provisioning.md.
+if [ "${DL_SKIP_PROVISION:-0}" != 1 ]; then
+	"$top/contrib/experiments_provision.sh" "$build"
+fi

@@ -9,12 +9,13 @@
 #      mount namespaces of their own with dl-cached): real munged,
 #      slurmctld and 4 slurmd started and stopped by each test, with the
 #      freshly built plugins;
-#   4. about 90 s of coverage-guided fuzzing (libFuzzer) of every parser of
+#   4. about 95 s of coverage-guided fuzzing (libFuzzer) of every parser of
 #      untrusted input: 30 s for the files: annotation, 10 s each for list
 #      files and burst-buffer specs, the state file, dl-sim's traces,
 #      dl-stage's cache metadata, notes and configuration, libdlnet's
-#      frames and message bodies, and the controller's copy of a node
-#      service's inventory (test/fuzz);
+#      frames and message bodies, the controller's copy of a node
+#      service's inventory, and 5 s for dl-sim's --provision specs
+#      (test/fuzz);
 #   5. make distcheck (skip with DL_SKIP_DISTCHECK=1).
 # The last line is "N passed, N failed"; the exit status is 0 only if all
 # passed.
@@ -134,7 +135,7 @@ fuzz() {
 	rm -rf "$tmp"
 }
 
-step "fuzzing the parsers of untrusted input (libFuzzer, 90 s)"
+step "fuzzing the parsers of untrusted input (libFuzzer, 95 s)"
 lib=src/libdatalocality
 stage_src=()
 for f in src/stage/*.c; do
@@ -166,6 +167,8 @@ fuzz fuzz_net 10 8192 -I src/net src/net/frame.c src/net/msg.c \
 fuzz fuzz_agent_inv 10 8192 -I src/net -I src/plugins/common/agent \
 	src/plugins/common/agent/agent_inv.c src/net/msg.c src/net/frame.c \
 	$lib/files.c $lib/error.c $lib/log.c
+# dl-sim --provision SPEC.
+fuzz fuzz_provision 5 256 -I src/sim src/sim/provision.c $lib/error.c -lm
 
 if [ "${DL_SKIP_DISTCHECK:-0}" != 1 ]; then
 	step "make distcheck"

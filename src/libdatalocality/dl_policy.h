@@ -28,9 +28,30 @@ typedef struct dl_assign {
 	uint64_t bytes_total;
 } dl_assign_t;
 
+/*
+ * A copy a plan asks for, apart from any job: "put file on node now".
+ * The replication and prefetch hook: JDP-DLL's DataLeastLoaded replicas
+ * (online-hps-khanna §3), Online-HPS's prefetch for the jobs it queued on
+ * a node.  The host executes a copy off the critical path: dl-sim when the
+ * node's link and the file's source are idle (sim.h), the node side of
+ * the real system as a background stage-in.  A copy is a hint: the host
+ * may drop it (node gone, file already there, no room without evicting a
+ * pinned file), and a job that needs the file meanwhile simply waits for
+ * it or fetches it itself.
+ */
+typedef struct dl_copy {
+	uint32_t file;          /* file id in the state's tracker */
+	uint32_t node;          /* node index in the state */
+} dl_copy_t;
+
+/* At most this many copies in one plan (dl_plan_add_copy()). */
+#define DL_PLAN_COPIES_MAX 65536
+
 typedef struct dl_plan {
 	size_t n;               /* == state->njobs */
 	dl_assign_t *a;         /* owned */
+	dl_copy_t *copies;      /* owned; in the order they should be made */
+	size_t ncopies, copies_cap;
 	char policy[32];        /* name of the policy that made it */
 	uint64_t cut_bytes;     /* connectivity-1 cut of the plan, bytes */
 	double imbalance;       /* max node load / mean node load - 1 */
@@ -74,7 +95,15 @@ const char *dl_policy_name(const dl_policy_t *p);
  */
 int dl_policy_plan(dl_policy_t *p, const dl_state_t *st, dl_plan_t **out);
 
-/* dl_plan_free - free a plan; NULL is a no-op. */
+/**
+ * dl_plan_add_copy - ask for file to be copied to node (dl_copy_t), once:
+ * a copy already in the plan is not added again.
+ * \return 0, DL_EINVAL (NULL plan), DL_ETOOBIG (DL_PLAN_COPIES_MAX copies
+ *         already), DL_ENOMEM; the plan is unchanged on error.
+ */
+int dl_plan_add_copy(dl_plan_t *plan, uint32_t file, uint32_t node);
+
+/* dl_plan_free - free a plan (and its copies); NULL is a no-op. */
 void dl_plan_free(dl_plan_t *plan);
 
 /* One job to start now on one node (indices into the state). */

@@ -103,7 +103,34 @@ void dl_plan_free(dl_plan_t *plan)
 	if (!plan)
 		return;
 	free(plan->a);
+	free(plan->copies);
 	free(plan);
+}
+
+int dl_plan_add_copy(dl_plan_t *plan, uint32_t file, uint32_t node)
+{
+	size_t i;
+
+	if (!plan)
+		return DL_EINVAL;
+	/* Linear: copies per plan are few (a handful per node). */
+	for (i = 0; i < plan->ncopies; i++)
+		if (plan->copies[i].file == file && plan->copies[i].node == node)
+			return 0;
+	if (plan->ncopies >= DL_PLAN_COPIES_MAX)
+		return DL_ETOOBIG;
+	if (plan->ncopies == plan->copies_cap) {
+		size_t ncap = plan->copies_cap ? plan->copies_cap * 2 : 16;
+		dl_copy_t *nc = realloc(plan->copies, ncap * sizeof(*nc));
+
+		if (!nc)
+			return DL_ENOMEM;
+		plan->copies = nc;
+		plan->copies_cap = ncap;
+	}
+	plan->copies[plan->ncopies].file = file;
+	plan->copies[plan->ncopies++].node = node;
+	return 0;
 }
 
 /*

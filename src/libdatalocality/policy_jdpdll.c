@@ -15,9 +15,20 @@
  * DataLeastLoaded, in the paper, runs beside the scheduler: a site counts
  * the requests for each file it holds, and once a file's count exceeds
  * the replication threshold it copies the file to the least loaded site.
- * A policy here cannot copy a file; a file reaches a node only with a job
- * that runs there.  So replication becomes a placement decision, taken
- * for a job J whose best holder H (as above) is loaded:
+ * Two readings, chosen with replicate=:
+ *
+ *   copy - as in the paper, through the plan's copy hook (dl_copy_t): for
+ *   a job J whose best holder H (as above) has no free slot for it, each
+ *   of J's files on H whose popularity (below) exceeds the threshold is
+ *   copied to the least loaded eligible node M, if M is strictly less
+ *   loaded than H and lacks it.  J itself stays with JobDataPresent: it
+ *   goes to H and waits; once the copy is done, a later plan sees M
+ *   holding the file and may send J there.  The host makes the copy off
+ *   the critical path (sim.h: in idle storage slots).
+ *
+ *   job (the default, for hosts without copies) - a file reaches a node
+ *   only with a job that runs there, so replication becomes a placement
+ *   decision, taken for a job J whose best holder H is loaded:
  *
  *   if H has no free slot for J now (J would wait there, in the sense of
  *   dl_plan_starts()), and the popularity of J's data on H exceeds the
@@ -37,7 +48,8 @@
  * host should create its tracker with DL_EVICT_LRU for this policy; the
  * policy logs once if it is not.
  *
- * Params: threshold=<n >= 0> replication threshold (2, the paper's best).
+ * Params: threshold=<n >= 0> replication threshold (2, the paper's best);
+ * replicate=job|copy (job).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -49,12 +61,14 @@
 
 typedef struct {
 	double threshold;
+	int copy;       /* replicate=copy: background copies */
 	int told_lru;   /* the LRU advice was logged */
 } jdpdll_t;
 
 static int _create(const char *params, void **priv)
 {
 	jdpdll_t *p = calloc(1, sizeof(*p));
+	char v[16];
 
 	if (!p)
 		return DL_ENOMEM;
@@ -63,6 +77,14 @@ static int _create(const char *params, void **priv)
 		free(p);
 		return DL_EINVAL;
 	}
+	if (dl_params_get(params, "replicate", v, sizeof(v))) {
+		if (!strcmp(v, "copy") || !strcmp(v, "job")) {
+			p->copy = !strcmp(v, "copy");
+		} else {
+			free(p);
+			return DL_EINVAL;
+		}
+	}
 	*priv = p;
 	return 0;
 }
@@ -70,6 +92,37 @@ static int _create(const char *params, void **priv)
 static void _destroy(void *priv)
 {
 	free(priv);
+}
+
+/* Popularity of file f: its uses so far plus this plan's demand. */
+static uint64_t _file_pop(const dl_state_t *st, uint32_t f,
+			  const uint32_t *demand)
+{
+	return dl_cache_access_count(st->cache, f) + demand[f];
+}
+
+/*
+ * DataLeastLoaded through the copy hook: J's files on hold that are
+ * popular beyond the threshold go to least, which lacks them.
+ */
+static int _replicate(const jdpdll_t *p, const dl_state_t *st,
+		      const dl_job_t *j, uint32_t hold, uint32_t least,
+		      const uint32_t *demand, dl_plan_t *plan)
+{
+	uint32_t k;
+	int rc;
+
+	for (k = 0; k < j->nfiles; k++) {
+		uint32_t f = j->files[k];
+
+		if (!dl_cache_contains(st->cache, hold, f) ||
+		    dl_cache_contains(st->cache, least, f) ||
+		    (double)_file_pop(st, f, demand) <= p->threshold)
+			continue;
+		if ((rc = dl_plan_add_copy(plan, f, least)))
+			return rc;
+	}
+	return 0;
 }
 
 /* Popularity of j's data on node (see the top of the file). */
@@ -87,7 +140,7 @@ static uint64_t _popularity(const dl_state_t *st, const dl_job_t *j,
 		if (!dl_cache_contains(st->cache, node, f) &&
 		    !dl__u64set_has(ov, dl__nf_key(node, f)))
 			continue;
-		pop = dl_cache_access_count(st->cache, f) + demand[f];
+		pop = _file_pop(st, f, demand);
 		if (pop > best)
 			best = pop;
 	}
@@ -153,7 +206,12 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		node = hold;
 		if (hold < 0)
 			node = least; /* nobody holds its data */
-		else if (!dl__room_fits(&room, (uint32_t)hold, j->cpus) &&
+		else if (p->copy) {
+			if (!dl__room_fits(&room, (uint32_t)hold, j->cpus) &&
+			    load[least] < load[hold])
+				rc = _replicate(p, st, j, (uint32_t)hold,
+						(uint32_t)least, demand, plan);
+		} else if (!dl__room_fits(&room, (uint32_t)hold, j->cpus) &&
 			 (double)_popularity(st, j, (uint32_t)hold, &ov,
 					     demand) > p->threshold &&
 			 load[least] < load[hold])
@@ -161,7 +219,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		plan->a[idx[r]].node = node;
 		dl__room_take(&room, (uint32_t)node, j->cpus);
 		load[node] += (double)j->cpus / st->nodes[node].cpus;
-		rc = dl__overlay_add_job(&ov, (uint32_t)node, j);
+		if (!rc)
+			rc = dl__overlay_add_job(&ov, (uint32_t)node, j);
 		for (k = 0; k < j->nfiles; k++) {
 			f = j->files[k];
 			if (last[f] != r + 1) {

@@ -45,6 +45,10 @@
  *                            the ECT order of its node, in priority order,
  *                            so short jobs cannot overtake it for ever
  *                            (600; 0 = never)
+ *   prefetch=<n>             the copy hook (dl_copy_t): for the first n
+ *                            jobs queued on each node beyond its free
+ *                            slots, copy their missing files there ahead
+ *                            (dl__plan_prefetch(); 0 = off, the default)
  *   guard=none|mct           also plan greedily (minimum completion time,
  *                            as the mct policy does) and keep that plan
  *                            when the cost model says it completes the
@@ -83,6 +87,7 @@ typedef struct {
 	uint32_t ect_window;
 	double starve_after;
 	dl__mapper_t *guard;    /* the greedy plan to compare with, or NULL */
+	uint32_t prefetch;      /* queued jobs per node to prefetch for */
 	uint32_t since_full;    /* plans since the last from-scratch one */
 	uint32_t reuse_max;     /* plans in a row that may reuse the last */
 	uint32_t reused;        /* plans reused since the last real one */
@@ -119,7 +124,7 @@ static int _create(const char *params, void **priv)
 {
 	dl_partition_opts_t o;
 	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
-	       above = 2000, reuse = 0;
+	       above = 2000, reuse = 0, pf = 0;
 	char v[1024], guard[16] = "none";
 	ohps_t *h;
 
@@ -163,7 +168,8 @@ static int _create(const char *params, void **priv)
 	    dl_params_double(params, "reuse", 0, 1e9, &reuse) ||
 	    dl_params_double(params, "timeout_ms", 1, 3600e3, &tmo) ||
 	    dl_params_double(params, "nprocs", 1, 65536, &np) ||
-	    dl_params_double(params, "seed", 0, 4294967295.0, &seed))
+	    dl_params_double(params, "seed", 0, 4294967295.0, &seed) ||
+	    dl_params_double(params, "prefetch", 0, 64, &pf))
 		goto bad;
 	if (dl_params_get(params, "refine", v, sizeof(v)) &&
 	    _parse_refine(v, &h->refine))
@@ -187,6 +193,7 @@ static int _create(const char *params, void **priv)
 	h->refine_above = (uint32_t)above;
 	h->ect_window = (uint32_t)win;
 	h->starve_after = starve;
+	h->prefetch = (uint32_t)pf;
 	h->reuse_max = (uint32_t)reuse;
 	h->part = dl_partitioner_create(&o);
 	if (!h->part) {
@@ -453,7 +460,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	int rc, done;
 
 	if ((rc = _plan_reused(h, st, plan, &done)) || done)
-		return rc;
+		return rc ? rc : dl__plan_prefetch(st, plan, h->prefetch);
 	h->reused = 0;
 	rc = dl_hgraph_build(st, &g);
 	if (rc == DL_EINVAL)
@@ -547,6 +554,9 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	if (h->guard && (rc = _guard(h, st, plan)))
 		goto out;
 	rc = _save_mapping(h, plan, st);
+	/* The copy hook: fetch ahead for the jobs queued on each node. */
+	if (!rc)
+		rc = dl__plan_prefetch(st, plan, h->prefetch);
 out:
 	free(items);
 	free(key_prio);

@@ -519,6 +519,84 @@ out:
 	return rc;
 }
 
+typedef struct {
+	uint32_t node;
+	double order;
+	size_t job;
+} _queued_t;
+
+static int _cmp_queued(const void *a, const void *b)
+{
+	const _queued_t *x = a, *y = b;
+
+	if (x->node != y->node)
+		return (x->node > y->node) - (x->node < y->node);
+	if (x->order != y->order)
+		return (x->order > y->order) - (x->order < y->order);
+	return (x->job > y->job) - (x->job < y->job);
+}
+
+/* Copies for the files of job j that node n lacks. */
+static int _prefetch_job(const dl_state_t *st, dl_plan_t *plan, size_t j,
+			 uint32_t n)
+{
+	const dl_job_t *job = &st->jobs[j];
+	uint32_t k;
+	int rc;
+
+	for (k = 0; k < job->nfiles; k++)
+		if (!dl_cache_contains(st->cache, n, job->files[k]) &&
+		    (rc = dl_plan_add_copy(plan, job->files[k], n)))
+			return rc;
+	return 0;
+}
+
+int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
+		      uint32_t per_node)
+{
+	_queued_t *q;
+	size_t i, nq = 0;
+	int rc = 0;
+
+	if (!per_node || !st->njobs)
+		return 0;
+	q = malloc(st->njobs * sizeof(*q));
+	if (!q)
+		return DL_ENOMEM;
+	for (i = 0; i < st->njobs; i++) {
+		int32_t n = plan->a[i].node;
+
+		if (st->jobs[i].state != DL_JOB_PENDING || n < 0 ||
+		    (uint32_t)n >= st->nnodes || !st->nodes[n].usable)
+			continue;
+		q[nq].node = (uint32_t)n;
+		q[nq].order = plan->a[i].order;
+		q[nq++].job = i;
+	}
+	qsort(q, nq, sizeof(*q), _cmp_queued);
+	for (i = 0; i < nq && !rc;) {
+		const dl_node_t *nd = &st->nodes[q[i].node];
+		uint32_t n = q[i].node, took = 0;
+		uint32_t room = nd->cpus > nd->busy ? nd->cpus - nd->busy : 0;
+
+		for (; i < nq && q[i].node == n; i++) {
+			uint32_t cpus = st->jobs[q[i].job].cpus;
+
+			if (cpus <= room) {
+				room -= cpus; /* starts now, fetches itself */
+				continue;
+			}
+			room = 0; /* dispatch stops at the first misfit */
+			if (took < per_node && !rc) {
+				rc = _prefetch_job(st, plan, q[i].job, n);
+				took++;
+			}
+		}
+	}
+	free(q);
+	return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* a plan's cost                                                        */
 

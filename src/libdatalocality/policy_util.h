@@ -173,6 +173,18 @@ void dl__mapper_destroy(dl__mapper_t *m);
 int dl__mapper_plan(dl__mapper_t *m, const dl_state_t *st, dl_plan_t *plan);
 
 /**
+ * dl__plan_prefetch - the copy hook for a plan's queues (dl_copy_t): on
+ * every usable node, the pending jobs the plan put there that will not
+ * start at once (beyond the node's free slots, in plan order) are its
+ * queue; for the first per_node of them, every file the node does not
+ * hold becomes a copy to that node, in queue order.  Running and
+ * unplanned jobs are left alone.
+ * \return 0, DL_ENOMEM or DL_ETOOBIG (the plan's copies are then partial).
+ */
+int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
+		      uint32_t per_node);
+
+/**
  * dl__plan_estimate - what a plan of the pending jobs costs by the cost
  * model, so that two plans of one state can be compared without running
  * them: the jobs start in plan order (ascending .order, then index), each

@@ -15,6 +15,7 @@
 #include "dl_policy.h"
 #include "metrics.h"
 #include "options.h"
+#include "provision.h"
 #include "setup.h"
 #include "sim.h"
 #include "workload.h"
@@ -127,6 +128,11 @@ static int _report(const dl_sim_args_t *a, const dl_workload_t *wl,
 	}
 	if (a->json && dl_metrics_json_append(a->json, kv, nkv, &m)) {
 		fprintf(stderr, "%s: cannot append to %s\n", prog, a->json);
+		status = 1;
+	}
+	if (a->timeline &&
+	    dl_prov_timeline_csv(a->timeline, res->timeline, res->ntimeline)) {
+		fprintf(stderr, "%s: cannot write %s\n", prog, a->timeline);
 		status = 1;
 	}
 	if (a->jobs_csv && dl_metrics_jobs_csv(a->jobs_csv, res)) {

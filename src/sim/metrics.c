@@ -153,6 +153,16 @@ int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
 	m->plan_mean = r->plans ? r->plan_seconds / (double) r->plans : 0.0;
 	m->plan_max = r->plan_seconds_max;
 	m->max_pending = r->max_pending;
+	m->node_seconds = r->node_seconds;
+	m->cpu_hours = dl_prov_cpu_hours(r->node_seconds, r->nodes ?
+					 r->slots / r->nodes : 0);
+	m->allocations = r->allocations;
+	m->releases = r->releases;
+	m->peak_nodes = r->peak_nodes;
+	m->copies = r->copies;
+	m->copies_done = r->copies_done;
+	m->copies_dropped = r->copies_dropped;
+	m->copy_bytes = r->copy_bytes;
 	m->events = r->events;
 	m->wall = r->wall_seconds;
 	free(resp);
@@ -245,6 +255,19 @@ void dl_metrics_print(FILE *out, const dl_kv_t *kv, size_t nkv,
 			"dispatch  %s: priority order, %zu jobs restricted, %zu moved, %zu widened\n",
 			_kv(kv, nkv, "dispatch"), m->restricted, m->moved,
 			m->widened);
+	fprintf(out,
+		"nodes     %.2f CPU hours (%.0f node s), peak %u, %llu allocated, %llu released\n",
+		m->cpu_hours, m->node_seconds, m->peak_nodes,
+		(unsigned long long) m->allocations,
+		(unsigned long long) m->releases);
+	if (m->copies || m->copies_dropped)
+		fprintf(out,
+			"copies    %llu begun (%s), %llu done, %llu dropped\n",
+			(unsigned long long) m->copies,
+			dl_metrics_fmt_bytes((double) m->copy_bytes, b2,
+					     sizeof(b2)),
+			(unsigned long long) m->copies_done,
+			(unsigned long long) m->copies_dropped);
 	fprintf(out, "sim       %llu events, queue max %zu, %.2f s wall\n",
 		(unsigned long long) m->events, m->max_pending, m->wall);
 }
@@ -298,7 +321,16 @@ void dl_metrics_print(FILE *out, const dl_kv_t *kv, size_t nkv,
 	X(widened, "%zu", m->widened) \
 	X(max_pending, "%zu", m->max_pending) \
 	X(events, "%llu", (unsigned long long) m->events) \
-	X(wall_seconds, "%.3f", m->wall)
+	X(wall_seconds, "%.3f", m->wall) \
+	X(node_seconds, "%.3f", m->node_seconds) \
+	X(cpu_hours, "%.6f", m->cpu_hours) \
+	X(allocations, "%llu", (unsigned long long) m->allocations) \
+	X(releases, "%llu", (unsigned long long) m->releases) \
+	X(peak_nodes, "%u", m->peak_nodes) \
+	X(copies, "%llu", (unsigned long long) m->copies) \
+	X(copies_done, "%llu", (unsigned long long) m->copies_done) \
+	X(copies_dropped, "%llu", (unsigned long long) m->copies_dropped) \
+	X(copy_bytes, "%llu", (unsigned long long) m->copy_bytes)
 
 /* Descriptions ("..._desc") are for the summary, not for tables. */
 static int _skip(const char *key)

@@ -25,6 +25,11 @@
  *               free communication (data-diffusion-raicu §5.2.5):
  *               max(arrival + mu) - first arrival; WET slowdown = makespan /
  *               ideal WET;
+ *   CPU hours = node seconds on within [first arrival, last completion]
+ *               times cores / 3600 (CPU_T, data-diffusion-raicu §5.2.4);
+ *               every node the whole time without provisioning;
+ *   copies    = the plans' copies (dl_copy_t) begun, completed, dropped
+ *               without effect, and bytes moved by them;
  *   efficiency (§5) = ideal WET / makespan = 1 / WET slowdown: what the
  *               paper's §5 figures report; the §4.3 efficiency above is
  *               1 whenever arrivals bound the run, whatever the queueing;
@@ -67,6 +72,13 @@ typedef struct dl_metrics {
 	size_t max_pending;
 	uint64_t events;
 	double wall;
+	/* Provisioning (provision.h): node seconds on over the run, CPU time
+	 * CPU_T of data-diffusion-raicu §5.2.4 in hours, pool activity. */
+	double node_seconds, cpu_hours;
+	uint64_t allocations, releases;
+	uint32_t peak_nodes;
+	/* The plans' copies (dl_copy_t): begun, done, dropped, bytes. */
+	uint64_t copies, copies_done, copies_dropped, copy_bytes;
 } dl_metrics_t;
 
 /* One column of the run's description (policy, workload, platform...). */

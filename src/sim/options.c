@@ -11,6 +11,7 @@
 #include "dl_error.h"
 #include "dl_policy.h"
 #include "options.h"
+#include "provision.h"
 
 typedef enum {
 	T_SECTION, /* not an option: a heading of --help */
@@ -264,6 +265,29 @@ static int _set_dispatch(dl_sim_args_t *a, const char *s, FILE *out,
 	return 0;
 }
 
+static int _set_provision(dl_sim_args_t *a, const char *s, FILE *out,
+			  char *err, size_t len)
+{
+	char perr[160];
+
+	(void) out;
+	if (dl_prov_parse(s, &a->cfg.prov, perr, sizeof(perr)))
+		return _fail(err, len, "%s", perr);
+	return 0;
+}
+
+/* The run samples the system only when its timeline is asked for. */
+static int _set_timeline(dl_sim_args_t *a, const char *s, FILE *out,
+			 char *err, size_t len)
+{
+	(void) out;
+	(void) err;
+	(void) len;
+	a->timeline = s;
+	a->cfg.timeline_every = DL_PROV_TIMELINE_EVERY;
+	return 0;
+}
+
 static int _list_policies(dl_sim_args_t *a, const char *s, FILE *out,
 			  char *err, size_t len)
 {
@@ -442,12 +466,23 @@ static const _opt_t opts[] = {
 	{ .name = "strict", .type = T_FLAG, F(cfg.place.strict), .min = 1,
 	  .place = 1, .help = "never widen: wait for the node for ever" },
 
+	SECTION("Provisioning (data-diffusion-raicu 3.1, 5.2; off by default):"),
+	FN("provision", "SPEC", _set_provision, 0,
+	   "grow and shrink the pool of --nodes: key=value,...\n"
+	   "alloc=one|additive|exponential|all (additive),\n"
+	   "step=N (1), min=N (0), max=N (all),\n"
+	   "latency=S[:S2] (30:60), idle=S (60),\n"
+	   "interval=S (5), cache=lost|kept (lost);\n"
+	   "\"off\" to disable"),
+
 	SECTION("Output:"),
 	STR("csv", "FILE", csv, 0,
 	    "append one row (header if the file is new)"),
 	STR("json", "FILE", json, 0, "append one JSON object per line"),
 	STR("jobs-csv", "FILE", jobs_csv, 0, "write one row per job"),
 	FLAG("progress", progress, 1, "progress on stderr"),
+	FN("timeline", "FILE", _set_timeline, 0,
+	   "the system every 10 s of simulated time, CSV"),
 	{ .name = "quiet", .key = 'q', .type = T_FLAG, F(quiet), .min = 1,
 	  .help = "no summary" },
 	{ .name = "help", .key = 'h', .type = T_FN, .fn = _help,

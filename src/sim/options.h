@@ -52,6 +52,7 @@ typedef struct dl_sim_args {
 	dl_wl_access_t access;
 	dl_sim_config_t cfg;
 	const char *csv, *json, *jobs_csv;
+	const char *timeline; /* --timeline: the samples' CSV, or NULL */
 	int progress, quiet;
 	int tolerate_fallback; /* a run whose policy fell back exits 0 */
 	int skip_bad_lines;    /* a trace that lost records still runs */

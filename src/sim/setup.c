@@ -232,6 +232,8 @@ static void _kv_workload_desc(const dl_sim_args_t *a, const dl_workload_t *wl,
 
 static void _kv_platform(const dl_sim_config_t *c, dl_kv_t *kv, size_t *n)
 {
+	char pspec[160];
+
 	_kv_add(kv, n, "nodes", "%u", c->nodes);
 	_kv_add(kv, n, "cores", "%u", c->cores);
 	_kv_add(kv, n, "storage", "%u", c->storage);
@@ -250,6 +252,8 @@ static void _kv_platform(const dl_sim_config_t *c, dl_kv_t *kv, size_t *n)
 	_kv_add(kv, n, "window", "%zu", c->window);
 	_kv_add(kv, n, "replan_min_interval", "%g", c->replan_min_interval);
 	_kv_place(kv, n, c);
+	dl_prov_format(&c->prov, pspec, sizeof(pspec));
+	_kv_add(kv, n, "provision", "%s", pspec);
 }
 
 static void _kv_platform_desc(const dl_sim_config_t *c, dl_kv_t *kv,

@@ -14,14 +14,19 @@ enum {
 	EV_ARRIVAL = 0,
 	EV_XFER_DONE,
 	EV_JOB_DONE,
-	EV_WAKE
+	EV_WAKE,
+	EV_ALLOC /* a node asked for registers */
 };
 
 /* What an EV_WAKE is for. */
 enum {
 	WAKE_REPLAN = 0, /* a full plan is due */
-	WAKE_PLACE       /* a bounded wait ends */
+	WAKE_PLACE,      /* a bounded wait ends */
+	WAKE_PROV        /* a provisioning decision is due */
 };
+
+/* The owner of a fetch that is a plan's copy, not a job's. */
+#define COPY_OWNER UINT32_MAX
 
 /*
  * The shortest wait before a placement wake-up, seconds: a wait computed
@@ -145,6 +150,15 @@ typedef struct {
 	double place_wake; /* earliest WAKE_PLACE queued; INFINITY: none */
 	double t0;         /* first arrival: the records' clock starts at 1 */
 
+	dl_prov_pool_t pool; /* every node on unless provisioning */
+	uint32_t *alloc_node; /* scratch of dl_prov_pool_allocate() */
+	double *alloc_ready;
+	int prov_wake;       /* a WAKE_PROV is queued */
+	int prov_due;        /* a decision is due after this instant */
+	size_t ncopyq;       /* copies queued, not begun, on every node */
+	double next_sample;  /* the timeline's */
+	size_t tlcap;
+
 	char *err;
 	size_t errlen;
 	int rc;
@@ -181,6 +195,8 @@ void dl_sim_config_default(dl_sim_config_t *cfg)
 	cfg->progress_every = 1.0;
 	cfg->dispatch = DL_DISPATCH_SLURM;
 	dl_place_params_default(&cfg->place);
+	dl_prov_config_default(&cfg->prov);
+	cfg->copy_queue = 8;
 }
 
 static double _wall(void)
@@ -318,11 +334,10 @@ static uint32_t _xfer_new(_sim_t *s)
 static void _serve(_sim_t *s, uint32_t x)
 {
 	_xfer_t *t = &s->xf[x];
-	dl_sim_job_t *o = &s->res->jobs[t->owner];
 
 	s->src[t->src].busy = 1;
-	if (o->start < 0)
-		o->start = s->now; /* eq. 1: its first transfer starts */
+	if (t->owner != COPY_OWNER && s->res->jobs[t->owner].start < 0)
+		s->res->jobs[t->owner].start = s->now; /* eq. 1 */
 	if (t->src < s->S)
 		s->res->storage_busy += t->dur;
 	_push(s, s->now + t->dur, EV_XFER_DONE, x);
@@ -355,93 +370,150 @@ static void _enqueue(_sim_t *s, uint32_t x)
 	src->q[(src->qh + src->qn++) % src->qcap] = x;
 }
 
-/*
- * The node's link is free: request its next file.  Jobs are served in the
- * order they started; among the first job's files still to come, the one
- * with the earliest estimated transfer completion (TCT, online-hps-khanna
- * §4.3) from its cheapest source goes first.
- */
-static void _pump(_sim_t *s, uint32_t n)
+/* Whether node n is on (takes jobs, serves peers, gets copies). */
+static int _on(const _sim_t *s, uint32_t n)
 {
-	_node_t *nd = &s->nodes[n];
-	uint32_t owner, bsrc = 0, x;
-	size_t i, best = SIZE_MAX;
-	double btct = 0;
-	_xfer_t *t;
-	dl_sim_job_t *o;
-	uint64_t size;
+	return dl_prov_pool_usable(&s->pool, n);
+}
 
-	if (nd->link_busy)
-		return;
-	for (i = 0; i < nd->nf && nd->f[i].issued; i++)
-		;
-	if (i == nd->nf)
-		return;
-	owner = nd->f[i].owner;
-	for (; i < nd->nf; i++) {
-		_fetch_t *f = &nd->f[i];
-		uint32_t src, h, nh;
-		double tct;
-
-		if (f->issued || f->owner != owner)
-			continue;
-		size = s->wl->files[f->file].size;
-		src = s->storage_of[f->file];
-		tct = fmax(s->src[src].backlog_end, s->now) +
+/*
+ * The source of file for node n with the earliest estimated transfer
+ * completion (TCT): its storage node, or with peer fetch a node that is on
+ * and caches it; a peer wins ties (it spares the storage).  *tct is set.
+ */
+static uint32_t _source(_sim_t *s, uint32_t n, uint32_t file, double *tct)
+{
+	uint64_t size = s->wl->files[file].size;
+	uint32_t src = s->storage_of[file], h, nh;
+	double best = fmax(s->src[src].backlog_end, s->now) +
 		      _dur(size, s->src[src].bw);
-		if (s->cfg->peer_fetch) {
-			nh = dl_cache_holders(s->cache, f->file, s->hold, s->P);
-			for (h = 0; h < nh && h < s->P; h++) {
-				uint32_t ps = s->S + s->hold[h];
-				double pt;
 
-				if (s->hold[h] == n)
-					continue;
-				pt = fmax(s->src[ps].backlog_end, s->now) +
-				     _dur(size, s->peer_bw);
-				/* A peer wins ties: it spares the storage. */
-				if (pt < tct || (pt == tct && src < s->S) ||
-				    (pt == tct && ps < src)) {
-					tct = pt;
-					src = ps;
-				}
+	if (s->cfg->peer_fetch) {
+		nh = dl_cache_holders(s->cache, file, s->hold, s->P);
+		for (h = 0; h < nh && h < s->P; h++) {
+			uint32_t ps = s->S + s->hold[h];
+			double pt;
+
+			if (s->hold[h] == n || !_on(s, s->hold[h]))
+				continue;
+			pt = fmax(s->src[ps].backlog_end, s->now) +
+			     _dur(size, s->peer_bw);
+			if (pt < best || (pt == best && src < s->S) ||
+			    (pt == best && ps < src)) {
+				best = pt;
+				src = ps;
 			}
 		}
-		if (best == SIZE_MAX || tct < btct) {
-			best = i;
-			btct = tct;
-			bsrc = src;
-		}
 	}
-	x = _xfer_new(s);
-	if (x == UINT32_MAX)
-		return;
-	t = &s->xf[x];
-	t->node = n;
-	t->file = nd->f[best].file;
-	t->owner = owner;
-	t->src = bsrc;
-	size = s->wl->files[t->file].size;
-	t->dur = _dur(size, s->src[bsrc].bw);
-	nd->f[best].issued = 1;
-	nd->link_busy = 1;
-	o = &s->res->jobs[owner];
-	if (bsrc < s->S) {
+	*tct = best;
+	return src;
+}
+
+/* Count a transfer that begins: the owner job's access, or a copy. */
+static void _count_xfer(_sim_t *s, uint32_t owner, uint32_t src,
+			uint64_t size)
+{
+	dl_sim_job_t *o = owner == COPY_OWNER ? NULL : &s->res->jobs[owner];
+
+	if (!o) {
+		s->res->copies++;
+		s->res->copy_bytes += size;
+		s->res->copies_peer += src >= s->S;
+	} else if (src < s->S) {
 		s->res->miss++;
 		s->res->remote_transfers++;
 		s->res->remote_bytes += size;
 		o->miss++;
 		o->bytes_remote += size;
 	} else {
-		/* Keep the peer's copy until it is sent. */
-		dl_cache_pin(s->cache, bsrc - s->S, t->file);
 		s->res->hit_peer++;
 		s->res->peer_transfers++;
 		s->res->peer_bytes += size;
 		o->hit_peer++;
 		o->bytes_peer += size;
 	}
+}
+
+static void _touch(_sim_t *s, uint32_t n);
+
+/* Request fetch i of node n from src now. */
+static void _issue(_sim_t *s, uint32_t n, size_t i, uint32_t src)
+{
+	_node_t *nd = &s->nodes[n];
+	uint32_t x = _xfer_new(s);
+	uint64_t size;
+	_xfer_t *t;
+
+	if (x == UINT32_MAX)
+		return;
+	t = &s->xf[x];
+	t->node = n;
+	t->file = nd->f[i].file;
+	t->owner = nd->f[i].owner;
+	t->src = src;
+	size = s->wl->files[t->file].size;
+	t->dur = _dur(size, s->src[src].bw);
+	nd->f[i].issued = 1;
+	nd->link_busy = 1;
+	if (t->owner == COPY_OWNER)
+		s->ncopyq--;
+	_count_xfer(s, t->owner, src, size);
+	if (src >= s->S) {
+		/* Keep the peer's copy until it is sent. */
+		dl_cache_pin(s->cache, src - s->S, t->file);
+	}
 	_enqueue(s, x);
+	_touch(s, n);
+	if (src >= s->S)
+		_touch(s, src - s->S);
+}
+
+/*
+ * The node's link is free: request its next file.  Jobs are served in the
+ * order they started; among the first job's files still to come, the one
+ * with the earliest estimated transfer completion (TCT, online-hps-khanna
+ * §4.3) from its cheapest source goes first.  With no job fetch waiting,
+ * the first queued copy begins if its source is idle (sim.h).
+ */
+static void _pump(_sim_t *s, uint32_t n)
+{
+	_node_t *nd = &s->nodes[n];
+	uint32_t owner, bsrc = 0;
+	size_t i, best = SIZE_MAX;
+	double btct = 0;
+
+	if (nd->link_busy)
+		return;
+	for (i = 0; i < nd->nf &&
+		    (nd->f[i].issued || nd->f[i].owner == COPY_OWNER);
+	     i++)
+		;
+	if (i == nd->nf) {
+		for (i = 0; i < nd->nf && nd->f[i].issued; i++)
+			;
+		if (i == nd->nf)
+			return;
+		bsrc = _source(s, n, nd->f[i].file, &btct);
+		if (!s->src[bsrc].busy && !s->src[bsrc].qn)
+			_issue(s, n, i, bsrc);
+		return;
+	}
+	owner = nd->f[i].owner;
+	for (; i < nd->nf; i++) {
+		_fetch_t *f = &nd->f[i];
+		uint32_t src;
+		double tct;
+
+		if (f->issued || f->owner != owner)
+			continue;
+		src = _source(s, n, f->file, &tct);
+		if (best == SIZE_MAX || tct < btct) {
+			best = i;
+			btct = tct;
+			bsrc = src;
+		}
+	}
+	_issue(s, n, best, bsrc);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -475,6 +547,30 @@ static int _add_waiter(_sim_t *s, _fetch_t *f, uint32_t j, uint32_t k)
 	return 0;
 }
 
+/* A new fetch of file at the end of the node's list; NULL on ENOMEM. */
+static _fetch_t *_fetch_add(_sim_t *s, _node_t *nd, uint32_t file,
+			    uint32_t owner)
+{
+	_fetch_t *fe;
+
+	if (nd->nf == nd->fcap) {
+		size_t ncap = nd->fcap ? nd->fcap * 2 : 16;
+		_fetch_t *nf = realloc(nd->f, ncap * sizeof(*nf));
+
+		if (!nf) {
+			_fail(s, DL_ENOMEM, "out of memory (fetches)");
+			return NULL;
+		}
+		nd->f = nf;
+		nd->fcap = ncap;
+	}
+	fe = &nd->f[nd->nf++];
+	memset(fe, 0, sizeof(*fe));
+	fe->file = file;
+	fe->owner = owner;
+	return fe;
+}
+
 static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
 {
 	const dl_wl_job_t *wj = &s->wl->jobs[j];
@@ -482,6 +578,7 @@ static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
 	dl_sim_job_t *r = &s->res->jobs[j];
 	_node_t *nd = &s->nodes[n];
 	uint64_t tick = _ticks(s->now);
+	_fetch_t *fe;
 	uint32_t k;
 
 	job->state = J_RUNNING;
@@ -506,8 +603,21 @@ static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
 		}
 		for (i = 0; i < nd->nf && nd->f[i].file != f; i++)
 			;
+		if (i < nd->nf && nd->f[i].owner == COPY_OWNER &&
+		    !nd->f[i].issued) {
+			/* A copy not begun: the job fetches the file itself,
+			 * in its own turn. */
+			free(nd->f[i].w);
+			memmove(&nd->f[i], &nd->f[i + 1],
+				(nd->nf - i - 1) * sizeof(*nd->f));
+			nd->nf--;
+			s->ncopyq--;
+			s->res->copies_dropped++;
+			i = nd->nf;
+		}
 		if (i < nd->nf) {
-			/* Coming for another job on this node: wait for it. */
+			/* Coming for another job on this node, or a copy
+			 * under way: wait for it. */
 			if (_add_waiter(s, &nd->f[i], j, k))
 				return;
 			s->res->hit_local++;
@@ -515,21 +625,8 @@ static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
 			job->missing++;
 			continue;
 		}
-		if (nd->nf == nd->fcap) {
-			size_t ncap = nd->fcap ? nd->fcap * 2 : 16;
-			_fetch_t *nf = realloc(nd->f, ncap * sizeof(*nf));
-
-			if (!nf) {
-				_fail(s, DL_ENOMEM, "out of memory (fetches)");
-				return;
-			}
-			nd->f = nf;
-			nd->fcap = ncap;
-		}
-		memset(&nd->f[nd->nf], 0, sizeof(nd->f[nd->nf]));
-		nd->f[nd->nf].file = f;
-		nd->f[nd->nf].owner = j;
-		if (_add_waiter(s, &nd->f[nd->nf++], j, k))
+		fe = _fetch_add(s, nd, f, j);
+		if (!fe || _add_waiter(s, fe, j, k))
 			return;
 		job->missing++;
 	}
@@ -537,6 +634,7 @@ static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
 		_staged(s, j);
 	else
 		_pump(s, n);
+	_touch(s, n);
 }
 
 static void _xfer_done(_sim_t *s, uint32_t x)
@@ -575,12 +673,20 @@ static void _xfer_done(_sim_t *s, uint32_t x)
 
 	rc = dl_cache_insert(s->cache, t.node, t.file, tick, _on_evict, s);
 	_check_capacity(s, t.node);
+	if (f.owner == COPY_OWNER) {
+		/* The insert counted a use that no job made: the tracker has
+		 * no insert without one, so a copied file's AccessFreq is one
+		 * more than its uses. */
+		s->res->copies_done += rc == 0;
+		s->res->copies_dropped += rc != 0;
+	}
 	for (i = 0; i < f.nw; i++) {
 		uint32_t j = f.w[i].job;
 
 		if (rc == 0) {
-			/* The insert counted the first use; count the others. */
-			if (i)
+			/* The insert counted the first use; count the others
+			 * (every waiter's for a copy). */
+			if (i || f.owner == COPY_OWNER)
 				dl_cache_access(s->cache, t.node, t.file, tick);
 			if (dl_cache_pin(s->cache, t.node, t.file) == 0)
 				s->jobs[j].pinned[f.w[i].k] = 1;
@@ -597,6 +703,9 @@ static void _xfer_done(_sim_t *s, uint32_t x)
 		      t.node, dl_strerror(rc));
 	s->dirty = 1;
 	_pump(s, t.node);
+	_touch(s, t.node);
+	if (t.src >= s->S)
+		_touch(s, t.src - s->S);
 }
 
 static void _job_done(_sim_t *s, uint32_t j)
@@ -620,6 +729,185 @@ static void _job_done(_sim_t *s, uint32_t j)
 	s->running[job->run_pos] = last;
 	s->jobs[last].run_pos = job->run_pos;
 	s->dirty = 1;
+	_touch(s, n);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Provisioning and copies                                                */
+
+/* Node n does nothing: no job, no transfer to it, none served from it. */
+static int _idle(const _sim_t *s, uint32_t n)
+{
+	const _src_t *peer = &s->src[s->S + n];
+
+	return !s->nodes[n].busy && !s->nodes[n].link_busy && !peer->busy &&
+	       !peer->qn;
+}
+
+/* Tell the pool whether node n works, after anything that may change it. */
+static void _touch(_sim_t *s, uint32_t n)
+{
+	if (!s->cfg->prov.enabled)
+		return;
+	if (_idle(s, n))
+		dl_prov_pool_idle(&s->pool, n, s->now);
+	else
+		dl_prov_pool_busy(&s->pool, n);
+}
+
+/* Drop node n's copies that have not begun, but those keep asks for. */
+static void _copies_drop(_sim_t *s, uint32_t n, const dl_plan_t *keep)
+{
+	_node_t *nd = &s->nodes[n];
+	size_t i, k = 0, c;
+
+	for (i = 0; i < nd->nf; i++) {
+		_fetch_t *f = &nd->f[i];
+		int kept = f->owner != COPY_OWNER || f->issued;
+
+		for (c = 0; !kept && keep && c < keep->ncopies; c++)
+			kept = keep->copies[c].node == n &&
+			       keep->copies[c].file == f->file;
+		if (kept) {
+			nd->f[k++] = *f;
+			continue;
+		}
+		free(f->w);
+		s->ncopyq--;
+		s->res->copies_dropped++;
+	}
+	nd->nf = k;
+}
+
+/* Queue one copy of a plan on its node, unless pointless or no room. */
+static void _copy_queue(_sim_t *s, uint32_t file, uint32_t n)
+{
+	_node_t *nd = &s->nodes[n];
+	size_t i, queued = 0;
+
+	for (i = 0; i < nd->nf; i++) {
+		if (nd->f[i].file == file)
+			return; /* coming already (kept from before) */
+		queued += nd->f[i].owner == COPY_OWNER && !nd->f[i].issued;
+	}
+	if (!_on(s, n) || dl_cache_contains(s->cache, n, file) ||
+	    queued >= s->cfg->copy_queue) {
+		s->res->copies_dropped++;
+		return;
+	}
+	if (_fetch_add(s, nd, file, COPY_OWNER))
+		s->ncopyq++;
+}
+
+/*
+ * A full plan's copies replace those not begun; ids are the state's,
+ * which are the simulator's (nodes in order, files interned in order).
+ */
+static void _copies_plan(_sim_t *s, const dl_plan_t *plan)
+{
+	uint32_t n;
+	size_t c;
+
+	if (s->ncopyq)
+		for (n = 0; n < s->P; n++)
+			_copies_drop(s, n, plan);
+	for (c = 0; c < plan->ncopies && !s->rc; c++) {
+		const dl_copy_t *cp = &plan->copies[c];
+
+		if (cp->node >= s->P || cp->file >= s->wl->nfiles) {
+			s->res->copies_dropped++;
+			continue;
+		}
+		_copy_queue(s, cp->file, cp->node);
+	}
+	for (n = 0; n < s->P && s->ncopyq; n++)
+		_pump(s, n);
+}
+
+/* Copies wait for idle sources: try every node again after an instant. */
+static void _copies_pump(_sim_t *s)
+{
+	uint32_t n;
+
+	for (n = 0; n < s->P && s->ncopyq; n++)
+		if (!s->nodes[n].link_busy && s->nodes[n].nf)
+			_pump(s, n);
+}
+
+/* Release node n if its idle time is due; its cache goes unless kept. */
+static void _release(_sim_t *s, uint32_t n)
+{
+	if (!_idle(s, n) || !dl_prov_pool_release(&s->pool, n, s->now))
+		return;
+	_copies_drop(s, n, NULL);
+	if (!s->cfg->prov.keep_cache) {
+		dl_cache_set_capacity(s->cache, n, 0);
+		dl_cache_trim(s->cache, n, NULL, NULL);
+		dl_cache_set_capacity(s->cache, n, s->cfg->cache_bytes);
+	}
+	s->dirty = 1;
+}
+
+/*
+ * A decision of the provisioner: release the nodes idle long enough, then
+ * ask for what the wait queue needs.  The next decision is queued while
+ * it could do something: jobs wait, nodes boot, or more than the minimum
+ * are on.
+ */
+static void _provision(_sim_t *s)
+{
+	dl_prov_pool_t *p = &s->pool;
+	uint32_t n, k;
+
+	s->prov_due = 0;
+	for (n = 0; n < s->P; n++)
+		if (_on(s, n))
+			_release(s, n);
+	k = dl_prov_pool_allocate(p, s->now, s->npending, s->cfg->cores,
+				  s->alloc_node, s->alloc_ready);
+	for (n = 0; n < k; n++)
+		_push(s, s->alloc_ready[n], EV_ALLOC, s->alloc_node[n]);
+	if (!s->prov_wake && s->res->completed < s->wl->njobs &&
+	    (s->npending || p->booting || p->on > p->cfg.min_nodes)) {
+		s->prov_wake = 1;
+		_push(s, s->now + p->cfg.interval, EV_WAKE, WAKE_PROV);
+	}
+}
+
+/* Record the system as it is at t (before the events of a later instant). */
+static void _sample(_sim_t *s, double t)
+{
+	dl_sim_result_t *r = s->res;
+	dl_sim_sample_t *x;
+	uint32_t n;
+
+	if (r->ntimeline >= DL_SIM_TIMELINE_MAX)
+		return;
+	if (r->ntimeline == s->tlcap) {
+		size_t ncap = s->tlcap ? s->tlcap * 2 : 256;
+		dl_sim_sample_t *nt = realloc(r->timeline, ncap * sizeof(*nt));
+
+		if (!nt) {
+			_fail(s, DL_ENOMEM, "out of memory (timeline)");
+			return;
+		}
+		r->timeline = nt;
+		s->tlcap = ncap;
+	}
+	x = &r->timeline[r->ntimeline++];
+	memset(x, 0, sizeof(*x));
+	x->t = t;
+	x->on = s->pool.on;
+	x->booting = s->pool.booting;
+	x->queued = s->npending;
+	x->running = s->nrunning;
+	x->arrived = s->arrived;
+	x->completed = r->completed;
+	x->hit_local = r->hit_local;
+	x->hit_peer = r->hit_peer;
+	x->miss = r->miss;
+	for (n = 0; n < s->P; n++)
+		x->busy_slots += s->nodes[n].busy;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -630,7 +918,8 @@ static uint32_t _free_slots(const _sim_t *s)
 	uint32_t n, free = 0;
 
 	for (n = 0; n < s->P; n++)
-		free += s->cfg->cores - s->nodes[n].busy;
+		if (_on(s, n))
+			free += s->cfg->cores - s->nodes[n].busy;
 	return free;
 }
 
@@ -683,7 +972,8 @@ static dl_state_t *_snapshot(_sim_t *s, int mode, uint32_t **map)
 	if (!st || !m)
 		goto fail;
 	for (n = 0; n < s->P; n++) {
-		if (dl_state_add_node(st, s->names[n], s->cfg->cores, 1) < 0)
+		if (dl_state_add_node(st, s->names[n], s->cfg->cores,
+				      _on(s, n)) < 0)
 			goto fail;
 		st->nodes[n].busy = s->nodes[n].busy;
 	}
@@ -793,6 +1083,7 @@ static dl_plan_t *_policy_plan(_sim_t *s, const dl_state_t *st,
 	s->have_plan = 1;
 	s->last_plan = s->now;
 	s->dirty = 0;
+	_copies_plan(s, plan);
 	return plan;
 }
 
@@ -1146,6 +1437,14 @@ static int _setup(_sim_t *s)
 	}
 	if (_check_place(s))
 		return s->rc;
+	err = dl_prov_pool_init(&s->pool, &cfg->prov, cfg->nodes, cfg->seed,
+				s->t0);
+	if (err) {
+		_fail(s, err, "provisioning: %s (min above max?)",
+		      dl_strerror(err));
+		return s->rc;
+	}
+	err = 0;
 	for (i = 0; i < wl->njobs; i++) {
 		if (wl->jobs[i].cpus > cfg->cores) {
 			_fail(s, DL_EINVAL,
@@ -1193,8 +1492,11 @@ static int _setup(_sim_t *s)
 	s->pending = malloc((wl->njobs ? wl->njobs : 1) * sizeof(*s->pending));
 	s->running = malloc((wl->njobs ? wl->njobs : 1) * sizeof(*s->running));
 	s->hold = malloc(s->P * sizeof(*s->hold));
+	s->alloc_node = malloc(s->P * sizeof(*s->alloc_node));
+	s->alloc_ready = malloc(s->P * sizeof(*s->alloc_ready));
 	if (!s->cache || !s->storage_of || !s->names || !s->jobs || !s->nodes ||
-	    !s->src || !s->pending || !s->running || !s->hold) {
+	    !s->src || !s->pending || !s->running || !s->hold ||
+	    !s->alloc_node || !s->alloc_ready) {
 		_fail(s, DL_ENOMEM, "out of memory");
 		return s->rc;
 	}
@@ -1288,9 +1590,31 @@ static void _teardown(_sim_t *s)
 	free(s->pending);
 	free(s->running);
 	free(s->hold);
+	free(s->alloc_node);
+	free(s->alloc_ready);
+	dl_prov_pool_fini(&s->pool);
 	_place_forget(s);
 	dl_policy_destroy(s->policy);
 	dl_cache_destroy(s->cache);
+}
+
+/* The pool's figures, measured up to the last completion. */
+static void _finish(_sim_t *s)
+{
+	dl_sim_result_t *r = s->res;
+	double end = s->t0;
+	size_t i;
+
+	for (i = 0; i < r->njobs; i++)
+		if (r->jobs[i].completions && r->jobs[i].end > end)
+			end = r->jobs[i].end;
+	if (s->cfg->timeline_every > 0)
+		_sample(s, s->now);
+	r->provisioned = s->cfg->prov.enabled;
+	r->node_seconds = dl_prov_pool_node_seconds(&s->pool, end);
+	r->allocations = s->pool.allocations;
+	r->releases = s->pool.releases;
+	r->peak_nodes = s->pool.peak;
 }
 
 int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
@@ -1330,6 +1654,9 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 	s.res = res;
 	if (_setup(&s))
 		goto out;
+	/* The first decision comes with the first arrival. */
+	s.prov_due = cfg->prov.enabled;
+	s.next_sample = s.t0;
 	res->nodes = s.P;
 	res->slots = s.slots;
 	res->storage = s.S;
@@ -1353,6 +1680,11 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 			continue;
 		}
 		s.now = s.heap[0].t;
+		while (cfg->timeline_every > 0 && s.next_sample <= s.now &&
+		       res->ntimeline < DL_SIM_TIMELINE_MAX) {
+			_sample(&s, s.next_sample);
+			s.next_sample += cfg->timeline_every;
+		}
 		if (cfg->dispatch == DL_DISPATCH_SLURM)
 			_place_account(&s);
 		while (s.nheap && s.heap[0].t == s.now && !s.rc) {
@@ -1365,6 +1697,9 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 				s.pending[s.phead + s.npending++] = ev.arg;
 				s.arrived++;
 				s.dirty = 1;
+				/* A provisioner gone quiet looks again. */
+				if (cfg->prov.enabled && !s.prov_wake)
+					s.prov_due = 1;
 				break;
 			case EV_XFER_DONE:
 				_xfer_done(&s, ev.arg);
@@ -1372,7 +1707,17 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 			case EV_JOB_DONE:
 				_job_done(&s, ev.arg);
 				break;
+			case EV_ALLOC:
+				dl_prov_pool_ready(&s.pool, ev.arg, s.now);
+				s.dirty = 1;
+				_touch(&s, ev.arg);
+				break;
 			default:
+				if (ev.arg == WAKE_PROV) {
+					s.prov_wake = 0;
+					s.prov_due = 1;
+					break;
+				}
 				if (ev.arg == WAKE_REPLAN) {
 					s.wake_pending = 0;
 					break;
@@ -1386,10 +1731,15 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 		if (s.npending > res->max_pending)
 			res->max_pending = s.npending;
 		_schedule(&s, 0);
+		if (s.prov_due && !s.rc)
+			_provision(&s);
+		if (s.ncopyq && !s.rc)
+			_copies_pump(&s);
 		if ((++instants & 255) == 0)
 			_progress(&s, wall0, &next_progress);
 	}
 	res->end_time = s.now;
+	_finish(&s);
 out:
 	res->wall_seconds = _wall() - wall0;
 	_teardown(&s);
@@ -1406,5 +1756,6 @@ void dl_sim_result_free(dl_sim_result_t *r)
 	if (!r)
 		return;
 	free(r->jobs);
+	free(r->timeline);
 	free(r);
 }

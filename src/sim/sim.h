@@ -52,6 +52,25 @@
  * queued for the moment the first bounded wait ends, so that a job blocked
  * past its bound starts elsewhere then, not at the next unrelated event.
  *
+ * Copies (dl_copy_t, the plan's replication and prefetch hook): each full
+ * plan states the copies it wants now; they replace the copies an earlier
+ * plan queued that have not begun.  A node keeps at most copy_queue of
+ * them (the rest are dropped), in plan order, behind its jobs' fetches.
+ * A copy begins only when the node's link is free, no job fetch of the
+ * node waits, and its source (the cheapest, as for a job's fetch) is idle:
+ * it takes the storage or peer bandwidth of a fetch, no slot, and delays
+ * a job only by holding its source when the job's request comes.  Its
+ * file is inserted like a fetched one (evicting unpinned files only;
+ * without room it is dropped).  A job that needs a file being copied
+ * waits for it (a local hit); one whose file's copy has not begun takes
+ * the copy over as its own fetch.
+ *
+ * Provisioning (provision.h): with cfg->prov enabled the nodes start off
+ * and the pool grows and shrinks at decisions every prov.interval
+ * seconds (after the events of the instant); a node that is not on takes
+ * no job, serves no peer and gets no copy; its cache is cleared when it
+ * is released unless prov.keep_cache.
+ *
  * Deterministic: the same workload and configuration give the same
  * results (except wall-clock times), provided the policy is deterministic.
  *
@@ -68,6 +87,7 @@
 #include "dl_cache.h"
 #include "dl_place.h"
 #include "dl_state.h"
+#include "provision.h"
 #include "workload.h"
 
 typedef struct dl_sim_progress {
@@ -97,6 +117,10 @@ typedef struct dl_sim_config {
 	dl_place_params_t place;    /* slurm dispatch: the restrictions'
 				    * rule (dl_place_params_default()) */
 	int check;                  /* verify invariants after every step */
+	dl_prov_config_t prov;      /* the node pool (provision.h): off */
+	uint32_t copy_queue;        /* copies a node may have waiting (8) */
+	double timeline_every;      /* seconds between timeline samples;
+				    * 0: no timeline */
 	void (*progress)(const dl_sim_progress_t *p, void *arg);
 	void *progress_arg;
 	double progress_every; /* wall seconds between calls (1.0) */
@@ -122,6 +146,19 @@ typedef struct dl_sim_job {
 	uint32_t completions;  /* 1 when all went well */
 } dl_sim_job_t;
 
+/* The system at one moment (cfg->timeline_every); counts from the start. */
+typedef struct dl_sim_sample {
+	double t;
+	uint32_t on, booting; /* nodes (all on without provisioning) */
+	size_t queued, running;
+	size_t arrived, completed;
+	uint64_t hit_local, hit_peer, miss;
+	uint64_t busy_slots;
+} dl_sim_sample_t;
+
+/* At most this many timeline samples; later ones are not taken. */
+#define DL_SIM_TIMELINE_MAX 1000000
+
 typedef struct dl_sim_result {
 	size_t njobs;
 	dl_sim_job_t *jobs; /* in workload order; owned */
@@ -146,6 +183,16 @@ typedef struct dl_sim_result {
 	double end_time;     /* last event */
 	double storage_busy; /* seconds storage nodes spent serving */
 	double wall_seconds;
+	/* Copies (the plan's hook): begun, inserted, dropped unexecuted. */
+	uint64_t copies, copies_peer, copy_bytes, copies_done, copies_dropped;
+	/* Provisioning: node seconds on in [first arrival, last completion]
+	 * (every node's, without it), allocations and releases, most on. */
+	int provisioned;
+	double node_seconds;
+	uint64_t allocations, releases;
+	uint32_t peak_nodes;
+	dl_sim_sample_t *timeline; /* owned */
+	size_t ntimeline;
 	uint32_t nodes, slots, storage;
 	char policy[32];
 	char dispatch[8]; /* dl_dispatch_name() */

@@ -80,6 +80,8 @@ static const struct {
 	{ "json", "/tmp/x.json", { 0 }, 0 },
 	{ "jobs-csv", "/tmp/x.jobs", { 0 }, 0 },
 	{ "progress", NULL, { 0 }, 0 },
+	{ "timeline", "/tmp/x.timeline", { 0 }, 0 },
+	{ "provision", "alloc=exponential,max=4", { 0 }, 0 },
 	{ "quiet", NULL, { 0 }, 0 },
 	{ "help", NULL, { 0 }, 1 },
 	{ "version", NULL, { 0 }, 1 },
@@ -207,6 +209,20 @@ START_TEST(test_fields)
 				   "8")),
 			 DL_SIM_ARGS_RUN);
 	ck_assert_uint_eq(a.cfg.window, 800);
+	/* Provisioning and its timeline: off unless asked for. */
+	ck_assert_int_eq(a.cfg.prov.enabled, 0);
+	ck_assert_ptr_null(a.timeline);
+	ck_assert_double_eq(a.cfg.timeline_every, 0);
+	ck_assert_int_eq(_run(&a, err, sizeof(err),
+			      ARGS("-p", "mct", "--provision",
+				   "alloc=exponential,max=4", "--timeline",
+				   "/tmp/t.csv")),
+			 DL_SIM_ARGS_RUN);
+	ck_assert_int_eq(a.cfg.prov.enabled, 1);
+	ck_assert_int_eq(a.cfg.prov.alloc, DL_PROV_EXPONENTIAL);
+	ck_assert_uint_eq(a.cfg.prov.max_nodes, 4);
+	ck_assert_str_eq(a.timeline, "/tmp/t.csv");
+	ck_assert_double_eq(a.cfg.timeline_every, DL_PROV_TIMELINE_EVERY);
 }
 
 END_TEST
@@ -261,6 +277,7 @@ START_TEST(test_refused)
 		{ { "-p", "mct", "--lublin-start-hour", "24" }, "--lublin-start-hour" },
 		{ { "-p", "mct", "--cache-size", "12Q" }, "--cache-size: expected a size such as 4096, 64M, 15G, got '12Q'" },
 		{ { "-p", "mct", "--rbw", "0" }, "--rbw: expected bytes per second" },
+		{ { "-p", "mct", "--provision", "alloc=x" }, "--provision: bad alloc 'x'" },
 		{ { "-p", "mct", "--eviction", "mru" }, "--eviction: expected value, lru, lfu, fifo or random, got 'mru'" },
 		{ { "-p", "mct", "--workload", "x" }, "--workload: expected biomed, diffusion, swf or file, got 'x'" },
 		{ { "-p", "mct", "--order", "sorted" }, "--order: expected clustered or random, got 'sorted'" },

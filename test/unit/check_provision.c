@@ -1,0 +1,598 @@
+/*
+ * check_provision.c - dl-sim's node pool (src/sim/provision.c) and the
+ * plans' copy hook (dl_copy_t) as dl-sim executes it, on hand-computed
+ * cases.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_suites.h"
+#include "dl_error.h"
+#include "dl_policy.h"
+#include "metrics.h"
+#include "provision.h"
+#include "sim.h"
+#include "workload.h"
+
+#define EPS 1e-9
+
+/*
+ * The queue asks for need = ceil(10 / 2) - 1 booting = 4 nodes; the pool
+ * of 8 has room for 8 - (1 + 1) = 6 more.
+ */
+static uint32_t _ask(dl_prov_alloc_t a, uint32_t step, uint32_t *round)
+{
+	dl_prov_config_t c;
+
+	dl_prov_config_default(&c);
+	c.alloc = a;
+	c.step = step;
+	return dl_prov_request(&c, 10, 2, 1, 1, 8, round);
+}
+
+START_TEST(test_alloc_one)
+{
+	uint32_t r = 0, i;
+
+	for (i = 0; i < 5; i++)
+		ck_assert_uint_eq(_ask(DL_PROV_ONE, 1, &r), 1);
+	ck_assert_uint_eq(r, 5);
+}
+END_TEST
+
+START_TEST(test_alloc_additive)
+{
+	static const uint32_t step1[] = { 1, 2, 3, 4, 4 };
+	static const uint32_t step2[] = { 2, 4, 4 };
+	uint32_t r = 0, i;
+
+	for (i = 0; i < 5; i++)
+		ck_assert_uint_eq(_ask(DL_PROV_ADDITIVE, 1, &r), step1[i]);
+	r = 0;
+	for (i = 0; i < 3; i++)
+		ck_assert_uint_eq(_ask(DL_PROV_ADDITIVE, 2, &r), step2[i]);
+}
+END_TEST
+
+START_TEST(test_alloc_exponential)
+{
+	static const uint32_t want[] = { 1, 2, 4, 4 };
+	uint32_t r = 0, i;
+
+	for (i = 0; i < 4; i++)
+		ck_assert_uint_eq(_ask(DL_PROV_EXPONENTIAL, 1, &r), want[i]);
+	/* A huge round neither overflows nor exceeds the need. */
+	r = 200;
+	ck_assert_uint_eq(_ask(DL_PROV_EXPONENTIAL, 1, &r), 4);
+}
+END_TEST
+
+START_TEST(test_alloc_all)
+{
+	dl_prov_config_t c;
+	uint32_t r = 0;
+
+	ck_assert_uint_eq(_ask(DL_PROV_ALL, 1, &r), 4);
+	/* max 3: room for 3 - 2 = 1 only. */
+	dl_prov_config_default(&c);
+	c.alloc = DL_PROV_ALL;
+	c.max_nodes = 3;
+	ck_assert_uint_eq(dl_prov_request(&c, 10, 2, 1, 1, 8, &r), 1);
+	/* An odd queue rounds up: 7 jobs on 2 cores need 4 nodes. */
+	c.max_nodes = 0;
+	ck_assert_uint_eq(dl_prov_request(&c, 7, 2, 0, 0, 8, &r), 4);
+}
+END_TEST
+
+START_TEST(test_alloc_round_resets)
+{
+	dl_prov_config_t c;
+	uint32_t r = 0;
+
+	dl_prov_config_default(&c);
+	c.alloc = DL_PROV_EXPONENTIAL;
+	ck_assert_uint_eq(dl_prov_request(&c, 100, 1, 0, 0, 64, &r), 1);
+	ck_assert_uint_eq(dl_prov_request(&c, 100, 1, 0, 1, 64, &r), 2);
+	/* The booting nodes cover the queue: no need, the round resets. */
+	ck_assert_uint_eq(dl_prov_request(&c, 3, 1, 0, 3, 64, &r), 0);
+	ck_assert_uint_eq(r, 0);
+	ck_assert_uint_eq(dl_prov_request(&c, 100, 1, 3, 0, 64, &r), 1);
+	/* A full pool asks for nothing. */
+	ck_assert_uint_eq(dl_prov_request(&c, 100, 1, 60, 4, 64, &r), 0);
+}
+END_TEST
+
+START_TEST(test_release_due)
+{
+	dl_prov_config_t c;
+
+	dl_prov_config_default(&c);
+	c.idle = 60;
+	ck_assert_int_eq(dl_prov_release_due(&c, 100, 159.5, 3), 0);
+	ck_assert_int_eq(dl_prov_release_due(&c, 100, 160, 3), 1);
+	ck_assert_int_eq(dl_prov_release_due(&c, -1, 1e9, 3), 0); /* busy */
+	c.min_nodes = 3;
+	ck_assert_int_eq(dl_prov_release_due(&c, 100, 500, 3), 0);
+	ck_assert_int_eq(dl_prov_release_due(&c, 100, 500, 4), 1);
+}
+END_TEST
+
+/*
+ * A pool of 4, all-at-once, latency 30 exactly, idle 60.  At 0 a queue of
+ * 3 on 1 core asks for nodes 0, 1, 2, ready at 30.  Node 0 idles from 30
+ * and goes at 100 (70 s on); nodes 1 and 2 work from 30 to the end, 200
+ * (170 s each): 410 node seconds, 0.2278 CPU hours on 2 cores.
+ */
+START_TEST(test_pool_accounting)
+{
+	dl_prov_config_t c;
+	dl_prov_pool_t p;
+	uint32_t node[4], k;
+	double ready[4];
+
+	dl_prov_config_default(&c);
+	c.enabled = 1;
+	c.alloc = DL_PROV_ALL;
+	c.latency_min = c.latency_max = 30;
+	c.idle = 60;
+	ck_assert_int_eq(dl_prov_pool_init(&p, &c, 4, 1, 0.0), 0);
+	ck_assert_uint_eq(p.on, 0);
+	k = dl_prov_pool_allocate(&p, 0, 3, 1, node, ready);
+	ck_assert_uint_eq(k, 3);
+	for (k = 0; k < 3; k++) {
+		ck_assert_uint_eq(node[k], k);
+		ck_assert_double_eq_tol(ready[k], 30, EPS);
+		ck_assert_int_eq(dl_prov_pool_usable(&p, k), 0);
+		ck_assert_int_eq(dl_prov_pool_ready(&p, k, 30), 0);
+	}
+	ck_assert_int_eq(dl_prov_pool_ready(&p, 3, 30), DL_EINVAL);
+	ck_assert_uint_eq(p.on, 3);
+	dl_prov_pool_busy(&p, 1);
+	dl_prov_pool_busy(&p, 2);
+	ck_assert_int_eq(dl_prov_pool_release(&p, 0, 89), 0);
+	ck_assert_int_eq(dl_prov_pool_release(&p, 1, 100), 0); /* busy */
+	ck_assert_int_eq(dl_prov_pool_release(&p, 0, 100), 1);
+	ck_assert_int_eq(dl_prov_pool_usable(&p, 0), 0);
+	ck_assert_uint_eq(p.on, 2);
+	ck_assert_double_eq_tol(dl_prov_pool_node_seconds(&p, 200), 410, EPS);
+	ck_assert_double_eq_tol(dl_prov_cpu_hours(410, 2), 820.0 / 3600, EPS);
+	ck_assert_uint_eq(p.allocations, 3);
+	ck_assert_uint_eq(p.releases, 1);
+	ck_assert_uint_eq(p.peak, 3);
+	/* The next allocation takes the lowest free node again: 0. */
+	ck_assert_uint_eq(dl_prov_pool_allocate(&p, 120, 1, 1, node, ready), 1);
+	ck_assert_uint_eq(node[0], 0);
+	dl_prov_pool_fini(&p);
+}
+END_TEST
+
+START_TEST(test_pool_latency_and_min)
+{
+	dl_prov_config_t c;
+	dl_prov_pool_t p, q;
+	uint32_t node[64], n1, n2, i;
+	double ready[64], r2[64];
+
+	dl_prov_config_default(&c);
+	c.enabled = 1;
+	c.alloc = DL_PROV_ALL;
+	ck_assert_int_eq(dl_prov_pool_init(&p, &c, 64, 7, 0), 0);
+	ck_assert_int_eq(dl_prov_pool_init(&q, &c, 64, 7, 0), 0);
+	n1 = dl_prov_pool_allocate(&p, 5, 64, 1, node, ready);
+	n2 = dl_prov_pool_allocate(&q, 5, 64, 1, node, r2);
+	ck_assert_uint_eq(n1, 64);
+	ck_assert_uint_eq(n2, 64);
+	for (i = 0; i < n1; i++) {
+		ck_assert(ready[i] >= 35 && ready[i] <= 65);
+		ck_assert_double_eq(ready[i], r2[i]); /* same seed */
+	}
+	ck_assert(ready[0] != ready[1]);
+	dl_prov_pool_fini(&p);
+	dl_prov_pool_fini(&q);
+	/* The minimum is asked for with no queue; min > max is refused. */
+	c.min_nodes = 2;
+	ck_assert_int_eq(dl_prov_pool_init(&p, &c, 4, 1, 0), 0);
+	ck_assert_uint_eq(dl_prov_pool_allocate(&p, 0, 0, 1, node, ready), 2);
+	dl_prov_pool_fini(&p);
+	c.min_nodes = 5;
+	ck_assert_int_eq(dl_prov_pool_init(&p, &c, 4, 1, 0), DL_EINVAL);
+	/* Disabled: every node on from t0, nothing allocated. */
+	c.enabled = 0;
+	c.min_nodes = 0;
+	ck_assert_int_eq(dl_prov_pool_init(&p, &c, 4, 1, 10), 0);
+	ck_assert_uint_eq(p.on, 4);
+	ck_assert_uint_eq(dl_prov_pool_allocate(&p, 0, 99, 1, node, ready), 0);
+	ck_assert_double_eq_tol(dl_prov_pool_node_seconds(&p, 110), 400, EPS);
+	dl_prov_pool_fini(&p);
+}
+END_TEST
+
+START_TEST(test_parse)
+{
+	dl_prov_config_t c;
+	char err[160], buf[200];
+
+	dl_prov_config_default(&c);
+	ck_assert_int_eq(dl_prov_parse("alloc=exponential,min=1,max=32,"
+				       "latency=10:20,idle=30,interval=2,"
+				       "cache=kept",
+				       &c, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(c.enabled, 1);
+	ck_assert_int_eq(c.alloc, DL_PROV_EXPONENTIAL);
+	ck_assert_uint_eq(c.min_nodes, 1);
+	ck_assert_uint_eq(c.max_nodes, 32);
+	ck_assert_double_eq(c.latency_min, 10);
+	ck_assert_double_eq(c.latency_max, 20);
+	ck_assert_double_eq(c.idle, 30);
+	ck_assert_double_eq(c.interval, 2);
+	ck_assert_int_eq(c.keep_cache, 1);
+	dl_prov_format(&c, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "alloc=exponential,step=1,min=1,max=32,"
+			      "latency=10:20,idle=30,interval=2,cache=kept");
+	ck_assert_int_eq(dl_prov_parse("latency=45", &c, err, sizeof(err)),
+			 0);
+	ck_assert_double_eq(c.latency_min, 45);
+	ck_assert_double_eq(c.latency_max, 45);
+	ck_assert_int_eq(dl_prov_parse("off", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.enabled, 0);
+	/* Bad specs leave c alone. */
+	ck_assert_int_eq(dl_prov_parse("alloc=fast", &c, err, sizeof(err)),
+			 DL_EINVAL);
+	ck_assert_int_eq(dl_prov_parse("speed=1", &c, err, sizeof(err)),
+			 DL_EINVAL);
+	ck_assert(strstr(err, "speed") != NULL);
+	ck_assert_int_eq(dl_prov_parse("min=4,max=2", &c, err, sizeof(err)),
+			 DL_EINVAL);
+	ck_assert_int_eq(dl_prov_parse("latency=20:10", &c, err, sizeof(err)),
+			 DL_EINVAL);
+	ck_assert_int_eq(dl_prov_parse("idle=-1", &c, err, sizeof(err)),
+			 DL_EINVAL);
+	ck_assert_int_eq(dl_prov_parse("interval=0", &c, err, sizeof(err)),
+			 DL_EINVAL);
+	ck_assert_int_eq(dl_prov_parse("step=0", &c, err, sizeof(err)),
+			 DL_EINVAL);
+	ck_assert_int_eq(dl_prov_parse("min", &c, err, sizeof(err)),
+			 DL_EINVAL);
+	ck_assert_int_eq(dl_prov_parse("max=-3", &c, err, sizeof(err)),
+			 DL_EINVAL);
+	ck_assert_int_eq(dl_prov_parse("idle=1e99", &c, err, sizeof(err)),
+			 DL_EINVAL);
+	ck_assert_int_eq(c.enabled, 0);
+	ck_assert_double_eq(c.latency_min, 45);
+}
+END_TEST
+
+/*
+ * §5.2.4 with the paper's own figures: first-available 5011 s, good-cache-
+ * compute 4 GB 1427 s on 17 CPU hours, 2 GB 1436 s on 24: SP 3.51 and
+ * 3.49, PI normalised 1 and 0.704 ("a higher performance index of 1 as
+ * opposed to 0.7 for the 2GB case").
+ */
+START_TEST(test_speedup_pi)
+{
+	double sp4 = dl_prov_speedup(5011, 1427), sp2 = dl_prov_speedup(5011, 1436);
+	double pi[3];
+
+	ck_assert_double_eq_tol(sp4, 3.5116, 1e-4);
+	pi[0] = dl_prov_perf_index(sp4, 17);
+	pi[1] = dl_prov_perf_index(sp2, 24);
+	pi[2] = dl_prov_perf_index(1, 0); /* no CPU time: 0, not inf */
+	ck_assert_double_eq(pi[2], 0);
+	dl_prov_pi_normalize(pi, 3);
+	ck_assert_double_eq_tol(pi[0], 1, EPS);
+	ck_assert_double_eq_tol(pi[1], 0.7039, 1e-4);
+	ck_assert_double_eq(dl_prov_speedup(1, 0), 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* In the event loop                                                      */
+
+static void _cfg(dl_sim_config_t *c, uint32_t nodes, uint32_t cores)
+{
+	dl_sim_config_default(c);
+	c->nodes = nodes;
+	c->cores = cores;
+	c->storage = 1;
+	c->cache_bytes = DL_CACHE_UNLIMITED;
+	c->params.rbw = 1e8;
+	c->params.lbw = 5e8;
+	c->params.cpb = 0;
+	c->dispatch = DL_DISPATCH_PLAN;
+	c->check = 1;
+}
+
+static dl_sim_result_t *_run(const dl_sim_config_t *c, const dl_workload_t *wl)
+{
+	dl_sim_result_t *r = NULL;
+	char err[256];
+	int rc = dl_sim_run(c, wl, &r, err, sizeof(err));
+
+	ck_assert_msg(rc == 0, "dl_sim_run: %d %s", rc, err);
+	return r;
+}
+
+static void _job(dl_workload_t *wl, uint32_t id, double arrival,
+		 double compute, const uint32_t *files, uint32_t n)
+{
+	dl_wl_job_t j = { 0 };
+
+	j.id = id;
+	j.arrival = arrival;
+	j.compute = compute;
+	j.cpus = 1;
+	j.files = (uint32_t *)files;
+	j.nfiles = n;
+	ck_assert_int_eq(dl_workload_add_job(wl, &j), 0);
+}
+
+static void _prov(dl_sim_config_t *c, double idle, int keep)
+{
+	dl_prov_config_default(&c->prov);
+	c->prov.enabled = 1;
+	c->prov.alloc = DL_PROV_ALL;
+	c->prov.latency_min = c->prov.latency_max = 10;
+	c->prov.idle = idle;
+	c->prov.interval = 1;
+	c->prov.keep_cache = keep;
+}
+
+/*
+ * A pool of 2 nodes, latency 10, decisions every second, idle 3.
+ * Job 1 (no input, 5 s) arrives at 0: a node is asked for at 0, is on at
+ * 10, runs the job [10, 15].  Idle from 15, it goes at the decision of 18.
+ * Job 2 arrives at 20: again a node, on at 30, job [30, 35].  Node time
+ * in [0, 35]: [10, 18] + [30, 35] = 13 s.
+ */
+START_TEST(test_sim_allocation_latency_release)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	dl_metrics_t m;
+
+	_job(wl, 1, 0, 5, NULL, 0);
+	_job(wl, 2, 20, 5, NULL, 0);
+	_cfg(&c, 2, 1);
+	_prov(&c, 3, 0);
+	c.timeline_every = 10;
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->completed, 2);
+	ck_assert_double_eq_tol(r->jobs[0].dispatch, 10, EPS);
+	ck_assert_double_eq_tol(r->jobs[0].end, 15, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 30, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].end, 35, EPS);
+	ck_assert_int_eq(r->jobs[1].node, 0);
+	ck_assert_uint_eq(r->allocations, 2);
+	ck_assert_uint_eq(r->releases, 1);
+	ck_assert_uint_eq(r->peak_nodes, 1);
+	ck_assert_double_eq_tol(r->node_seconds, 13, EPS);
+	ck_assert_int_eq(dl_metrics_compute(r, &m), 0);
+	ck_assert_double_eq_tol(m.cpu_hours, 13.0 / 3600, EPS);
+	/* Timeline at 0, 10, 20, 30 and the end: at 10 the node is booting
+	 * (its registration is an event of 10, after the sample). */
+	ck_assert_uint_ge(r->ntimeline, 4);
+	ck_assert_double_eq(r->timeline[1].t, 10);
+	ck_assert_uint_eq(r->timeline[1].booting, 1);
+	ck_assert_uint_eq(r->timeline[1].queued, 1);
+	ck_assert_uint_eq(r->timeline[2].on, 0); /* released at 18 */
+	dl_sim_result_free(r);
+
+	/* Without provisioning both nodes count the whole run: 2 x 25 s. */
+	c.prov.enabled = 0;
+	r = _run(&c, wl);
+	ck_assert_double_eq_tol(r->jobs[1].end, 25, EPS);
+	ck_assert_double_eq_tol(r->node_seconds, 50, EPS);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/*
+ * The same pool with a 100 MB file f read by both jobs: job 1 fetches it
+ * [10, 11], reads [11, 11.2], computes 5 s: end 16.2; the node goes at
+ * the decision of 20 (idle 3 from 16.2).  Job 2 at 25: node on at 35.
+ * Cache lost: it fetches f again, end 35 + 1 + 0.2 + 5 = 41.2.  Kept: a
+ * local hit, end 40.2.
+ */
+START_TEST(test_sim_cache_lost_or_kept)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f = 0;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/f", 100000000, -1), 0);
+	_job(wl, 1, 0, 5, &f, 1);
+	_job(wl, 2, 25, 5, &f, 1);
+	_cfg(&c, 2, 1);
+	_prov(&c, 3, 0);
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->releases, 1);
+	ck_assert_double_eq_tol(r->jobs[0].end, 16.2, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].end, 41.2, EPS);
+	ck_assert_uint_eq(r->remote_transfers, 2);
+	dl_sim_result_free(r);
+	_prov(&c, 3, 1);
+	r = _run(&c, wl);
+	ck_assert_double_eq_tol(r->jobs[1].end, 40.2, EPS);
+	ck_assert_uint_eq(r->remote_transfers, 1);
+	ck_assert_uint_eq(r->jobs[1].hit_local, 1);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/*
+ * The copy hook through jdp-dll replicate=copy, threshold 0, 2 nodes of 1
+ * slot, one storage node, f of 100 MB (1 s to fetch, 0.2 s to read).
+ * Job 1 (f, 10 s) at 0 goes to node 0: fetch [0, 1], ends 11.2.  Job 2
+ * (f) at 2: its holder node 0 is full, f was used once (> 0), node 1 is
+ * less loaded: the plan copies f to node 1 and keeps job 2 on node 0.
+ * The copy runs [2, 3] in the idle storage slot; at 3 node 1 holds f and
+ * the next plan sends job 2 there: a local hit, end 3 + 0.2 + 10 = 13.2.
+ */
+START_TEST(test_copy_executed)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	dl_metrics_t m;
+	uint32_t f = 0;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/f", 100000000, -1), 0);
+	_job(wl, 1, 0, 10, &f, 1);
+	_job(wl, 2, 2, 10, &f, 1);
+	_cfg(&c, 2, 1);
+	c.policy = "jdp-dll";
+	c.policy_params = "threshold=0,replicate=copy";
+	c.eviction = DL_EVICT_LRU;
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->copies, 1);
+	ck_assert_uint_eq(r->copies_done, 1);
+	ck_assert_uint_eq(r->copy_bytes, 100000000);
+	ck_assert_uint_eq(r->remote_transfers, 1); /* job 1's miss only */
+	ck_assert_int_eq(r->jobs[1].node, 1);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 3, EPS);
+	ck_assert_uint_eq(r->jobs[1].hit_local, 1);
+	ck_assert_double_eq_tol(r->jobs[1].end, 13.2, EPS);
+	/* The copy took the storage node 1 s: 2 s busy in all. */
+	ck_assert_double_eq_tol(r->storage_busy, 2, EPS);
+	ck_assert_int_eq(dl_metrics_compute(r, &m), 0);
+	ck_assert_uint_eq(m.copies_done, 1);
+	dl_sim_result_free(r);
+
+	/* replicate=job (no copies): job 2 starts on node 1 at 2, fetching. */
+	c.policy_params = "threshold=0";
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->copies, 0);
+	ck_assert_double_eq_tol(r->jobs[1].end, 13.2, EPS);
+	ck_assert_uint_eq(r->remote_transfers, 2);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/*
+ * A copy occupies its source: 3 nodes of 1 slot, one storage node.  As
+ * above, the plan of 2 copies f to node 1 [2, 3].  Job 3 (h, 100 MB) at
+ * 2.5 goes to node 1 (nobody holds h; nodes 1 and 2 are idle, 1 first)
+ * and starts there, but its fetch waits for the copy: it begins at 3
+ * (eq. 1: the job's start) and h is staged at 4.
+ */
+START_TEST(test_copy_occupies_slot)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f = 0, h = 1;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/f", 100000000, -1), 0);
+	ck_assert_int_eq(dl_workload_add_file(wl, "/h", 100000000, -1), 1);
+	_job(wl, 1, 0, 10, &f, 1);
+	_job(wl, 2, 2, 10, &f, 1);
+	_job(wl, 3, 2.5, 1, &h, 1);
+	_cfg(&c, 3, 1);
+	c.policy = "jdp-dll";
+	c.policy_params = "threshold=0,replicate=copy";
+	c.eviction = DL_EVICT_LRU;
+	r = _run(&c, wl);
+	ck_assert_uint_ge(r->copies_done, 1);
+	ck_assert_int_eq(r->jobs[2].node, 1);
+	ck_assert_double_eq_tol(r->jobs[2].dispatch, 2.5, EPS);
+	ck_assert_double_eq_tol(r->jobs[2].start, 3, EPS);
+	ck_assert_double_eq_tol(r->jobs[2].staged, 4, EPS);
+	ck_assert_uint_eq(r->completed, 3);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/*
+ * A copy never evicts a pinned file: 2 nodes of 2 slots, caches of
+ * 100 MB (one file).  Jobs 1 and 2 (f, 10 s) go to node 0, job 3 (g,
+ * 10 s) to node 1, all at 0; f arrives at 1, g at 2.  Job 4 (f) at 3:
+ * node 0 is full, node 1 less loaded, so f is copied to node 1, whose
+ * only file g is pinned by job 3: the insert finds no room and the copy
+ * is dropped, again at every plan until node 0 frees; g stays (no
+ * eviction), and every job completes.
+ */
+START_TEST(test_copy_never_evicts_pinned)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f = 0, g = 1;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/f", 100000000, -1), 0);
+	ck_assert_int_eq(dl_workload_add_file(wl, "/g", 100000000, -1), 1);
+	_job(wl, 1, 0, 10, &f, 1);
+	_job(wl, 2, 0, 10, &f, 1);
+	_job(wl, 3, 0, 10, &g, 1);
+	_job(wl, 4, 3, 1, &f, 1);
+	_cfg(&c, 2, 2);
+	c.cache_bytes = 100000000;
+	c.policy = "jdp-dll";
+	c.policy_params = "threshold=0,replicate=copy";
+	c.eviction = DL_EVICT_LRU;
+	r = _run(&c, wl);
+	ck_assert_uint_eq(r->completed, 4);
+	ck_assert_int_eq(r->jobs[2].node, 1);
+	ck_assert_uint_ge(r->copies, 1);
+	ck_assert_uint_eq(r->copies_done, 0);
+	ck_assert_uint_ge(r->copies_dropped, r->copies);
+	ck_assert_uint_eq(r->evictions, 0);
+	ck_assert_uint_eq(r->capacity_violations, 0);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/* dl_plan_add_copy: once per (file, node), bounded, NULL refused. */
+START_TEST(test_plan_add_copy)
+{
+	dl_plan_t *p = calloc(1, sizeof(*p));
+	size_t i;
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(dl_plan_add_copy(NULL, 1, 2), DL_EINVAL);
+	ck_assert_int_eq(dl_plan_add_copy(p, 1, 2), 0);
+	ck_assert_int_eq(dl_plan_add_copy(p, 1, 2), 0);
+	ck_assert_int_eq(dl_plan_add_copy(p, 2, 1), 0);
+	ck_assert_uint_eq(p->ncopies, 2);
+	ck_assert_uint_eq(p->copies[1].file, 2);
+	ck_assert_uint_eq(p->copies[1].node, 1);
+	for (i = 0; i < 40; i++)
+		ck_assert_int_eq(dl_plan_add_copy(p, 100 + (uint32_t)i, 0), 0);
+	ck_assert_uint_eq(p->ncopies, 42);
+	dl_plan_free(p);
+}
+END_TEST
+
+Suite *make_provision_suite(void)
+{
+	Suite *s = suite_create("provision");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_alloc_one);
+	tcase_add_test(tc, test_alloc_additive);
+	tcase_add_test(tc, test_alloc_exponential);
+	tcase_add_test(tc, test_alloc_all);
+	tcase_add_test(tc, test_alloc_round_resets);
+	tcase_add_test(tc, test_release_due);
+	tcase_add_test(tc, test_pool_accounting);
+	tcase_add_test(tc, test_pool_latency_and_min);
+	tcase_add_test(tc, test_parse);
+	tcase_add_test(tc, test_speedup_pi);
+	tcase_add_test(tc, test_sim_allocation_latency_release);
+	tcase_add_test(tc, test_sim_cache_lost_or_kept);
+	tcase_add_test(tc, test_copy_executed);
+	tcase_add_test(tc, test_copy_occupies_slot);
+	tcase_add_test(tc, test_copy_never_evicts_pinned);
+	tcase_add_test(tc, test_plan_add_copy);
+	suite_add_tcase(s, tc);
+	return s;
+}
