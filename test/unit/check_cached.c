@@ -196,7 +196,7 @@ START_TEST(test_peer_check)
 	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, why,
 					   sizeof(why)), -1);
 	ck_assert(strstr(why, "cannot open"));
-	dl_msg_init(&m, 0);
+	dl_msg_free(&m);
 	_fetch_req(&m, "mine", NOBODY);
 	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, why,
 					   sizeof(why)), 0);
