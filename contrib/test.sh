@@ -82,7 +82,10 @@ for t in test/cluster/selftest.sh test/integration/test_*.sh; do
 	DL_BUILD_DIR="$build" bash "$t" >"$build/$(basename "$t").log" 2>&1
 	rc=$?
 	cat "$build/$(basename "$t").log"
-	line=$(tail -1 "$build/$(basename "$t").log")
+	# The summary is the last such line: the harness may still report
+	# on stderr what it stopped after the test printed it.
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' \
+		"$build/$(basename "$t").log" | tail -1)
 	if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
 		pass=$((pass + BASH_REMATCH[1]))
 		fail=$((fail + BASH_REMATCH[2]))
