@@ -27,11 +27,9 @@
  *                            with order=priority)
  *   reuse=<n>                when no pending job is new since the last
  *                            plan, keep its mapping (and order) for up to
- *                            n plans in a row (0 = plan every time; 4 with
- *                            order=priority: where only the mapping is
- *                            used, re-planning at every event cost 5x the
- *                            time for the same mean response, see
- *                            doc/benchmarks.md "dl-sim's speed")
+ *                            n plans in a row (default 0 = plan every
+ *                            time: a reused mapping misses started and
+ *                            ended jobs and cache changes)
  *   order=ect|priority       queue order on a node (ect); priority when
  *                            the host only uses the mapping (slurmctld,
  *                            dl-sim --dispatch=slurm), which also changes
@@ -156,10 +154,15 @@ static int _create(const char *params, void **priv)
 	 * with a few jobs it sends a job away from its busy data node
 	 * (test/integration/test_dispatch.sh, (e)), which PHG does not.
 	 */
-	if (!h->order_ect) {
+	if (!h->order_ect)
 		above = 100;
-		reuse = 4;
-	}
+	/*
+	 * Plan reuse stays off by default: a reused mapping does not see
+	 * what changed besides the pending jobs (jobs that started or ended,
+	 * the caches), and in slurmctld it planned a job away from the node
+	 * caching its files (test/integration/test_state.sh).  reuse=<n>
+	 * turns it on.
+	 */
 	if (dl_params_double(params, "imbalance", 1.0, 100.0, &imb) ||
 	    dl_params_double(params, "full_every", 1, 1e9, &full) ||
 	    dl_params_double(params, "refine_above", 0, 4e9, &above) ||

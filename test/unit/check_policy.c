@@ -586,7 +586,7 @@ END_TEST
  */
 START_TEST(test_ohps_reuse)
 {
-	dl_policy_t *p = dl_policy_create("online-hps", "order=priority,refine_above=1000", NULL);
+	dl_policy_t *p = dl_policy_create("online-hps", "order=priority,refine_above=1000,reuse=4", NULL);
 	dl_plan_t *p1 = NULL, *p2 = NULL;
 	uint32_t extra[1];
 	size_t i;
