@@ -152,14 +152,7 @@ static int _stage_keys(cached_conf_t *c, const char *path, char *err,
 		dl_stage_conf_clear(&sc);
 		return -1;
 	}
-	c->opts.capacity = sc.capacity;
-	c->opts.policy = sc.policy;
-	c->opts.max_files = (uint32_t)sc.max_files;
-	c->opts.user_share = sc.user_share;
-	c->opts.open_timeout = sc.open_timeout;
-	c->opts.emu_bw = sc.emu_bw;
-	c->opts.emu_servers = sc.emu_servers;
-	c->opts.emu_lockdir = sc.emu_lockdir ? strdup(sc.emu_lockdir) : NULL;
+	dl_stage_conf_to_opts(&sc, &c->opts);
 	dl_stage_conf_clear(&sc);
 	return 0;
 }

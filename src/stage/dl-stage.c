@@ -186,16 +186,8 @@ static int _settings(settings_t *s, int who)
 			fprintf(stderr, "dl-stage: %s\n", err);
 		return 2;
 	}
-	s->opts.capacity = conf.capacity;
-	s->opts.policy = conf.policy;
-	s->opts.max_files = (uint32_t)conf.max_files;
-	s->opts.user_share = conf.user_share;
-	s->opts.open_timeout = conf.open_timeout;
-	s->opts.emu_bw = conf.emu_bw;
-	s->opts.emu_servers = conf.emu_servers;
-	/* Kept for the process' life: conf is not cleared before exit. */
-	s->opts.emu_lockdir = conf.emu_lockdir ? strdup(conf.emu_lockdir) :
-						 NULL;
+	/* Its lock directory is kept for the process' life. */
+	dl_stage_conf_to_opts(&conf, &s->opts);
 	if (opt.capacity) {
 		uint64_t v;
 

@@ -343,3 +343,17 @@ char *dl_stage_expand_dir(const char *pattern, const char *node)
 	}
 	return out;
 }
+
+void dl_stage_conf_to_opts(const dl_stage_conf_t *conf,
+			   dl_stage_opts_t *opts)
+{
+	opts->capacity = conf->capacity;
+	opts->policy = conf->policy;
+	opts->max_files = (uint32_t)conf->max_files;
+	opts->user_share = conf->user_share;
+	opts->open_timeout = conf->open_timeout;
+	opts->emu_bw = conf->emu_bw;
+	opts->emu_servers = conf->emu_servers;
+	opts->emu_lockdir = conf->emu_lockdir ? strdup(conf->emu_lockdir) :
+						NULL;
+}

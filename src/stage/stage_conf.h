@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "dl_cache.h"
+#include "stage.h"
 
 #define DL_STAGE_OPEN_TIMEOUT 60
 
@@ -77,6 +78,16 @@ int dl_stage_conf_read(const char *path, int require_safe,
 
 /* dl_stage_conf_clear - free what conf holds and reset it to defaults. */
 void dl_stage_conf_clear(dl_stage_conf_t *conf);
+
+/*
+ * dl_stage_conf_to_opts - the cache's settings of conf into opts (for
+ * dl_stage_open()), the fields conf has no say in left alone.
+ * opts->emu_lockdir becomes a malloc'd copy for the caller to free (NULL
+ * without one, or out of memory: dl_stage_open() then refuses an
+ * emulation without its lock directory).
+ */
+void dl_stage_conf_to_opts(const dl_stage_conf_t *conf,
+			   dl_stage_opts_t *opts);
 
 /**
  * dl_stage_expand_dir - CacheDir with %n replaced by node and %% by '%'.

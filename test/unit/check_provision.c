@@ -14,6 +14,7 @@
 #include "metrics.h"
 #include "provision.h"
 #include "sim.h"
+#include "sim_fx.h"
 #include "workload.h"
 
 #define EPS 1e-9
@@ -291,42 +292,11 @@ END_TEST
 /* ---------------------------------------------------------------------- */
 /* In the event loop                                                      */
 
+/* sim_fx.h's platform with one storage node, dispatched by the plan. */
 static void _cfg(dl_sim_config_t *c, uint32_t nodes, uint32_t cores)
 {
-	dl_sim_config_default(c);
-	c->nodes = nodes;
-	c->cores = cores;
-	c->storage = 1;
-	c->cache_bytes = DL_CACHE_UNLIMITED;
-	c->params.rbw = 1e8;
-	c->params.lbw = 5e8;
-	c->params.cpb = 0;
+	fx_sim_config(c, nodes, cores, 1);
 	c->dispatch = DL_DISPATCH_PLAN;
-	c->check = 1;
-}
-
-static dl_sim_result_t *_run(const dl_sim_config_t *c, const dl_workload_t *wl)
-{
-	dl_sim_result_t *r = NULL;
-	char err[256];
-	int rc = dl_sim_run(c, wl, &r, err, sizeof(err));
-
-	ck_assert_msg(rc == 0, "dl_sim_run: %d %s", rc, err);
-	return r;
-}
-
-static void _job(dl_workload_t *wl, uint32_t id, double arrival,
-		 double compute, const uint32_t *files, uint32_t n)
-{
-	dl_wl_job_t j = { 0 };
-
-	j.id = id;
-	j.arrival = arrival;
-	j.compute = compute;
-	j.cpus = 1;
-	j.files = (uint32_t *)files;
-	j.nfiles = n;
-	ck_assert_int_eq(dl_workload_add_job(wl, &j), 0);
 }
 
 static void _prov(dl_sim_config_t *c, double idle, int keep)
@@ -354,12 +324,12 @@ START_TEST(test_sim_allocation_latency_release)
 	dl_sim_result_t *r;
 	dl_metrics_t m;
 
-	_job(wl, 1, 0, 5, NULL, 0);
-	_job(wl, 2, 20, 5, NULL, 0);
+	fx_sim_job(wl, 1, 0, 5, NULL, 0);
+	fx_sim_job(wl, 2, 20, 5, NULL, 0);
 	_cfg(&c, 2, 1);
 	_prov(&c, 3, 0);
 	c.timeline_every = 10;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 2);
 	ck_assert_double_eq_tol(r->jobs[0].dispatch, 10, EPS);
 	ck_assert_double_eq_tol(r->jobs[0].end, 15, EPS);
@@ -383,7 +353,7 @@ START_TEST(test_sim_allocation_latency_release)
 
 	/* Without provisioning both nodes count the whole run: 2 x 25 s. */
 	c.prov.enabled = 0;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_double_eq_tol(r->jobs[1].end, 25, EPS);
 	ck_assert_double_eq_tol(r->node_seconds, 50, EPS);
 	dl_sim_result_free(r);
@@ -406,18 +376,18 @@ START_TEST(test_sim_cache_lost_or_kept)
 	uint32_t f = 0;
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/f", 100000000, -1), 0);
-	_job(wl, 1, 0, 5, &f, 1);
-	_job(wl, 2, 25, 5, &f, 1);
+	fx_sim_job(wl, 1, 0, 5, &f, 1);
+	fx_sim_job(wl, 2, 25, 5, &f, 1);
 	_cfg(&c, 2, 1);
 	_prov(&c, 3, 0);
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->releases, 1);
 	ck_assert_double_eq_tol(r->jobs[0].end, 16.2, EPS);
 	ck_assert_double_eq_tol(r->jobs[1].end, 41.2, EPS);
 	ck_assert_uint_eq(r->remote_transfers, 2);
 	dl_sim_result_free(r);
 	_prov(&c, 3, 1);
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_double_eq_tol(r->jobs[1].end, 40.2, EPS);
 	ck_assert_uint_eq(r->remote_transfers, 1);
 	ck_assert_uint_eq(r->jobs[1].hit_local, 1);
@@ -444,13 +414,13 @@ START_TEST(test_copy_executed)
 	uint32_t f = 0;
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/f", 100000000, -1), 0);
-	_job(wl, 1, 0, 10, &f, 1);
-	_job(wl, 2, 2, 10, &f, 1);
+	fx_sim_job(wl, 1, 0, 10, &f, 1);
+	fx_sim_job(wl, 2, 2, 10, &f, 1);
 	_cfg(&c, 2, 1);
 	c.policy = "jdp-dll";
 	c.policy_params = "threshold=0,replicate=copy";
 	c.eviction = DL_EVICT_LRU;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->copies, 1);
 	ck_assert_uint_eq(r->copies_done, 1);
 	ck_assert_uint_eq(r->copy_bytes, 100000000);
@@ -467,7 +437,7 @@ START_TEST(test_copy_executed)
 
 	/* replicate=job (no copies): job 2 starts on node 1 at 2, fetching. */
 	c.policy_params = "threshold=0";
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->copies, 0);
 	ck_assert_double_eq_tol(r->jobs[1].end, 13.2, EPS);
 	ck_assert_uint_eq(r->remote_transfers, 2);
@@ -492,14 +462,14 @@ START_TEST(test_copy_occupies_slot)
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/f", 100000000, -1), 0);
 	ck_assert_int_eq(dl_workload_add_file(wl, "/h", 100000000, -1), 1);
-	_job(wl, 1, 0, 10, &f, 1);
-	_job(wl, 2, 2, 10, &f, 1);
-	_job(wl, 3, 2.5, 1, &h, 1);
+	fx_sim_job(wl, 1, 0, 10, &f, 1);
+	fx_sim_job(wl, 2, 2, 10, &f, 1);
+	fx_sim_job(wl, 3, 2.5, 1, &h, 1);
 	_cfg(&c, 3, 1);
 	c.policy = "jdp-dll";
 	c.policy_params = "threshold=0,replicate=copy";
 	c.eviction = DL_EVICT_LRU;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_ge(r->copies_done, 1);
 	ck_assert_int_eq(r->jobs[2].node, 1);
 	ck_assert_double_eq_tol(r->jobs[2].dispatch, 2.5, EPS);
@@ -529,16 +499,16 @@ START_TEST(test_copy_never_evicts_pinned)
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/f", 100000000, -1), 0);
 	ck_assert_int_eq(dl_workload_add_file(wl, "/g", 100000000, -1), 1);
-	_job(wl, 1, 0, 10, &f, 1);
-	_job(wl, 2, 0, 10, &f, 1);
-	_job(wl, 3, 0, 10, &g, 1);
-	_job(wl, 4, 3, 1, &f, 1);
+	fx_sim_job(wl, 1, 0, 10, &f, 1);
+	fx_sim_job(wl, 2, 0, 10, &f, 1);
+	fx_sim_job(wl, 3, 0, 10, &g, 1);
+	fx_sim_job(wl, 4, 3, 1, &f, 1);
 	_cfg(&c, 2, 2);
 	c.cache_bytes = 100000000;
 	c.policy = "jdp-dll";
 	c.policy_params = "threshold=0,replicate=copy";
 	c.eviction = DL_EVICT_LRU;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 4);
 	ck_assert_int_eq(r->jobs[2].node, 1);
 	ck_assert_uint_ge(r->copies, 1);

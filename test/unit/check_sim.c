@@ -17,6 +17,7 @@
 #include "options.h"
 #include "setup.h"
 #include "sim.h"
+#include "sim_fx.h"
 #include "workload.h"
 
 #define MB (1ULL << 20)
@@ -25,45 +26,12 @@
 /* Also in check_suites.h once the suite is registered there. */
 Suite *make_sim_suite(void);
 
-/* 100 MB/s from storage, 500 MB/s local disk: easy arithmetic. */
+/* sim_fx.h's platform, planned by locality. */
 static void _cfg(dl_sim_config_t *c, uint32_t nodes, uint32_t cores,
 		 uint32_t storage)
 {
-	dl_sim_config_default(c);
-	c->nodes = nodes;
-	c->cores = cores;
-	c->storage = storage;
-	c->cache_bytes = DL_CACHE_UNLIMITED;
-	c->params.rbw = 1e8;
-	c->params.lbw = 5e8;
-	c->params.cpb = 0;
+	fx_sim_config(c, nodes, cores, storage);
 	c->policy = "locality";
-	c->check = 1;
-}
-
-static dl_sim_result_t *_run(const dl_sim_config_t *c, const dl_workload_t *wl)
-{
-	dl_sim_result_t *r = NULL;
-	char err[256];
-	int rc = dl_sim_run(c, wl, &r, err, sizeof(err));
-
-	ck_assert_msg(rc == 0, "dl_sim_run: %d %s", rc, err);
-	ck_assert_ptr_nonnull(r);
-	return r;
-}
-
-static void _add_job(dl_workload_t *wl, uint32_t id, double arrival,
-		     double compute, const uint32_t *files, uint32_t n)
-{
-	dl_wl_job_t j = { 0 };
-
-	j.id = id;
-	j.arrival = arrival;
-	j.compute = compute;
-	j.cpus = 1;
-	j.files = (uint32_t *) files;
-	j.nfiles = n;
-	ck_assert_int_eq(dl_workload_add_job(wl, &j), 0);
 }
 
 static dl_workload_t *_biomed(size_t jobs, double overlap, int clustered,
@@ -110,10 +78,10 @@ START_TEST(test_tiny_shared_file)
 	uint32_t f = 0;
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
-	_add_job(wl, 1, 0.0, 0.5, &f, 1);
-	_add_job(wl, 2, 0.0, 0.5, &f, 1);
+	fx_sim_job(wl, 1, 0.0, 0.5, &f, 1);
+	fx_sim_job(wl, 2, 0.0, 0.5, &f, 1);
 	_cfg(&c, 1, 1, 1);
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 2);
 	ck_assert_double_eq_tol(r->jobs[0].end - r->jobs[0].arrival, 1.7, EPS);
 	ck_assert_double_eq_tol(r->jobs[0].start, 0.0, EPS);
@@ -146,10 +114,10 @@ START_TEST(test_tiny_join_inflight)
 	uint32_t f = 0;
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
-	_add_job(wl, 1, 0.0, 0.5, &f, 1);
-	_add_job(wl, 2, 0.5, 0.5, &f, 1);
+	fx_sim_job(wl, 1, 0.0, 0.5, &f, 1);
+	fx_sim_job(wl, 2, 0.5, 0.5, &f, 1);
 	_cfg(&c, 1, 2, 1);
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_double_eq_tol(r->jobs[1].dispatch, 0.5, EPS);
 	ck_assert_double_eq_tol(r->jobs[1].staged, 1.0, EPS);
 	ck_assert_double_eq_tol(r->jobs[1].end, 1.7, EPS);
@@ -178,10 +146,10 @@ START_TEST(test_storage_contention)
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 100000000, -1), 0);
 	ck_assert_int_eq(dl_workload_add_file(wl, "/b", 100000000, -1), 1);
-	_add_job(wl, 1, 0.0, 0.5, &f0, 1);
-	_add_job(wl, 2, 0.0, 0.5, &f1, 1);
+	fx_sim_job(wl, 1, 0.0, 0.5, &f0, 1);
+	fx_sim_job(wl, 2, 0.0, 0.5, &f1, 1);
 	_cfg(&c, 2, 1, 1);
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_int_ne(r->jobs[0].node, r->jobs[1].node);
 	ck_assert_double_eq_tol(r->jobs[0].dispatch, 0.0, EPS);
 	ck_assert_double_eq_tol(r->jobs[1].dispatch, 0.0, EPS);
@@ -194,7 +162,7 @@ START_TEST(test_storage_contention)
 	dl_sim_result_free(r);
 
 	c.storage = 2;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_double_eq_tol(r->jobs[0].end, 1.7, EPS);
 	ck_assert_double_eq_tol(r->jobs[1].end, 1.7, EPS);
 	dl_sim_result_free(r);
@@ -216,9 +184,9 @@ START_TEST(test_node_link_serialized)
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 100000000, -1), 0);
 	ck_assert_int_eq(dl_workload_add_file(wl, "/b", 100000000, -1), 1);
-	_add_job(wl, 1, 0.0, 0.0, f, 2);
+	fx_sim_job(wl, 1, 0.0, 0.0, f, 2);
 	_cfg(&c, 1, 1, 2);
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_double_eq_tol(r->jobs[0].staged, 2.0, EPS);
 	/* read 2e8 bytes at 5e8 B/s */
 	ck_assert_double_eq_tol(r->jobs[0].end, 2.4, EPS);
@@ -242,13 +210,13 @@ START_TEST(test_peer_fetch)
 	uint32_t f = 0;
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
-	_add_job(wl, 1, 0.0, 100.0, &f, 1);
-	_add_job(wl, 2, 5.0, 0.5, &f, 1);
+	fx_sim_job(wl, 1, 0.0, 100.0, &f, 1);
+	fx_sim_job(wl, 2, 5.0, 0.5, &f, 1);
 	_cfg(&c, 2, 1, 1);
 	c.policy_params = "slack=0";
 	c.peer_fetch = 1;
 	c.peer_bw = 2e8;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_int_eq(r->jobs[0].node, 0);
 	ck_assert_int_eq(r->jobs[1].node, 1);
 	ck_assert_double_eq_tol(r->jobs[1].end, 6.2, EPS);
@@ -259,7 +227,7 @@ START_TEST(test_peer_fetch)
 
 	/* Without peer fetch the file comes from storage: [5, 6], end 6.7. */
 	c.peer_fetch = 0;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_double_eq_tol(r->jobs[1].end, 6.7, EPS);
 	ck_assert_uint_eq(r->hit_peer, 0);
 	dl_sim_result_free(r);
@@ -277,10 +245,10 @@ START_TEST(test_cost_model_compute)
 	uint32_t f = 0;
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
-	_add_job(wl, 1, 0.0, -1.0, &f, 1);
+	fx_sim_job(wl, 1, 0.0, -1.0, &f, 1);
 	_cfg(&c, 1, 1, 1);
 	c.params.cpb = 1e-8; /* 1 s for 1e8 bytes */
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_double_eq_tol(r->jobs[0].compute, 1.0, EPS);
 	ck_assert_double_eq_tol(r->jobs[0].end, 1.0 + 0.2 + 1.0, EPS);
 	dl_sim_result_free(r);
@@ -493,7 +461,7 @@ START_TEST(test_slurm_no_overtaking)
 	_add_job_cpus(wl, 3, 3.0, 10.0, 1, &f, 1);
 	_cfg(&c, 2, 2, 1);
 	c.policy_params = "slack=100";
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 3);
 	ck_assert_int_eq(r->jobs[0].node, 0);
 	ck_assert_int_eq(r->jobs[1].node, 1);
@@ -506,7 +474,7 @@ START_TEST(test_slurm_no_overtaking)
 	dl_sim_result_free(r);
 
 	c.place.strict = 1;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 3);
 	ck_assert_int_eq(r->jobs[1].node, 0);
 	ck_assert_double_eq_tol(r->jobs[1].dispatch, 101.2, 1e-6);
@@ -538,12 +506,12 @@ START_TEST(test_slurm_bounded_wait)
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 500000000, -1), 0);
 	ck_assert_int_eq(dl_workload_add_file(wl, "/c", 10000000, -1), 1);
-	_add_job(wl, 1, 0.0, 100.0, &fa, 1);
-	_add_job(wl, 2, 10.0, 1.0, &fa, 1);
-	_add_job(wl, 3, 12.0, 0.5, &fc, 1);
+	fx_sim_job(wl, 1, 0.0, 100.0, &fa, 1);
+	fx_sim_job(wl, 2, 10.0, 1.0, &fa, 1);
+	fx_sim_job(wl, 3, 12.0, 0.5, &fc, 1);
 	_cfg(&c, 2, 1, 1);
 	c.policy_params = "slack=100";
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 3);
 	ck_assert_int_eq(r->jobs[2].node, 1);
 	ck_assert_double_eq_tol(r->jobs[2].end, 12.62, 1e-9);
@@ -561,7 +529,7 @@ START_TEST(test_slurm_bounded_wait)
 	 * floor... min 0.5, max 1: widened at 11, before job 3 comes. */
 	c.place.min_wait = 0.5;
 	c.place.max_wait = 1;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_double_eq_tol(r->jobs[1].dispatch, 11.0, 1e-5);
 	ck_assert_int_eq(r->jobs[1].node, 1);
 	dl_sim_result_free(r);
@@ -569,7 +537,7 @@ START_TEST(test_slurm_bounded_wait)
 	/* Strict: it waits for n0 and finds A there. */
 	dl_place_params_default(&c.place);
 	c.place.strict = 1;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_int_eq(r->jobs[1].node, 0);
 	ck_assert_double_eq_tol(r->jobs[1].dispatch, 106.0, 1e-9);
 	ck_assert_uint_eq(r->jobs[1].hit_local, 1);
@@ -578,7 +546,7 @@ START_TEST(test_slurm_bounded_wait)
 
 	/* The paper's dispatch: the plan holds job 2 on n0 as well. */
 	c.dispatch = DL_DISPATCH_PLAN;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_int_eq(r->jobs[1].node, 0);
 	ck_assert_double_eq_tol(r->jobs[1].dispatch, 106.0, 1e-9);
 	ck_assert_str_eq(r->dispatch, "plan");
@@ -605,12 +573,12 @@ START_TEST(test_slurm_carried_holds_new_jobs)
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 100000000, -1), 0);
 	ck_assert_int_eq(dl_workload_add_file(wl, "/b", 100000000, -1), 1);
-	_add_job(wl, 1, 0.0, 100.0, &fa, 1);
-	_add_job(wl, 2, 1.0, 1.0, &fb, 1);
-	_add_job(wl, 3, 2.0, 1.0, NULL, 0);
+	fx_sim_job(wl, 1, 0.0, 100.0, &fa, 1);
+	fx_sim_job(wl, 2, 1.0, 1.0, &fb, 1);
+	fx_sim_job(wl, 3, 2.0, 1.0, NULL, 0);
 	_cfg(&c, 2, 1, 1);
 	c.replan_min_interval = 10;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 3);
 	ck_assert_int_eq(r->jobs[2].node, 1);
 	ck_assert_double_eq_tol(r->jobs[2].dispatch, 2.0, EPS);
@@ -688,8 +656,8 @@ START_TEST(test_determinism)
 	c.eviction = DL_EVICT_RANDOM;
 	c.peer_fetch = 1;
 	c.seed = 9;
-	r1 = _run(&c, w1);
-	r2 = _run(&c, w2);
+	r1 = fx_sim_run(&c, w1);
+	r2 = fx_sim_run(&c, w2);
 	_assert_same(r1, r2);
 	dl_sim_result_free(r1);
 	dl_sim_result_free(r2);
@@ -730,7 +698,7 @@ START_TEST(test_conservation)
 	/* Peers faster than storage: a file cached elsewhere comes from there. */
 	c.params.rbw = 2e8;
 	c.peer_bw = 1e9;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, wl->njobs);
 	for (i = 0; i < r->njobs; i++) {
 		const dl_sim_job_t *j = &r->jobs[i];
@@ -784,7 +752,7 @@ START_TEST(test_capacity_never_exceeded)
 		c.cache_bytes = 300 * MB;
 		c.eviction = ev[i];
 		c.peer_fetch = (int) (i & 1);
-		r = _run(&c, wl);
+		r = fx_sim_run(&c, wl);
 		ck_assert_uint_eq(r->completed, wl->njobs);
 		ck_assert_uint_eq(r->capacity_violations, 0);
 		ck_assert_uint_le(r->peak_cache_bytes, c.cache_bytes);
@@ -813,7 +781,7 @@ START_TEST(test_every_policy)
 			_cfg(&c, 2, 1, 2);
 			c.policy = (*o)->name;
 			c.dispatch = (dl_dispatch_t) d;
-			r = _run(&c, wl);
+			r = fx_sim_run(&c, wl);
 			ck_assert_msg(r->completed == wl->njobs,
 				      "%s, %s: %zu of %zu", (*o)->name,
 				      dl_dispatch_name(c.dispatch),
@@ -852,15 +820,15 @@ START_TEST(test_replan_interval_and_window)
 	dl_sim_result_t *r0, *r1, *r2;
 
 	_cfg(&c, 4, 1, 4);
-	r0 = _run(&c, wl);
+	r0 = fx_sim_run(&c, wl);
 	c.replan_min_interval = 5.0;
-	r1 = _run(&c, wl);
+	r1 = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r1->completed, wl->njobs);
 	ck_assert_uint_lt(r1->plans, r0->plans);
 	ck_assert_uint_gt(r1->carried, 0);
 	c.replan_min_interval = 0;
 	c.window = 3;
-	r2 = _run(&c, wl);
+	r2 = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r2->completed, wl->njobs);
 	dl_sim_result_free(r0);
 	dl_sim_result_free(r1);
@@ -1213,8 +1181,8 @@ START_TEST(test_workload_roundtrip)
 		ck_assert_double_eq(w1->jobs[i].compute, w2->jobs[i].compute);
 	}
 	_cfg(&c, 4, 1, 4);
-	r1 = _run(&c, w1);
-	r2 = _run(&c, w2);
+	r1 = fx_sim_run(&c, w1);
+	r2 = fx_sim_run(&c, w2);
 	_assert_same(r1, r2);
 	dl_sim_result_free(r1);
 	dl_sim_result_free(r2);
@@ -1430,7 +1398,7 @@ START_TEST(test_fallback_labelled)
 	_cfg(&c, 4, 1, 4);
 	c.policy = "online-hps";
 	c.policy_params = "helper=/nonexistent/dl-partitiond";
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_gt(r->plans, 0);
 	ck_assert_uint_eq(r->fallback_plans, r->plans);
 	ck_assert_int_eq(dl_metrics_compute(r, &m), 0);
@@ -1469,7 +1437,7 @@ START_TEST(test_fallback_labelled)
 
 	/* With the helper (the tests run the built one), none. */
 	c.policy_params = NULL;
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->fallback_plans, 0);
 	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
@@ -1506,10 +1474,10 @@ START_TEST(test_metrics)
 	uint32_t f = 0;
 
 	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
-	_add_job(wl, 1, 0.0, 0.5, &f, 1);
-	_add_job(wl, 2, 0.0, 0.5, &f, 1);
+	fx_sim_job(wl, 1, 0.0, 0.5, &f, 1);
+	fx_sim_job(wl, 2, 0.0, 0.5, &f, 1);
 	_cfg(&c, 1, 1, 1);
-	r = _run(&c, wl);
+	r = fx_sim_run(&c, wl);
 	ck_assert_int_eq(dl_metrics_compute(r, &m), 0);
 	/* Responses 1.7 and 2.4 (test_tiny_shared_file). */
 	ck_assert_double_eq_tol(m.resp_mean, 2.05, EPS);
