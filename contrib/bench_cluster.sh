@@ -89,6 +89,8 @@ fi
 [ "$NOCACHE" = 1 ] && ROWS="$ROWS nocache"
 # shellcheck source=../test/cluster/cluster.sh
 source "$top/test/cluster/cluster.sh"
+# shellcheck source=bench_lib.sh
+source "$top/contrib/bench_lib.sh"
 export DL_CLUSTER_QUIET=1 DL_NODES=4
 work=$(mktemp -d /tmp/dl_bench.XXXXXX)
 chmod 755 "$work"
@@ -121,27 +123,11 @@ wait_done() { # wait_done TIMEOUT: until no job is left
 }
 trap 'stop; rm -rf "$work"' EXIT
 
-# A copy of the build's plugins and programs, so that a rebuild during the
-# run does not change them under a running slurmctld.
-mkdir -p "$work/lib" "$work/bin"
-cp "$build"/.libs/*_datalocality.so "$work/lib/"
-cp "$build/dl-stage" "$build/dl-partitiond" "$work/bin/"
-export DL_PLUGIN_DIR="$work/lib" DL_PARTITIOND="$work/bin/dl-partitiond"
+bench_take_build "$build" "$work"
 export DL_NODE_NS
 if [ "$DL_NODE_NS" = 1 ] && [ -x "$build/dl-cached" ]; then
 	cp "$build/dl-cached" "$work/bin/"
 	export DL_CACHED=$work/bin/dl-cached
-fi
-stage=$work/bin/dl-stage
-# The new design (Slurm decides when, the plugin where) has a slurmctld
-# plugin and runs under the same SchedulerParameters as sched/backfill;
-# the old one started every job itself and needed Slurm's scheduler off.
-if [ -e "$work/lib/slurmctld_datalocality.so" ]; then
-	dl_design=new
-	dl_params=$SCHED_PARAMS
-else
-	dl_design="old (starts every job itself)"
-	dl_params=sched_interval=-1,defer
 fi
 
 # The data: 8 patients x 4 images of IMG_MIB MiB.

@@ -47,25 +47,14 @@ ROWS=${ROWS:-backfill datalocality}
 SEED=${SEED:-7}
 # shellcheck source=../test/cluster/cluster.sh
 source "$top/test/cluster/cluster.sh"
+# shellcheck source=bench_lib.sh
+source "$top/contrib/bench_lib.sh"
 export DL_CLUSTER_QUIET=1 DL_NODES=4
 work=$(mktemp -d /tmp/dl_bench.XXXXXX)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 
-# A copy of the build's plugins and programs, so that a rebuild during the
-# run does not change them under a running slurmctld.
-mkdir -p "$work/lib" "$work/bin"
-cp "$build"/.libs/*_datalocality.so "$work/lib/"
-cp "$build/dl-stage" "$build/dl-partitiond" "$work/bin/"
-export DL_PLUGIN_DIR="$work/lib" DL_PARTITIOND="$work/bin/dl-partitiond"
-stage=$work/bin/dl-stage
-if [ -e "$work/lib/slurmctld_datalocality.so" ]; then
-	dl_design=new
-	dl_params=$SCHED_PARAMS
-else
-	dl_design="old (starts every job itself)"
-	dl_params=sched_interval=-1,defer
-fi
+bench_take_build "$build" "$work"
 
 # The jobs, one line each: the files of an annotated job, or "-".
 npat=$((NPEND / 10 > 0 ? NPEND / 10 : 1))
