@@ -54,8 +54,13 @@ waiter=$(submit 1 1)
 sleep 1.5
 why=$("$sdl" job "$waiter")
 echo "  $why"
+# The waiter is kept for the node its files are on: where the holder staged
+# them. That is usually group 1's node from wave 1, but the holder itself may
+# have been planned elsewhere (the plan of a lone job breaks ties freely), so
+# the check names the holder's node rather than wave 1's.
+hold_node=$(dl_cluster_job_field "$hold" NodeList)
 dl_t_check "sdatalocality job explains the waiting job's node" \
-	grep -q "JobId=$waiter: planned on ${node_of_group[1]}, where 3 of its 3 files" <<<"$why"
+	grep -q "JobId=$waiter: planned on $hold_node, where 3 of its 3 files" <<<"$why"
 
 # --- restart slurmctld in the middle of a workload -------------------------
 # The jobs are placed and pending across the restart, behind a job taking
