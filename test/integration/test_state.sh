@@ -59,6 +59,7 @@ echo "  $why"
 # have been planned elsewhere (the plan of a lone job breaks ties freely), so
 # the check names the holder's node rather than wave 1's.
 hold_node=$(dl_cluster_job_field "$hold" NodeList)
+echo "  holder ran on $hold_node; group 1 ran on ${node_of_group[1]} in wave 1"
 dl_t_check "sdatalocality job explains the waiting job's node" \
 	grep -q "JobId=$waiter: planned on $hold_node, where 3 of its 3 files" <<<"$why"
 
