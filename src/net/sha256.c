@@ -1,7 +1,13 @@
-/* sha256.c - SHA-256 as specified in FIPS 180-4, section 6.2. */
+/*
+ * sha256.c - SHA-256 as specified in FIPS 180-4, section 6.2; the blocks
+ * go through the CPU's SHA instructions where it has them (sha256_x86.c),
+ * through the portable code below elsewhere.
+ */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "sha256.h"
+#include "sha256_x86.h"
 
 static const uint32_t k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -50,6 +56,42 @@ static void _block(uint32_t h[8], const uint8_t *p)
 	h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
 }
 
+/* 0: not chosen yet, 1: portable, 2: SHA-NI.  Threads may race to choose;
+ * they all choose the same. */
+static atomic_int impl;
+
+static int _impl(void)
+{
+	int i = atomic_load_explicit(&impl, memory_order_relaxed);
+
+	if (!i) {
+		i = dl__sha256_x86_ok() ? 2 : 1;
+		atomic_store_explicit(&impl, i, memory_order_relaxed);
+	}
+	return i;
+}
+
+int dl__sha256_portable(int on)
+{
+	int was = _impl() == 1;
+
+	if (on >= 0)
+		atomic_store_explicit(&impl,
+				      on || !dl__sha256_x86_ok() ? 1 : 2,
+				      memory_order_relaxed);
+	return was;
+}
+
+static void _blocks(uint32_t h[8], const uint8_t *p, size_t n)
+{
+	if (_impl() == 2) {
+		dl__sha256_x86_blocks(h, p, n);
+		return;
+	}
+	for (; n; n--, p += 64)
+		_block(h, p);
+}
+
 void dl_sha256_init(dl_sha256_ctx_t *c)
 {
 	static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
@@ -75,11 +117,12 @@ void dl_sha256_update(dl_sha256_ctx_t *c, const void *data, size_t len)
 		len -= take;
 		if (c->nbuf < 64)
 			return;
-		_block(c->h, c->buf);
+		_blocks(c->h, c->buf, 1);
 		c->nbuf = 0;
 	}
-	for (; len >= 64; p += 64, len -= 64)
-		_block(c->h, p);
+	_blocks(c->h, p, len / 64);
+	p += len / 64 * 64;
+	len %= 64;
 	memcpy(c->buf, p, len);
 	c->nbuf = len;
 }
@@ -96,9 +139,7 @@ static void _final(dl_sha256_ctx_t *c, uint8_t out[DL_SHA256_LEN])
 	padded = c->nbuf + 1 + 8 <= 64 ? 64 : 128;
 	for (int i = 0; i < 8; i++)
 		tail[padded - 1 - i] = (uint8_t)(bits >> (8 * i));
-	_block(c->h, tail);
-	if (padded == 128)
-		_block(c->h, tail + 64);
+	_blocks(c->h, tail, padded / 64);
 	for (int i = 0; i < 8; i++) {
 		out[4 * i] = (uint8_t)(c->h[i] >> 24);
 		out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);

@@ -48,4 +48,11 @@ void dl_sha256(const void *data, size_t len, uint8_t out[DL_SHA256_LEN]);
  */
 void dl_sha256_hex(const void *data, size_t len, char hex[DL_SHA256_HEX_LEN]);
 
+/**
+ * dl__sha256_portable - for tests: on 1, use the portable code even on a
+ * CPU with SHA instructions; on 0, the fastest code there is; on -1, no
+ * change.  RET 1 when the portable code was in use before the call.
+ */
+int dl__sha256_portable(int on);
+
 #endif /* DL_SHA256_H */

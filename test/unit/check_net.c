@@ -30,6 +30,7 @@
 #include "dl_net_auth.h"
 #include "dl_net_msg.h"
 #include "munged_fx.h"
+#include "sha256.h"
 
 static dl_net_auth_t auth;
 
@@ -702,6 +703,66 @@ START_TEST(test_msg_hostile_numbers)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* SHA-256: the SHA-NI blocks and the portable ones agree with FIPS
+ * 180-4's examples and with each other, however the input is split. */
+
+static void _digest_split(const uint8_t *p, size_t n, size_t step,
+			  char hex[DL_SHA256_HEX_LEN])
+{
+	dl_sha256_ctx_t c;
+
+	dl_sha256_init(&c);
+	for (size_t o = 0; o < n; o += step)
+		dl_sha256_update(&c, p + o, n - o < step ? n - o : step);
+	dl_sha256_final_hex(&c, hex);
+}
+
+static void _sha256_vectors(void)
+{
+	char hex[DL_SHA256_HEX_LEN];
+	char *a = malloc(1000000);
+
+	ck_assert_ptr_nonnull(a);
+	dl_sha256_hex("", 0, hex);
+	ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	dl_sha256_hex("abc", 3, hex);
+	ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	dl_sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		      56, hex);
+	ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	memset(a, 'a', 1000000);
+	_digest_split((const uint8_t *)a, 1000000, 4099, hex);
+	ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	free(a);
+}
+
+START_TEST(test_sha256_both_ways)
+{
+	uint8_t buf[1200];
+	char fast[DL_SHA256_HEX_LEN], slow[DL_SHA256_HEX_LEN];
+	uint32_t x = 12345;
+	int was = dl__sha256_portable(1);
+
+	_sha256_vectors();
+	dl__sha256_portable(0);
+	_sha256_vectors();
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	/* every length around the block and padding boundaries, odd splits */
+	for (size_t n = 0; n < sizeof(buf); n += (n < 200 ? 1 : 37)) {
+		dl__sha256_portable(1);
+		_digest_split(buf, n, 64, slow);
+		dl__sha256_portable(0);
+		_digest_split(buf, n, 1 + n % 97, fast);
+		ck_assert_str_eq(fast, slow);
+	}
+	dl__sha256_portable(was);
+}
+END_TEST
+
 Suite *make_net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -727,6 +788,9 @@ Suite *make_net_suite(void)
 	tcase_add_test(tc, test_msg_locate_bounded);
 	tcase_add_test(tc, test_msg_fetch_stage_report);
 	tcase_add_test(tc, test_msg_hostile_numbers);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("sha256");
+	tcase_add_test(tc, test_sha256_both_ways);
 	suite_add_tcase(s, tc);
 	return s;
 }
