@@ -433,6 +433,9 @@ static const _opt_t opts[] = {
 	FLAG("no-peer-fetch", cfg.peer_fetch, 0,
 	     "files come from storage only (the default)"),
 	BW("peer-bw", cfg.peer_bw, "bandwidth of a peer fetch (the rbw)"),
+	NUM("launch-overhead", "S", cfg.launch, 0, 1e6, 0,
+	    "seconds a job holds its slot besides its\n"
+	    "staging and compute: launch, Prolog, Epilog (0)"),
 
 	SECTION("Simulation:"),
 	UINT("window", "N", cfg.window, 0, 18446744073709551615.0, 0,

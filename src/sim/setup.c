@@ -249,6 +249,7 @@ static void _kv_platform(const dl_sim_config_t *c, dl_kv_t *kv, size_t *n)
 	_kv_add(kv, n, "peer_fetch", "%d", c->peer_fetch);
 	_kv_add(kv, n, "peer_bw", "%.0f",
 		c->peer_bw > 0 ? c->peer_bw : c->params.rbw);
+	_kv_add(kv, n, "launch_overhead", "%g", c->launch);
 	_kv_add(kv, n, "window", "%zu", c->window);
 	_kv_add(kv, n, "replan_min_interval", "%g", c->replan_min_interval);
 	_kv_place(kv, n, c);

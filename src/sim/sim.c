@@ -526,7 +526,9 @@ static void _staged(_sim_t *s, uint32_t j)
 	r->staged = s->now;
 	if (r->start < 0)
 		r->start = r->dispatch; /* no transfer of its own */
-	_push(s, s->now + r->read + r->compute, EV_JOB_DONE, j);
+	/* the launch overhead at the end: same slot time, same response */
+	_push(s, s->now + r->read + r->compute + s->cfg->launch, EV_JOB_DONE,
+	      j);
 }
 
 static int _add_waiter(_sim_t *s, _fetch_t *f, uint32_t j, uint32_t k)

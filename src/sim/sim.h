@@ -108,6 +108,10 @@ typedef struct dl_sim_config {
 				    * overwritten with storage */
 	int peer_fetch;             /* 0: files come from storage only */
 	double peer_bw;             /* bytes/s; <= 0: params.rbw */
+	double launch;              /* seconds a job holds its slots besides
+				    * staging, reading and compute: the
+				    * resource manager's launch, Prolog and
+				    * Epilog (0) */
 	const char *policy;         /* "locality" */
 	const char *policy_params;  /* NULL */
 	uint64_t seed;              /* the tracker's PRNG (random eviction) */

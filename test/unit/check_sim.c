@@ -102,6 +102,33 @@ START_TEST(test_tiny_shared_file)
 END_TEST
 
 /*
+ * test_tiny_shared_file with a launch overhead of 0.3 s: job 1 holds the
+ * slot to 2.0 (1.0 staging, 0.2 reading, 0.5 compute, 0.3 launch), job 2
+ * starts then and ends at 2.0 + 0.2 + 0.5 + 0.3.
+ */
+START_TEST(test_launch_overhead)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f = 0;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
+	fx_sim_job(wl, 1, 0.0, 0.5, &f, 1);
+	fx_sim_job(wl, 2, 0.0, 0.5, &f, 1);
+	_cfg(&c, 1, 1, 1);
+	c.launch = 0.3;
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 2);
+	ck_assert_double_eq_tol(r->jobs[0].end, 2.0, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 2.0, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].end, 3.0, EPS);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/*
  * The same with two slots and job 2 arriving at 0.5: it starts at once and
  * waits for the transfer job 1 started (no second transfer): staged at 1,
  * read and compute to 1.7, response 1.2; its access is a local hit.
@@ -1511,6 +1538,7 @@ Suite *make_sim_suite(void)
 	TCase *tr = tcase_create("runs");
 
 	tcase_add_test(tc, test_tiny_shared_file);
+	tcase_add_test(tc, test_launch_overhead);
 	tcase_add_test(tc, test_tiny_join_inflight);
 	tcase_add_test(tc, test_storage_contention);
 	tcase_add_test(tc, test_node_link_serialized);
