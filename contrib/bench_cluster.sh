@@ -56,7 +56,7 @@
 # ROWS ("backfill datalocality"), DL_CONF (more lines for
 # datalocality.conf, e.g. "WaitFactor=4"; none: the plugin's defaults),
 # KEEP_LOGS (dir to copy the slurmctld logs and dl-stage logs of every row
-# into), DL_NODE_NS (auto), JOB_USER (nobody: the user the jobs run as).
+# into, with the stream and the rows' results), DL_NODE_NS (auto), JOB_USER (nobody: the user the jobs run as).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
@@ -363,7 +363,7 @@ run() { # run NAME SCHED CACHED(0/1)
 				[ -f "$d/.log" ] && cp "$d/.log" "$logs/$name/stage.${d##*/}.log"
 			done
 		fi
-		cp "$work/times.$name" "$work/sub" "$logs/$name/"
+		cp "$work/times.$name" "$work/sub" "$work/stream" "$logs/$name/"
 	fi
 	stop
 	# name, then: annotated mean p95, plain mean p95, plain wait mean,
@@ -411,6 +411,7 @@ for row in $ROWS; do
 	esac
 done
 
+[ -z "${KEEP_LOGS:-}" ] || cp "$work/results" "$KEEP_LOGS/results"
 echo
 printf '%-22s %17s %17s %9s %9s %12s %12s %9s\n' "" "annotated resp" "plain resp" "plain" "wide" "from" "from" "all"
 printf '%-22s %8s %8s %8s %8s %9s %9s %12s %12s %9s\n' "" mean p95 mean p95 "mean wait" wait storage peers cached

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""validate_sim.py - the analysis half of contrib/validate_sim.sh.
+
+  overhead ROWDIR              seconds a job holds its node besides its own
+                               script, from a kept bench_cluster.sh row
+  workload STREAM SERVERS IMG COMPUTE PLAIN
+                               the bench's stream as a dl-sim workload file
+  table OUT ROWS...            the side-by-side table (ROWS: name|real|sim)
+
+No third-party modules: Debian's python3 runs it.
+"""
+import datetime
+import hashlib
+import re
+import statistics
+import sys
+
+def _ts(s):
+    return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+
+
+def overhead(rowdir):
+    """Mean over the plain jobs (no staging) of the time their node was
+    theirs and not running their script: slurmd's launch, Prolog, Epilog
+    and the controller's reaction to the node coming free (from one job's
+    end to the next start on that node, when one was waiting)."""
+    alloc, done, node = {}, {}, {}
+    for line in open(rowdir + "/slurmctld.log", errors="replace"):
+        m = re.match(r"\[(\S+)\] sched: Allocate JobId=(\d+) NodeList=(n\d+) ", line)
+        if m:
+            alloc[int(m[2])], node[int(m[2])] = _ts(m[1]), m[3]
+            continue
+        m = re.match(r"\[(\S+)\] _job_complete: JobId=(\d+) done", line)
+        if m:
+            done[int(m[2])] = _ts(m[1])
+    sub = {}
+    for line in open(rowdir + "/sub"):
+        j, kind, t = line.split()
+        sub[int(j)] = (kind, float(t))
+    times = [line.split() for line in open(_times_file(rowdir))]
+    ids = sorted(sub)
+    if len(times) != len(ids):
+        sys.exit("validate_sim: %s: times and submissions differ" % rowdir)
+    script = {}
+    for j, (kind, resp, wait) in zip(ids, times):
+        if resp != "-":
+            script[j] = float(resp) - float(wait)
+    # the gap before a job on its node, when the node had a job before
+    prev_end, gap = {}, {}
+    for j in sorted(alloc, key=lambda k: alloc[k]):
+        n = node[j]
+        if n in prev_end and alloc[j] - prev_end[n] < 1.0:
+            gap[j] = alloc[j] - prev_end[n]
+        prev_end[n] = done.get(j, alloc[j])
+    held = [done[j] - alloc[j] - script[j] + gap.get(j, 0.0)
+            for j in ids if sub[j][0] == "p" and j in done and j in script]
+    if not held:
+        sys.exit("validate_sim: %s: no plain job to measure" % rowdir)
+    print("%.3f" % statistics.mean(held))
+
+
+def _times_file(rowdir):
+    import glob
+    found = glob.glob(rowdir + "/times.*")
+    if len(found) != 1:
+        sys.exit("validate_sim: %s: no single times file" % rowdir)
+    return found[0]
+
+
+def workload(stream, servers, img, compute, plain):
+    """One dl-sim workload (doc/workloads.md): every image a file on the
+    server dl-stage's emulated storage puts it on (SHA-256 of the path,
+    first byte, modulo the servers), every job at its arrival."""
+    files, jobs = {}, []
+    for n, line in enumerate(open(stream), 1):
+        at, kind, paths = line.split()
+        idx = []
+        if kind == "a":
+            for p in paths.split(","):
+                if p not in files:
+                    files[p] = len(files)
+                idx.append(files[p])
+        elif kind != "p":
+            sys.exit("validate_sim: %s:%d: only annotated and plain jobs "
+                     "are simulated (run the bench with NWIDE=0)" % (stream, n))
+        jobs.append((n, float(at), compute if kind == "a" else plain, idx))
+    print("# dl-sim workload 1 (doc/workloads.md)")
+    for p, i in sorted(files.items(), key=lambda kv: kv[1]):
+        server = hashlib.sha256(p.encode()).digest()[0] % servers
+        print("file %d %d %d %s" % (i, img, server, p))
+    for n, at, c, idx in jobs:
+        print("job %d %.6f %g 1 %s" % (n, at, c,
+                                         ",".join(map(str, idx)) or "-"))
+
+
+def _rank(vals):
+    order = sorted(range(len(vals)), key=lambda i: vals[i])
+    return [order.index(i) + 1 for i in range(len(vals))]
+
+
+def table(out, rows):
+    """rows: name|real_resp real_mib|sim_resp sim_mib."""
+    names, real, sim = [], [], []
+    for r in rows:
+        name, rv, sv = r.split("|")
+        names.append(name)
+        real.append(tuple(map(float, rv.split())))
+        sim.append(tuple(map(float, sv.split())))
+    rr, sr = _rank([x[0] for x in real]), _rank([x[0] for x in sim])
+    lines = ["| row | real mean response | dl-sim | dl-sim / real | rank real / dl-sim "
+             "| real MiB from storage | dl-sim | dl-sim / real |",
+             "|---|---:|---:|---:|---|---:|---:|---:|"]
+    within = True
+    for i, name in enumerate(names):
+        q1 = sim[i][0] / real[i][0] if real[i][0] > 0 else float("inf")
+        q2 = sim[i][1] / real[i][1] if real[i][1] > 0 else float("inf")
+        within = within and 0.75 <= q1 <= 1.25 and 0.75 <= q2 <= 1.25
+        lines.append("| %s | %.2f s | %.2f s | %.2f | %d / %d | %.0f | %.0f | %.2f |"
+                     % (name, real[i][0], sim[i][0], q1, rr[i], sr[i],
+                        real[i][1], sim[i][1], q2))
+    lines.append("")
+    lines.append("within 25%%: %s; same ranking by mean response: %s"
+                 % ("yes" if within else "no", "yes" if rr == sr else "no"))
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if out != "-":
+        with open(out, "w") as f:
+            f.write(text)
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[1] == "overhead" and len(argv) == 3:
+        overhead(argv[2])
+    elif len(argv) >= 2 and argv[1] == "workload" and len(argv) == 7:
+        workload(argv[2], int(argv[3]), int(argv[4]), float(argv[5]),
+                 float(argv[6]))
+    elif len(argv) >= 4 and argv[1] == "table":
+        table(argv[2], argv[3:])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
