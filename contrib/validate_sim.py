@@ -5,7 +5,7 @@
                                script, from a kept bench_cluster.sh row
   workload STREAM SERVERS IMG COMPUTE PLAIN
                                the bench's stream as a dl-sim workload file
-  table OUT ROWS...            the side-by-side table (ROWS: name|real|sim)
+  table ROWS...                the side-by-side table (ROWS: name|real|sim)
 
 No third-party modules: Debian's python3 runs it.
 """
@@ -98,7 +98,7 @@ def _rank(vals):
     return [order.index(i) + 1 for i in range(len(vals))]
 
 
-def table(out, rows):
+def table(rows):
     """rows: name|real_resp real_mib|sim_resp sim_mib."""
     names, real, sim = [], [], []
     for r in rows:
@@ -121,11 +121,7 @@ def table(out, rows):
     lines.append("")
     lines.append("within 25%%: %s; same ranking by mean response: %s"
                  % ("yes" if within else "no", "yes" if rr == sr else "no"))
-    text = "\n".join(lines) + "\n"
-    sys.stdout.write(text)
-    if out != "-":
-        with open(out, "w") as f:
-            f.write(text)
+    sys.stdout.write("\n".join(lines) + "\n")
 
 
 def main(argv):
@@ -134,8 +130,8 @@ def main(argv):
     elif len(argv) >= 2 and argv[1] == "workload" and len(argv) == 7:
         workload(argv[2], int(argv[3]), int(argv[4]), float(argv[5]),
                  float(argv[6]))
-    elif len(argv) >= 4 and argv[1] == "table":
-        table(argv[2], argv[3:])
+    elif len(argv) >= 3 and argv[1] == "table":
+        table(argv[2:])
     else:
         sys.exit(__doc__)
 
