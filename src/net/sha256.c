@@ -9,7 +9,7 @@
 #include "sha256.h"
 #include "sha256_x86.h"
 
-static const uint32_t k[64] = {
+const uint32_t dl__sha256_k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
 	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
 	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
@@ -45,7 +45,7 @@ static void _block(uint32_t h[8], const uint8_t *p)
 	e = h[4], f = h[5], g = h[6], hh = h[7];
 	for (i = 0; i < 64; i++) {
 		uint32_t t1 = hh + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) +
-			      ((e & f) ^ (~e & g)) + k[i] + w[i];
+			      ((e & f) ^ (~e & g)) + dl__sha256_k[i] + w[i];
 		uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) +
 			      ((a & b) ^ (a & c) ^ (b & c));
 

@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The round constants of FIPS 180-4 4.2.2 (sha256.c). */
+extern const uint32_t dl__sha256_k[64];
+
 /* dl__sha256_x86_ok - 1 when this CPU (and build) can run the code below. */
 int dl__sha256_x86_ok(void);
 

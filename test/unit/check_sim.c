@@ -70,18 +70,27 @@ static dl_workload_t *_biomed(size_t jobs, double overlap, int clustered,
  *   job 2: waits for the slot until 1.7, finds the file cached (a hit):
  *          read [1.7, 1.9], compute [1.9, 2.4]: response 2.4, wait 1.7
  */
-START_TEST(test_tiny_shared_file)
+/* Two jobs of 0.5 s reading one 100 MB file, on one node of one slot,
+ * each holding its slot launch seconds more. */
+static dl_sim_result_t *_tiny(dl_workload_t **wl, double launch)
 {
-	dl_workload_t *wl = dl_workload_create("test");
 	dl_sim_config_t c;
-	dl_sim_result_t *r;
 	uint32_t f = 0;
 
-	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
-	fx_sim_job(wl, 1, 0.0, 0.5, &f, 1);
-	fx_sim_job(wl, 2, 0.0, 0.5, &f, 1);
+	*wl = dl_workload_create("test");
+	ck_assert_int_eq(dl_workload_add_file(*wl, "/x", 100000000, -1), 0);
+	fx_sim_job(*wl, 1, 0.0, 0.5, &f, 1);
+	fx_sim_job(*wl, 2, 0.0, 0.5, &f, 1);
 	_cfg(&c, 1, 1, 1);
-	r = fx_sim_run(&c, wl);
+	c.launch = launch;
+	return fx_sim_run(&c, *wl);
+}
+
+START_TEST(test_tiny_shared_file)
+{
+	dl_workload_t *wl;
+	dl_sim_result_t *r = _tiny(&wl, 0);
+
 	ck_assert_uint_eq(r->completed, 2);
 	ck_assert_double_eq_tol(r->jobs[0].end - r->jobs[0].arrival, 1.7, EPS);
 	ck_assert_double_eq_tol(r->jobs[0].start, 0.0, EPS);
@@ -108,17 +117,9 @@ END_TEST
  */
 START_TEST(test_launch_overhead)
 {
-	dl_workload_t *wl = dl_workload_create("test");
-	dl_sim_config_t c;
-	dl_sim_result_t *r;
-	uint32_t f = 0;
+	dl_workload_t *wl;
+	dl_sim_result_t *r = _tiny(&wl, 0.3);
 
-	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
-	fx_sim_job(wl, 1, 0.0, 0.5, &f, 1);
-	fx_sim_job(wl, 2, 0.0, 0.5, &f, 1);
-	_cfg(&c, 1, 1, 1);
-	c.launch = 0.3;
-	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 2);
 	ck_assert_double_eq_tol(r->jobs[0].end, 2.0, EPS);
 	ck_assert_double_eq_tol(r->jobs[1].dispatch, 2.0, EPS);
