@@ -47,6 +47,9 @@ void agent_place_ops_free(place_ops_t *ops)
 	memset(ops, 0, sizeof(*ops));
 }
 
+/* Room for _cached()'s text with a node name of up to 64 bytes. */
+#define CACHED_LEN 192
+
 /* "3/3 files, 6.0 MiB cached" for job j on node n. */
 static void _cached(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 		    char *buf, size_t len)
@@ -59,7 +62,14 @@ static void _cached(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 			files++;
 	dl_files_format_size(dl_place_cached_bytes(st, j, n), 1, bytes,
 			     sizeof(bytes));
-	snprintf(buf, len, "%u/%u files, %s cached", files, j->nfiles, bytes);
+	/* A cold node: placed there, the job wakes it (power saving). */
+	if (st->nodes[n].wake > 0)
+		snprintf(buf, len, "%u/%u files, %s cached; %s is powered down, resume ~%.0f s",
+			 files, j->nfiles, bytes, st->nodes[n].name,
+			 st->nodes[n].wake);
+	else
+		snprintf(buf, len, "%u/%u files, %s cached", files, j->nfiles,
+			 bytes);
 }
 
 static char *_waiting(const dl_state_t *st, const dl_place_t *rec,
@@ -80,7 +90,7 @@ static void _restrict(const dl_state_t *st, size_t k, int32_t from,
 	const dl_job_t *j = &st->jobs[k];
 	place_op_t *op = agent_place_add(ops, OP_RESTRICT, j->id);
 	const char *node = st->nodes[ji->place.node].name;
-	char cached[96];
+	char cached[CACHED_LEN];
 
 	_cached(st, j, (uint32_t)ji->place.node, cached, sizeof(cached));
 	op->node = ji->place.node;
@@ -89,7 +99,11 @@ static void _restrict(const dl_state_t *st, size_t k, int32_t from,
 				DL_SC_PLACED, node, cached,
 				plan ? plan->policy : "?");
 	op->desc = _waiting(st, &ji->place, cached);
-	if (from >= 0)
+	if (from >= 0 && st->nodes[from].wake > 0)
+		op->log = xstrdup_printf("%s: moved JobId=%u from %s (powered down, resume ~%.0f s) to %s (%s)",
+					 pfx, j->id, st->nodes[from].name,
+					 st->nodes[from].wake, node, cached);
+	else if (from >= 0)
 		op->log = xstrdup_printf("%s: moved JobId=%u from %s to %s (%s)",
 					 pfx, j->id, st->nodes[from].name,
 					 node, cached);
@@ -126,7 +140,7 @@ static void _decide_job(const dl_state_t *st, size_t k, const snap_job_t *sj,
 	agent_job_t *ji = agent_jobs_get(sj->job_id, true);
 	int32_t planned = plan ? plan->a[k].node : -1, from;
 	place_op_t *op;
-	char cached[96];
+	char cached[CACHED_LEN];
 
 	/* The record says what the job really has (after a restart too). */
 	if (sj->ours >= 0)
