@@ -50,18 +50,26 @@ void agent_place_ops_free(place_ops_t *ops)
 /* Room for _cached()'s text with a node name of up to 64 bytes. */
 #define CACHED_LEN 192
 
-/* "3/3 files, 6.0 MiB cached" for job j on node n. */
-static void _cached(const dl_state_t *st, const dl_job_t *j, uint32_t n,
-		    char *buf, size_t len)
+/* Files of job j node n caches; RET their count, bytes as "6.0 MiB". */
+static uint32_t _held(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+		      char *bytes, size_t len)
 {
 	uint32_t i, files = 0;
-	char bytes[32];
 
 	for (i = 0; i < j->nfiles; i++)
 		if (dl_cache_contains(st->cache, n, j->files[i]))
 			files++;
-	dl_files_format_size(dl_place_cached_bytes(st, j, n), 1, bytes,
-			     sizeof(bytes));
+	dl_files_format_size(dl_place_cached_bytes(st, j, n), 1, bytes, len);
+	return files;
+}
+
+/* "3/3 files, 6.0 MiB cached" for job j on node n. */
+static void _cached(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+		    char *buf, size_t len)
+{
+	char bytes[32];
+	uint32_t files = _held(st, j, n, bytes, sizeof(bytes));
+
 	/* A cold node: placed there, the job wakes it (power saving). */
 	if (st->nodes[n].wake > 0)
 		snprintf(buf, len, "%u/%u files, %s cached; %s is powered down, resume ~%.0f s",
@@ -70,6 +78,25 @@ static void _cached(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 	else
 		snprintf(buf, len, "%u/%u files, %s cached", files, j->nfiles,
 			 bytes);
+}
+
+/*
+ * The SystemComment's account, which stays with the job: "3/3 files,
+ * 6.0 MiB cached when placed" and, for a cold node, that it was cold then.
+ */
+static char *_placed_sc(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+			const dl_plan_t *plan)
+{
+	const dl_node_t *nd = &st->nodes[n];
+	char bytes[32], cold[96] = "";
+	uint32_t files = _held(st, j, n, bytes, sizeof(bytes));
+
+	if (nd->wake > 0)
+		snprintf(cold, sizeof(cold), ", powered down then (resume ~%.0f s)",
+			 nd->wake);
+	return xstrdup_printf("%s%s is the plugin's placement (%u/%u files, %s cached when placed%s, policy %s)",
+			      DL_SC_PLACED, nd->name, files, j->nfiles, bytes,
+			      cold, plan ? plan->policy : "?");
 }
 
 static char *_waiting(const dl_state_t *st, const dl_place_t *rec,
@@ -95,9 +122,7 @@ static void _restrict(const dl_state_t *st, size_t k, int32_t from,
 	_cached(st, j, (uint32_t)ji->place.node, cached, sizeof(cached));
 	op->node = ji->place.node;
 	op->from = from;
-	op->sc = xstrdup_printf("%s%s is the plugin's placement (%s when placed, policy %s)",
-				DL_SC_PLACED, node, cached,
-				plan ? plan->policy : "?");
+	op->sc = _placed_sc(st, j, (uint32_t)ji->place.node, plan);
 	op->desc = _waiting(st, &ji->place, cached);
 	if (from >= 0 && st->nodes[from].wake > 0)
 		op->log = xstrdup_printf("%s: moved JobId=%u from %s (powered down, resume ~%.0f s) to %s (%s)",
