@@ -98,6 +98,16 @@ power_down() {
 	}
 	dl_cluster_stop_slurmd "$1"
 }
+# After power_down NODE: CASE's log line WORDS and sdatalocality's power
+# column (matching POWER_RE) are checked.
+check_down() { # CASE NODE WORDS POWER_RE
+	local pl
+	dl_t_check "($1) slurmctld's log: $2 powered down, $3" \
+		grep -q "node $2 is powered_down: $3" "$log"
+	pl=$(power_line "$2")
+	echo "  sdatalocality nodes: $2 $pl"
+	dl_t_check "($1) sdatalocality nodes shows $2 $4" grep -q "^$4" <<<"$pl"
+}
 # Boot NODE when Slurm runs ResumeProgram for it (the calls so far: $2).
 boot_when_resumed() {
 	dl_t_wait_until 40 bash -c "[ \$(grep -c '^resume $1\$' '$d/run/power.calls') -gt $2 ]" ||
@@ -117,15 +127,11 @@ dl_t_eq "the model of $x holds group 0 (3 files) before the power-down" 3 "$(mod
 # --- (a) PowerDownCache=lost ---------------------------------------------
 power_down "$x"
 sleep 2.2
-dl_t_check "(a) slurmctld's log: $x powered down, its cache lost" \
-	grep -q "node $x is powered_down: its cache is lost (PowerDownCache=lost)" "$log"
+check_down a "$x" "its cache is lost (PowerDownCache=lost)" \
+	"powered_down (cache lost, model emptied 1x)"
 dl_t_check "(a) slurmctld's log: $x's model emptied" \
 	grep -q "node $x: cache model emptied (3 files) by the power-down" "$log"
 dl_t_eq "(a) the model of $x holds nothing while it is powered down" 0 "$(model_files "$x" 0)"
-pl=$(power_line "$x")
-echo "  sdatalocality nodes: $x $pl"
-dl_t_check "(a) sdatalocality nodes shows $x powered down, model emptied" \
-	grep -q "^powered_down (cache lost, model emptied 1x)" <<<"$pl"
 dl_t_check "(a) sdatalocality stats lists $x under power saving" \
 	bash -c "'$sdl' stats | grep -q \"$x: powered_down since .*cache lost at power-down, model emptied 1 times\""
 id1=$(submit 0)
@@ -148,7 +154,7 @@ dl_t_check "(a) slurmctld's log: $x up" grep -q "node $x is up" "$log"
 
 # --- (b) PowerDownCache=kept ---------------------------------------------
 # Group 1's files on $x alone (its user's own --nodelist: no placement).
-idb=$(submit 1 -w "$x")
+submit 1 -w "$x" >/dev/null
 dl_cluster_wait_jobs_done 60
 sleep 2.2
 dl_t_eq "(b) the model of $x holds group 1 (3 files)" 3 "$(model_files "$x" 1)"
@@ -157,13 +163,9 @@ scontrol reconfigure
 sleep 2
 power_down "$x"
 sleep 2.2
-dl_t_check "(b) slurmctld's log: $x powered down, its model kept" \
-	grep -q "node $x is powered_down: its cache model is kept (PowerDownCache=kept)" "$log"
+check_down b "$x" "its cache model is kept (PowerDownCache=kept)" \
+	"powered_down (cache kept"
 dl_t_eq "(b) the model of $x still holds group 1" 3 "$(model_files "$x" 1)"
-pl=$(power_line "$x")
-echo "  sdatalocality nodes: $x $pl"
-dl_t_check "(b) sdatalocality nodes shows $x powered down, cache kept" \
-	grep -q "^powered_down (cache kept" <<<"$pl"
 calls=$(grep -c "^resume $x\$" "$d/run/power.calls" || true)
 id2=$(submit 1)
 dl_t_check "(b) ResumeCost=1 < 3 s of copying: group 1's job is placed on cold $x" \

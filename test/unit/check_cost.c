@@ -279,18 +279,14 @@ START_TEST(test_storage_of)
 }
 END_TEST
 
-/*
- * Power saving: node 0 runs job A (file a not cached: 10 s transfer + 2 s
- * read + 50 s compute = 62 s, started at 0, now 10: 52 s left); node 1 is
- * idle and powered down, resuming in 30 s.
- */
-START_TEST(test_node_wait)
+/* Job A on node 0 (see below), now 10; node 1 resumes in 30 s. */
+static void _run_a(void)
 {
-	uint32_t fa_only[] = { fa };
-	dl_job_t a = _job(1, fa_only, 1), b = _job(2, NULL, 0);
-	dl_cost_end_t *ends = NULL;
-	size_t nends = 9;
+	static uint32_t fa_only[1];
+	dl_job_t a;
 
+	fa_only[0] = fa;
+	a = _job(1, fa_only, 1);
 	a.state = DL_JOB_RUNNING;
 	a.node = 0;
 	a.start = 0;
@@ -300,6 +296,20 @@ START_TEST(test_node_wait)
 	ts->now = 10;
 	ts->nodes[0].busy = 1;
 	ts->nodes[1].wake = 30;
+}
+
+/*
+ * Power saving: node 0 runs job A (file a not cached: 10 s transfer + 2 s
+ * read + 50 s compute = 62 s, started at 0, now 10: 52 s left); node 1 is
+ * idle and powered down, resuming in 30 s.
+ */
+START_TEST(test_node_wait)
+{
+	dl_job_t b = _job(2, NULL, 0);
+	dl_cost_end_t *ends = NULL;
+	size_t nends = 9;
+
+	_run_a();
 	/* With and without the ends table, the same answers. */
 	ck_assert_int_eq(dl_cost_ends(ts, &ends, &nends), 0);
 	ck_assert_uint_eq(nends, 1);
@@ -362,17 +372,10 @@ END_TEST
  */
 START_TEST(test_job_ready)
 {
-	uint32_t fa_only[] = { fa }, files[] = { fa, fb };
-	dl_job_t a = _job(1, fa_only, 1), j = _job(2, files, 2);
+	uint32_t files[] = { fa, fb };
+	dl_job_t j = _job(2, files, 2);
 
-	a.state = DL_JOB_RUNNING;
-	a.node = 0;
-	a.start = 0;
-	a.compute = 50;
-	ck_assert_int_eq(dl_state_add_job(ts, &a), 0);
-	ts->now = 10;
-	ts->nodes[0].busy = 1;
-	ts->nodes[1].wake = 30;
+	_run_a();
 	j.cpus = 1;
 	ck_assert_int_eq(dl_cache_insert(tc, 1, fb, 1, NULL, NULL), 0);
 	ck_assert_double_eq_tol(dl_cost_job_ready(ts, &j, 0, NULL, 0), 82.0,

@@ -506,6 +506,15 @@ static void _running(uint32_t id, uint32_t node, double secs)
 	ts->nodes[node].busy++;
 }
 
+/* Three 1-slot nodes and three files of 1e9 bytes each, into f. */
+static void _setup_three(uint32_t f[3])
+{
+	_setup(3, 1);
+	f[0] = fx_file("/a", 1000000000);
+	f[1] = fx_file("/b", 1000000000);
+	f[2] = fx_file("/c", 1000000000);
+}
+
 /*
  * Power saving.  Three 1-slot nodes; a job reads three files of 1e9 bytes
  * (10 s each at the fixture's 1e8 B/s: 30 s from storage).  n3 is
@@ -519,10 +528,7 @@ START_TEST(test_warm)
 	uint32_t f[3];
 	size_t j, k;
 
-	_setup(3, 1);
-	f[0] = fx_file("/a", 1000000000);
-	f[1] = fx_file("/b", 1000000000);
-	f[2] = fx_file("/c", 1000000000);
+	_setup_three(f);
 	dl_place_params_default(&p);
 	ts->now = 0;
 	ts->nodes[2].wake = 60;
@@ -570,10 +576,7 @@ START_TEST(test_warm_busy)
 	size_t j, nends = 0;
 	uint32_t f[3];
 
-	_setup(3, 1);
-	f[0] = fx_file("/a", 1000000000);
-	f[1] = fx_file("/b", 1000000000);
-	f[2] = fx_file("/c", 1000000000);
+	_setup_three(f);
 	_cache(2, f[0]);
 	_cache(2, f[1]);
 	_cache(2, f[2]);
