@@ -356,15 +356,19 @@ bool agent_model_power(uint32_t node, const char *name, int power,
 		     kept ? ": its cache model is kept (PowerDownCache=kept)" :
 			    ": its cache is lost (PowerDownCache=lost)");
 	}
-	if (lost && (files = dl_cache_node_files(cache, node))) {
-		dl__u64set_init(&none);
-		_replace(node, &none);
-		dl__u64set_fini(&none);
-		info("%s: node %s: cache model emptied (%u files) by the power-down",
-		     pfx, name, files);
-		emptied = true;
-	}
+	/*
+	 * Emptied once, when it goes: files of a job Slurm starts on it while
+	 * it resumes are recorded as for any node, the job stages them.
+	 */
 	if (lost && !off[node]) {
+		if ((files = dl_cache_node_files(cache, node))) {
+			dl__u64set_init(&none);
+			_replace(node, &none);
+			dl__u64set_fini(&none);
+			info("%s: node %s: cache model emptied (%u files) by the power-down",
+			     pfx, name, files);
+			emptied = true;
+		}
 		pw[node].emptied++;
 		_forget_inventory(node);
 	}

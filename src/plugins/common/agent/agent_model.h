@@ -78,10 +78,10 @@ const uint8_t *agent_model_peer_sources(void);
  * agent_model_power - tell the model node's power state (dl_power_t)
  * at this cycle.  With PowerDownCache=lost (kept false), a node that is
  * powering down, powered down or resuming has lost its cache: its model
- * is emptied and stays empty, whatever its inventory or service said
- * before, until the node is up again; then the next full inventory (its
- * service's, re-read even if its connection survived) or the jobs that
- * run there fill it.  With kept, the model is left alone.  Transitions
+ * is emptied when it goes, and neither its inventory nor its service is
+ * read until the node is up again (only the files of a job Slurm starts
+ * on it as it resumes are recorded); then the next full inventory (its
+ * service's, re-read even if its connection survived) is the truth.  With kept, the model is left alone.  Transitions
  * are logged.  RET true if the model was emptied now.
  */
 bool agent_model_power(uint32_t node, const char *name, int power,
