@@ -279,20 +279,27 @@ START_TEST(test_storage_of)
 }
 END_TEST
 
+/* Add a running job of one slot on node 0 reading files (static). */
+static void _running0(uint32_t id, uint32_t *files, uint32_t n, double start,
+		      double compute)
+{
+	dl_job_t r = _job(id, files, n);
+
+	r.state = DL_JOB_RUNNING;
+	r.node = 0;
+	r.start = start;
+	r.compute = compute;
+	r.cpus = 1;
+	ck_assert_int_ge(dl_state_add_job(ts, &r), 0);
+}
+
 /* Job A on node 0 (see below), now 10; node 1 resumes in 30 s. */
 static void _run_a(void)
 {
 	static uint32_t fa_only[1];
-	dl_job_t a;
 
 	fa_only[0] = fa;
-	a = _job(1, fa_only, 1);
-	a.state = DL_JOB_RUNNING;
-	a.node = 0;
-	a.start = 0;
-	a.compute = 50;
-	a.cpus = 1;
-	ck_assert_int_eq(dl_state_add_job(ts, &a), 0);
+	_running0(1, fa_only, 1, 0, 50);
 	ts->now = 10;
 	ts->nodes[0].busy = 1;
 	ts->nodes[1].wake = 30;
@@ -305,7 +312,6 @@ static void _run_a(void)
  */
 START_TEST(test_node_wait)
 {
-	dl_job_t b = _job(2, NULL, 0);
 	dl_cost_end_t *ends = NULL;
 	size_t nends = 9;
 
@@ -338,12 +344,7 @@ START_TEST(test_node_wait)
 	 * 25 s, started at 5: 20 s left).  One slot is free after 20 s,
 	 * two after 52 s.
 	 */
-	b.state = DL_JOB_RUNNING;
-	b.node = 0;
-	b.start = 5;
-	b.compute = 25;
-	b.cpus = 1;
-	ck_assert_int_eq(dl_state_add_job(ts, &b), 1);
+	_running0(2, NULL, 0, 5, 25);
 	ts->nodes[0].cpus = 2;
 	ts->nodes[0].busy = 2;
 	ck_assert_int_eq(dl_cost_ends(ts, &ends, &nends), 0);

@@ -408,10 +408,32 @@ START_TEST(test_bad_stats)
 }
 END_TEST
 
+/*
+ * Save the sample with p, find every string of want (NULL-terminated) in
+ * the file, and load it back.
+ */
+static void _save_has_load(dl_persist_t *p, const char *const *want)
+{
+	dl_cache_t *c = _sample(), *d = dl_cache_create(3, DL_EVICT_VALUE, 1);
+	char err[128], *text;
+
+	_mkdir();
+	ck_assert_int_eq(dl_persist_save(path, c, p), 0);
+	text = _text();
+	for (; *want; want++)
+		ck_assert_msg(strstr(text, *want), "no \"%s\" in the file",
+			      *want);
+	free(text);
+	ck_assert_int_eq(dl_persist_load(path, d, p, err, sizeof(err)), 0);
+	ck_assert_int_ge(dl_cache_file_lookup(d, "/data/b"), 0);
+	dl_cache_destroy(c);
+	dl_cache_destroy(d);
+	_rmdir();
+}
+
 /* Service lines are written per node, and a version-3 file loads. */
 START_TEST(test_service_lines)
 {
-	dl_cache_t *c = _sample(), *d = dl_cache_create(3, DL_EVICT_VALUE, 1);
 	dl_service_stats_t sv[3] = {
 		{ .source = DL_SOURCE_SERVICE, .connected = 1, .since = 9,
 		  .files = 2, .used = 30, .capacity = 100,
@@ -422,50 +444,30 @@ START_TEST(test_service_lines)
 		{ .source = DL_SOURCE_JOBS, .capacity = DL_CACHE_UNLIMITED },
 	};
 	dl_persist_t p = { .nnodes = 3, .node_names = names3, .service = sv };
-	char err[128], *text;
+	const char *want[] = {
+		"\nservice n1 service 1 9 2 30 100 7 8 3 1 2 1\n",
+		"\nservice n2 unknown 0 0 0 0 - 0 0 0 0 0 0\n",
+		"\nservice n3 jobs 0 ", NULL
+	};
 
-	_mkdir();
-	ck_assert_int_eq(dl_persist_save(path, c, &p), 0);
-	text = _text();
-	ck_assert_ptr_nonnull(
-		strstr(text, "\nservice n1 service 1 9 2 30 100 7 8 3 1 2 1\n"));
-	ck_assert_ptr_nonnull(
-		strstr(text, "\nservice n2 unknown 0 0 0 0 - 0 0 0 0 0 0\n"));
-	ck_assert_ptr_nonnull(strstr(text, "\nservice n3 jobs 0 "));
-	free(text);
-	ck_assert_int_eq(dl_persist_load(path, d, &p, err, sizeof(err)), 0);
-	ck_assert_int_ge(dl_cache_file_lookup(d, "/data/b"), 0);
-	dl_cache_destroy(c);
-	dl_cache_destroy(d);
-	_rmdir();
+	_save_has_load(&p, want);
 }
 END_TEST
 
 /* Power lines are written per node, and a version-4 file loads. */
 START_TEST(test_power_lines)
 {
-	dl_cache_t *c = _sample(), *d = dl_cache_create(3, DL_EVICT_VALUE, 1);
 	dl_power_stats_t pw[3] = {
 		{ .state = DL_POWER_DOWN, .since = 9, .emptied = 2 },
 		{ .state = DL_POWER_RESUMING, .since = 10, .kept = 1 },
 		{ .state = DL_POWER_UP },
 	};
 	dl_persist_t p = { .nnodes = 3, .node_names = names3, .power = pw };
-	char err[128], *text;
+	const char *want[] = { "\npower n1 powered_down 9 2 lost\n",
+			       "\npower n2 powering_up 10 0 kept\n",
+			       "\npower n3 up 0 0 lost\n", NULL };
 
-	_mkdir();
-	ck_assert_int_eq(dl_persist_save(path, c, &p), 0);
-	text = _text();
-	ck_assert_ptr_nonnull(
-		strstr(text, "\npower n1 powered_down 9 2 lost\n"));
-	ck_assert_ptr_nonnull(strstr(text, "\npower n2 powering_up 10 0 kept\n"));
-	ck_assert_ptr_nonnull(strstr(text, "\npower n3 up 0 0 lost\n"));
-	free(text);
-	ck_assert_int_eq(dl_persist_load(path, d, &p, err, sizeof(err)), 0);
-	ck_assert_int_ge(dl_cache_file_lookup(d, "/data/b"), 0);
-	dl_cache_destroy(c);
-	dl_cache_destroy(d);
-	_rmdir();
+	_save_has_load(&p, want);
 }
 END_TEST
 
