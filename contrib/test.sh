@@ -6,7 +6,9 @@
 #      UBSan, run them;
 #   3. integration tests (test/cluster/selftest.sh, then every
 #      test/integration/test_*.sh, test_service.sh among them: nodes in
-#      mount namespaces of their own with dl-cached): real munged,
+#      mount namespaces of their own with dl-cached; test_power.sh with
+#      Slurm's power saving, resumed slurmds booted in time namespaces
+#      (unshare --time, Linux 5.6)): real munged,
 #      slurmctld and 4 slurmd started and stopped by each test, with the
 #      freshly built plugins;
 #   4. about 95 s of coverage-guided fuzzing (libFuzzer) of every parser of

@@ -26,6 +26,8 @@ typedef struct dl_cli_node {
 	uint64_t used, nfiles;
 	int have_svc;           /* its service line was read */
 	dl_service_stats_t svc;
+	int have_power;         /* its power line was read */
+	dl_power_stats_t power;
 } dl_cli_node_t;
 
 typedef struct dl_cli_file {
@@ -52,6 +54,7 @@ typedef struct dl_cli_state {
 	dl_sched_stats_t sched;
 	int have_sched;        /* 1 read, 0 no stats line, -1 unreadable */
 	int have_svc;          /* service lines: 1 read, 0 none, -1 bad */
+	int have_power;        /* power lines: 1 read, 0 none, -1 bad */
 } dl_cli_state_t;
 
 /*
@@ -69,6 +72,9 @@ int64_t dl_cli_node_index(const dl_cli_state_t *s, const char *name);
 
 /* dl_cli_source_name - "service" etc. for a node's model source. */
 const char *dl_cli_source_name(dl_source_t src);
+
+/* dl_cli_power_name - "powered_down" etc. for a node's power state. */
+const char *dl_cli_power_name(dl_power_t p);
 
 /* Formatting shared by the views. */
 void dl_cli_bytes(uint64_t b, char *buf, size_t len); /* "1.5G" */

@@ -86,28 +86,51 @@ static void _nodes_json(const dl_cli_state_t *s)
 		       ",\"capacity_bytes\":%s,\"hits\":%" PRIu64
 		       ",\"misses\":%" PRIu64 ",\"hit_bytes\":%" PRIu64
 		       ",\"miss_bytes\":%" PRIu64
-		       ",\"hit_rate_files\":%.4f,\"hit_rate_bytes\":%.4f}",
+		       ",\"hit_rate_files\":%.4f,\"hit_rate_bytes\":%.4f",
 		       n->nfiles, n->used,
 		       strcmp(n->cap, "-") ? n->cap : "null", n->hits,
 		       n->misses, n->hit_bytes, n->miss_bytes,
 		       dl_cli_pct(n->hits, n->misses) / 100,
 		       dl_cli_pct(n->hit_bytes, n->miss_bytes) / 100);
+		if (n->have_power)
+			printf(",\"power\":\"%s\",\"power_down_cache\":\"%s\",\"emptied_by_power_down\":%" PRIu64 "}",
+			       dl_cli_power_name(n->power.state),
+			       n->power.kept ? "kept" : "lost",
+			       n->power.emptied);
+		else
+			printf(",\"power\":null,\"power_down_cache\":null,\"emptied_by_power_down\":null}");
 	}
 	printf("]");
+}
+
+/*
+ * "up", "powered_down (cache lost, model emptied 2x)", "-" (no power line:
+ * saved by a plugin without power state).
+ */
+static void _power(const dl_cli_node_t *n, char *buf, size_t len)
+{
+	if (!n->have_power)
+		snprintf(buf, len, "-");
+	else if (n->power.state == DL_POWER_UP && !n->power.emptied)
+		snprintf(buf, len, "up");
+	else
+		snprintf(buf, len, "%s (cache %s, model emptied %" PRIu64 "x)",
+			 dl_cli_power_name(n->power.state),
+			 n->power.kept ? "kept" : "lost", n->power.emptied);
 }
 
 /* The per-node table, without a final newline in JSON. */
 static void _nodes(const dl_cli_state_t *s, int json)
 {
-	char used[16], cap[16];
+	char used[16], cap[16], power[96];
 	size_t i;
 
 	if (json) {
 		_nodes_json(s);
 		return;
 	}
-	printf("%-12s %7s %9s %9s %8s %8s %8s\n", "NODE", "FILES", "USED",
-	       "CAPACITY", "LOCAL%", "MISS%", "BYTES%");
+	printf("%-12s %7s %9s %9s %8s %8s %8s  %s\n", "NODE", "FILES", "USED",
+	       "CAPACITY", "LOCAL%", "MISS%", "BYTES%", "POWER");
 	for (i = 0; i < s->nnodes; i++) {
 		const dl_cli_node_t *n = &s->nodes[i];
 
@@ -117,11 +140,12 @@ static void _nodes(const dl_cli_state_t *s, int json)
 				     sizeof(cap));
 		else
 			strcpy(cap, "unlimited");
-		printf("%-12s %7" PRIu64 " %9s %9s %7.1f%% %7.1f%% %7.1f%%\n",
+		_power(n, power, sizeof(power));
+		printf("%-12s %7" PRIu64 " %9s %9s %7.1f%% %7.1f%% %7.1f%%  %s\n",
 		       n->name, n->nfiles, used, cap,
 		       dl_cli_pct(n->hits, n->misses),
 		       dl_cli_pct(n->misses, n->hits),
-		       dl_cli_pct(n->hit_bytes, n->miss_bytes));
+		       dl_cli_pct(n->hit_bytes, n->miss_bytes), power);
 	}
 }
 

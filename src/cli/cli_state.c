@@ -162,6 +162,38 @@ static void _set_service(dl_cli_state_t *s, char **f)
 	s->have_svc = 1;
 }
 
+static const char *const power_names[] = DL_POWER_NAMES;
+
+const char *dl_cli_power_name(dl_power_t p)
+{
+	return p < DL_POWER_COUNT ? power_names[p] : "?";
+}
+
+/* A power record, fields in the order of dl_persist.h; as _set_service. */
+static void _set_power(dl_cli_state_t *s, char **f)
+{
+	int64_t ni = dl_cli_node_index(s, f[1]);
+	dl_power_stats_t v = { 0 };
+	char *end;
+	int k;
+
+	if (s->have_power < 0 || ni < 0)
+		return;
+	s->have_power = -1;
+	for (k = 0; k < DL_POWER_COUNT && strcmp(f[2], power_names[k]); k++)
+		;
+	errno = 0;
+	v.since = strtoll(f[3], &end, 10);
+	if (k == DL_POWER_COUNT || errno || *end || _u64(f[4], &v.emptied) ||
+	    (strcmp(f[5], "lost") && strcmp(f[5], "kept")))
+		return;
+	v.state = (dl_power_t)k;
+	v.kept = !strcmp(f[5], "kept");
+	s->nodes[ni].power = v;
+	s->nodes[ni].have_power = 1;
+	s->have_power = 1;
+}
+
 static int _sec(const char *s, double *v)
 {
 	char *end;
@@ -237,6 +269,10 @@ void dl_cli_state_parse(char *text, dl_cli_state_t *s)
 			_set_service(s, f);
 		} else if (n && !strcmp(f[0], "service")) {
 			s->have_svc = -1;
+		} else if (n == 6 && !strcmp(f[0], "power")) {
+			_set_power(s, f);
+		} else if (n && !strcmp(f[0], "power")) {
+			s->have_power = -1;
 		}
 	}
 }

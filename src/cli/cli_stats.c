@@ -160,6 +160,36 @@ static void _text_services(const dl_cli_state_t *s)
 	printf("%" PRIu64 " (%s)\n", tpb, pb);
 }
 
+/* Nodes not up, and those whose model a power-down emptied. */
+static void _text_power(const dl_cli_state_t *s)
+{
+	char since[64];
+	size_t i, k = 0;
+
+	if (s->have_power <= 0) {
+		printf("Power saving: not available (%s)\n",
+		       s->have_power ? "the state file's power lines are not ones this sdatalocality can read" :
+				       "the state file has none: the plugin that saved it does not track power state");
+		return;
+	}
+	printf("Power saving (nodes not up, or whose model a power-down emptied):\n");
+	for (i = 0; i < s->nnodes; i++) {
+		const dl_power_stats_t *v = &s->nodes[i].power;
+
+		if (!s->nodes[i].have_power ||
+		    (v->state == DL_POWER_UP && !v->emptied))
+			continue;
+		dl_cli_time(v->since, since, sizeof(since));
+		printf("\t%s: %s since %s; cache %s at power-down, model emptied %" PRIu64 " times\n",
+		       s->nodes[i].name, dl_cli_power_name(v->state),
+		       v->since ? since : "-", v->kept ? "kept" : "lost",
+		       v->emptied);
+		k++;
+	}
+	if (!k)
+		printf("\tevery node up, no model emptied\n");
+}
+
 static void _text(const dl_cli_state_t *s, const hits_t *h)
 {
 	char hb[16], mb[16], saved[64];
@@ -187,6 +217,7 @@ static void _text(const dl_cli_state_t *s, const hits_t *h)
 	else
 		printf("- (no job input seen yet)\n");
 	_text_services(s);
+	_text_power(s);
 }
 
 /* ,"key":value or ,"key":null: a JSON reader sees every key, always. */
@@ -282,6 +313,35 @@ static void _json_services(const dl_cli_state_t *s)
 	printf("]");
 }
 
+/* ,"power":[{"name":..,"state":..,...}] or null. */
+static void _json_power(const dl_cli_state_t *s)
+{
+	size_t i, k = 0;
+
+	if (s->have_power <= 0) {
+		printf(",\"power\":null");
+		return;
+	}
+	printf(",\"power\":[");
+	for (i = 0; i < s->nnodes; i++) {
+		const dl_power_stats_t *v = &s->nodes[i].power;
+
+		if (!s->nodes[i].have_power)
+			continue;
+		printf("%s{\"name\":", k++ ? "," : "");
+		dl_cli_jstr(s->nodes[i].name);
+		printf(",\"state\":\"%s\",\"since\":",
+		       dl_cli_power_name(v->state));
+		if (v->since)
+			printf("%lld", (long long)v->since);
+		else
+			printf("null");
+		printf(",\"cache\":\"%s\",\"emptied\":%" PRIu64 "}",
+		       v->kept ? "kept" : "lost", v->emptied);
+	}
+	printf("]");
+}
+
 static void _json(const dl_cli_state_t *s, const hits_t *h)
 {
 	int seen = h->hits + h->misses > 0;
@@ -304,6 +364,7 @@ static void _json(const dl_cli_state_t *s, const hits_t *h)
 	else
 		printf(",\"hit_rate\":null,\"byte_hit_rate\":null");
 	_json_services(s);
+	_json_power(s);
 	printf("}\n");
 }
 

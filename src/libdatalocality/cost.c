@@ -155,3 +155,111 @@ uint32_t dl_cost_storage_of(const dl_state_t *st, uint32_t file)
 		return 0;
 	return file % (st->params.nstorage ? st->params.nstorage : 1);
 }
+
+static int _end_cmp(const void *a, const void *b)
+{
+	const dl_cost_end_t *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return (x->left > y->left) - (x->left < y->left);
+}
+
+int dl_cost_ends(const dl_state_t *st, dl_cost_end_t **out, size_t *n)
+{
+	dl_cost_end_t *e;
+	size_t i, k = 0;
+
+	if (!st || !out || !n)
+		return DL_EINVAL;
+	if (!(e = malloc((st->njobs ? st->njobs : 1) * sizeof(*e))))
+		return DL_ENOMEM;
+	for (i = 0; i < st->njobs; i++) {
+		const dl_job_t *j = &st->jobs[i];
+
+		if (j->state != DL_JOB_RUNNING || j->node < 0 ||
+		    (uint32_t)j->node >= st->nnodes)
+			continue;
+		e[k].node = (uint32_t)j->node;
+		e[k].cpus = j->cpus;
+		e[k].left = dl_cost_job_remaining(st, j);
+		k++;
+	}
+	qsort(e, k, sizeof(*e), _end_cmp);
+	*out = e;
+	*n = k;
+	return 0;
+}
+
+/* The first entry of node n in sorted ends (nends if none). */
+static size_t _first_end(const dl_cost_end_t *ends, size_t nends, uint32_t n)
+{
+	size_t lo = 0, hi = nends;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ends[mid].node < n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Seconds until n has cpus free slots, its jobs ending as ends says. */
+static double _slots_free(const dl_node_t *nd, uint32_t n, uint32_t cpus,
+			  const dl_cost_end_t *ends, size_t nends)
+{
+	/* Signed: a node may be oversubscribed (busy above cpus). */
+	int64_t held = nd->busy;
+	size_t i;
+
+	if ((int64_t)nd->cpus - held >= (int64_t)cpus)
+		return 0.0;
+	for (i = _first_end(ends, nends, n); i < nends && ends[i].node == n;
+	     i++) {
+		held -= ends[i].cpus;
+		if ((int64_t)nd->cpus - held >= (int64_t)cpus)
+			return ends[i].left;
+	}
+	return INFINITY;
+}
+
+double dl_cost_node_wait(const dl_state_t *st, uint32_t n, uint32_t cpus,
+			 const dl_cost_end_t *ends, size_t nends)
+{
+	dl_cost_end_t *own = NULL;
+	const dl_node_t *nd;
+	double slots, wake;
+
+	if (!st)
+		return 0.0;
+	if (n >= st->nnodes || !st->nodes[n].usable ||
+	    st->nodes[n].cpus < (cpus ? cpus : 1))
+		return INFINITY;
+	nd = &st->nodes[n];
+	wake = nd->wake > 0 && !isnan(nd->wake) ? nd->wake : 0.0;
+	if (!ends && nd->cpus > nd->busy && nd->cpus - nd->busy >= cpus)
+		return wake; /* room now: no need to look at its jobs */
+	if (!ends && dl_cost_ends(st, &own, &nends))
+		return INFINITY; /* out of memory: as if it never freed */
+	slots = _slots_free(nd, n, cpus ? cpus : 1, ends ? ends : own, nends);
+	free(own);
+	return slots > wake ? slots : wake;
+}
+
+double dl_cost_job_ready(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+			 const dl_cost_end_t *ends, size_t nends)
+{
+	uint64_t missing = 0;
+	uint32_t i;
+
+	if (!st || !j)
+		return 0.0;
+	for (i = 0; i < j->nfiles; i++)
+		if (!dl_cache_contains(st->cache, n, j->files[i]))
+			missing += dl_file_bytes(st, j->files[i]);
+	return dl_cost_node_wait(st, n, j->cpus, ends, nends) +
+	       dl_cost_transfer_time(st, missing);
+}

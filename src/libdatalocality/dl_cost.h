@@ -31,9 +31,17 @@
 #ifndef DL_COST_H
 #define DL_COST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dl_state.h"
+
+/* A running job's expected end on its node (dl_cost_ends()). */
+typedef struct dl_cost_end {
+	uint32_t node;
+	uint32_t cpus;          /* slots it holds */
+	double left;            /* seconds to its end: dl_cost_job_remaining() */
+} dl_cost_end_t;
 
 /**
  * dl_cost_transfer_per_byte - eq. 5 in online-hps-khanna: the expected
@@ -128,5 +136,47 @@ double dl_cost_transfer_time(const dl_state_t *st, uint64_t bytes);
  * \return the storage node index; 0 for a NULL state.
  */
 uint32_t dl_cost_storage_of(const dl_state_t *st, uint32_t file);
+
+/**
+ * dl_cost_ends - the expected ends of the state's running jobs (those
+ * whose node is a node of the state), sorted by node, then by time left,
+ * for dl_cost_node_wait() to look up many nodes at the cost of one pass.
+ * OUT out - a new array of *n entries (at least one allocated, so never
+ *           NULL on success), to be freed with free(); unchanged on error
+ * \return 0, DL_EINVAL for a NULL argument, DL_ENOMEM.
+ */
+int dl_cost_ends(const dl_state_t *st, dl_cost_end_t **out, size_t *n);
+
+/**
+ * dl_cost_node_wait - seconds from now until node n could start a job of
+ * cpus slots: the later of
+ *   - its wake time (dl_node_t.wake: powered down or still resuming), and
+ *   - when it has fewer than cpus free slots (cpus - busy), the time until
+ *     enough are free, its running jobs ending in the order of their time
+ *     left, each freeing the slots it holds.
+ * A warm node with room waits 0.
+ * IN ends - dl_cost_ends(st) (nends entries), or NULL: found here, O(jobs)
+ * \return seconds (>= 0); INFINITY when n is not a usable node of the
+ *         state, has fewer than cpus slots, or the running jobs the state
+ *         lists on it do not free enough (slots of jobs the state does not
+ *         list are never counted as freed); 0 for a NULL state.
+ */
+double dl_cost_node_wait(const dl_state_t *st, uint32_t n, uint32_t cpus,
+			 const dl_cost_end_t *ends, size_t nends);
+
+/**
+ * dl_cost_job_ready - seconds from now until job j could begin on node n
+ * if it were placed there: dl_cost_node_wait() for its slots plus the
+ * transfer of the input n does not cache (size / RBW).  The local read
+ * and the compute part cost the same on every node and are left out, so
+ * ready times of two nodes compare directly.  This is what a job whose
+ * files a powered-down node kept weighs against a warm node that needs
+ * them copied, and what a warm node's queue weighs against a resume.
+ * IN ends - as dl_cost_node_wait()
+ * \return seconds (>= 0, INFINITY as dl_cost_node_wait()); 0 for a NULL
+ *         state or job.
+ */
+double dl_cost_job_ready(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+			 const dl_cost_end_t *ends, size_t nends);
 
 #endif /* DL_COST_H */

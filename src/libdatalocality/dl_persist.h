@@ -23,6 +23,9 @@
  *           <capacity|-> <storage bytes> <peer bytes> <prefetches sent>
  *           <cancelled> <done> <active>       (one line per node; only
  *                                              if p->service is set)
+ *   power <node name> <state> <since> <emptied> <lost|kept>
+ *                                             (one line per node; only
+ *                                              if p->power is set)
  *   plan <policy> <unix time> <cut bytes> <imbalance> <seconds> <jobs>
  *   job <id> <node name|-> <order> <files cached> <files> <bytes cached>
  *       <bytes>                                (one line)
@@ -37,6 +40,10 @@
  * the service lines (what each node's cache service reports, and where
  * the model of the node comes from: DL_SOURCE_NAMES); they are checked
  * on load but not restored (a connection does not survive a restart).
+ * Version 4 added the power lines (power saving: the node's power state,
+ * DL_POWER_NAMES, since when, how often a power-down emptied its model,
+ * and what the configuration says a powered-down node's cache is);
+ * checked on load, not restored (slurmctld's node table says it anew).
  */
 #ifndef DL_PERSIST_H
 #define DL_PERSIST_H
@@ -47,7 +54,7 @@
 #include "dl_cache.h"
 #include "dl_policy.h"
 
-#define DL_PERSIST_VERSION 3
+#define DL_PERSIST_VERSION 4
 
 /* Hit counters of one node: jobs' input found cached (hits) or not. */
 typedef struct dl_node_stats {
@@ -101,6 +108,30 @@ typedef struct dl_service_stats {
 	uint64_t prefetch_active;  /* jobs with a prefetch in force */
 } dl_service_stats_t;
 
+/*
+ * A node's power state (power saving, cloud nodes).  Slurm's flags map
+ * to them in the plugin: POWERING_DOWN after its SuspendProgram ran,
+ * POWERED_DOWN, POWERING_UP while it resumes.
+ */
+typedef enum {
+	DL_POWER_UP,
+	DL_POWER_DOWN,          /* powered down */
+	DL_POWER_RESUMING,      /* powering up */
+	DL_POWER_SUSPENDING,    /* powering down */
+	DL_POWER_COUNT
+} dl_power_t;
+
+/* The words for dl_power_t, in its order. */
+#define DL_POWER_NAMES { "up", "powered_down", "powering_up", "powering_down" }
+
+/* A node's power record (the power line). */
+typedef struct dl_power_stats {
+	dl_power_t state;
+	int64_t since;             /* unix time it entered state, 0: unknown */
+	uint64_t emptied;          /* power-downs that emptied its model */
+	int kept;                  /* 1: PowerDownCache=kept */
+} dl_power_stats_t;
+
 /* Everything saved besides the tracker; arrays are the caller's. */
 typedef struct dl_persist {
 	uint32_t nnodes;
@@ -114,6 +145,8 @@ typedef struct dl_persist {
 	dl_sched_stats_t *sched;
 	/* [nnodes], may be NULL: saved if set, never restored. */
 	const dl_service_stats_t *service;
+	/* [nnodes], may be NULL: saved if set, never restored. */
+	const dl_power_stats_t *power;
 } dl_persist_t;
 
 /**

@@ -23,6 +23,12 @@
  *     never set again (unless strict).  The time waited is the job's, not
  *     the node's: a move does not start it afresh.
  *
+ *   - a cold node (powered down or resuming, dl_node_t.wake > 0) is
+ *     chosen only while no warm node would let the job begin sooner
+ *     (dl_place_warm()): its files kept on a cold node may be worth a
+ *     resume, an empty cold node is not worth one while a warm node has
+ *     room.
+ *
  * The plugin and dl-sim call the same functions, so the simulator measures
  * what slurmctld does.  Errors: none; invalid indices leave the record
  * unchanged and return DL_PLACE_KEEP.
@@ -32,6 +38,7 @@
 
 #include <stdint.h>
 
+#include "dl_cost.h"
 #include "dl_state.h"
 
 typedef struct dl_place_params {
@@ -118,10 +125,26 @@ int dl_place_pin(dl_state_t *st, size_t k, uint32_t cur,
 		 const dl_place_params_t *p);
 
 /**
+ * dl_place_warm - the node job j should go to instead of node n when
+ * waking n is dearer: among n and the warm (wake 0) nodes j is eligible
+ * for, the one where j could begin soonest (dl_cost_job_ready(): the
+ * node's resume or queue wait plus copying what it does not cache).  A
+ * warm node must be strictly sooner to be chosen over n; among warm nodes
+ * equally soon, the lowest index.
+ * IN ends - dl_cost_ends(st) (nends entries), or NULL: found here
+ * \return a node index: n itself when n is warm, or when no warm node is
+ *         sooner, or on invalid arguments or lack of memory.
+ */
+int32_t dl_place_warm(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+		      const dl_cost_end_t *ends, size_t nends);
+
+/**
  * dl_place_step - advance job's record to st->now given the plan's choice.
  * IN job - index into st->jobs (a pending job)
- * IN planned - the plan's node for it, -1: no preference
- * IN/OUT rec - the job's record
+ * IN planned - the plan's node for it, -1: no preference; a cold one is
+ *              first weighed against the warm ones (dl_place_warm())
+ * IN/OUT rec - the job's record; a job restricted to a node that went
+ *              cold moves to a warm one when that is sooner
  * \return what changed: DL_PLACE_SET (restrict to rec->node),
  *         DL_PLACE_WIDEN (lift it) or DL_PLACE_KEEP.
  */

@@ -20,6 +20,13 @@ typedef struct dl_node {
 	uint32_t busy;   /* slots taken by running jobs */
 	int usable;      /* 0: down, drained, ... takes no new job */
 	double lbw;      /* local-disk bytes/s; 0 = dl_params_t.lbw */
+	/*
+	 * Seconds before the node can start a job because it is powered
+	 * down or still resuming (power saving, cloud nodes); 0: it is up.
+	 * A usable node with wake > 0 is "cold": a job placed there wakes
+	 * it (dl_cost_node_wait(), dl_place_warm()).
+	 */
+	double wake;
 } dl_node_t;
 
 typedef enum dl_job_state {

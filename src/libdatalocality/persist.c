@@ -140,6 +140,15 @@ static void _write_service(FILE *f, const char *node,
 		v->prefetch_cancelled, v->prefetch_done, v->prefetch_active);
 }
 
+static const char *const power_names[] = DL_POWER_NAMES;
+
+static void _write_power(FILE *f, const char *node, const dl_power_stats_t *v)
+{
+	fprintf(f, "power %s %s %lld %" PRIu64 " %s\n", node,
+		v->state < DL_POWER_COUNT ? power_names[v->state] : "up",
+		(long long)v->since, v->emptied, v->kept ? "kept" : "lost");
+}
+
 /* The whole text, in memory, so its CRC closes it. */
 static char *_render(const dl_cache_t *cache, const dl_persist_t *p,
 		     size_t *len)
@@ -180,6 +189,8 @@ static char *_render(const dl_cache_t *cache, const dl_persist_t *p,
 	}
 	for (n = 0; p->service && n < p->nnodes; n++)
 		_write_service(c.f, p->node_names[n], &p->service[n]);
+	for (n = 0; p->power && n < p->nnodes; n++)
+		_write_power(c.f, p->node_names[n], &p->power[n]);
 	for (n = 0; n < p->nnodes && n < dl_cache_node_count(cache); n++) {
 		node_ctx_t nc = { &c, p->node_names[n], cache };
 
@@ -412,6 +423,24 @@ static int _check_service(char **tok, int nt)
 }
 
 /*
+ * A power record (tok[0] is "power"): checked, not restored.
+ * \return 0, or -1 for a wrong field count, state or number.
+ */
+static int _check_power(char **tok, int nt)
+{
+	int64_t since;
+	uint64_t v;
+	int i, ok = 0;
+
+	if (nt != 6 || _parse_i64(tok[3], &since) || _parse_u64(tok[4], &v) ||
+	    (strcmp(tok[5], "lost") && strcmp(tok[5], "kept")))
+		return -1;
+	for (i = 0; i < DL_POWER_COUNT; i++)
+		ok |= !strcmp(tok[2], power_names[i]);
+	return ok ? 0 : -1;
+}
+
+/*
  * The fields of a stats record (tok[0] is "stats"), in the order of
  * dl_persist.h.  Into a copy: the caller applies it once the whole file
  * is verified.
@@ -533,7 +562,7 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 		if (lineno == 1) {
 			if (!(version = _version(line)))
 				rc = _fail(err, errlen, DL_EFORMAT,
-					   "line %u: not a slurm-datalocality state file of version 1 to 3",
+					   "line %u: not a slurm-datalocality state file of version 1 to 4",
 					   lineno);
 			continue;
 		}
@@ -564,6 +593,10 @@ int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
 				rc = _fail(err, errlen, DL_EFORMAT,
 					   "line %u: bad service record",
 					   lineno);
+		} else if (!strcmp(tok[0], "power") && version >= 4) {
+			if (_check_power(tok, nt))
+				rc = _fail(err, errlen, DL_EFORMAT,
+					   "line %u: bad power record", lineno);
 		} else if (!strcmp(tok[0], "node") && nt == 7) {
 			int32_t n = _node_index(p, tok[1]);
 			uint64_t v[4];

@@ -185,6 +185,48 @@ int dl_place_pin(dl_state_t *st, size_t k, uint32_t cur,
 	return 1;
 }
 
+static int _cold(const dl_state_t *st, uint32_t n)
+{
+	return n < st->nnodes && st->nodes[n].wake > 0;
+}
+
+int32_t dl_place_warm(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+		      const dl_cost_end_t *ends, size_t nends)
+{
+	dl_cost_end_t *own = NULL;
+	uint64_t *cached, all;
+	double best, t;
+	int32_t pick = (int32_t)n;
+	uint32_t w;
+
+	if (!st || !j || !_cold(st, n))
+		return (int32_t)n;
+	if (!ends && dl_cost_ends(st, &own, &nends))
+		return (int32_t)n;
+	if (!ends)
+		ends = own;
+	if (!(cached = _bytes_per_node(st, j))) {
+		free(own);
+		return (int32_t)n;
+	}
+	all = dl_job_bytes(st, j);
+	best = dl_cost_node_wait(st, n, j->cpus, ends, nends) +
+	       dl_cost_transfer_time(st, all - cached[n]);
+	for (w = 0; w < st->nnodes; w++) {
+		if (_cold(st, w) || !dl_state_job_eligible(st, j, w))
+			continue;
+		t = dl_cost_node_wait(st, w, j->cpus, ends, nends) +
+		    dl_cost_transfer_time(st, all - cached[w]);
+		if (t < best) {
+			best = t;
+			pick = (int32_t)w;
+		}
+	}
+	free(cached);
+	free(own);
+	return pick;
+}
+
 static dl_place_action_t _set(const dl_state_t *st, const dl_job_t *j,
 			       const dl_place_params_t *p, dl_place_t *rec,
 			       int32_t node)
@@ -232,6 +274,9 @@ dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
 		planned = -1;
 	if (rec->widened)
 		return DL_PLACE_KEEP;
+	/* Waking a node only where that beats every warm one. */
+	if (planned >= 0)
+		planned = dl_place_warm(st, j, (uint32_t)planned, NULL, 0);
 	if (rec->node < 0 || rec->node >= (int32_t)st->nnodes)
 		return planned >= 0 ? _set(st, j, p, rec, planned) :
 				      DL_PLACE_KEEP;
@@ -246,6 +291,17 @@ dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
 		if (planned >= 0 && (uint32_t)planned != cur)
 			return _set(st, j, p, rec, planned);
 		return p->strict ? DL_PLACE_KEEP : _widen(rec);
+	}
+	/*
+	 * Its node was powered down since it was placed (with its cache
+	 * lost, or kept): a warm node where it begins sooner takes it,
+	 * whatever the hysteresis, which weighs cached bytes only.
+	 */
+	if (_cold(st, cur)) {
+		int32_t w = dl_place_warm(st, j, cur, NULL, 0);
+
+		if (w != (int32_t)cur)
+			return _set(st, j, p, rec, w);
 	}
 	if (planned >= 0 && (uint32_t)planned != cur &&
 	    _worth_moving(st, j, cur, (uint32_t)planned, p))

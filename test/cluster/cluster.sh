@@ -149,6 +149,18 @@
 #                                    slurmd has registered (~4 s)
 #   dl_cluster_stop_slurmd NODE      stop one slurmd (by PID)
 #   dl_cluster_start_slurmd NODE     (re)start one slurmd
+#   dl_cluster_boot_slurmd NODE      (re)start one slurmd as on a node that
+#                                    just booted: in a new time namespace
+#                                    (unshare --time) whose uptime is 0, so
+#                                    that Slurm's power saving takes a node
+#                                    it is resuming as resumed (it ignores
+#                                    a POWERING_UP node's registration
+#                                    while the node's boot time is before
+#                                    the resume request: waiting_for_node_boot()
+#                                    in src/slurmctld/node_mgr.c, and all
+#                                    slurmds here share the host's uptime;
+#                                    both times are whole seconds, so start
+#                                    it 2 s or more after the request)
 #   dl_cluster_log_ctld              print path of slurmctld log
 #   dl_cluster_log_slurmd NODE       print path of slurmd log of NODE
 #   dl_cluster_logs_tail [N]         print last N (default 30) lines of all logs
@@ -567,6 +579,20 @@ dl_cluster_start_slurmd() {
 		return 0
 	fi
 	_dl_spawn "slurmd.$node" /usr/sbin/slurmd -D -N "$node" -f "$(_dl_conf)"
+}
+
+dl_cluster_boot_slurmd() {
+	local node=$1 ns= up
+	up=$(cut -d. -f1 /proc/uptime)
+	if [ "${DL_NODE_NS:-0}" = 1 ]; then
+		ns=$(dl_cluster_node_pid "$node") || { _dl_err "no namespace for $node"; return 1; }
+		_dl_spawn "slurmd.$node" nsenter --mount --target "$ns" -- \
+			unshare --time --boottime "-$up" -- \
+			/usr/sbin/slurmd -D -N "$node" -f "$(_dl_conf)"
+		return 0
+	fi
+	_dl_spawn "slurmd.$node" unshare --time --boottime "-$up" -- \
+		/usr/sbin/slurmd -D -N "$node" -f "$(_dl_conf)"
 }
 
 # ------------------------------------------------ namespaced nodes

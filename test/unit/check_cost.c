@@ -1,4 +1,5 @@
 /* check_cost.c - the cost model of online-hps-khanna section 4.2. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "check_suites.h"
@@ -278,6 +279,119 @@ START_TEST(test_storage_of)
 }
 END_TEST
 
+/* Add a running job of one slot on node 0 reading files (static). */
+static void _running0(uint32_t id, uint32_t *files, uint32_t n, double start,
+		      double compute)
+{
+	dl_job_t r = _job(id, files, n);
+
+	r.state = DL_JOB_RUNNING;
+	r.node = 0;
+	r.start = start;
+	r.compute = compute;
+	r.cpus = 1;
+	ck_assert_int_ge(dl_state_add_job(ts, &r), 0);
+}
+
+/* Job A on node 0 (see below), now 10; node 1 resumes in 30 s. */
+static void _run_a(void)
+{
+	static uint32_t fa_only[1];
+
+	fa_only[0] = fa;
+	_running0(1, fa_only, 1, 0, 50);
+	ts->now = 10;
+	ts->nodes[0].busy = 1;
+	ts->nodes[1].wake = 30;
+}
+
+/*
+ * Power saving: node 0 runs job A (file a not cached: 10 s transfer + 2 s
+ * read + 50 s compute = 62 s, started at 0, now 10: 52 s left); node 1 is
+ * idle and powered down, resuming in 30 s.
+ */
+START_TEST(test_node_wait)
+{
+	dl_cost_end_t *ends = NULL;
+	size_t nends = 9;
+
+	_run_a();
+	/* With and without the ends table, the same answers. */
+	ck_assert_int_eq(dl_cost_ends(ts, &ends, &nends), 0);
+	ck_assert_uint_eq(nends, 1);
+	ck_assert_uint_eq(ends[0].node, 0);
+	ck_assert_uint_eq(ends[0].cpus, 1);
+	ck_assert_double_eq_tol(ends[0].left, 52.0, TOL);
+	ck_assert_double_eq_tol(dl_cost_node_wait(ts, 0, 1, NULL, 0), 52.0,
+				TOL);
+	ck_assert_double_eq_tol(dl_cost_node_wait(ts, 0, 1, ends, nends), 52.0,
+				TOL);
+	ck_assert_double_eq_tol(dl_cost_node_wait(ts, 1, 1, ends, nends), 30.0,
+				TOL);
+	/* More slots than the node has, or slots no listed job frees. */
+	ck_assert(isinf(dl_cost_node_wait(ts, 0, 2, ends, nends)));
+	ts->nodes[1].busy = 1;
+	ck_assert(isinf(dl_cost_node_wait(ts, 1, 1, NULL, 0)));
+	ts->nodes[1].busy = 0;
+	ts->nodes[1].usable = 0;
+	ck_assert(isinf(dl_cost_node_wait(ts, 1, 1, NULL, 0)));
+	ck_assert(isinf(dl_cost_node_wait(ts, 5, 1, NULL, 0)));
+	ts->nodes[1].usable = 1;
+	free(ends);
+
+	/*
+	 * Node 0 with 2 slots, both taken: A (52 s left) and B (compute
+	 * 25 s, started at 5: 20 s left).  One slot is free after 20 s,
+	 * two after 52 s.
+	 */
+	_running0(2, NULL, 0, 5, 25);
+	ts->nodes[0].cpus = 2;
+	ts->nodes[0].busy = 2;
+	ck_assert_int_eq(dl_cost_ends(ts, &ends, &nends), 0);
+	ck_assert_uint_eq(nends, 2);
+	ck_assert_double_eq_tol(ends[0].left, 20.0, TOL);
+	ck_assert_double_eq_tol(dl_cost_node_wait(ts, 0, 1, ends, nends), 20.0,
+				TOL);
+	ck_assert_double_eq_tol(dl_cost_node_wait(ts, 0, 2, ends, nends), 52.0,
+				TOL);
+	/* A resuming node with a job already on it: the later of both. */
+	ts->nodes[0].wake = 40;
+	ck_assert_double_eq_tol(dl_cost_node_wait(ts, 0, 1, ends, nends), 40.0,
+				TOL);
+	ck_assert_double_eq_tol(dl_cost_node_wait(ts, 0, 2, ends, nends), 52.0,
+				TOL);
+	free(ends);
+	ck_assert_int_eq(dl_cost_ends(NULL, &ends, &nends), DL_EINVAL);
+	ck_assert_double_eq(dl_cost_node_wait(NULL, 0, 1, NULL, 0), 0.0);
+}
+END_TEST
+
+/*
+ * A pending job of a (1000 B) and b (2000 B).  Node 0 runs A, 52 s left
+ * (as above), caches nothing: 52 + 3000 / 100 = 82 s.  Node 1 is powered
+ * down (30 s to resume) and kept b: 30 + 1000 / 100 = 40 s.
+ */
+START_TEST(test_job_ready)
+{
+	uint32_t files[] = { fa, fb };
+	dl_job_t j = _job(2, files, 2);
+
+	_run_a();
+	j.cpus = 1;
+	ck_assert_int_eq(dl_cache_insert(tc, 1, fb, 1, NULL, NULL), 0);
+	ck_assert_double_eq_tol(dl_cost_job_ready(ts, &j, 0, NULL, 0), 82.0,
+				TOL);
+	ck_assert_double_eq_tol(dl_cost_job_ready(ts, &j, 1, NULL, 0), 40.0,
+				TOL);
+	/* Its cache lost in the power-down: 30 + 30 = 60 s. */
+	ck_assert_int_eq(dl_cache_remove(tc, 1, fb), 0);
+	ck_assert_double_eq_tol(dl_cost_job_ready(ts, &j, 1, NULL, 0), 60.0,
+				TOL);
+	ck_assert_double_eq(dl_cost_job_ready(NULL, &j, 1, NULL, 0), 0.0);
+	ck_assert_double_eq(dl_cost_job_ready(ts, NULL, 1, NULL, 0), 0.0);
+}
+END_TEST
+
 Suite *make_cost_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -293,6 +407,8 @@ Suite *make_cost_suite(void)
 	tcase_add_test(tcase, test_remaining);
 	tcase_add_test(tcase, test_helpers);
 	tcase_add_test(tcase, test_storage_of);
+	tcase_add_test(tcase, test_node_wait);
+	tcase_add_test(tcase, test_job_ready);
 	suite_add_tcase(s, tcase);
 	return s;
 }

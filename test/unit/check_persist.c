@@ -249,7 +249,7 @@ START_TEST(test_sched_roundtrip)
 	_mkdir();
 	ck_assert_int_eq(dl_persist_save(path, c, &p), 0);
 	text = _text();
-	ck_assert(!strncmp(text, "slurm-datalocality-state 3\n", 27));
+	ck_assert(!strncmp(text, "slurm-datalocality-state 4\n", 27));
 	ck_assert_ptr_nonnull(strstr(text, "\nstats 1700000000 12345 678 "));
 	/* One stats line only. */
 	ck_assert_ptr_null(strstr(strstr(text, "\nstats ") + 1, "\nstats "));
@@ -346,7 +346,7 @@ static const char *const bad_stats[] = {
 	"stats 1 2 3 0.5 0.5 0.5 1 2 3 4 5 6 7\n",
 	/* a stats line in a version-1 file; a version from the future */
 	"slurm-datalocality-state 1\nstats 1 2 3 0.5 0.5 0.5 1 2 3 4 5 6 7\n",
-	"slurm-datalocality-state 4\nsaved 1\n",
+	"slurm-datalocality-state 5\nsaved 1\n",
 	/* service lines: not before version 3, and checked */
 	"slurm-datalocality-state 2\n"
 	"service n1 service 1 5 2 10 - 1 2 3 4 5 6\n",
@@ -360,6 +360,14 @@ static const char *const bad_stats[] = {
 	"service n1 service 1 5 2 10 - 1 2 3 4 5\n",
 	"slurm-datalocality-state 3\n"
 	"service n1 service 1 5 2 -10 - 1 2 3 4 5 6\n",
+	/* power lines: not before version 4, and checked */
+	"slurm-datalocality-state 3\npower n1 powered_down 5 1 lost\n",
+	"slurm-datalocality-state 4\npower n1 asleep 5 1 lost\n",
+	"slurm-datalocality-state 4\npower n1 powered_down 5 1 gone\n",
+	"slurm-datalocality-state 4\npower n1 powered_down x 1 lost\n",
+	"slurm-datalocality-state 4\npower n1 powered_down 5 -1 lost\n",
+	"slurm-datalocality-state 4\npower n1 powered_down 5 1\n",
+	"slurm-datalocality-state 4\npower n1 powered_down 5 1 lost 9\n",
 };
 
 START_TEST(test_bad_stats)
@@ -400,10 +408,32 @@ START_TEST(test_bad_stats)
 }
 END_TEST
 
+/*
+ * Save the sample with p, find every string of want (NULL-terminated) in
+ * the file, and load it back.
+ */
+static void _save_has_load(dl_persist_t *p, const char *const *want)
+{
+	dl_cache_t *c = _sample(), *d = dl_cache_create(3, DL_EVICT_VALUE, 1);
+	char err[128], *text;
+
+	_mkdir();
+	ck_assert_int_eq(dl_persist_save(path, c, p), 0);
+	text = _text();
+	for (; *want; want++)
+		ck_assert_msg(strstr(text, *want), "no \"%s\" in the file",
+			      *want);
+	free(text);
+	ck_assert_int_eq(dl_persist_load(path, d, p, err, sizeof(err)), 0);
+	ck_assert_int_ge(dl_cache_file_lookup(d, "/data/b"), 0);
+	dl_cache_destroy(c);
+	dl_cache_destroy(d);
+	_rmdir();
+}
+
 /* Service lines are written per node, and a version-3 file loads. */
 START_TEST(test_service_lines)
 {
-	dl_cache_t *c = _sample(), *d = dl_cache_create(3, DL_EVICT_VALUE, 1);
 	dl_service_stats_t sv[3] = {
 		{ .source = DL_SOURCE_SERVICE, .connected = 1, .since = 9,
 		  .files = 2, .used = 30, .capacity = 100,
@@ -414,22 +444,30 @@ START_TEST(test_service_lines)
 		{ .source = DL_SOURCE_JOBS, .capacity = DL_CACHE_UNLIMITED },
 	};
 	dl_persist_t p = { .nnodes = 3, .node_names = names3, .service = sv };
-	char err[128], *text;
+	const char *want[] = {
+		"\nservice n1 service 1 9 2 30 100 7 8 3 1 2 1\n",
+		"\nservice n2 unknown 0 0 0 0 - 0 0 0 0 0 0\n",
+		"\nservice n3 jobs 0 ", NULL
+	};
 
-	_mkdir();
-	ck_assert_int_eq(dl_persist_save(path, c, &p), 0);
-	text = _text();
-	ck_assert_ptr_nonnull(
-		strstr(text, "\nservice n1 service 1 9 2 30 100 7 8 3 1 2 1\n"));
-	ck_assert_ptr_nonnull(
-		strstr(text, "\nservice n2 unknown 0 0 0 0 - 0 0 0 0 0 0\n"));
-	ck_assert_ptr_nonnull(strstr(text, "\nservice n3 jobs 0 "));
-	free(text);
-	ck_assert_int_eq(dl_persist_load(path, d, &p, err, sizeof(err)), 0);
-	ck_assert_int_ge(dl_cache_file_lookup(d, "/data/b"), 0);
-	dl_cache_destroy(c);
-	dl_cache_destroy(d);
-	_rmdir();
+	_save_has_load(&p, want);
+}
+END_TEST
+
+/* Power lines are written per node, and a version-4 file loads. */
+START_TEST(test_power_lines)
+{
+	dl_power_stats_t pw[3] = {
+		{ .state = DL_POWER_DOWN, .since = 9, .emptied = 2 },
+		{ .state = DL_POWER_RESUMING, .since = 10, .kept = 1 },
+		{ .state = DL_POWER_UP },
+	};
+	dl_persist_t p = { .nnodes = 3, .node_names = names3, .power = pw };
+	const char *want[] = { "\npower n1 powered_down 9 2 lost\n",
+			       "\npower n2 powering_up 10 0 kept\n",
+			       "\npower n3 up 0 0 lost\n", NULL };
+
+	_save_has_load(&p, want);
 }
 END_TEST
 
@@ -455,6 +493,7 @@ Suite *make_persist_suite(void)
 	tcase_add_test(tc, test_v1_loads);
 	tcase_add_test(tc, test_bad_stats);
 	tcase_add_test(tc, test_service_lines);
+	tcase_add_test(tc, test_power_lines);
 	tcase_add_test(tc, test_crc);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,12 +1,14 @@
 /*
  * check_place.c - placement restrictions (dl_place.h) on hand-computed
  * cases: the first restriction, hysteresis, the wait bound, waiting only
- * while blocked, widening for good, lost nodes and invalid indices.
+ * while blocked, widening for good, lost nodes, invalid indices, and
+ * warm nodes preferred over waking cold ones when that is sooner.
  *
  * The fixture's default parameters move 1e8 bytes per second from storage,
  * so a bound is the cached bytes / 1e8 seconds before clamping.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_suites.h"
@@ -489,6 +491,158 @@ START_TEST(test_lost_node)
 
 END_TEST
 
+/* A running job of cpus slots on node, with secs left at now 0. */
+static void _running(uint32_t id, uint32_t node, double secs)
+{
+	dl_job_t r = { 0 };
+
+	r.id = id;
+	r.state = DL_JOB_RUNNING;
+	r.node = (int32_t)node;
+	r.cpus = 1;
+	r.compute = secs;
+	r.start = 0;
+	ck_assert_int_ge(dl_state_add_job(ts, &r), 0);
+	ts->nodes[node].busy++;
+}
+
+/* Three 1-slot nodes and three files of 1e9 bytes each, into f. */
+static void _setup_three(uint32_t f[3])
+{
+	_setup(3, 1);
+	f[0] = fx_file("/a", 1000000000);
+	f[1] = fx_file("/b", 1000000000);
+	f[2] = fx_file("/c", 1000000000);
+}
+
+/*
+ * Power saving.  Three 1-slot nodes; a job reads three files of 1e9 bytes
+ * (10 s each at the fixture's 1e8 B/s: 30 s from storage).  n3 is
+ * powered down, ResumeCost 60 s.
+ */
+START_TEST(test_warm)
+{
+	uint8_t elig[3] = { 1, 1, 1 }, only3[3] = { 0, 0, 1 };
+	dl_place_params_t p;
+	dl_place_t rec;
+	uint32_t f[3];
+	size_t j, k;
+
+	_setup_three(f);
+	dl_place_params_default(&p);
+	ts->now = 0;
+	ts->nodes[2].wake = 60;
+
+	/* Cache lost: 60 + 30 s on n3 against 30 s on n1 or n2: n1 (ties:
+	 * the lowest index), and the step places it there. */
+	j = _job(1, f, 3, 1, elig);
+	ck_assert_int_eq(dl_place_warm(ts, &ts->jobs[j], 2, NULL, 0), 0);
+	dl_place_init(&rec);
+	ck_assert_int_eq(_step(j, 2, &p, &rec, 1), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 0);
+	/* A warm node is its own answer. */
+	ck_assert_int_eq(dl_place_warm(ts, &ts->jobs[j], 1, NULL, 0), 1);
+
+	/* Cache kept: 60 s against 30 s, still n1; resuming in 20 s: n3. */
+	_cache(2, f[0]);
+	_cache(2, f[1]);
+	_cache(2, f[2]);
+	ck_assert_int_eq(dl_place_warm(ts, &ts->jobs[j], 2, NULL, 0), 0);
+	ts->nodes[2].wake = 20;
+	ck_assert_int_eq(dl_place_warm(ts, &ts->jobs[j], 2, NULL, 0), 2);
+	dl_place_init(&rec);
+	ck_assert_int_eq(_step(j, 2, &p, &rec, 2), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 2);
+	ts->nodes[2].wake = 60;
+
+	/* Only n3 eligible: nothing warm to prefer. */
+	k = _job(2, f, 3, 1, only3);
+	ck_assert_int_eq(dl_place_warm(ts, &ts->jobs[k], 2, NULL, 0), 2);
+	fx_teardown();
+}
+
+END_TEST
+
+/*
+ * Waiting for a warm node against waking a cold one that kept the files
+ * (60 s): n1 and n2 run jobs with 100 s and 10 s left: n2, 10 + 30 = 40 s.
+ * With 100 s left on both, 130 s: n3.  With a job the state does not list
+ * holding n2, n2 never frees as far as the model knows.
+ */
+START_TEST(test_warm_busy)
+{
+	uint8_t elig[3] = { 1, 1, 1 };
+	dl_cost_end_t *ends = NULL;
+	size_t j, nends = 0;
+	uint32_t f[3];
+
+	_setup_three(f);
+	_cache(2, f[0]);
+	_cache(2, f[1]);
+	_cache(2, f[2]);
+	ts->now = 0;
+	ts->nodes[2].wake = 60;
+	_running(10, 0, 100);
+	_running(11, 1, 10);
+	j = _job(1, f, 3, 1, elig);
+	ck_assert_int_eq(dl_place_warm(ts, &ts->jobs[j], 2, NULL, 0), 1);
+	ck_assert_int_eq(dl_cost_ends(ts, &ends, &nends), 0);
+	ck_assert_int_eq(dl_place_warm(ts, &ts->jobs[j], 2, ends, nends), 1);
+	free(ends);
+	ts->jobs[1].compute = 100;
+	ck_assert_int_eq(dl_place_warm(ts, &ts->jobs[j], 2, NULL, 0), 2);
+	/* Job 11 is on n1 after all: n2's slot is held by a job the state
+	 * does not list, n1 frees at 100 s. */
+	ts->jobs[1].node = 0;
+	ck_assert(isinf(dl_cost_node_wait(ts, 1, 1, NULL, 0)));
+	ck_assert_int_eq(dl_place_warm(ts, &ts->jobs[j], 2, NULL, 0), 2);
+	fx_teardown();
+}
+
+END_TEST
+
+/*
+ * A job placed on n1, whose node then powers down and loses its cache
+ * (wake 60 s, nothing cached): it moves to the idle warm n2 at once,
+ * although no node holds more of its input (the hysteresis would keep
+ * it).  Powering down without a warm alternative: it stays.
+ */
+START_TEST(test_went_cold)
+{
+	uint8_t elig[3] = { 1, 1, 0 };
+	dl_place_params_t p;
+	dl_place_t rec;
+	uint32_t f;
+	size_t j;
+
+	_setup(3, 1);
+	f = fx_file("/a", 1000000000);
+	dl_place_params_default(&p);
+	j = _job(1, &f, 1, 1, elig);
+	dl_place_init(&rec);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 1), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 0);
+	ts->nodes[0].wake = 60;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 2), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 1);
+	ck_assert_int_eq(rec.widened, 0);
+	/* Back on n1 (say, by hand); n2 now full with a job of unknown end:
+	 * waking n1 is the only way. */
+	rec.node = 0;
+	ts->nodes[1].busy = 1;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 3), DL_PLACE_KEEP);
+	ck_assert_int_eq(rec.node, 0);
+	/* Powering down (Slurm cannot use it now): any warm node with room
+	 * is sooner. */
+	ts->nodes[1].busy = 0;
+	ts->nodes[0].usable = 0;
+	ck_assert_int_eq(_step(j, -1, &p, &rec, 4), DL_PLACE_SET);
+	ck_assert_int_eq(rec.node, 1);
+	fx_teardown();
+}
+
+END_TEST
+
 /* Invalid arguments: KEEP, the record untouched. */
 START_TEST(test_invalid)
 {
@@ -586,6 +740,9 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_lost_node);
 	tcase_add_test(tc, test_invalid);
 	tcase_add_test(tc, test_pin);
+	tcase_add_test(tc, test_warm);
+	tcase_add_test(tc, test_warm_busy);
+	tcase_add_test(tc, test_went_cold);
 	suite_add_tcase(s, tc);
 	return s;
 }

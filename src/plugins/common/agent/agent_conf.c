@@ -29,6 +29,8 @@ static void _defaults(agent_conf_t *c)
 	c->service_port = AGENT_DEFAULT_SERVICE_PORT;
 	c->prefetch_max = UINT64_MAX - 1; /* not set: from CacheCapacity */
 	c->prefetch_timeout = AGENT_DEFAULT_PREFETCH_TIMEOUT;
+	c->power_kept = 0;
+	c->resume_cost = -1;
 }
 
 /* A size setting; bad values are logged and leave *out unchanged. */
@@ -120,6 +122,8 @@ static const s_p_options_t options[] = {
 	{.key = "PrefetchMaxBytes", .type = S_P_STRING},
 	{.key = "PrefetchTimeout", .type = S_P_STRING},
 	{.key = "PeerBandwidth", .type = S_P_STRING},
+	{.key = "PowerDownCache", .type = S_P_STRING},
+	{.key = "ResumeCost", .type = S_P_STRING},
 	/* the node cache service's own settings */
 	{.key = "ServiceController", .type = S_P_STRING},
 	{.key = "PeerPort", .type = S_P_STRING},
@@ -196,6 +200,33 @@ static void _service(s_p_hashtbl_t *tbl, const char *pfx, agent_conf_t *c)
 						     86400 * 30;
 }
 
+/*
+ * Power saving: what a powered-down node's cache is (lost by default: a
+ * node whose disk survives a power cycle is the exception) and what a
+ * resume costs (Slurm's ResumeTimeout of the node unless set).
+ */
+static void _power(s_p_hashtbl_t *tbl, const char *pfx, agent_conf_t *c)
+{
+	char *val = NULL;
+
+	if (s_p_get_string(&val, "PowerDownCache", tbl)) {
+		if (!xstrcasecmp(val, "kept"))
+			c->power_kept = 1;
+		else if (!xstrcasecmp(val, "lost"))
+			c->power_kept = 0;
+		else
+			error("%s: datalocality.conf: PowerDownCache=%s is not lost or kept, using lost",
+			      pfx, val);
+		xfree(val);
+	}
+	_double(tbl, pfx, "ResumeCost", -1e-300, &c->resume_cost);
+	if (c->resume_cost > 86400 * 7) {
+		error("%s: datalocality.conf: ResumeCost=%g is above a week, using a week",
+		      pfx, c->resume_cost);
+		c->resume_cost = 86400 * 7;
+	}
+}
+
 static void _prefetch_default(agent_conf_t *c)
 {
 	if (c->prefetch_max != UINT64_MAX - 1)
@@ -242,6 +273,7 @@ void agent_conf_read(agent_conf_t *c, const char *pfx)
 	_double(tbl, pfx, "MaxFilesPerJob", 0, &mf);
 	c->max_files = mf < DL_FILES_MAX ? (uint32_t)mf : DL_FILES_MAX;
 	_service(tbl, pfx, c);
+	_power(tbl, pfx, c);
 	s_p_hashtbl_destroy(tbl);
 	xfree(path);
 	_prefetch_default(c);

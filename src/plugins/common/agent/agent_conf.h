@@ -36,6 +36,13 @@ typedef struct agent_conf {
 	char *munge_socket;     /* xmalloc'd, NULL: libmunge's default */
 	uint64_t prefetch_max;  /* bytes per node; UINT64_MAX = unlimited */
 	uint32_t prefetch_timeout; /* seconds */
+	/* Power saving (see agent_snapshot.h's power states): */
+	int power_kept;         /* PowerDownCache=kept: a powered-down
+				 * node's cache survives; 0 (lost): its
+				 * model is emptied */
+	double resume_cost;     /* ResumeCost, seconds a powered-down node
+				 * takes to start a job; < 0: not set,
+				 * Slurm's ResumeTimeout of the node */
 } agent_conf_t;
 
 /*

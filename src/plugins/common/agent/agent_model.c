@@ -34,6 +34,8 @@ static bool *inv_ok;                  /* [cache_nodes]: has an inventory */
 static dl_source_t *src;        /* [cache_nodes] */
 static uint8_t *peer_ok;        /* [cache_nodes]: serves peers now */
 static uint64_t *chan_gen;            /* [cache_nodes]: service's, applied */
+static dl_power_stats_t *pw;        /* [cache_nodes] */
+static bool *off;               /* [cache_nodes]: cache lost, model empty */
 
 bool agent_model_setup(uint32_t nnodes, const agent_conf_t *c)
 {
@@ -51,6 +53,8 @@ bool agent_model_setup(uint32_t nnodes, const agent_conf_t *c)
 		peer_ok = xcalloc(nnodes ? nnodes : 1, sizeof(*peer_ok));
 		chan_gen = xcalloc(nnodes ? nnodes : 1, sizeof(*chan_gen));
 		memset(chan_gen, 0xff, (nnodes ? nnodes : 1) * sizeof(*chan_gen));
+		pw = xcalloc(nnodes ? nnodes : 1, sizeof(*pw));
+		off = xcalloc(nnodes ? nnodes : 1, sizeof(*off));
 		fresh = cache != NULL;
 	}
 	for (n = 0; cache && n < cache_nodes; n++)
@@ -69,6 +73,8 @@ void agent_model_fini(void)
 	xfree(src);
 	xfree(peer_ok);
 	xfree(chan_gen);
+	xfree(pw);
+	xfree(off);
 }
 
 bool agent_model_has_inventory(uint32_t node)
@@ -265,7 +271,7 @@ static void _replace(uint32_t node, const dl__u64set_t *listed)
 bool agent_model_sync_node(uint32_t node, const char *name,
 			   const char *cache_dir)
 {
-	if (!cache || node >= cache_nodes)
+	if (!cache || node >= cache_nodes || off[node])
 		return false;
 	/* The service's word is the truth while it is connected. */
 	if (src[node] == DL_SOURCE_SERVICE)
@@ -292,7 +298,7 @@ bool agent_model_sync_service(uint32_t node, const agent_conf_t *c)
 	agent_channel_view_t v;
 	dl__u64set_t listed;
 
-	if (!cache || node >= cache_nodes)
+	if (!cache || node >= cache_nodes || off[node])
 		return false;
 	if (!agent_channel_view(node, &v) || !v.complete) {
 		if (src[node] == DL_SOURCE_SERVICE) {
@@ -316,6 +322,65 @@ bool agent_model_sync_service(uint32_t node, const agent_conf_t *c)
 	src[node] = DL_SOURCE_SERVICE;
 	inv_ok[node] = true;
 	return true;
+}
+
+static const char *const power_names[] = DL_POWER_NAMES;
+
+/*
+ * Forget that the node's inventory and its service's were applied, so
+ * that the first ones after it is up again replace the model.
+ */
+static void _forget_inventory(uint32_t node)
+{
+	chan_gen[node] = UINT64_MAX;
+	memset(&inv_seen[node], 0, sizeof(inv_seen[node]));
+	inv_ok[node] = false;
+}
+
+bool agent_model_power(uint32_t node, const char *name, int power,
+		       bool kept, const char *pfx)
+{
+	bool lost = power != DL_POWER_UP && !kept, emptied = false;
+	dl__u64set_t none;
+	uint32_t files;
+
+	if (!cache || node >= cache_nodes || power < 0 ||
+	    power >= DL_POWER_COUNT)
+		return false;
+	pw[node].kept = kept;
+	if ((dl_power_t)power != pw[node].state) {
+		pw[node].state = (dl_power_t)power;
+		pw[node].since = time(NULL);
+		info("%s: node %s is %s%s", pfx, name, power_names[power],
+		     power == DL_POWER_UP ? "" :
+		     kept ? ": its cache model is kept (PowerDownCache=kept)" :
+			    ": its cache is lost (PowerDownCache=lost)");
+	}
+	/*
+	 * Emptied once, when it goes: files of a job Slurm starts on it while
+	 * it resumes are recorded as for any node, the job stages them.
+	 */
+	if (lost && !off[node]) {
+		if ((files = dl_cache_node_files(cache, node))) {
+			dl__u64set_init(&none);
+			_replace(node, &none);
+			dl__u64set_fini(&none);
+			info("%s: node %s: cache model emptied (%u files) by the power-down",
+			     pfx, name, files);
+			emptied = true;
+		}
+		pw[node].emptied++;
+		_forget_inventory(node);
+	}
+	off[node] = lost;
+	return emptied;
+}
+
+void agent_model_power_info(uint32_t node, dl_power_stats_t *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (node < cache_nodes)
+		*out = pw[node];
 }
 
 dl_source_t agent_model_source(uint32_t node)

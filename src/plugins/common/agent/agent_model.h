@@ -74,6 +74,26 @@ dl_source_t agent_model_source(uint32_t node);
  */
 const uint8_t *agent_model_peer_sources(void);
 
+/*
+ * agent_model_power - tell the model node's power state (dl_power_t)
+ * at this cycle.  With PowerDownCache=lost (kept false), a node that is
+ * powering down, powered down or resuming has lost its cache: its model
+ * is emptied when it goes, and neither its inventory nor its service is
+ * read until the node is up again (only the files of a job Slurm starts
+ * on it as it resumes are recorded); then the next full inventory (its
+ * service's, re-read even if its connection survived) is the truth.  With kept, the model is left alone.  Transitions
+ * are logged.  RET true if the model was emptied now.
+ */
+bool agent_model_power(uint32_t node, const char *name, int power,
+		       bool kept, const char *pfx);
+
+/*
+ * agent_model_power_info - what agent_model_power() last saw of node (its
+ * state, since when, how many power-downs emptied its model), for the
+ * state file; kept as configured.
+ */
+void agent_model_power_info(uint32_t node, dl_power_stats_t *out);
+
 /* agent_model_has_inventory - whether node reported one at the last read. */
 bool agent_model_has_inventory(uint32_t node);
 

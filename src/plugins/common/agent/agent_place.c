@@ -47,19 +47,56 @@ void agent_place_ops_free(place_ops_t *ops)
 	memset(ops, 0, sizeof(*ops));
 }
 
-/* "3/3 files, 6.0 MiB cached" for job j on node n. */
-static void _cached(const dl_state_t *st, const dl_job_t *j, uint32_t n,
-		    char *buf, size_t len)
+/* Room for _cached()'s text with a node name of up to 64 bytes. */
+#define CACHED_LEN 192
+
+/* Files of job j node n caches; RET their count, bytes as "6.0 MiB". */
+static uint32_t _held(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+		      char *bytes, size_t len)
 {
 	uint32_t i, files = 0;
-	char bytes[32];
 
 	for (i = 0; i < j->nfiles; i++)
 		if (dl_cache_contains(st->cache, n, j->files[i]))
 			files++;
-	dl_files_format_size(dl_place_cached_bytes(st, j, n), 1, bytes,
-			     sizeof(bytes));
-	snprintf(buf, len, "%u/%u files, %s cached", files, j->nfiles, bytes);
+	dl_files_format_size(dl_place_cached_bytes(st, j, n), 1, bytes, len);
+	return files;
+}
+
+/* "3/3 files, 6.0 MiB cached" for job j on node n. */
+static void _cached(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+		    char *buf, size_t len)
+{
+	char bytes[32];
+	uint32_t files = _held(st, j, n, bytes, sizeof(bytes));
+
+	/* A cold node: placed there, the job wakes it (power saving). */
+	if (st->nodes[n].wake > 0)
+		snprintf(buf, len, "%u/%u files, %s cached; %s is powered down, resume ~%.0f s",
+			 files, j->nfiles, bytes, st->nodes[n].name,
+			 st->nodes[n].wake);
+	else
+		snprintf(buf, len, "%u/%u files, %s cached", files, j->nfiles,
+			 bytes);
+}
+
+/*
+ * The SystemComment's account, which stays with the job: "3/3 files,
+ * 6.0 MiB cached when placed" and, for a cold node, that it was cold then.
+ */
+static char *_placed_sc(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+			const dl_plan_t *plan)
+{
+	const dl_node_t *nd = &st->nodes[n];
+	char bytes[32], cold[96] = "";
+	uint32_t files = _held(st, j, n, bytes, sizeof(bytes));
+
+	if (nd->wake > 0)
+		snprintf(cold, sizeof(cold), ", powered down then (resume ~%.0f s)",
+			 nd->wake);
+	return xstrdup_printf("%s%s is the plugin's placement (%u/%u files, %s cached when placed%s, policy %s)",
+			      DL_SC_PLACED, nd->name, files, j->nfiles, bytes,
+			      cold, plan ? plan->policy : "?");
 }
 
 static char *_waiting(const dl_state_t *st, const dl_place_t *rec,
@@ -80,16 +117,18 @@ static void _restrict(const dl_state_t *st, size_t k, int32_t from,
 	const dl_job_t *j = &st->jobs[k];
 	place_op_t *op = agent_place_add(ops, OP_RESTRICT, j->id);
 	const char *node = st->nodes[ji->place.node].name;
-	char cached[96];
+	char cached[CACHED_LEN];
 
 	_cached(st, j, (uint32_t)ji->place.node, cached, sizeof(cached));
 	op->node = ji->place.node;
 	op->from = from;
-	op->sc = xstrdup_printf("%s%s is the plugin's placement (%s when placed, policy %s)",
-				DL_SC_PLACED, node, cached,
-				plan ? plan->policy : "?");
+	op->sc = _placed_sc(st, j, (uint32_t)ji->place.node, plan);
 	op->desc = _waiting(st, &ji->place, cached);
-	if (from >= 0)
+	if (from >= 0 && st->nodes[from].wake > 0)
+		op->log = xstrdup_printf("%s: moved JobId=%u from %s (powered down, resume ~%.0f s) to %s (%s)",
+					 pfx, j->id, st->nodes[from].name,
+					 st->nodes[from].wake, node, cached);
+	else if (from >= 0)
 		op->log = xstrdup_printf("%s: moved JobId=%u from %s to %s (%s)",
 					 pfx, j->id, st->nodes[from].name,
 					 node, cached);
@@ -126,7 +165,7 @@ static void _decide_job(const dl_state_t *st, size_t k, const snap_job_t *sj,
 	agent_job_t *ji = agent_jobs_get(sj->job_id, true);
 	int32_t planned = plan ? plan->a[k].node : -1, from;
 	place_op_t *op;
-	char cached[96];
+	char cached[CACHED_LEN];
 
 	/* The record says what the job really has (after a restart too). */
 	if (sj->ours >= 0)

@@ -10,6 +10,7 @@
 #include "src/common/bitstring.h"
 #include "src/common/job_resources.h"
 #include "src/common/list.h"
+#include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
@@ -27,13 +28,39 @@
 /*
  * Slurm's own notion of a node that can take work: avail_node_bitmap
  * (up, not drained, responding: after a slurmctld restart, a node is in it
- * only once it registered again), plus the states it does not cover.
+ * only once it registered again), plus the states it does not cover.  A
+ * powered-down node is in it (Slurm resumes it for a job it allocates
+ * there, avoiding it while it can), one powering down is not: the plan
+ * prices the resume (the node's wake time, dl_place_warm()).
  */
 static bool _node_usable(node_record_t *node_ptr)
 {
 	return avail_node_bitmap &&
 	       bit_test(avail_node_bitmap, node_ptr->index) &&
-	       !IS_NODE_FUTURE(node_ptr) && !IS_NODE_POWERED_DOWN(node_ptr);
+	       !IS_NODE_FUTURE(node_ptr) && !IS_NODE_POWERING_DOWN(node_ptr);
+}
+
+/* Slurm's ResumeTimeout for a node: its partitions', else slurm.conf's. */
+static uint16_t _resume_timeout(node_record_t *node_ptr)
+{
+	uint16_t t = node_ptr->resume_timeout;
+
+	if (!t || t == NO_VAL16 || t == INFINITE16)
+		t = slurm_conf.resume_timeout;
+	if (!t || t == NO_VAL16 || t == INFINITE16)
+		t = DEFAULT_RESUME_TIMEOUT;
+	return t;
+}
+
+static dl_power_t _node_power(node_record_t *node_ptr)
+{
+	if (IS_NODE_POWERING_DOWN(node_ptr))
+		return DL_POWER_SUSPENDING;
+	if (IS_NODE_POWERING_UP(node_ptr))
+		return DL_POWER_RESUMING;
+	if (IS_NODE_POWERED_DOWN(node_ptr))
+		return DL_POWER_DOWN;
+	return DL_POWER_UP;
 }
 
 int32_t agent_snapshot_ours(job_record_t *job_ptr)
@@ -281,11 +308,18 @@ static void _copy_nodes(snapshot_t *s)
 	s->cpus = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(uint32_t));
 	s->busy = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(uint32_t));
 	s->usable = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(uint8_t));
+	s->power = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(uint8_t));
+	s->boot_req = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(time_t));
+	s->resume_timeout = xcalloc(s->nnodes ? s->nnodes : 1,
+				    sizeof(uint16_t));
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		s->names[i] = xstrdup(node_ptr->name);
 		s->cpus[i] = node_ptr->cpus_efctv ? node_ptr->cpus_efctv :
 						    node_ptr->cpus;
 		s->usable[i] = _node_usable(node_ptr);
+		s->power[i] = _node_power(node_ptr);
+		s->boot_req[i] = node_ptr->boot_req_time;
+		s->resume_timeout[i] = _resume_timeout(node_ptr);
 	}
 	for (i = 0; i < (int)s->nnodes; i++)
 		if (!s->names[i])
@@ -333,6 +367,9 @@ void agent_snapshot_free(snapshot_t *s)
 	xfree(s->cpus);
 	xfree(s->busy);
 	xfree(s->usable);
+	xfree(s->power);
+	xfree(s->boot_req);
+	xfree(s->resume_timeout);
 	xfree(s->jobs);
 	memset(s, 0, sizeof(*s));
 }

@@ -11,6 +11,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "dl_persist.h"
+
 typedef struct snap_job {
 	uint32_t job_id;
 	bool running;           /* running, or ended since the last cycle */
@@ -44,6 +46,17 @@ typedef struct snapshot {
 	uint32_t *cpus;
 	uint32_t *busy;         /* CPUs allocated to running jobs */
 	uint8_t *usable;
+	/*
+	 * dl_power_t (dl_persist.h) from Slurm's power saving flags
+	 * (power_save.c): POWERING_DOWN after SuspendProgram ran (Slurm
+	 * allocates nothing to it until SuspendTimeout passed), then
+	 * POWERED_DOWN (Slurm may allocate it, which resumes it; it
+	 * avoids that while it can), POWERING_UP until its slurmd
+	 * registers.  A node only asked to power down (POWER_DOWN) is up.
+	 */
+	uint8_t *power;
+	time_t *boot_req;       /* POWERING_UP: when the resume began */
+	uint16_t *resume_timeout; /* Slurm's ResumeTimeout of the node */
 	uint32_t njobs;
 	snap_job_t *jobs;
 } snapshot_t;

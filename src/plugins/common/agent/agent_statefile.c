@@ -115,10 +115,22 @@ static dl_service_stats_t *_services(uint32_t nnodes)
 	return sv;
 }
 
+/* Each node's power state, for sdatalocality. */
+static dl_power_stats_t *_power(uint32_t nnodes)
+{
+	dl_power_stats_t *pw = xcalloc(nnodes ? nnodes : 1, sizeof(*pw));
+	uint32_t n;
+
+	for (n = 0; n < nnodes; n++)
+		agent_model_power_info(n, &pw[n]);
+	return pw;
+}
+
 void agent_statefile_save(const dl_plan_t *plan, const dl_state_t *st,
 			  dl_sched_stats_t *stats, const char *pfx)
 {
 	uint32_t nnodes = agent_model_nodes(), n;
+	dl_power_stats_t *pw;
 	dl_service_stats_t *sv;
 	dl_persist_t p = { 0 };
 	const char **names;
@@ -140,11 +152,13 @@ void agent_statefile_save(const dl_plan_t *plan, const dl_state_t *st,
 	p.plan_nnodes = nnodes;
 	p.plan_time = (int64_t)time(NULL);
 	p.service = sv = _services(nnodes);
+	p.power = pw = _power(nnodes);
 	if ((rc = dl_persist_save(path, agent_model_cache(), &p)))
 		_save_failed(path, rc, pfx);
 	else
 		failures = 0;
 	xfree(sv);
+	xfree(pw);
 	xfree(names);
 	xfree(path);
 }

@@ -127,6 +127,10 @@ static void _update_model(snapshot_t *s)
 {
 	uint32_t nn = agent_model_nodes(), i;
 
+	/* Before any inventory: a powered-down node's is no longer true. */
+	for (i = 0; i < s->nnodes && i < nn; i++)
+		agent_model_power(i, s->names[i], s->power[i],
+				  dl_conf.power_kept, pfx);
 	/*
 	 * Inventories are read at most once a second: on a shared file
 	 * system, a stat per node at every cycle would be felt.
@@ -197,6 +201,31 @@ static int _add_job(dl_state_t *st, const snap_job_t *sj,
 }
 
 /*
+ * Seconds before node i of the snapshot can start a job: a resume costs
+ * ResumeCost, or Slurm's ResumeTimeout of the node; a resume under way
+ * costs what is left of it (at least a second: it is not up yet).
+ */
+static double _wake(const snapshot_t *s, uint32_t i)
+{
+	double cost = dl_conf.resume_cost >= 0 ? dl_conf.resume_cost :
+						 (double)s->resume_timeout[i];
+	double left;
+
+	switch (s->power[i]) {
+	case DL_POWER_DOWN:
+	case DL_POWER_SUSPENDING:
+		return cost > 0 ? cost : 1;
+	case DL_POWER_RESUMING:
+		left = s->boot_req[i] ? (double)s->boot_req[i] + cost -
+						(double)s->now :
+					cost;
+		return left > 1 ? left : 1;
+	default:
+		return 0;
+	}
+}
+
+/*
  * The library's state: every node, the running jobs with files, and the
  * pending jobs that may be placed now.  map[k] is the snapshot index of
  * state job k (xmalloc'd).
@@ -213,8 +242,10 @@ static dl_state_t *_build_state(snapshot_t *s, uint32_t **map)
 	st->now = (double)s->now;
 	for (i = 0; i < s->nnodes; i++)
 		if (dl_state_add_node(st, s->names[i], s->cpus[i],
-				      s->usable[i]) >= 0)
+				      s->usable[i]) >= 0) {
 			st->nodes[i].busy = s->busy[i];
+			st->nodes[i].wake = _wake(s, i);
+		}
 	for (i = 0; i < s->njobs; i++) {
 		snap_job_t *sj = &s->jobs[i];
 		agent_job_t *ji = agent_jobs_get(sj->job_id, false);
