@@ -22,7 +22,11 @@ void dl_hgraph_free(dl_hgraph_t *h)
 	free(h);
 }
 
-/* The one part a pending job can go to, -1 if several, -2 if none. */
+/*
+ * The one part a pending job can go to, -1 if several, -2 if none.
+ * dl_state_job_eligible() inlined (a node with a part is usable): this
+ * runs for every pending job at every plan, thousands of times nnodes.
+ */
 static int32_t _only_part(const dl_state_t *st, const dl_hgraph_t *h,
 			  const dl_job_t *j)
 {
@@ -30,7 +34,8 @@ static int32_t _only_part(const dl_state_t *st, const dl_hgraph_t *h,
 	uint32_t n;
 
 	for (n = 0; n < st->nnodes; n++) {
-		if (h->node_part[n] < 0 || !dl_state_job_eligible(st, j, n))
+		if (h->node_part[n] < 0 || st->nodes[n].cpus < j->cpus ||
+		    (j->eligible && !j->eligible[n]))
 			continue;
 		if (only != -2)
 			return -1;
@@ -65,7 +70,7 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 {
 	uint32_t nfiles = dl_cache_file_count(st->cache);
 	uint32_t *sharers = NULL, *holders = NULL, *fill = NULL;
-	int32_t *net_of = NULL, *vtx_of = NULL, *anchor_of = NULL;
+	int32_t *net_of = NULL, *vtx_of = NULL, *anchor_of = NULL, *only = NULL;
 	uint32_t nvtx = 0, nnets = 0, n, k, net;
 	size_t npins = 0, i;
 	dl_hgraph_t *h;
@@ -79,9 +84,10 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 	h->node_part = calloc(st->nnodes ? st->nnodes : 1, sizeof(int32_t));
 	net_of = malloc((nfiles ? nfiles : 1) * sizeof(*net_of));
 	vtx_of = malloc((st->njobs ? st->njobs : 1) * sizeof(*vtx_of));
+	only = malloc((st->njobs ? st->njobs : 1) * sizeof(*only));
 	anchor_of = malloc((st->nnodes ? st->nnodes : 1) * sizeof(*anchor_of));
 	holders = malloc((st->nnodes ? st->nnodes : 1) * sizeof(*holders));
-	if (!h->part_node || !h->node_part || !net_of || !vtx_of ||
+	if (!h->part_node || !h->node_part || !net_of || !vtx_of || !only ||
 	    !anchor_of || !holders)
 		goto out;
 	for (n = 0; n < st->nnodes; n++) {
@@ -106,7 +112,7 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 		if (j->state == DL_JOB_RUNNING) {
 			if (h->node_part[j->node] < 0)
 				continue; /* its node takes no new work */
-		} else if (_only_part(st, h, j) == -2) {
+		} else if ((only[i] = _only_part(st, h, j)) == -2) {
 			continue; /* can run nowhere now */
 		}
 		vtx_of[i] = (int32_t)nvtx++;
@@ -173,7 +179,7 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 		} else {
 			h->vwgt[v] = dl_cost_job_estimate(st, j, sharers,
 							  h->nparts);
-			h->fixed[v] = _only_part(st, h, j);
+			h->fixed[v] = only[i];
 		}
 	}
 
@@ -234,6 +240,7 @@ out:
 	free(fill);
 	free(net_of);
 	free(vtx_of);
+	free(only);
 	free(anchor_of);
 	free(holders);
 	if (rc) {

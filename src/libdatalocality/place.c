@@ -169,11 +169,14 @@ int dl_place_pin(dl_state_t *st, size_t k, uint32_t cur,
 	j = &st->jobs[k];
 	if (!(b = _bytes_per_node(st, j)))
 		return DL_ENOMEM;
-	/* The same test as _worth_moving(). */
+	/*
+	 * The same test as _worth_moving(), the bytes first: this runs for
+	 * every restricted job before every plan, and most nodes hold none.
+	 */
 	need = p->hysteresis * (double)dl_job_bytes(st, j);
 	for (n = 0; n < st->nnodes; n++)
-		if (n != cur && dl_state_job_eligible(st, j, n) &&
-		    b[n] > b[cur] && (double)(b[n] - b[cur]) >= need)
+		if (b[n] > b[cur] && (double)(b[n] - b[cur]) >= need &&
+		    n != cur && dl_state_job_eligible(st, j, n))
 			break;
 	free(b);
 	if (n < st->nnodes)
