@@ -32,6 +32,30 @@ const char *dl_dispatch_name(dl_dispatch_t d)
 	return (unsigned) d < sizeof(names) / sizeof(*names) ? names[d] : "?";
 }
 
+/*
+ * Whether dl_place_step_free() would only move the record's clock on: a
+ * restriction kept (no other node planned) on a node the job may use,
+ * and the job not blocked, so that no waiting counts.  The step would
+ * also refresh rec->bound, a cache lookup per input file; dl-sim reads
+ * the bound only in steps and dl_dispatch_place_expiry(), which compute
+ * it afresh, and at thousands of pending jobs two such steps per event
+ * led the profile of a deep queue.
+ */
+static int _only_clock(const dl_state_t *st, const dl_job_t *j,
+		       int32_t planned, const dl_place_t *r, uint32_t max_free)
+{
+	uint32_t cur;
+
+	if (r->widened || r->node < 0 || r->node >= (int32_t) st->nnodes)
+		return 0;
+	cur = (uint32_t) r->node;
+	if (planned >= 0 && planned != r->node)
+		return 0;
+	if (st->nodes[cur].cpus < j->cpus || (j->eligible && !j->eligible[cur]))
+		return 0; /* _allowed() fails: the step widens or moves */
+	return !dl_place_blocked_free(st, j, cur, max_free);
+}
+
 void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 			     const dl_place_params_t *p, dl_place_t *const *rec,
 			     dl_dispatch_count_t *count)
@@ -47,6 +71,11 @@ void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 
 		if (!rec[i] || st->jobs[i].state != DL_JOB_PENDING)
 			continue;
+		if (_only_clock(st, &st->jobs[i], planned ? planned[i] : -1,
+				rec[i], max_free)) {
+			rec[i]->last = st->now;
+			continue;
+		}
 		had = rec[i]->node >= 0;
 		switch (dl_place_step_free(st, i, planned ? planned[i] : -1, p,
 					   rec[i], max_free)) {
