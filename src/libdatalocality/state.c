@@ -173,8 +173,17 @@ int dl_state_priority_order(const dl_state_t *st, size_t **idx, size_t *n)
 	for (i = 0; i < st->njobs; i++)
 		if (st->jobs[i].state == DL_JOB_PENDING)
 			ix[k++] = i;
-	/* glibc's qsort_r: the comparator needs the state. */
-	qsort_r(ix, k, sizeof(*ix), _cmp_prio, (void *)st);
+	/*
+	 * Hosts add jobs in queue order, often already the priority order
+	 * (dl-sim: arrival order at equal priority), and the dispatch asks
+	 * for it at every event: a linear check first saves the sort.
+	 * glibc's qsort_r: the comparator needs the state.
+	 */
+	for (i = 1; i < k; i++)
+		if (_cmp_prio(&ix[i - 1], &ix[i], (void *)st) > 0)
+			break;
+	if (i < k)
+		qsort_r(ix, k, sizeof(*ix), _cmp_prio, (void *)st);
 	*idx = ix;
 	*n = k;
 	return 0;
