@@ -44,6 +44,27 @@ static int32_t _only_part(const dl_state_t *st, const dl_hgraph_t *h,
 	return only;
 }
 
+/* Ends a file's usable holders in dl_hgraph_build()'s list. */
+#define HELD_END UINT32_MAX
+
+/* Room for n more entries in *list of *cap, n used; RET 0 or DL_ENOMEM. */
+static int _held_grow(uint32_t **list, size_t used, size_t *cap, size_t n)
+{
+	size_t ncap = *cap ? *cap : 256;
+	uint32_t *tmp;
+
+	if (used + n <= *cap)
+		return 0;
+	while (ncap < used + n)
+		ncap *= 2;
+	tmp = realloc(*list, ncap * sizeof(*tmp));
+	if (!tmp)
+		return DL_ENOMEM;
+	*list = tmp;
+	*cap = ncap;
+	return 0;
+}
+
 /* Allocation of every array once the sizes are known. */
 static int _alloc(dl_hgraph_t *h, uint32_t nvtx, uint32_t nnets,
 		  size_t npins)
@@ -69,7 +90,8 @@ static int _alloc(dl_hgraph_t *h, uint32_t nvtx, uint32_t nnets,
 int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 {
 	uint32_t nfiles = dl_cache_file_count(st->cache);
-	uint32_t *sharers = NULL, *holders = NULL, *fill = NULL;
+	uint32_t *sharers = NULL, *holders = NULL, *fill = NULL, *held = NULL;
+	size_t nheld = 0, heldcap = 0, c;
 	int32_t *net_of = NULL, *vtx_of = NULL, *anchor_of = NULL, *only = NULL;
 	uint32_t nvtx = 0, nnets = 0, n, k, net;
 	size_t npins = 0, i;
@@ -122,20 +144,30 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 			if (net_of[j->files[k]] < 0)
 				net_of[j->files[k]] = (int32_t)nnets++;
 	}
-	/* Anchors: a vertex per usable node caching a file some net has. */
+	/*
+	 * Anchors: a vertex per usable node caching a file some net has.
+	 * The usable holders are kept (held, in file order) for the pins
+	 * below instead of asking the tracker again.
+	 */
 	for (i = 0; i < nfiles; i++) {
 		uint32_t nh;
 
 		if (net_of[i] < 0)
 			continue;
 		nh = dl_cache_holders(st->cache, i, holders, st->nnodes);
-		for (k = 0; k < nh && k < st->nnodes; k++) {
+		if (nh > st->nnodes)
+			nh = st->nnodes;
+		if (_held_grow(&held, nheld, &heldcap, nh + 1))
+			goto out;
+		for (k = 0; k < nh; k++) {
 			if (h->node_part[holders[k]] < 0)
 				continue;
 			if (anchor_of[holders[k]] < 0)
 				anchor_of[holders[k]] = (int32_t)nvtx++;
+			held[nheld++] = holders[k];
 			npins++;
 		}
+		held[nheld++] = HELD_END;
 	}
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
@@ -193,18 +225,14 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 			if (net_of[j->files[k]] >= 0)
 				h->xpins[net_of[j->files[k]] + 1]++;
 	}
-	for (i = 0; i < nfiles; i++) {
-		uint32_t nh;
-
+	for (i = 0, c = 0; i < nfiles; i++) {
 		if (net_of[i] < 0)
 			continue;
 		h->net_file[net_of[i]] = (uint32_t)i;
 		h->ncost[net_of[i]] = (double)dl_file_bytes(st, (uint32_t)i);
-		nh = dl_cache_holders(st->cache, (uint32_t)i, holders,
-				      st->nnodes);
-		for (k = 0; k < nh && k < st->nnodes; k++)
-			if (h->node_part[holders[k]] >= 0)
-				h->xpins[net_of[i] + 1]++;
+		for (; c < nheld && held[c] != HELD_END; c++)
+			h->xpins[net_of[i] + 1]++;
+		c++;
 	}
 	for (net = 0; net < nnets; net++)
 		h->xpins[net + 1] += h->xpins[net];
@@ -221,18 +249,15 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 					(uint32_t)vtx_of[i];
 		}
 	}
-	for (i = 0; i < nfiles; i++) {
-		uint32_t nh;
+	for (i = 0, c = 0; i < nfiles; i++) {
 		int32_t e = net_of[i];
 
 		if (e < 0)
 			continue;
-		nh = dl_cache_holders(st->cache, (uint32_t)i, holders,
-				      st->nnodes);
-		for (k = 0; k < nh && k < st->nnodes; k++)
-			if (h->node_part[holders[k]] >= 0)
-				h->pins[h->xpins[e] + fill[e]++] =
-					(uint32_t)anchor_of[holders[k]];
+		for (; c < nheld && held[c] != HELD_END; c++)
+			h->pins[h->xpins[e] + fill[e]++] =
+				(uint32_t)anchor_of[held[c]];
+		c++;
 	}
 	rc = 0;
 out:
@@ -241,6 +266,7 @@ out:
 	free(net_of);
 	free(vtx_of);
 	free(only);
+	free(held);
 	free(anchor_of);
 	free(holders);
 	if (rc) {
