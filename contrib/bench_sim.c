@@ -21,7 +21,9 @@
  * is in both columns: it has no switch.
  *
  *   make bench
- *   contrib/bench_sim [-j JOBS] [-s SEEDS] [-H dl-partitiond]
+ *   contrib/bench_sim [-j JOBS] [-s SEEDS] [-H dl-partitiond] [-a]
+ *
+ * -a runs hps-after alone (to profile it).
  *
  * Targets (issue 11, item 5): hps-after <= 5 s; mean response within 2%
  * (the p95 is printed beside it).
@@ -130,6 +132,28 @@ static int _run(const dl_workload_t *wl, const char *policy,
 	return 0;
 }
 
+/* -a: hps-after alone, to profile it (perf record contrib/bench_sim -a). */
+static int _after(size_t jobs, unsigned seeds, const char *policy)
+{
+	unsigned s;
+
+	for (s = 1; s <= seeds; s++) {
+		dl_workload_t *wl = _trace(jobs, s);
+		double cpu, q[2];
+		int rc;
+
+		if (!wl)
+			return 1;
+		rc = _run(wl, policy, NULL, &cpu, q);
+		dl_workload_destroy(wl);
+		if (rc)
+			return 1;
+		printf("seed %u: hps-after %.2f CPU s, response mean %.2f p95 %.2f\n",
+		       s, cpu, q[0], q[1]);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -142,10 +166,12 @@ int main(int argc, char **argv)
 	double cpu[3], q[3][2], tsum[3] = { 0 }, dq = 0, dqmax = 0, dp = 0;
 	size_t jobs = 5000, k;
 	unsigned seeds = 3, s;
-	int c;
+	int c, only_after = 0;
 
-	while ((c = getopt(argc, argv, "j:s:H:")) != -1) {
-		if (c == 'j')
+	while ((c = getopt(argc, argv, "j:s:H:a")) != -1) {
+		if (c == 'a')
+			only_after = 1;
+		else if (c == 'j')
 			jobs = strtoul(optarg, NULL, 10);
 		else if (c == 's')
 			seeds = (unsigned)strtoul(optarg, NULL, 10);
@@ -156,6 +182,8 @@ int main(int argc, char **argv)
 	}
 	if (!jobs || !seeds)
 		return 2;
+	if (only_after)
+		return _after(jobs, seeds, runs[2].policy);
 	printf("dl-sim, biomed %zu jobs (arrivals x10), %d nodes x 1 core, slurm dispatch; CPU s incl. the helper; response mean / p95 s\n",
 	       jobs, NODES);
 	printf("seed   mct_s mct_mean | before_s   mean    p95 | after_s   mean    p95 | speedup  d_mean   d_p95\n");
