@@ -38,7 +38,8 @@ typedef struct dl_job {
 	uint32_t id;           /* the host's job id */
 	dl_job_state_t state;
 	uint32_t nfiles;
-	uint32_t *files;       /* file ids in the tracker; owned by the state */
+	uint32_t *files;       /* file ids in the tracker; owned by the state
+				* (in its blocks: never freed alone) */
 	uint32_t cpus;         /* slots needed on one node (>= 1) */
 	uint64_t priority;     /* larger runs first; ties: arrival, then id */
 	double arrival;        /* seconds, host's clock */
@@ -67,6 +68,12 @@ typedef struct dl_state {
 	dl_cache_t *cache;      /* borrowed: outlives the state */
 	dl_params_t params;
 	double now;             /* seconds, host's clock */
+	/* Where the jobs' files arrays live: blocks of file ids, each
+	 * starting with a link to the previous block; owned.  One allocation
+	 * per block instead of one per job: hosts build a state of
+	 * thousands of jobs at every event (dl-sim). */
+	void *fblock;
+	size_t fblock_used, fblock_cap;
 } dl_state_t;
 
 /* dl_params_default - 100 MB/s storage, 500 MB/s disk, 1 ns/byte CPU. */

@@ -22,7 +22,11 @@ void dl_hgraph_free(dl_hgraph_t *h)
 	free(h);
 }
 
-/* The one part a pending job can go to, -1 if several, -2 if none. */
+/*
+ * The one part a pending job can go to, -1 if several, -2 if none.
+ * dl_state_job_eligible() inlined (a node with a part is usable): this
+ * runs for every pending job at every plan, thousands of times nnodes.
+ */
 static int32_t _only_part(const dl_state_t *st, const dl_hgraph_t *h,
 			  const dl_job_t *j)
 {
@@ -30,13 +34,35 @@ static int32_t _only_part(const dl_state_t *st, const dl_hgraph_t *h,
 	uint32_t n;
 
 	for (n = 0; n < st->nnodes; n++) {
-		if (h->node_part[n] < 0 || !dl_state_job_eligible(st, j, n))
+		if (h->node_part[n] < 0 || st->nodes[n].cpus < j->cpus ||
+		    (j->eligible && !j->eligible[n]))
 			continue;
 		if (only != -2)
 			return -1;
 		only = h->node_part[n];
 	}
 	return only;
+}
+
+/* Ends a file's usable holders in dl_hgraph_build()'s list. */
+#define HELD_END UINT32_MAX
+
+/* Room for n more entries in *list of *cap, n used; RET 0 or DL_ENOMEM. */
+static int _held_grow(uint32_t **list, size_t used, size_t *cap, size_t n)
+{
+	size_t ncap = *cap ? *cap : 256;
+	uint32_t *tmp;
+
+	if (used + n <= *cap)
+		return 0;
+	while (ncap < used + n)
+		ncap *= 2;
+	tmp = realloc(*list, ncap * sizeof(*tmp));
+	if (!tmp)
+		return DL_ENOMEM;
+	*list = tmp;
+	*cap = ncap;
+	return 0;
 }
 
 /* Allocation of every array once the sizes are known. */
@@ -64,8 +90,9 @@ static int _alloc(dl_hgraph_t *h, uint32_t nvtx, uint32_t nnets,
 int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 {
 	uint32_t nfiles = dl_cache_file_count(st->cache);
-	uint32_t *sharers = NULL, *holders = NULL, *fill = NULL;
-	int32_t *net_of = NULL, *vtx_of = NULL, *anchor_of = NULL;
+	uint32_t *sharers = NULL, *holders = NULL, *fill = NULL, *held = NULL;
+	size_t nheld = 0, heldcap = 0, c;
+	int32_t *net_of = NULL, *vtx_of = NULL, *anchor_of = NULL, *only = NULL;
 	uint32_t nvtx = 0, nnets = 0, n, k, net;
 	size_t npins = 0, i;
 	dl_hgraph_t *h;
@@ -79,9 +106,10 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 	h->node_part = calloc(st->nnodes ? st->nnodes : 1, sizeof(int32_t));
 	net_of = malloc((nfiles ? nfiles : 1) * sizeof(*net_of));
 	vtx_of = malloc((st->njobs ? st->njobs : 1) * sizeof(*vtx_of));
+	only = malloc((st->njobs ? st->njobs : 1) * sizeof(*only));
 	anchor_of = malloc((st->nnodes ? st->nnodes : 1) * sizeof(*anchor_of));
 	holders = malloc((st->nnodes ? st->nnodes : 1) * sizeof(*holders));
-	if (!h->part_node || !h->node_part || !net_of || !vtx_of ||
+	if (!h->part_node || !h->node_part || !net_of || !vtx_of || !only ||
 	    !anchor_of || !holders)
 		goto out;
 	for (n = 0; n < st->nnodes; n++) {
@@ -106,7 +134,7 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 		if (j->state == DL_JOB_RUNNING) {
 			if (h->node_part[j->node] < 0)
 				continue; /* its node takes no new work */
-		} else if (_only_part(st, h, j) == -2) {
+		} else if ((only[i] = _only_part(st, h, j)) == -2) {
 			continue; /* can run nowhere now */
 		}
 		vtx_of[i] = (int32_t)nvtx++;
@@ -116,20 +144,30 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 			if (net_of[j->files[k]] < 0)
 				net_of[j->files[k]] = (int32_t)nnets++;
 	}
-	/* Anchors: a vertex per usable node caching a file some net has. */
+	/*
+	 * Anchors: a vertex per usable node caching a file some net has.
+	 * The usable holders are kept (held, in file order) for the pins
+	 * below instead of asking the tracker again.
+	 */
 	for (i = 0; i < nfiles; i++) {
 		uint32_t nh;
 
 		if (net_of[i] < 0)
 			continue;
 		nh = dl_cache_holders(st->cache, i, holders, st->nnodes);
-		for (k = 0; k < nh && k < st->nnodes; k++) {
+		if (nh > st->nnodes)
+			nh = st->nnodes;
+		if (_held_grow(&held, nheld, &heldcap, nh + 1))
+			goto out;
+		for (k = 0; k < nh; k++) {
 			if (h->node_part[holders[k]] < 0)
 				continue;
 			if (anchor_of[holders[k]] < 0)
 				anchor_of[holders[k]] = (int32_t)nvtx++;
+			held[nheld++] = holders[k];
 			npins++;
 		}
+		held[nheld++] = HELD_END;
 	}
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
@@ -173,7 +211,7 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 		} else {
 			h->vwgt[v] = dl_cost_job_estimate(st, j, sharers,
 							  h->nparts);
-			h->fixed[v] = _only_part(st, h, j);
+			h->fixed[v] = only[i];
 		}
 	}
 
@@ -187,18 +225,14 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 			if (net_of[j->files[k]] >= 0)
 				h->xpins[net_of[j->files[k]] + 1]++;
 	}
-	for (i = 0; i < nfiles; i++) {
-		uint32_t nh;
-
+	for (i = 0, c = 0; i < nfiles; i++) {
 		if (net_of[i] < 0)
 			continue;
 		h->net_file[net_of[i]] = (uint32_t)i;
 		h->ncost[net_of[i]] = (double)dl_file_bytes(st, (uint32_t)i);
-		nh = dl_cache_holders(st->cache, (uint32_t)i, holders,
-				      st->nnodes);
-		for (k = 0; k < nh && k < st->nnodes; k++)
-			if (h->node_part[holders[k]] >= 0)
-				h->xpins[net_of[i] + 1]++;
+		for (; c < nheld && held[c] != HELD_END; c++)
+			h->xpins[net_of[i] + 1]++;
+		c++;
 	}
 	for (net = 0; net < nnets; net++)
 		h->xpins[net + 1] += h->xpins[net];
@@ -215,18 +249,15 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 					(uint32_t)vtx_of[i];
 		}
 	}
-	for (i = 0; i < nfiles; i++) {
-		uint32_t nh;
+	for (i = 0, c = 0; i < nfiles; i++) {
 		int32_t e = net_of[i];
 
 		if (e < 0)
 			continue;
-		nh = dl_cache_holders(st->cache, (uint32_t)i, holders,
-				      st->nnodes);
-		for (k = 0; k < nh && k < st->nnodes; k++)
-			if (h->node_part[holders[k]] >= 0)
-				h->pins[h->xpins[e] + fill[e]++] =
-					(uint32_t)anchor_of[holders[k]];
+		for (; c < nheld && held[c] != HELD_END; c++)
+			h->pins[h->xpins[e] + fill[e]++] =
+				(uint32_t)anchor_of[held[c]];
+		c++;
 	}
 	rc = 0;
 out:
@@ -234,6 +265,8 @@ out:
 	free(fill);
 	free(net_of);
 	free(vtx_of);
+	free(only);
+	free(held);
 	free(anchor_of);
 	free(holders);
 	if (rc) {

@@ -155,29 +155,72 @@ static uint64_t *_bytes_per_node(const dl_state_t *st, const dl_job_t *j)
 	return b;
 }
 
+/*
+ * dl_place_pin()'s test for a job of one input file, without a per-node
+ * array: the nodes holding more of it than cur are its holders, if cur
+ * is not one.  \return 1 if another node is worth moving to, 0 if not,
+ * -1 if the holders do not fit the buffer (the general test decides).
+ * Its size is read only when cur lacks the file.
+ */
+static int _better_one(const dl_state_t *st, const dl_job_t *j, uint32_t cur,
+		       double hysteresis)
+{
+	uint32_t h[64], nh, k;
+	uint64_t b;
+	double need;
+
+	if (dl_cache_contains(st->cache, cur, j->files[0]))
+		return 0; /* no node holds more than all of it */
+	nh = dl_cache_holders(st->cache, j->files[0], h, 64);
+	if (nh > 64)
+		return -1;
+	b = dl_file_bytes(st, j->files[0]);
+	need = hysteresis * (double)b; /* dl_job_bytes() of one file */
+	for (k = 0; k < nh; k++)
+		if (b > 0 && (double)b >= need && h[k] < st->nnodes &&
+		    h[k] != cur && dl_state_job_eligible(st, j, h[k]))
+			return 1;
+	return 0;
+}
+
+/* Whether another node holds enough more of j's input than cur to move
+ * (the test of _worth_moving()); RET 1, 0 or DL_ENOMEM. */
+static int _better(const dl_state_t *st, const dl_job_t *j, uint32_t cur,
+		   double hysteresis)
+{
+	uint64_t *b;
+	uint32_t n;
+	double need;
+	int r;
+
+	/* Most jobs of large queues read one file; this runs for every
+	 * restricted job before every plan. */
+	if (j->nfiles == 1 && (r = _better_one(st, j, cur, hysteresis)) >= 0)
+		return r;
+	if (!(b = _bytes_per_node(st, j)))
+		return DL_ENOMEM;
+	need = hysteresis * (double)dl_job_bytes(st, j);
+	for (n = 0; n < st->nnodes; n++)
+		if (b[n] > b[cur] && (double)(b[n] - b[cur]) >= need &&
+		    n != cur && dl_state_job_eligible(st, j, n))
+			break;
+	free(b);
+	return n < st->nnodes;
+}
+
 int dl_place_pin(dl_state_t *st, size_t k, uint32_t cur,
 		 const dl_place_params_t *p)
 {
 	dl_job_t *j;
-	uint64_t *b;
-	double need;
-	uint32_t n;
+	int r;
 
 	if (!st || !p || k >= st->njobs || cur >= st->nnodes ||
 	    !_allowed(st, &st->jobs[k], cur))
 		return DL_EINVAL;
 	j = &st->jobs[k];
-	if (!(b = _bytes_per_node(st, j)))
-		return DL_ENOMEM;
-	/* The same test as _worth_moving(). */
-	need = p->hysteresis * (double)dl_job_bytes(st, j);
-	for (n = 0; n < st->nnodes; n++)
-		if (n != cur && dl_state_job_eligible(st, j, n) &&
-		    b[n] > b[cur] && (double)(b[n] - b[cur]) >= need)
-			break;
-	free(b);
-	if (n < st->nnodes)
-		return 0;
+	r = _better(st, j, cur, p->hysteresis);
+	if (r)
+		return r < 0 ? r : 0;
 	if (!j->eligible && !(j->eligible = malloc(st->nnodes)))
 		return DL_ENOMEM;
 	memset(j->eligible, 0, st->nnodes);

@@ -40,9 +40,13 @@ void dl_state_destroy(dl_state_t *st)
 		return;
 	for (i = 0; i < st->nnodes; i++)
 		free(st->nodes[i].name);
-	for (i = 0; i < st->njobs; i++) {
-		free(st->jobs[i].files);
+	for (i = 0; i < st->njobs; i++)
 		free(st->jobs[i].eligible);
+	while (st->fblock) {
+		void *prev = *(void **)st->fblock;
+
+		free(st->fblock);
+		st->fblock = prev;
 	}
 	free(st->nodes);
 	free(st->jobs);
@@ -75,6 +79,29 @@ int dl_state_add_node(dl_state_t *st, const char *name, uint32_t cpus,
 	return (int)st->nnodes++;
 }
 
+/* Room for n file ids in the state's blocks; RET NULL on ENOMEM. */
+static uint32_t *_files_alloc(dl_state_t *st, uint32_t n)
+{
+	const size_t hdr = sizeof(void *) / sizeof(uint32_t);
+	uint32_t *ids;
+
+	if (!st->fblock || st->fblock_cap - st->fblock_used < n) {
+		size_t cap = n > 4096 ? n : 4096;
+		void **b = malloc(hdr * sizeof(uint32_t) +
+				  cap * sizeof(uint32_t));
+
+		if (!b)
+			return NULL;
+		*b = st->fblock;
+		st->fblock = b;
+		st->fblock_used = 0;
+		st->fblock_cap = cap;
+	}
+	ids = (uint32_t *)st->fblock + hdr + st->fblock_used;
+	st->fblock_used += n;
+	return ids;
+}
+
 int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 {
 	dl_job_t j;
@@ -101,19 +128,20 @@ int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 	j = *job;
 	j.files = NULL;
 	j.eligible = NULL;
-	if (job->nfiles) {
-		j.files = malloc(job->nfiles * sizeof(*j.files));
-		if (!j.files)
-			return DL_ENOMEM;
-		memcpy(j.files, job->files, job->nfiles * sizeof(*j.files));
-	}
 	if (job->eligible && st->nnodes) {
 		j.eligible = malloc(st->nnodes);
-		if (!j.eligible) {
-			free(j.files);
+		if (!j.eligible)
+			return DL_ENOMEM;
+		memcpy(j.eligible, job->eligible, st->nnodes);
+	}
+	/* Last: a block's room taken is not given back on error. */
+	if (job->nfiles) {
+		j.files = _files_alloc(st, job->nfiles);
+		if (!j.files) {
+			free(j.eligible);
 			return DL_ENOMEM;
 		}
-		memcpy(j.eligible, job->eligible, st->nnodes);
+		memcpy(j.files, job->files, job->nfiles * sizeof(*j.files));
 	}
 	if (!j.cpus)
 		j.cpus = 1;
@@ -173,8 +201,17 @@ int dl_state_priority_order(const dl_state_t *st, size_t **idx, size_t *n)
 	for (i = 0; i < st->njobs; i++)
 		if (st->jobs[i].state == DL_JOB_PENDING)
 			ix[k++] = i;
-	/* glibc's qsort_r: the comparator needs the state. */
-	qsort_r(ix, k, sizeof(*ix), _cmp_prio, (void *)st);
+	/*
+	 * Hosts add jobs in queue order, often already the priority order
+	 * (dl-sim: arrival order at equal priority), and the dispatch asks
+	 * for it at every event: a linear check first saves the sort.
+	 * glibc's qsort_r: the comparator needs the state.
+	 */
+	for (i = 1; i < k; i++)
+		if (_cmp_prio(&ix[i - 1], &ix[i], (void *)st) > 0)
+			break;
+	if (i < k)
+		qsort_r(ix, k, sizeof(*ix), _cmp_prio, (void *)st);
 	*idx = ix;
 	*n = k;
 	return 0;

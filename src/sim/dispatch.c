@@ -32,6 +32,42 @@ const char *dl_dispatch_name(dl_dispatch_t d)
 	return (unsigned) d < sizeof(names) / sizeof(*names) ? names[d] : "?";
 }
 
+/*
+ * dl_place_step_free() without the bound, where the bound cannot matter:
+ * a restriction kept (no other node planned) on a node the job may use,
+ * and the job either not blocked (no waiting counts) or blocked for less
+ * than the bound's floor in all (no widening).  The step would refresh
+ * rec->bound, a cache lookup per input file; dl-sim reads the bound only
+ * in steps and dl_dispatch_place_expiry(), which compute it afresh, and
+ * at thousands of pending jobs two such steps per event led the profile
+ * of a deep queue.  \return 1 if done (rec advanced as the step would),
+ * 0 if the step is due.
+ */
+static int _step_fast(const dl_state_t *st, const dl_job_t *j,
+		      int32_t planned, const dl_place_params_t *p,
+		      dl_place_t *r, uint32_t max_free)
+{
+	double dt;
+	uint32_t cur;
+
+	if (r->widened || r->node < 0 || r->node >= (int32_t) st->nnodes)
+		return 0;
+	cur = (uint32_t) r->node;
+	if (planned >= 0 && planned != r->node)
+		return 0;
+	if (st->nodes[cur].cpus < j->cpus || (j->eligible && !j->eligible[cur]))
+		return 0; /* not _allowed(): the step widens or moves */
+	dt = r->last > 0 && st->now > r->last ? st->now - r->last : 0;
+	if (dl_place_blocked_free(st, j, cur, max_free)) {
+		/* The bound is at least min_wait, infinite when strict. */
+		if (!p->strict && !(r->waited + dt < p->min_wait))
+			return 0;
+		r->waited += dt;
+	}
+	r->last = st->now;
+	return 1;
+}
+
 void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 			     const dl_place_params_t *p, dl_place_t *const *rec,
 			     dl_dispatch_count_t *count)
@@ -46,6 +82,9 @@ void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 		int had;
 
 		if (!rec[i] || st->jobs[i].state != DL_JOB_PENDING)
+			continue;
+		if (_step_fast(st, &st->jobs[i], planned ? planned[i] : -1, p,
+			       rec[i], max_free))
 			continue;
 		had = rec[i]->node >= 0;
 		switch (dl_place_step_free(st, i, planned ? planned[i] : -1, p,

@@ -59,7 +59,10 @@ const char *dl_dispatch_name(dl_dispatch_t d);
 
 /**
  * dl_dispatch_place_steps - dl_place_step() for every job of st that has
- * a record, at st->now.
+ * a record, at st->now.  A step that keeps a restriction and cannot
+ * widen it (the job not blocked, or blocked for less than min_wait in
+ * all) leaves rec->bound as an earlier step set it (dl-sim does not read
+ * it between steps).
  * IN planned - per job of st: the plan's node, -1: none; NULL: -1 for
  *              every job (a step between plans that only counts waiting)
  * IN/OUT rec - per job of st: its record, NULL for a job to leave alone

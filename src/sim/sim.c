@@ -148,6 +148,8 @@ typedef struct {
 	uint32_t *pmap;
 	dl_place_t **prec;
 	double place_wake; /* earliest WAKE_PLACE queued; INFINITY: none */
+	double place_floor; /* no record waited before: its last step was
+			     * then at the latest (_place_account()); 0 */
 	double t0;         /* first arrival: the records' clock starts at 1 */
 
 	dl_prov_pool_t pool; /* every node on unless provisioning */
@@ -1207,6 +1209,24 @@ static void _place_forget(_sim_t *s)
 }
 
 /*
+ * The clocks _place_account() did not move on: a record last stepped
+ * before the floor was stepped at the floor, with no waiting counted.
+ */
+static void _place_floor(_sim_t *s, const dl_state_t *st,
+			 dl_place_t *const *prec)
+{
+	size_t i;
+
+	if (s->place_floor <= 0)
+		return;
+	for (i = 0; i < st->njobs; i++)
+		if (prec[i] && prec[i]->last > 0 &&
+		    prec[i]->last < s->place_floor)
+			prec[i]->last = s->place_floor;
+	s->place_floor = 0;
+}
+
+/*
  * At the start of an instant, before its events: count the waiting since
  * the last step against the system as the last pass left it, which it has
  * been since.  A wait that reached its bound is widened, and the instant
@@ -1218,6 +1238,19 @@ static void _place_account(_sim_t *s)
 
 	if (!s->pst)
 		return;
+	/*
+	 * No node had a free slot: no job was blocked, so every step would
+	 * only move its record's clock on (the snapshot's jobs are unpinned
+	 * and fit the nodes: none widens for lack of an allowed node).  At
+	 * thousands of waiting jobs and an event per arrival, that loop
+	 * led the profile; the clocks move on at the next real step instead
+	 * (_place_floor()).
+	 */
+	if (!dl_place_max_free(s->pst)) {
+		s->place_floor = _place_clock(s);
+		return;
+	}
+	_place_floor(s, s->pst, s->prec);
 	s->pst->now = _place_clock(s);
 	dl_dispatch_place_steps(s->pst, NULL, &s->place, s->prec, &c);
 	_place_tally(s, &c);
@@ -1341,6 +1374,7 @@ static void _schedule_slurm(_sim_t *s, int force)
 			planned[i] = j->pnode;
 		prec[i] = &j->place;
 	}
+	_place_floor(s, st, prec);
 	st->now = _place_clock(s);
 	dl_dispatch_place_steps(st, planned, &s->place, prec, &c);
 	_place_tally(s, &c);

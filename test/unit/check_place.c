@@ -723,6 +723,57 @@ START_TEST(test_pin)
 
 END_TEST
 
+/*
+ * A job of one file is decided from the file's holders (no per-node
+ * array), with the general test's answers: pinned unless an eligible
+ * node holds the file and its node does not; past 64 holders the
+ * general test decides.
+ */
+START_TEST(test_pin_one_file)
+{
+	static const uint8_t not1[3] = { 1, 0, 1 };
+	dl_place_params_t p;
+	uint32_t f, z, n;
+	size_t a, b, c, d;
+
+	_setup(3, 1);
+	f = fx_file("/f", 100000000);
+	z = fx_file("/z", 0);
+	a = _job(1, &f, 1, 1, NULL);
+	b = _job(2, &f, 1, 1, NULL);
+	c = _job(3, &f, 1, 1, not1);
+	d = _job(4, &z, 1, 1, NULL);
+	dl_place_params_default(&p);
+	/* Cached nowhere: nothing to move to. */
+	ck_assert_int_eq(dl_place_pin(ts, a, 0, &p), 1);
+	/* Node 1 holds it: the job may move, unless it may not use node 1. */
+	_cache(1, f);
+	ck_assert_int_eq(dl_place_pin(ts, b, 0, &p), 0);
+	ck_assert_ptr_null(ts->jobs[b].eligible);
+	ck_assert_int_eq(dl_place_pin(ts, c, 0, &p), 1);
+	/* Its node holds it too: no node holds more. */
+	_cache(0, f);
+	ck_assert_int_eq(dl_place_pin(ts, b, 0, &p), 1);
+	/* A file of 0 bytes gains nothing anywhere. */
+	_cache(1, z);
+	ck_assert_int_eq(dl_place_pin(ts, d, 0, &p), 1);
+	fx_teardown();
+
+	/* 70 holders but the job's node: the general test, same answer. */
+	_setup(71, 1);
+	f = fx_file("/f", 100000000);
+	a = _job(1, &f, 1, 1, NULL);
+	b = _job(2, &f, 1, 1, NULL);
+	for (n = 1; n < 71; n++)
+		_cache(n, f);
+	ck_assert_int_eq(dl_place_pin(ts, a, 0, &p), 0);
+	_cache(0, f);
+	ck_assert_int_eq(dl_place_pin(ts, b, 0, &p), 1);
+	fx_teardown();
+}
+
+END_TEST
+
 Suite *make_place_suite(void)
 {
 	Suite *s = suite_create("place");
@@ -743,6 +794,7 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_warm);
 	tcase_add_test(tc, test_warm_busy);
 	tcase_add_test(tc, test_went_cold);
+	tcase_add_test(tc, test_pin_one_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -138,6 +138,55 @@ START_TEST(test_state_rejects)
 }
 END_TEST
 
+/*
+ * The jobs' file ids across the state's blocks (4096 ids each) stay each
+ * job's own, and the priority order is the same whether the jobs come in
+ * order (no sort) or not.
+ */
+START_TEST(test_state_files_and_order)
+{
+	uint32_t f[3], i;
+	size_t *idx = NULL, n = 0;
+
+	_setup(2);
+	f[0] = fx_file("/a", 1);
+	f[1] = fx_file("/b", 1);
+	f[2] = fx_file("/c", 1);
+	/* 3000 jobs of 1-3 files: 6000 ids, over one block. */
+	for (i = 0; i < 3000; i++) {
+		uint32_t k = i % 3;
+
+		ck_assert_int_eq(_add_job(i + 1, &f[k], 3 - k, DL_JOB_PENDING,
+					  -1, 0),
+				 (int)i);
+	}
+	for (i = 0; i < 3000; i++) {
+		uint32_t k = i % 3, m;
+
+		ck_assert_uint_eq(ts->jobs[i].nfiles, 3 - k);
+		for (m = 0; m < 3 - k; m++)
+			ck_assert_uint_eq(ts->jobs[i].files[m], f[k + m]);
+	}
+	/* Equal priorities: arrival order, already the jobs' order. */
+	ck_assert_int_eq(dl_state_priority_order(ts, &idx, &n), 0);
+	ck_assert_uint_eq(n, 3000);
+	for (i = 0; i < 3000; i++)
+		ck_assert_uint_eq(idx[i], i);
+	free(idx);
+	/* One job of higher priority at the end goes first. */
+	ck_assert_int_eq(_add_job(9999, f, 1, DL_JOB_PENDING, -1, 5), 3000);
+	ck_assert_int_eq(dl_state_priority_order(ts, &idx, &n), 0);
+	ck_assert_uint_eq(n, 3001);
+	ck_assert_uint_eq(idx[0], 3000);
+	for (i = 1; i < 3001; i++)
+		ck_assert_uint_eq(idx[i], i - 1);
+	free(idx);
+	ck_assert_uint_eq(ts->jobs[3000].files[0], f[0]);
+	ck_assert_uint_eq(ts->jobs[0].files[2], f[2]);
+	_teardown();
+}
+END_TEST
+
 /* Jobs sharing a file follow the node its cached copy is on. */
 START_TEST(test_locality_follows_cache)
 {
@@ -628,6 +677,7 @@ Suite *make_policy_suite(void)
 	tcase_add_test(tc_core, test_registry);
 	tcase_add_test(tc_core, test_params);
 	tcase_add_test(tc_core, test_state_rejects);
+	tcase_add_test(tc_core, test_state_files_and_order);
 	tcase_add_test(tc_core, test_locality_follows_cache);
 	tcase_add_test(tc_core, test_locality_groups_burst);
 	tcase_add_test(tc_core, test_locality_constraints);
