@@ -68,6 +68,7 @@
 #include "dl_order.h"
 #include "dl_partition.h"
 #include "dl_policy.h"
+#include "plan_guard.h"
 #include "policy_util.h"
 
 typedef struct {
@@ -85,6 +86,7 @@ typedef struct {
 	uint32_t ect_window;
 	double starve_after;
 	dl__mapper_t *guard;    /* the greedy plan to compare with, or NULL */
+	dl__guard_t *lguard;    /* guard=locality's, or NULL */
 	uint32_t prefetch;      /* queued jobs per node to prefetch for */
 	uint32_t since_full;    /* plans since the last from-scratch one */
 	uint32_t reuse_max;     /* plans in a row that may reuse the last */
@@ -123,7 +125,7 @@ static int _create(const char *params, void **priv)
 	dl_partition_opts_t o;
 	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
 	       above = 2000, reuse = 0, pf = 0;
-	char v[1024], guard[16] = "none";
+	char v[1024], guard[64] = "none";
 	ohps_t *h;
 
 	h = calloc(1, sizeof(*h));
@@ -178,7 +180,10 @@ static int _create(const char *params, void **priv)
 	    _parse_refine(v, &h->refine))
 		goto bad;
 	dl_params_get(params, "guard", guard, sizeof(guard));
-	if (strcmp(guard, "mct") && strcmp(guard, "none"))
+	/* guard=mct: the old guard (dl__plan_estimate, mct's plan);
+	 * anything else but none: greedy policies for plan_guard.h. */
+	if (strcmp(guard, "mct") && strcmp(guard, "none") &&
+	    !(h->lguard = dl__guard_create(guard, NULL, NULL)))
 		goto bad;
 	if (!strcmp(guard, "mct") &&
 	    !(h->guard = dl__mapper_create(DL__MAP_MCT, 0.0, 0.0))) {
@@ -201,6 +206,7 @@ static int _create(const char *params, void **priv)
 	h->part = dl_partitioner_create(&o);
 	if (!h->part) {
 		dl__mapper_destroy(h->guard);
+		dl__guard_destroy(h->lguard);
 		free(h);
 		return DL_ENOMEM;
 	}
@@ -208,6 +214,7 @@ static int _create(const char *params, void **priv)
 	return 0;
 bad:
 	dl__mapper_destroy(h->guard);
+	dl__guard_destroy(h->lguard);
 	free(h);
 	return DL_EINVAL;
 }
@@ -220,6 +227,7 @@ static void _destroy(void *priv)
 		return;
 	dl_partitioner_destroy(h->part);
 	dl__mapper_destroy(h->guard);
+	dl__guard_destroy(h->lguard);
 	free(h->prev);
 	free(h);
 }
@@ -555,6 +563,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		_starve(h, st, plan, key_prio);
 	}
 	if (h->guard && (rc = _guard(h, st, plan)))
+		goto out;
+	if (h->lguard && (rc = dl__guard_apply(h->lguard, st, plan, NULL)))
 		goto out;
 	rc = _save_mapping(h, plan, st);
 	/* The copy hook: fetch ahead for the jobs queued on each node. */

@@ -1,0 +1,406 @@
+/*
+ * plan_guard.c - the greedy plan beside the policy's, and the better of
+ * the two by a cost model with finite (LRU) caches.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dl_cache.h"
+#include "dl_cost.h"
+#include "dl_error.h"
+#include "dl_place.h"
+#include "plan_guard.h"
+#include "policy_util.h"
+
+/* ------------------------------------------------------------------ */
+/* (node, file) -> when it was last read there, in bytes fetched there */
+
+typedef struct {
+	uint64_t *key; /* key + 1, 0 = empty */
+	double *val;
+	size_t cap;    /* power of two */
+	size_t count;
+} _stamps_t;
+
+static size_t _slot(const _stamps_t *m, uint64_t key)
+{
+	uint64_t x = key;
+	size_t i;
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	for (i = (size_t)x & (m->cap - 1); m->key[i] && m->key[i] != key + 1;
+	     i = (i + 1) & (m->cap - 1))
+		;
+	return i;
+}
+
+/* \return the stamp of key, or -1 if it has none. */
+static double _stamp_get(const _stamps_t *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cap)
+		return -1;
+	i = _slot(m, key);
+	return m->key[i] ? m->val[i] : -1;
+}
+
+static int _stamp_set(_stamps_t *m, uint64_t key, double val)
+{
+	size_t i;
+
+	if ((m->count + 1) * 2 > m->cap) {
+		_stamps_t n = { 0 };
+		size_t k;
+
+		n.cap = m->cap ? m->cap * 2 : 64;
+		n.key = calloc(n.cap, sizeof(*n.key));
+		n.val = malloc(n.cap * sizeof(*n.val));
+		if (!n.key || !n.val) {
+			free(n.key);
+			free(n.val);
+			return DL_ENOMEM;
+		}
+		for (k = 0; k < m->cap; k++)
+			if (m->key[k]) {
+				i = _slot(&n, m->key[k] - 1);
+				n.key[i] = m->key[k];
+				n.val[i] = m->val[k];
+			}
+		n.count = m->count;
+		free(m->key);
+		free(m->val);
+		*m = n;
+	}
+	i = _slot(m, key);
+	m->count += !m->key[i];
+	m->key[i] = key + 1;
+	m->val[i] = val;
+	return 0;
+}
+
+static void _stamps_fini(_stamps_t *m)
+{
+	free(m->key);
+	free(m->val);
+}
+
+/* ------------------------------------------------------------------ */
+/* the estimate                                                         */
+
+typedef struct {
+	const dl_state_t *st;
+	_stamps_t stamps;
+	double *fetched; /* [nnodes] bytes fetched to each node so far */
+	double *sfree;   /* [nstorage] when each storage node is free */
+} _model_t;
+
+/*
+ * LRU: file (bytes b) is still on node if it and everything fetched there
+ * since it was last read fit in the node's cache.  A file cached now, or
+ * read by a running job, counts as read as the estimate begins.
+ */
+static int _held(const _model_t *m, uint32_t node, uint32_t file, uint64_t b)
+{
+	uint64_t cap = dl_cache_capacity(m->st->cache, node);
+	double s = _stamp_get(&m->stamps, dl__nf_key(node, file));
+
+	if (s < 0)
+		s = dl_cache_contains(m->st->cache, node, file) ? 0 : -1;
+	if (s < 0)
+		return 0;
+	return cap == DL_CACHE_UNLIMITED ||
+	       m->fetched[node] - s + (double)b <= (double)cap;
+}
+
+/* j's files on node: fetch what is not held from t; \return when staged. */
+static double _stage(_model_t *m, const dl_job_t *j, uint32_t node, double t,
+		     int *err)
+{
+	uint32_t k;
+
+	for (k = 0; k < j->nfiles; k++) {
+		uint32_t f = j->files[k], s;
+		uint64_t b = dl_file_bytes(m->st, f);
+
+		if (!_held(m, node, f, b)) {
+			s = dl_cost_storage_of(m->st, f);
+			if (m->sfree[s] > t)
+				t = m->sfree[s];
+			t += dl_cost_transfer_time(m->st, b);
+			m->sfree[s] = t;
+			m->fetched[node] += (double)b;
+		}
+		if (_stamp_set(&m->stamps, dl__nf_key(node, f),
+			       m->fetched[node]))
+			*err = DL_ENOMEM;
+	}
+	return t;
+}
+
+/* Running jobs' files are on their nodes, read as the estimate begins. */
+static int _running(_model_t *m)
+{
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < m->st->njobs; i++) {
+		const dl_job_t *j = &m->st->jobs[i];
+
+		if (j->state != DL_JOB_RUNNING || j->node < 0 ||
+		    (uint32_t)j->node >= m->st->nnodes)
+			continue;
+		for (k = 0; k < j->nfiles; k++)
+			if (_stamp_set(&m->stamps,
+				       dl__nf_key((uint32_t)j->node,
+						  j->files[k]),
+				       0))
+				return DL_ENOMEM;
+	}
+	return 0;
+}
+
+typedef struct {
+	size_t job;
+	double order;
+} _ord_t;
+
+static int _cmp_ord(const void *a, const void *b)
+{
+	const _ord_t *x = a, *y = b;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return (x->job > y->job) - (x->job < y->job);
+}
+
+/* The planned pending jobs in plan order. OUT ord (free()), n. */
+static int _plan_order(const dl_state_t *st, const dl_plan_t *plan,
+		       _ord_t **ord, size_t *n)
+{
+	size_t i;
+
+	*n = 0;
+	*ord = malloc((st->njobs ? st->njobs : 1) * sizeof(**ord));
+	if (!*ord)
+		return DL_ENOMEM;
+	for (i = 0; i < st->njobs; i++)
+		if (st->jobs[i].state == DL_JOB_PENDING &&
+		    plan->a[i].node >= 0 &&
+		    (uint32_t)plan->a[i].node < st->nnodes) {
+			(*ord)[*n].job = i;
+			(*ord)[(*n)++].order = plan->a[i].order;
+		}
+	qsort(*ord, *n, sizeof(**ord), _cmp_ord);
+	return 0;
+}
+
+/*
+ * Where and when j, planned on *node from start, starts if the host's
+ * placement rule is modelled (pp): a job whose node is busy waits there
+ * only its bound (dl_place_bound()), then takes the eligible node that
+ * frees first.
+ */
+static double _widen(const dl_state_t *st, const dl__queues_t *q,
+		     const dl_job_t *j, uint32_t *node, double start,
+		     const dl_place_params_t *pp)
+{
+	double bound, best = start;
+	uint32_t k, to = *node;
+
+	if (!pp || pp->strict)
+		return start;
+	bound = dl_place_bound(st, j, *node, pp);
+	if (start <= bound)
+		return start;
+	for (k = 0; k < st->nnodes; k++) {
+		double t;
+
+		if (k == *node || !dl_state_job_eligible(st, j, k))
+			continue;
+		t = dl__queues_start(q, k, j->cpus);
+		if (t < bound)
+			t = bound;
+		if (t < best) {
+			best = t;
+			to = k;
+		}
+	}
+	*node = to;
+	return best;
+}
+
+int dl__plan_estimate_lru(const dl_state_t *st, const dl_plan_t *plan,
+			  const dl_place_params_t *pp, double *sum,
+			  size_t *nplanned)
+{
+	uint32_t nst = st && st->params.nstorage ? st->params.nstorage : 1;
+	_model_t m = { 0 };
+	_ord_t *ord = NULL;
+	double total = 0;
+	dl__queues_t q;
+	size_t i, n = 0;
+	int rc = DL_ENOMEM;
+
+	if (!st || !plan || !sum || plan->n != st->njobs)
+		return DL_EINVAL;
+	if (dl__queues_init(&q, st))
+		return DL_ENOMEM;
+	m.st = st;
+	m.fetched = calloc(st->nnodes ? st->nnodes : 1, sizeof(*m.fetched));
+	m.sfree = calloc(nst, sizeof(*m.sfree));
+	if (!m.fetched || !m.sfree || _running(&m) ||
+	    _plan_order(st, plan, &ord, &n))
+		goto out;
+	rc = 0;
+	for (i = 0; i < n && !rc; i++) {
+		const dl_job_t *j = &st->jobs[ord[i].job];
+		uint32_t node = (uint32_t)plan->a[ord[i].job].node;
+		double start = _widen(st, &q, j, &node,
+				      dl__queues_start(&q, node, j->cpus), pp);
+		double end = _stage(&m, j, node, start, &rc) +
+			     dl_cost_read_time(st, node, dl_job_bytes(st, j)) +
+			     dl_cost_job_compute(st, j);
+
+		dl__queues_push(&q, node, j->cpus, end - start);
+		total += end;
+	}
+	if (!rc) {
+		*sum = total;
+		if (nplanned)
+			*nplanned = n;
+	}
+out:
+	free(ord);
+	free(m.fetched);
+	free(m.sfree);
+	_stamps_fini(&m.stamps);
+	dl__queues_fini(&q);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* the guard                                                            */
+
+#define GUARD_MAX 4
+
+struct dl__guard {
+	dl_place_params_t pp; /* the placement rule the estimate models */
+	size_t n;
+	const dl_policy_ops_t *ops[GUARD_MAX];
+	void *priv[GUARD_MAX];
+};
+
+static const dl_policy_ops_t *_ops(const char *name, size_t len)
+{
+	const dl_policy_ops_t *const *o;
+
+	for (o = dl_policy_list(); *o; o++)
+		if (strlen((*o)->name) == len && !strncmp((*o)->name, name, len))
+			return *o;
+	return NULL;
+}
+
+dl__guard_t *dl__guard_create(const char *names, const char *params,
+			      const dl_place_params_t *pp)
+{
+	dl__guard_t *g;
+	const char *p = names;
+
+	if (!names || !*names || !(g = calloc(1, sizeof(*g))))
+		return NULL;
+	if (pp)
+		g->pp = *pp;
+	else
+		dl_place_params_default(&g->pp);
+	for (;;) {
+		size_t len = strcspn(p, "+");
+		const dl_policy_ops_t *o = _ops(p, len);
+
+		if (!o || g->n == GUARD_MAX ||
+		    (o->create && o->create(params, &g->priv[g->n]))) {
+			dl__guard_destroy(g);
+			return NULL;
+		}
+		g->ops[g->n++] = o;
+		if (!p[len])
+			break;
+		p += len + 1; /* past the '+': an empty name fails above */
+	}
+	return g;
+}
+
+void dl__guard_destroy(dl__guard_t *g)
+{
+	size_t k;
+
+	if (!g)
+		return;
+	for (k = 0; k < g->n; k++)
+		if (g->ops[k]->destroy)
+			g->ops[k]->destroy(g->priv[k]);
+	free(g);
+}
+
+/*
+ * Greedy plan k of st into alt (same jobs, order and running jobs as
+ * plan); a job it leaves without a node keeps plan's, and a job plan
+ * leaves without one stays so, so that both estimates sum the same jobs.
+ */
+static int _alt(dl__guard_t *g, size_t k, const dl_state_t *st,
+		const dl_plan_t *plan, dl_plan_t *alt)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < plan->n; i++) {
+		alt->a[i] = plan->a[i];
+		if (st->jobs[i].state == DL_JOB_PENDING)
+			alt->a[i].node = -1;
+	}
+	rc = g->ops[k]->plan(g->priv[k], st, alt);
+	for (i = 0; !rc && i < plan->n; i++) {
+		alt->a[i].order = plan->a[i].order;
+		if (alt->a[i].node < 0 || plan->a[i].node < 0)
+			alt->a[i].node = plan->a[i].node;
+	}
+	return rc;
+}
+
+int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
+		    int *switched)
+{
+	dl_plan_t alt = *plan;
+	int32_t *best = NULL;
+	double ours, theirs;
+	size_t i, k;
+	int rc, won = 0;
+
+	alt.a = malloc((plan->n ? plan->n : 1) * sizeof(*alt.a));
+	best = malloc((plan->n ? plan->n : 1) * sizeof(*best));
+	rc = alt.a && best ? dl__plan_estimate_lru(st, plan, &g->pp, &ours, NULL) :
+			     DL_ENOMEM;
+	for (k = 0; !rc && k < g->n; k++) {
+		rc = _alt(g, k, st, plan, &alt);
+		if (!rc)
+			rc = dl__plan_estimate_lru(st, &alt, &g->pp, &theirs, NULL);
+		if (rc || dl__time_cmp(theirs, ours) >= 0)
+			continue; /* ties keep the earlier plan */
+		ours = theirs;
+		for (i = 0; i < plan->n; i++)
+			best[i] = alt.a[i].node;
+		won = (int)k + 1;
+	}
+	if (rc)
+		won = 0;
+	for (i = 0; won && i < plan->n; i++)
+		if (st->jobs[i].state == DL_JOB_PENDING)
+			plan->a[i].node = best[i];
+	if (switched)
+		*switched = won;
+	free(best);
+	free(alt.a);
+	return rc;
+}
