@@ -162,41 +162,6 @@ static int _running(_model_t *m)
 	return 0;
 }
 
-typedef struct {
-	size_t job;
-	double order;
-} _ord_t;
-
-static int _cmp_ord(const void *a, const void *b)
-{
-	const _ord_t *x = a, *y = b;
-
-	if (x->order != y->order)
-		return x->order < y->order ? -1 : 1;
-	return (x->job > y->job) - (x->job < y->job);
-}
-
-/* The planned pending jobs in plan order. OUT ord (free()), n. */
-static int _plan_order(const dl_state_t *st, const dl_plan_t *plan,
-		       _ord_t **ord, size_t *n)
-{
-	size_t i;
-
-	*n = 0;
-	*ord = malloc((st->njobs ? st->njobs : 1) * sizeof(**ord));
-	if (!*ord)
-		return DL_ENOMEM;
-	for (i = 0; i < st->njobs; i++)
-		if (st->jobs[i].state == DL_JOB_PENDING &&
-		    plan->a[i].node >= 0 &&
-		    (uint32_t)plan->a[i].node < st->nnodes) {
-			(*ord)[*n].job = i;
-			(*ord)[(*n)++].order = plan->a[i].order;
-		}
-	qsort(*ord, *n, sizeof(**ord), _cmp_ord);
-	return 0;
-}
-
 /*
  * Where and when j, planned on *node from start, starts if the host's
  * placement rule is modelled (pp): a job whose node is busy waits there
@@ -238,7 +203,7 @@ int dl__plan_estimate_lru(const dl_state_t *st, const dl_plan_t *plan,
 {
 	uint32_t nst = st && st->params.nstorage ? st->params.nstorage : 1;
 	_model_t m = { 0 };
-	_ord_t *ord = NULL;
+	size_t *ord = NULL;
 	double total = 0;
 	dl__queues_t q;
 	size_t i, n = 0;
@@ -252,12 +217,12 @@ int dl__plan_estimate_lru(const dl_state_t *st, const dl_plan_t *plan,
 	m.fetched = calloc(st->nnodes ? st->nnodes : 1, sizeof(*m.fetched));
 	m.sfree = calloc(nst, sizeof(*m.sfree));
 	if (!m.fetched || !m.sfree || _running(&m) ||
-	    _plan_order(st, plan, &ord, &n))
+	    dl__plan_order(st, plan, &ord, &n))
 		goto out;
 	rc = 0;
 	for (i = 0; i < n && !rc; i++) {
-		const dl_job_t *j = &st->jobs[ord[i].job];
-		uint32_t node = (uint32_t)plan->a[ord[i].job].node;
+		const dl_job_t *j = &st->jobs[ord[i]];
+		uint32_t node = (uint32_t)plan->a[ord[i]].node;
 		double start = _widen(st, &q, j, &node,
 				      dl__queues_start(&q, node, j->cpus), pp);
 		double end = _stage(&m, j, node, start, &rc) +

@@ -59,6 +59,16 @@ static void _plan(dl_plan_t *plan, dl_assign_t *a, const int32_t *nodes,
 	}
 }
 
+/* The estimate of plan, asserting success. */
+static double _est(const dl_plan_t *plan, const dl_place_params_t *pp)
+{
+	double sum = -1;
+
+	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, plan, pp, &sum, NULL),
+			 0);
+	return sum;
+}
+
 /*
  * Jobs A (f1), B (f2), C (f1) all on node 0, in that order.  Unlimited
  * cache: A ends 13, B 13+10+3 = 26, C finds f1: 29; sum 68, as
@@ -86,24 +96,23 @@ START_TEST(test_estimate_lru)
 	_job(2, fb, 1);
 	_job(3, fa, 1);
 	_plan(&plan, a, same, 3);
-	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, &n), 0);
+	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, &n),
+			 0);
 	ck_assert_double_eq_tol(sum, 68.0, 1e-9);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_int_eq(dl__plan_estimate(fx_state, &plan, &ref, NULL), 0);
 	ck_assert_double_eq_tol(ref, sum, 1e-9);
 	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 1500), 0);
-	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, NULL), 0);
-	ck_assert_double_eq_tol(sum, 78.0, 1e-9);
+	ck_assert_double_eq_tol(_est(&plan, NULL), 78.0, 1e-9);
 	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 2000), 0);
-	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, NULL), 0);
-	ck_assert_double_eq_tol(sum, 68.0, 1e-9);
+	ck_assert_double_eq_tol(_est(&plan, NULL), 68.0, 1e-9);
 	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 1500), 0);
 	_plan(&plan, a, split, 3);
-	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, NULL), 0);
-	ck_assert_double_eq_tol(sum, 52.0, 1e-9);
+	ck_assert_double_eq_tol(_est(&plan, NULL), 52.0, 1e-9);
 	/* Unplanned jobs are left out; a plan of another state is refused. */
 	a[2].node = -1;
-	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, &n), 0);
+	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, &n),
+			 0);
 	ck_assert_double_eq_tol(sum, 36.0, 1e-9);
 	ck_assert_uint_eq(n, 2);
 	plan.n = 2;
@@ -124,7 +133,6 @@ START_TEST(test_estimate_lru_cached)
 	dl_assign_t a[2];
 	dl_plan_t plan;
 	uint32_t f1, f2;
-	double sum = -1;
 
 	_setup(1);
 	f1 = fx_file("/f1", 1000);
@@ -134,11 +142,9 @@ START_TEST(test_estimate_lru_cached)
 	_job(1, &f2, 1);
 	_job(2, &f1, 1);
 	_plan(&plan, a, same, 2);
-	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, NULL), 0);
-	ck_assert_double_eq_tol(sum, 39.0, 1e-9);
+	ck_assert_double_eq_tol(_est(&plan, NULL), 39.0, 1e-9);
 	a[0].order = 5;
-	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, NULL), 0);
-	ck_assert_double_eq_tol(sum, 19.0, 1e-9);
+	ck_assert_double_eq_tol(_est(&plan, NULL), 19.0, 1e-9);
 	fx_teardown();
 }
 END_TEST
@@ -157,7 +163,6 @@ START_TEST(test_estimate_widen)
 	dl_assign_t a[2];
 	dl_plan_t plan;
 	uint32_t f1, f2;
-	double sum = -1;
 
 	_setup(2);
 	f1 = fx_file("/f1", 1000);
@@ -165,14 +170,11 @@ START_TEST(test_estimate_widen)
 	_job(1, &f1, 1);
 	_job(2, &f2, 1);
 	_plan(&plan, a, same, 2);
-	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, NULL), 0);
-	ck_assert_double_eq_tol(sum, 39.0, 1e-9);
+	ck_assert_double_eq_tol(_est(&plan, NULL), 39.0, 1e-9);
 	dl_place_params_default(&pp);
-	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, &pp, &sum, NULL), 0);
-	ck_assert_double_eq_tol(sum, 36.0, 1e-9);
+	ck_assert_double_eq_tol(_est(&plan, &pp), 36.0, 1e-9);
 	pp.strict = 1;
-	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, &pp, &sum, NULL), 0);
-	ck_assert_double_eq_tol(sum, 39.0, 1e-9);
+	ck_assert_double_eq_tol(_est(&plan, &pp), 39.0, 1e-9);
 	fx_teardown();
 }
 END_TEST
