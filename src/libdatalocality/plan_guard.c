@@ -175,8 +175,8 @@ static double _widen(const dl_state_t *st, const dl__queues_t *q,
 	double bound, best = start;
 	uint32_t k, to = *node;
 
-	if (!pp || pp->strict)
-		return start;
+	if (!pp || pp->strict || start <= pp->min_wait)
+		return start; /* no bound is below min_wait */
 	bound = dl_place_bound(st, j, *node, pp);
 	if (start <= bound)
 		return start;
@@ -197,32 +197,80 @@ static double _widen(const dl_state_t *st, const dl__queues_t *q,
 	return best;
 }
 
-int dl__plan_estimate_lru(const dl_state_t *st, const dl_plan_t *plan,
-			  const dl_place_params_t *pp, double *sum,
-			  size_t *nplanned)
+/* A copy of src (same state) in dst. */
+static int _queues_copy(dl__queues_t *dst, const dl__queues_t *src)
 {
-	uint32_t nst = st && st->params.nstorage ? st->params.nstorage : 1;
+	size_t nslots = src->off[src->n], nn = src->n ? src->n : 1;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->slot = malloc((nslots ? nslots : 1) * sizeof(*dst->slot));
+	dst->off = malloc(((size_t)src->n + 1) * sizeof(*dst->off));
+	dst->last_start = malloc(nn * sizeof(*dst->last_start));
+	dst->ready = malloc(nn * sizeof(*dst->ready));
+	if (!dst->slot || !dst->off || !dst->last_start || !dst->ready) {
+		dl__queues_fini(dst);
+		return DL_ENOMEM;
+	}
+	memcpy(dst->slot, src->slot, nslots * sizeof(*dst->slot));
+	memcpy(dst->off, src->off, ((size_t)src->n + 1) * sizeof(*dst->off));
+	memcpy(dst->last_start, src->last_start,
+	       src->n * sizeof(*dst->last_start));
+	memcpy(dst->ready, src->ready, src->n * sizeof(*dst->ready));
+	dst->n = src->n;
+	return 0;
+}
+
+/*
+ * What two plans of one state share: the running jobs' queues and the
+ * plan order (plans that give the same jobs a node, with the same .order,
+ * have the same), made once for every estimate.
+ */
+typedef struct {
+	dl__queues_t q;
+	size_t *ord, n;
+} _base_t;
+
+static int _base_init(_base_t *b, const dl_state_t *st, const dl_plan_t *plan)
+{
+	b->ord = NULL;
+	if (dl__queues_init(&b->q, st))
+		return DL_ENOMEM;
+	if (dl__plan_order(st, plan, &b->ord, &b->n)) {
+		dl__queues_fini(&b->q);
+		return DL_ENOMEM;
+	}
+	return 0;
+}
+
+static void _base_fini(_base_t *b)
+{
+	dl__queues_fini(&b->q);
+	free(b->ord);
+}
+
+/* dl__plan_estimate_lru() of plan, whose jobs and order are base's. */
+static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
+		     const dl_place_params_t *pp, const _base_t *base,
+		     double *sum)
+{
+	uint32_t nst = st->params.nstorage ? st->params.nstorage : 1;
 	_model_t m = { 0 };
-	size_t *ord = NULL;
 	double total = 0;
 	dl__queues_t q;
-	size_t i, n = 0;
+	size_t i;
 	int rc = DL_ENOMEM;
 
-	if (!st || !plan || !sum || plan->n != st->njobs)
-		return DL_EINVAL;
-	if (dl__queues_init(&q, st))
+	if (_queues_copy(&q, &base->q))
 		return DL_ENOMEM;
 	m.st = st;
 	m.fetched = calloc(st->nnodes ? st->nnodes : 1, sizeof(*m.fetched));
 	m.sfree = calloc(nst, sizeof(*m.sfree));
-	if (!m.fetched || !m.sfree || _running(&m) ||
-	    dl__plan_order(st, plan, &ord, &n))
+	if (!m.fetched || !m.sfree || _running(&m))
 		goto out;
 	rc = 0;
-	for (i = 0; i < n && !rc; i++) {
-		const dl_job_t *j = &st->jobs[ord[i]];
-		uint32_t node = (uint32_t)plan->a[ord[i]].node;
+	for (i = 0; i < base->n && !rc; i++) {
+		const dl_job_t *j = &st->jobs[base->ord[i]];
+		uint32_t node = (uint32_t)plan->a[base->ord[i]].node;
 		double start = _widen(st, &q, j, &node,
 				      dl__queues_start(&q, node, j->cpus), pp);
 		double end = _stage(&m, j, node, start, &rc) +
@@ -232,17 +280,31 @@ int dl__plan_estimate_lru(const dl_state_t *st, const dl_plan_t *plan,
 		dl__queues_push(&q, node, j->cpus, end - start);
 		total += end;
 	}
-	if (!rc) {
+	if (!rc)
 		*sum = total;
-		if (nplanned)
-			*nplanned = n;
-	}
 out:
-	free(ord);
 	free(m.fetched);
 	free(m.sfree);
 	_stamps_fini(&m.stamps);
 	dl__queues_fini(&q);
+	return rc;
+}
+
+int dl__plan_estimate_lru(const dl_state_t *st, const dl_plan_t *plan,
+			  const dl_place_params_t *pp, double *sum,
+			  size_t *nplanned)
+{
+	_base_t base;
+	int rc;
+
+	if (!st || !plan || !sum || plan->n != st->njobs)
+		return DL_EINVAL;
+	if (_base_init(&base, st, plan))
+		return DL_ENOMEM;
+	rc = _estimate(st, plan, pp, &base, sum);
+	if (!rc && nplanned)
+		*nplanned = base.n;
+	_base_fini(&base);
 	return rc;
 }
 
@@ -340,17 +402,20 @@ int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 	dl_plan_t alt = *plan;
 	int32_t *best = NULL;
 	double ours, theirs;
+	_base_t base;
 	size_t i, k;
 	int rc, won = 0;
 
+	if (plan->n != st->njobs || _base_init(&base, st, plan))
+		return plan->n != st->njobs ? DL_EINVAL : DL_ENOMEM;
 	alt.a = malloc((plan->n ? plan->n : 1) * sizeof(*alt.a));
 	best = malloc((plan->n ? plan->n : 1) * sizeof(*best));
-	rc = alt.a && best ? dl__plan_estimate_lru(st, plan, &g->pp, &ours, NULL) :
+	rc = alt.a && best ? _estimate(st, plan, &g->pp, &base, &ours) :
 			     DL_ENOMEM;
 	for (k = 0; !rc && k < g->n; k++) {
 		rc = _alt(g, k, st, plan, &alt);
 		if (!rc)
-			rc = dl__plan_estimate_lru(st, &alt, &g->pp, &theirs, NULL);
+			rc = _estimate(st, &alt, &g->pp, &base, &theirs);
 		if (rc || dl__time_cmp(theirs, ours) >= 0)
 			continue; /* ties keep the earlier plan */
 		ours = theirs;
@@ -367,5 +432,6 @@ int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 		*switched = won;
 	free(best);
 	free(alt.a);
+	_base_fini(&base);
 	return rc;
 }

@@ -143,6 +143,7 @@ typedef struct {
 	uint32_t *mark;   /* [nnodes] last file pass that counted the node */
 	uint32_t *hold;   /* [nnodes] holder list buffer */
 	uint32_t *touch;  /* [nnodes] nodes with bytes > 0 */
+	uint8_t *elig;    /* [nnodes] _choose()'s scratch */
 	uint32_t ntouch, pass;
 } _scratch_t;
 
@@ -179,25 +180,28 @@ static void _job_bytes(const dl_state_t *st, const _planned_t *pl,
 	}
 }
 
-/* The node locality picks for j, or -1 (none eligible). */
+/*
+ * The node locality picks for j, or -1 (none eligible).
+ * elig: [nnodes] scratch for the nodes' eligibility.
+ */
 static int32_t _choose(const locality_t *l, const dl_state_t *st,
 		       const dl_job_t *j, const double *load,
-		       const uint64_t *bytes)
+		       const uint64_t *bytes, uint8_t *elig)
 {
 	double min_load = -1;
 	uint64_t best_bytes = 0;
 	int32_t best = -1;
 	uint32_t k;
 
-	for (k = 0; k < st->nnodes; k++)
-		if (dl_state_job_eligible(st, j, k) &&
-		    (min_load < 0 || load[k] < min_load))
+	for (k = 0; k < st->nnodes; k++) {
+		elig[k] = (uint8_t)dl_state_job_eligible(st, j, k);
+		if (elig[k] && (min_load < 0 || load[k] < min_load))
 			min_load = load[k];
+	}
 	if (min_load < 0)
 		return -1;
 	for (k = 0; k < st->nnodes; k++) {
-		if (!dl_state_job_eligible(st, j, k) ||
-		    load[k] > min_load + l->slack)
+		if (!elig[k] || load[k] > min_load + l->slack)
 			continue;
 		/* Most bytes wins; then the lighter node; then index. */
 		if (best < 0 || bytes[k] > best_bytes ||
@@ -225,7 +229,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	w.mark = calloc(nn, sizeof(*w.mark));
 	w.hold = malloc(nn * sizeof(*w.hold));
 	w.touch = malloc(nn * sizeof(*w.touch));
-	if (!load || !w.bytes || !w.mark || !w.hold || !w.touch ||
+	w.elig = malloc(nn);
+	if (!load || !w.bytes || !w.mark || !w.hold || !w.touch || !w.elig ||
 	    dl_state_priority_order(st, &idx, &n))
 		goto out;
 	for (i = 0; i < st->njobs; i++)
@@ -241,7 +246,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		if (!j->nfiles)
 			continue; /* no data: no preference, runs anywhere */
 		_job_bytes(st, &planned, j, &w);
-		best = _choose(l, st, j, load, w.bytes);
+		best = _choose(l, st, j, load, w.bytes, w.elig);
 		while (w.ntouch)
 			w.bytes[w.touch[--w.ntouch]] = 0;
 		if (best < 0)
@@ -263,6 +268,7 @@ out:
 	free(w.mark);
 	free(w.hold);
 	free(w.touch);
+	free(w.elig);
 	free(load);
 	free(idx);
 	return rc;
