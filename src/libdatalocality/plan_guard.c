@@ -11,6 +11,7 @@
 #include "dl_place.h"
 #include "plan_guard.h"
 #include "policy_util.h"
+#include "u64set.h"
 
 /* ------------------------------------------------------------------ */
 /* (node, file) -> when it was last read there, in bytes fetched there */
@@ -315,6 +316,9 @@ int dl__plan_estimate_lru(const dl_state_t *st, const dl_plan_t *plan,
 
 struct dl__guard {
 	dl_place_params_t pp; /* the placement rule the estimate models */
+	uint32_t every;       /* compare at every n-th call (1: always) */
+	uint32_t since;       /* calls since the last comparison, 0: none */
+	int last;             /* its winner: 0 the plan, k + 1 policy k */
 	size_t n;
 	const dl_policy_ops_t *ops[GUARD_MAX];
 	void *priv[GUARD_MAX];
@@ -338,6 +342,7 @@ dl__guard_t *dl__guard_create(const char *names, const char *params,
 
 	if (!names || !*names || !(g = calloc(1, sizeof(*g))))
 		return NULL;
+	g->every = 1;
 	if (pp)
 		g->pp = *pp;
 	else
@@ -396,6 +401,107 @@ static int _alt(dl__guard_t *g, size_t k, const dl_state_t *st,
 	return rc;
 }
 
+/* Node of job i under plan: running jobs' own, pending ones' planned. */
+static int32_t _node_of(const dl_state_t *st, const dl_plan_t *plan, size_t i)
+{
+	const dl_job_t *j = &st->jobs[i];
+	int32_t n = j->state == DL_JOB_RUNNING ? j->node :
+		    j->state == DL_JOB_PENDING ? plan->a[i].node : -1;
+
+	return n >= 0 && (uint32_t)n < st->nnodes ? n : -1;
+}
+
+/* Whether some node's jobs' input bytes, shared files counted once per
+ * job, exceed its cache (need: [nnodes] zeroed scratch). */
+static int _raw_pressure(const dl_state_t *st, const dl_plan_t *plan,
+			 uint64_t *need)
+{
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < st->njobs; i++) {
+		int32_t n = _node_of(st, plan, i);
+
+		if (n >= 0)
+			need[n] += dl_job_bytes(st, &st->jobs[i]);
+	}
+	for (k = 0; k < st->nnodes; k++)
+		if (dl_cache_capacity(st->cache, k) != DL_CACHE_UNLIMITED &&
+		    need[k] > dl_cache_capacity(st->cache, k))
+			return 1;
+	return 0;
+}
+
+int dl__guard_pressure(const dl_state_t *st, const dl_plan_t *plan)
+{
+	uint64_t *need = calloc(st->nnodes ? st->nnodes : 1, sizeof(*need));
+	dl__u64set_t seen;
+	size_t i;
+	uint32_t k;
+	int rc = 0;
+
+	if (!need)
+		return 1; /* cannot tell: compare */
+	if (!_raw_pressure(st, plan, need)) {
+		free(need);
+		return 0; /* fits even counting shared files once per job */
+	}
+	memset(need, 0, (st->nnodes ? st->nnodes : 1) * sizeof(*need));
+	dl__u64set_init(&seen);
+	for (i = 0; i < st->njobs && !rc; i++) {
+		const dl_job_t *j = &st->jobs[i];
+		int32_t n = _node_of(st, plan, i);
+		uint64_t cap;
+		int r;
+
+		if (n < 0)
+			continue;
+		cap = dl_cache_capacity(st->cache, (uint32_t)n);
+		for (k = 0; k < j->nfiles && !rc; k++) {
+			r = dl__u64set_add(&seen, dl__nf_key((uint32_t)n,
+							     j->files[k]));
+			if (r < 0)
+				rc = 1;
+			else if (r)
+				need[n] += dl_file_bytes(st, j->files[k]);
+		}
+		if (cap != DL_CACHE_UNLIMITED && need[n] > cap)
+			rc = 1;
+	}
+	dl__u64set_fini(&seen);
+	free(need);
+	return rc;
+}
+
+void dl__guard_set_every(dl__guard_t *g, uint32_t n)
+{
+	g->every = n ? n : 1;
+}
+
+/* Between comparisons: the last winner's nodes, without estimates. */
+static int _repeat(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
+		   int *switched)
+{
+	dl_plan_t alt = *plan;
+	size_t i;
+	int rc;
+
+	g->since++;
+	if (switched)
+		*switched = g->last;
+	if (!g->last)
+		return 0;
+	alt.a = malloc((plan->n ? plan->n : 1) * sizeof(*alt.a));
+	if (!alt.a)
+		return DL_ENOMEM;
+	rc = _alt(g, (size_t)g->last - 1, st, plan, &alt);
+	for (i = 0; !rc && i < plan->n; i++)
+		if (st->jobs[i].state == DL_JOB_PENDING)
+			plan->a[i].node = alt.a[i].node;
+	free(alt.a);
+	return rc;
+}
+
 int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 		    int *switched)
 {
@@ -406,8 +512,12 @@ int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 	size_t i, k;
 	int rc, won = 0;
 
-	if (plan->n != st->njobs || _base_init(&base, st, plan))
-		return plan->n != st->njobs ? DL_EINVAL : DL_ENOMEM;
+	if (plan->n != st->njobs)
+		return DL_EINVAL;
+	if (g->since && g->since < g->every)
+		return _repeat(g, st, plan, switched);
+	if (_base_init(&base, st, plan))
+		return DL_ENOMEM;
 	alt.a = malloc((plan->n ? plan->n : 1) * sizeof(*alt.a));
 	best = malloc((plan->n ? plan->n : 1) * sizeof(*best));
 	rc = alt.a && best ? _estimate(st, plan, &g->pp, &base, &ours) :
@@ -425,6 +535,8 @@ int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 	}
 	if (rc)
 		won = 0;
+	g->since = 1;
+	g->last = won;
 	for (i = 0; won && i < plan->n; i++)
 		if (st->jobs[i].state == DL_JOB_PENDING)
 			plan->a[i].node = best[i];

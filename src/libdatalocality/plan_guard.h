@@ -16,6 +16,7 @@
 #define DL_PLAN_GUARD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dl_place.h"
 #include "dl_policy.h"
@@ -60,6 +61,23 @@ dl__guard_t *dl__guard_create(const char *names, const char *params,
 
 /* dl__guard_destroy - free a guard; NULL is a no-op. */
 void dl__guard_destroy(dl__guard_t *g);
+
+/**
+ * dl__guard_pressure - whether the partition's premise fails for plan:
+ * on some node, the distinct input files of the running jobs there and of
+ * the pending jobs plan gives it weigh more than its cache holds, so
+ * files fetched for one job are evicted before the later ones read them.
+ * \return 1 if so (or out of memory), 0 if every node's inputs fit.
+ */
+int dl__guard_pressure(const dl_state_t *st, const dl_plan_t *plan);
+
+/**
+ * dl__guard_set_every - compare only at every n-th dl__guard_apply() (the
+ * first call compares); the calls in between give plan the nodes of the
+ * last comparison's winner (its policy plans again, nothing is estimated;
+ * if plan won, plan is left alone).  n 0 or 1: compare at every call.
+ */
+void dl__guard_set_every(dl__guard_t *g, uint32_t n);
 
 /**
  * dl__guard_apply - plan st with each of the guard's policies and give

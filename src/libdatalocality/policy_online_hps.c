@@ -94,6 +94,7 @@ typedef struct {
 	double starve_after;
 	dl__mapper_t *guard;    /* the greedy plan to compare with, or NULL */
 	dl__guard_t *lguard;    /* guard=locality's, or NULL */
+	int guard_pressure;     /* only when the caches cannot hold it all */
 	uint32_t prefetch;      /* queued jobs per node to prefetch for */
 	uint32_t since_full;    /* plans since the last from-scratch one */
 	uint32_t reuse_max;     /* plans in a row that may reuse the last */
@@ -131,7 +132,7 @@ static int _create(const char *params, void **priv)
 {
 	dl_partition_opts_t o;
 	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
-	       above = 2000, reuse = 0, pf = 0;
+	       above = 2000, reuse = 0, pf = 0, gevery = 1, gpress = 1;
 	char v[1024], guard[64] = "none";
 	ohps_t *h;
 
@@ -192,7 +193,9 @@ static int _create(const char *params, void **priv)
 	    dl_params_double(params, "timeout_ms", 1, 3600e3, &tmo) ||
 	    dl_params_double(params, "nprocs", 1, 65536, &np) ||
 	    dl_params_double(params, "seed", 0, 4294967295.0, &seed) ||
-	    dl_params_double(params, "prefetch", 0, 64, &pf))
+	    dl_params_double(params, "prefetch", 0, 64, &pf) ||
+	    dl_params_double(params, "guard_every", 1, 1e6, &gevery) ||
+	    dl_params_double(params, "guard_pressure", 0, 1, &gpress))
 		goto bad;
 	if (dl_params_get(params, "refine", v, sizeof(v)) &&
 	    _parse_refine(v, &h->refine))
@@ -203,6 +206,9 @@ static int _create(const char *params, void **priv)
 	if (strcmp(guard, "mct") && strcmp(guard, "none") &&
 	    !(h->lguard = dl__guard_create(guard, NULL, NULL)))
 		goto bad;
+	if (h->lguard)
+		dl__guard_set_every(h->lguard, (uint32_t)gevery);
+	h->guard_pressure = (int)gpress;
 	if (!strcmp(guard, "mct") &&
 	    !(h->guard = dl__mapper_create(DL__MAP_MCT, 0.0, 0.0))) {
 		free(h);
@@ -582,7 +588,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	}
 	if (h->guard && (rc = _guard(h, st, plan)))
 		goto out;
-	if (h->lguard && (rc = dl__guard_apply(h->lguard, st, plan, NULL)))
+	if (h->lguard && (!h->guard_pressure || dl__guard_pressure(st, plan)) &&
+	    (rc = dl__guard_apply(h->lguard, st, plan, NULL)))
 		goto out;
 	rc = _save_mapping(h, plan, st);
 	/* The copy hook: fetch ahead for the jobs queued on each node. */
