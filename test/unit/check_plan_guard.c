@@ -232,18 +232,102 @@ START_TEST(test_guard_apply)
 }
 END_TEST
 
+/*
+ * guard_every: with every=3 the first call compares (a tie: the plan,
+ * already locality's, is kept), the next two repeat that verdict without
+ * comparing, so a worse plan (all on node 0) is left alone; the fourth
+ * compares again and takes locality's nodes.
+ */
+START_TEST(test_guard_every)
+{
+	int32_t same[3] = { 0, 0, 0 }, want[3] = { 0, 1, 0 };
+	dl_place_params_t strict;
+	dl__guard_t *g;
+	dl_assign_t a[3];
+	dl_plan_t plan;
+	uint32_t f[3];
+	int sw = -1, call;
+	size_t i;
+
+	_setup(2);
+	f[0] = fx_file("/a", 1000);
+	f[1] = fx_file("/b", 1000);
+	f[2] = fx_file("/c", 1000);
+	for (i = 0; i < 3; i++)
+		_job((uint32_t)i + 1, &f[i], 1);
+	dl_place_params_default(&strict);
+	strict.strict = 1;
+	g = dl__guard_create("locality", NULL, &strict);
+	ck_assert_ptr_nonnull(g);
+	dl__guard_set_every(g, 3);
+	_plan(&plan, a, want, 3);
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 0);
+	for (call = 2; call <= 3; call++) {
+		_plan(&plan, a, same, 3);
+		ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+		ck_assert_int_eq(sw, 0);
+		for (i = 0; i < 3; i++)
+			ck_assert_int_eq(a[i].node, 0);
+	}
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 1);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(a[i].node, want[i]);
+	dl__guard_destroy(g);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * Cache pressure: node 0 holds 1500 B.  Two jobs reading f1 (1000 B) on
+ * it need 1000 B (a shared file counts once): no pressure; a third
+ * reading f2 makes 2000 B: pressure.  With the third on node 1 (1500 B
+ * too) neither node is short; unlimited caches never are.
+ */
+START_TEST(test_guard_pressure)
+{
+	int32_t shared[3] = { 0, 0, 1 }, all0[3] = { 0, 0, 0 };
+	dl_assign_t a[3];
+	dl_plan_t plan;
+	uint32_t f1, f2;
+
+	_setup(2);
+	f1 = fx_file("/f1", 1000);
+	f2 = fx_file("/f2", 1000);
+	_job(1, &f1, 1);
+	_job(2, &f1, 1);
+	_job(3, &f2, 1);
+	_plan(&plan, a, all0, 3);
+	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 0);
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 1500), 0);
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 1, 1500), 0);
+	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 1);
+	_plan(&plan, a, shared, 3);
+	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 0);
+	a[2].node = -1; /* unplanned jobs weigh nothing */
+	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 0);
+	fx_teardown();
+}
+END_TEST
+
 /* online-hps takes guard=locality (and still refuses unknown guards). */
 START_TEST(test_ohps_guard_locality)
 {
 	dl_policy_t *p;
 	int err = 1;
 
-	p = dl_policy_create("online-hps", "guard=locality", &err);
+	p = dl_policy_create("online-hps",
+			     "guard=locality,guard_every=2,guard_pressure=0",
+			     &err);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(err, 0);
 	dl_policy_destroy(p);
 	ck_assert_ptr_null(dl_policy_create("online-hps", "guard=best", &err));
 	ck_assert_int_eq(err, DL_EINVAL);
+	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_every=0", &err));
+	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_pressure=2",
+					    &err));
 }
 END_TEST
 
@@ -256,6 +340,8 @@ Suite *make_plan_guard_suite(void)
 	tcase_add_test(tc, test_estimate_lru_cached);
 	tcase_add_test(tc, test_estimate_widen);
 	tcase_add_test(tc, test_guard_apply);
+	tcase_add_test(tc, test_guard_every);
+	tcase_add_test(tc, test_guard_pressure);
 	tcase_add_test(tc, test_ohps_guard_locality);
 	suite_add_tcase(s, tc);
 	return s;
