@@ -63,6 +63,12 @@
  *                            (locality with order=priority, the mode of
  *                            slurmctld and dl-sim's slurm dispatch; none
  *                            with order=ect; doc/experiments/robustness.md)
+ *   guard_pressure=0|1       compare only when some node's inputs (running
+ *                            jobs' and the plan's, each file once) exceed
+ *                            its cache, the case the partition gets wrong
+ *                            (1; 0: at every plan)
+ *   guard_every=<n>          compare at every n-th plan, and in between
+ *                            take the last winner's nodes (1)
  */
 #include <stdio.h>
 #include <stdlib.h>
