@@ -11,8 +11,10 @@
  * Params: slack=<jobs per CPU> (default 1).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "dl_error.h"
+#include "dl_cache.h"
 #include "dl_policy.h"
 #include "u64set.h"
 
@@ -41,74 +43,235 @@ static void _destroy(void *priv)
 	free(priv);
 }
 
+/*
+ * Where each file is, or will be once the jobs planned so far ran: the
+ * nodes caching it (the tracker's holder list) and the nodes it was
+ * planned to (a file -> list of nodes map), so that a job's bytes on every
+ * node cost one pass over its files' holders, not a lookup per node and
+ * file (the guard of online-hps runs this plan at every event).
+ */
+typedef struct {
+	uint32_t node, next; /* next: entry index + 1, 0 = end */
+} _ent_t;
+
+typedef struct {
+	uint32_t *key;   /* file + 1, 0 = empty */
+	uint32_t *head;  /* entry index + 1 */
+	size_t cap, count;
+	_ent_t *ent;
+	size_t nent, capent;
+} _planned_t;
+
+static size_t _pslot(const _planned_t *m, uint32_t file)
+{
+	size_t i = ((size_t)file * 0x9e3779b1u) & (m->cap - 1);
+
+	while (m->key[i] && m->key[i] != file + 1)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static uint32_t _phead(const _planned_t *m, uint32_t file)
+{
+	size_t i;
+
+	if (!m->cap)
+		return 0;
+	i = _pslot(m, file);
+	return m->key[i] ? m->head[i] : 0;
+}
+
+static int _pgrow(_planned_t *m)
+{
+	_planned_t n = *m;
+	size_t k;
+
+	n.cap = m->cap ? m->cap * 2 : 64;
+	n.key = calloc(n.cap, sizeof(*n.key));
+	n.head = calloc(n.cap, sizeof(*n.head));
+	if (!n.key || !n.head) {
+		free(n.key);
+		free(n.head);
+		return DL_ENOMEM;
+	}
+	for (k = 0; k < m->cap; k++)
+		if (m->key[k]) {
+			size_t i = _pslot(&n, m->key[k] - 1);
+
+			n.key[i] = m->key[k];
+			n.head[i] = m->head[k];
+		}
+	free(m->key);
+	free(m->head);
+	*m = n;
+	return 0;
+}
+
+static int _padd(_planned_t *m, uint32_t file, uint32_t node)
+{
+	size_t i;
+
+	if ((m->count + 1) * 2 > m->cap && _pgrow(m))
+		return DL_ENOMEM;
+	if (m->nent == m->capent) {
+		size_t c = m->capent ? m->capent * 2 : 64;
+		_ent_t *e = realloc(m->ent, c * sizeof(*e));
+
+		if (!e)
+			return DL_ENOMEM;
+		m->ent = e;
+		m->capent = c;
+	}
+	i = _pslot(m, file);
+	m->count += !m->key[i];
+	m->key[i] = file + 1;
+	m->ent[m->nent].node = node;
+	m->ent[m->nent].next = m->head[i];
+	m->head[i] = (uint32_t)++m->nent;
+	return 0;
+}
+
+static void _pfree(_planned_t *m)
+{
+	free(m->key);
+	free(m->head);
+	free(m->ent);
+}
+
+typedef struct {
+	uint64_t *bytes;  /* [nnodes] j's bytes on each node */
+	uint32_t *mark;   /* [nnodes] last file pass that counted the node */
+	uint32_t *hold;   /* [nnodes] holder list buffer */
+	uint32_t *touch;  /* [nnodes] nodes with bytes > 0 */
+	uint8_t *elig;    /* [nnodes] _choose()'s scratch */
+	uint32_t ntouch, pass;
+} _scratch_t;
+
+static void _count(_scratch_t *w, uint32_t node, uint64_t b)
+{
+	if (w->mark[node] == w->pass)
+		return; /* cached and planned there: once */
+	w->mark[node] = w->pass;
+	if (!w->bytes[node])
+		w->touch[w->ntouch++] = node;
+	w->bytes[node] += b;
+}
+
+/* w->bytes[k]: j's bytes cached on k or planned there. */
+static void _job_bytes(const dl_state_t *st, const _planned_t *pl,
+		       const dl_job_t *j, _scratch_t *w)
+{
+	uint32_t f, h, n, e;
+
+	for (f = 0; f < j->nfiles; f++) {
+		uint64_t b = dl_file_bytes(st, j->files[f]);
+
+		if (!++w->pass) { /* wrapped: forget every mark */
+			memset(w->mark, 0, st->nnodes * sizeof(*w->mark));
+			w->pass = 1;
+		}
+		n = dl_cache_holders(st->cache, j->files[f], w->hold,
+				     st->nnodes);
+		for (h = 0; h < n && h < st->nnodes; h++)
+			if (w->hold[h] < st->nnodes)
+				_count(w, w->hold[h], b);
+		for (e = _phead(pl, j->files[f]); e; e = pl->ent[e - 1].next)
+			_count(w, pl->ent[e - 1].node, b);
+	}
+}
+
+/*
+ * The node locality picks for j, or -1 (none eligible).
+ * elig: [nnodes] scratch for the nodes' eligibility.
+ */
+static int32_t _choose(const locality_t *l, const dl_state_t *st,
+		       const dl_job_t *j, const double *load,
+		       const uint64_t *bytes, uint8_t *elig)
+{
+	double min_load = -1;
+	uint64_t best_bytes = 0;
+	int32_t best = -1;
+	uint32_t k;
+
+	for (k = 0; k < st->nnodes; k++) {
+		elig[k] = (uint8_t)dl_state_job_eligible(st, j, k);
+		if (elig[k] && (min_load < 0 || load[k] < min_load))
+			min_load = load[k];
+	}
+	if (min_load < 0)
+		return -1;
+	for (k = 0; k < st->nnodes; k++) {
+		if (!elig[k] || load[k] > min_load + l->slack)
+			continue;
+		/* Most bytes wins; then the lighter node; then index. */
+		if (best < 0 || bytes[k] > best_bytes ||
+		    (bytes[k] == best_bytes && load[k] < load[best])) {
+			best = (int32_t)k;
+			best_bytes = bytes[k];
+		}
+	}
+	return best;
+}
+
 static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 {
 	locality_t *l = priv;
-	dl__u64set_t planned; /* (node << 32 | file) fetched by planned jobs */
-	double *load;
-	size_t *idx, n, i;
-	uint32_t k;
-	int rc = 0;
+	_planned_t planned = { 0 };
+	dl__u64set_t seen; /* (node << 32 | file) in planned: once each */
+	size_t nn = st->nnodes ? st->nnodes : 1, *idx = NULL, n = 0, i;
+	_scratch_t w = { 0 };
+	double *load = calloc(nn, sizeof(*load));
+	uint32_t k, f;
+	int rc = DL_ENOMEM;
 
-	load = calloc(st->nnodes ? st->nnodes : 1, sizeof(*load));
-	if (dl_state_priority_order(st, &idx, &n))
-		idx = NULL;
-	if (!load || !idx) {
-		free(load);
-		free(idx);
-		return DL_ENOMEM;
-	}
-	dl__u64set_init(&planned);
+	dl__u64set_init(&seen);
+	w.bytes = calloc(nn, sizeof(*w.bytes));
+	w.mark = calloc(nn, sizeof(*w.mark));
+	w.hold = malloc(nn * sizeof(*w.hold));
+	w.touch = malloc(nn * sizeof(*w.touch));
+	w.elig = malloc(nn);
+	if (!load || !w.bytes || !w.mark || !w.hold || !w.touch || !w.elig ||
+	    dl_state_priority_order(st, &idx, &n))
+		goto out;
 	for (i = 0; i < st->njobs; i++)
 		if (st->jobs[i].state == DL_JOB_RUNNING)
 			load[st->jobs[i].node] += st->jobs[i].cpus;
 	for (k = 0; k < st->nnodes; k++)
 		load[k] /= st->nodes[k].cpus;
-
-	for (i = 0; i < n && rc >= 0; i++) {
+	rc = 0;
+	for (i = 0; i < n && !rc; i++) {
 		const dl_job_t *j = &st->jobs[idx[i]];
-		double min_load = -1;
-		uint64_t best_bytes = 0;
-		int32_t best = -1;
-		uint32_t f;
+		int32_t best;
 
 		if (!j->nfiles)
 			continue; /* no data: no preference, runs anywhere */
-		for (k = 0; k < st->nnodes; k++)
-			if (dl_state_job_eligible(st, j, k) &&
-			    (min_load < 0 || load[k] < min_load))
-				min_load = load[k];
-		if (min_load < 0)
+		_job_bytes(st, &planned, j, &w);
+		best = _choose(l, st, j, load, w.bytes, w.elig);
+		while (w.ntouch)
+			w.bytes[w.touch[--w.ntouch]] = 0;
+		if (best < 0)
 			continue; /* no node can take it now */
-		for (k = 0; k < st->nnodes; k++) {
-			uint64_t bytes = 0;
-
-			if (!dl_state_job_eligible(st, j, k) ||
-			    load[k] > min_load + l->slack)
-				continue;
-			for (f = 0; f < j->nfiles; f++)
-				if (dl_cache_contains(st->cache, k, j->files[f]) ||
-				    dl__u64set_has(&planned,
-						   ((uint64_t)k << 32) |
-							   j->files[f]))
-					bytes += dl_file_bytes(st, j->files[f]);
-			/* Most bytes wins; then the lighter node; then index. */
-			if (best < 0 || bytes > best_bytes ||
-			    (bytes == best_bytes && load[k] < load[best])) {
-				best = (int32_t)k;
-				best_bytes = bytes;
-			}
-		}
 		plan->a[idx[i]].node = best;
 		load[best] += (double)j->cpus / st->nodes[best].cpus;
-		for (f = 0; f < j->nfiles && rc >= 0; f++)
-			rc = dl__u64set_add(&planned,
-					    ((uint64_t)best << 32) | j->files[f]);
+		for (f = 0; f < j->nfiles && !rc; f++) {
+			rc = dl__u64set_add(&seen, ((uint64_t)best << 32) |
+							   j->files[f]);
+			if (rc == 1)
+				rc = _padd(&planned, j->files[f],
+					   (uint32_t)best);
+		}
 	}
-	dl__u64set_fini(&planned);
+out:
+	dl__u64set_fini(&seen);
+	_pfree(&planned);
+	free(w.bytes);
+	free(w.mark);
+	free(w.hold);
+	free(w.touch);
+	free(w.elig);
 	free(load);
 	free(idx);
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
 const dl_policy_ops_t dl__policy_locality = {

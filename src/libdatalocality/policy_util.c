@@ -614,6 +614,34 @@ static int _cmp_ord(const void *a, const void *b)
 	return (x->job > y->job) - (x->job < y->job);
 }
 
+int dl__plan_order(const dl_state_t *st, const dl_plan_t *plan, size_t **idx,
+		   size_t *n)
+{
+	_ord_t *ord = malloc((st->njobs ? st->njobs : 1) * sizeof(*ord));
+	size_t i;
+
+	*n = 0;
+	*idx = malloc((st->njobs ? st->njobs : 1) * sizeof(**idx));
+	if (!ord || !*idx) {
+		free(ord);
+		free(*idx);
+		*idx = NULL;
+		return DL_ENOMEM;
+	}
+	for (i = 0; i < st->njobs; i++)
+		if (st->jobs[i].state == DL_JOB_PENDING &&
+		    plan->a[i].node >= 0 &&
+		    (uint32_t)plan->a[i].node < st->nnodes) {
+			ord[*n].job = i;
+			ord[(*n)++].order = plan->a[i].order;
+		}
+	qsort(ord, *n, sizeof(*ord), _cmp_ord);
+	for (i = 0; i < *n; i++)
+		(*idx)[i] = ord[i].job;
+	free(ord);
+	return 0;
+}
+
 /* Staging of j on node from t: when its last missing file has arrived. */
 static double _staged(const dl_state_t *st, const dl_job_t *j, uint32_t node,
 		      const dl__u64set_t *ov, double t, double *sfree)
@@ -638,7 +666,7 @@ int dl__plan_estimate(const dl_state_t *st, const dl_plan_t *plan,
 		      double *sum, size_t *nplanned)
 {
 	uint32_t nst = st && st->params.nstorage ? st->params.nstorage : 1;
-	_ord_t *ord = NULL;
+	size_t *ord = NULL;
 	double *sfree = NULL, total = 0;
 	dl__queues_t q;
 	dl__u64set_t ov;
@@ -650,9 +678,8 @@ int dl__plan_estimate(const dl_state_t *st, const dl_plan_t *plan,
 	dl__u64set_init(&ov);
 	if (dl__queues_init(&q, st))
 		return DL_ENOMEM;
-	ord = malloc((st->njobs ? st->njobs : 1) * sizeof(*ord));
 	sfree = calloc(nst, sizeof(*sfree));
-	if (!ord || !sfree)
+	if (!sfree || dl__plan_order(st, plan, &ord, &n))
 		goto out;
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
@@ -661,16 +688,10 @@ int dl__plan_estimate(const dl_state_t *st, const dl_plan_t *plan,
 		    (uint32_t)j->node < st->nnodes &&
 		    dl__overlay_add_job(&ov, (uint32_t)j->node, j))
 			goto out;
-		if (j->state == DL_JOB_PENDING && plan->a[i].node >= 0 &&
-		    (uint32_t)plan->a[i].node < st->nnodes) {
-			ord[n].job = i;
-			ord[n++].order = plan->a[i].order;
-		}
 	}
-	qsort(ord, n, sizeof(*ord), _cmp_ord);
 	for (i = 0; i < n; i++) {
-		const dl_job_t *j = &st->jobs[ord[i].job];
-		uint32_t node = (uint32_t)plan->a[ord[i].job].node;
+		const dl_job_t *j = &st->jobs[ord[i]];
+		uint32_t node = (uint32_t)plan->a[ord[i]].node;
 		double start = dl__queues_start(&q, node, j->cpus);
 		double end = _staged(st, j, node, &ov, start, sfree) +
 			     dl_cost_read_time(st, node, dl_job_bytes(st, j)) +

@@ -185,6 +185,15 @@ int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
 		      uint32_t per_node);
 
 /**
+ * dl__plan_order - the pending jobs plan gives a node, in plan order
+ * (ascending .order, then index).
+ * OUT idx - *n indices into st->jobs, free with free()
+ * \return 0 or DL_ENOMEM (then *idx is NULL).
+ */
+int dl__plan_order(const dl_state_t *st, const dl_plan_t *plan, size_t **idx,
+		   size_t *n);
+
+/**
  * dl__plan_estimate - what a plan of the pending jobs costs by the cost
  * model, so that two plans of one state can be compared without running
  * them: the jobs start in plan order (ascending .order, then index), each

@@ -1,0 +1,348 @@
+/*
+ * check_plan_guard.c - the LRU cost model (dl__plan_estimate_lru) and the
+ * guard that keeps the better of a plan and locality's, by hand.
+ *
+ * Platform of every case: RBW 100 B/s, LBW 500 B/s, cpb 1e-3, one storage
+ * node, files of 1000 B: a job transfers a missing file in 10 s (one
+ * transfer at a time), reads it in 2 s and computes 1 s.
+ */
+#include <string.h>
+
+#include "check_suites.h"
+#include "fixture.h"
+#include "dl_cache.h"
+#include "dl_error.h"
+#include "dl_policy.h"
+#include "plan_guard.h"
+#include "policy_util.h"
+
+static void _setup(uint32_t nnodes)
+{
+	dl_params_t p;
+
+	dl_params_default(&p);
+	p.rbw = 100;
+	p.lbw = 500;
+	p.cpb = 1e-3;
+	p.nstorage = 1;
+	fx_setup(nnodes, 1, &p, DL_EVICT_LRU);
+}
+
+static void _job(uint32_t id, const uint32_t *f, uint32_t n)
+{
+	dl_job_t j = { 0 };
+
+	j.id = id;
+	j.state = DL_JOB_PENDING;
+	j.files = (uint32_t *)f;
+	j.nfiles = n;
+	j.node = -1;
+	j.arrival = id;
+	j.compute = -1;
+	ck_assert_int_ge(dl_state_add_job(fx_state, &j), 0);
+}
+
+/* A plan of the state's n jobs: nodes[i], in index order. */
+static void _plan(dl_plan_t *plan, dl_assign_t *a, const int32_t *nodes,
+		  size_t n)
+{
+	size_t i;
+
+	memset(plan, 0, sizeof(*plan));
+	memset(a, 0, n * sizeof(*a));
+	plan->n = n;
+	plan->a = a;
+	for (i = 0; i < n; i++) {
+		a[i].job_id = fx_state->jobs[i].id;
+		a[i].node = nodes[i];
+		a[i].order = (double)i;
+	}
+}
+
+/* The estimate of plan, asserting success. */
+static double _est(const dl_plan_t *plan, const dl_place_params_t *pp)
+{
+	double sum = -1;
+
+	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, plan, pp, &sum, NULL),
+			 0);
+	return sum;
+}
+
+/*
+ * Jobs A (f1), B (f2), C (f1) all on node 0, in that order.  Unlimited
+ * cache: A ends 13, B 13+10+3 = 26, C finds f1: 29; sum 68, as
+ * dl__plan_estimate() says.  Cache of 1500 B: B's f2 evicts f1 (1000 +
+ * 1000 > 1500), so C transfers again: 26+13 = 39, sum 78.  2000 B hold
+ * both: 68.  B on node 1 instead: it waits for the storage node until 10,
+ * ends 23; C on node 0 starts at 13 and still finds f1 (only it was
+ * fetched there): 16; sum 52.
+ */
+START_TEST(test_estimate_lru)
+{
+	int32_t same[3] = { 0, 0, 0 }, split[3] = { 0, 1, 0 };
+	dl_assign_t a[3];
+	dl_plan_t plan;
+	uint32_t f1, f2, fa[1], fb[1];
+	double sum = -1, ref = -1;
+	size_t n = 0;
+
+	_setup(2);
+	f1 = fx_file("/f1", 1000);
+	f2 = fx_file("/f2", 1000);
+	fa[0] = f1;
+	fb[0] = f2;
+	_job(1, fa, 1);
+	_job(2, fb, 1);
+	_job(3, fa, 1);
+	_plan(&plan, a, same, 3);
+	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, &n),
+			 0);
+	ck_assert_double_eq_tol(sum, 68.0, 1e-9);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(dl__plan_estimate(fx_state, &plan, &ref, NULL), 0);
+	ck_assert_double_eq_tol(ref, sum, 1e-9);
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 1500), 0);
+	ck_assert_double_eq_tol(_est(&plan, NULL), 78.0, 1e-9);
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 2000), 0);
+	ck_assert_double_eq_tol(_est(&plan, NULL), 68.0, 1e-9);
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 1500), 0);
+	_plan(&plan, a, split, 3);
+	ck_assert_double_eq_tol(_est(&plan, NULL), 52.0, 1e-9);
+	/* Unplanned jobs are left out; a plan of another state is refused. */
+	a[2].node = -1;
+	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, &n),
+			 0);
+	ck_assert_double_eq_tol(sum, 36.0, 1e-9);
+	ck_assert_uint_eq(n, 2);
+	plan.n = 2;
+	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, &n),
+			 DL_EINVAL);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * A file cached now counts as just read: on a 1500 B cache holding f1,
+ * job A (f2) evicts it, so B (f1) on the same node transfers: A ends 13,
+ * B 26, sum 39; with B first it hits: B 3, A 16, sum 19.
+ */
+START_TEST(test_estimate_lru_cached)
+{
+	int32_t same[2] = { 0, 0 };
+	dl_assign_t a[2];
+	dl_plan_t plan;
+	uint32_t f1, f2;
+
+	_setup(1);
+	f1 = fx_file("/f1", 1000);
+	f2 = fx_file("/f2", 1000);
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 1500), 0);
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f1, 0, NULL, NULL), 0);
+	_job(1, &f2, 1);
+	_job(2, &f1, 1);
+	_plan(&plan, a, same, 2);
+	ck_assert_double_eq_tol(_est(&plan, NULL), 39.0, 1e-9);
+	a[0].order = 5;
+	ck_assert_double_eq_tol(_est(&plan, NULL), 19.0, 1e-9);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * The placement rule: A (f1) and B (f2) both on node 0 of two.  Waiting
+ * for their node, A ends 13 and B 26: 39.  With the default rule B's
+ * bound is the 2 s floor (node 0 caches none of its input): at 2 it
+ * takes node 1, waits for the storage node until 10, ends 23: sum 36.
+ * Strict: 39 again.
+ */
+START_TEST(test_estimate_widen)
+{
+	int32_t same[2] = { 0, 0 };
+	dl_place_params_t pp;
+	dl_assign_t a[2];
+	dl_plan_t plan;
+	uint32_t f1, f2;
+
+	_setup(2);
+	f1 = fx_file("/f1", 1000);
+	f2 = fx_file("/f2", 1000);
+	_job(1, &f1, 1);
+	_job(2, &f2, 1);
+	_plan(&plan, a, same, 2);
+	ck_assert_double_eq_tol(_est(&plan, NULL), 39.0, 1e-9);
+	dl_place_params_default(&pp);
+	ck_assert_double_eq_tol(_est(&plan, &pp), 36.0, 1e-9);
+	pp.strict = 1;
+	ck_assert_double_eq_tol(_est(&plan, &pp), 39.0, 1e-9);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * Three jobs with their own files on two nodes.  All on node 0 costs 13 +
+ * 26 + 39 = 78; locality balances them (0, 1, 0): 13, 23 (B waits for the
+ * storage node until 10), 33 (C starts at 13, transfers 20-30): 69, so
+ * the guard (with a strict placement rule: jobs wait for their nodes)
+ * takes locality's nodes and keeps the plan's order.  Given
+ * locality's own plan, a tie keeps it.  A job without files (first, 0 s
+ * on node 1), which locality leaves unplanned, keeps the plan's node.
+ */
+START_TEST(test_guard_apply)
+{
+	int32_t same[4] = { 0, 0, 0, 1 }, want[4] = { 0, 1, 0, 1 };
+	dl_place_params_t strict;
+	dl__guard_t *g;
+	dl_assign_t a[4];
+	dl_plan_t plan;
+	uint32_t f[3];
+	int sw = -1;
+	size_t i;
+
+	_setup(2);
+	f[0] = fx_file("/a", 1000);
+	f[1] = fx_file("/b", 1000);
+	f[2] = fx_file("/c", 1000);
+	_job(1, &f[0], 1);
+	_job(2, &f[1], 1);
+	_job(3, &f[2], 1);
+	_job(4, NULL, 0);
+	dl_place_params_default(&strict);
+	strict.strict = 1; /* jobs wait for their node: the sums above */
+	ck_assert_ptr_null(dl__guard_create("no-such-policy", NULL, &strict));
+	ck_assert_ptr_null(dl__guard_create("locality+", NULL, &strict));
+	ck_assert_ptr_null(dl__guard_create("locality", "slack=-1", &strict));
+	g = dl__guard_create("locality", NULL, &strict);
+	ck_assert_ptr_nonnull(g);
+	_plan(&plan, a, same, 4);
+	a[3].order = -1; /* first: 0 s on node 1, delays nobody */
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 1);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(a[i].node, want[i]);
+	ck_assert_double_eq(a[3].order, -1); /* the guard moves, never reorders */
+	ck_assert_double_eq(a[1].order, 1);
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 0);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(a[i].node, want[i]);
+	dl__guard_destroy(g);
+	dl__guard_destroy(NULL);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * guard_every: with every=3 the first call compares (a tie: the plan,
+ * already locality's, is kept), the next two repeat that verdict without
+ * comparing, so a worse plan (all on node 0) is left alone; the fourth
+ * compares again and takes locality's nodes.
+ */
+START_TEST(test_guard_every)
+{
+	int32_t same[3] = { 0, 0, 0 }, want[3] = { 0, 1, 0 };
+	dl_place_params_t strict;
+	dl__guard_t *g;
+	dl_assign_t a[3];
+	dl_plan_t plan;
+	uint32_t f[3];
+	int sw = -1, call;
+	size_t i;
+
+	_setup(2);
+	f[0] = fx_file("/a", 1000);
+	f[1] = fx_file("/b", 1000);
+	f[2] = fx_file("/c", 1000);
+	for (i = 0; i < 3; i++)
+		_job((uint32_t)i + 1, &f[i], 1);
+	dl_place_params_default(&strict);
+	strict.strict = 1;
+	g = dl__guard_create("locality", NULL, &strict);
+	ck_assert_ptr_nonnull(g);
+	dl__guard_set_every(g, 3);
+	_plan(&plan, a, want, 3);
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 0);
+	for (call = 2; call <= 3; call++) {
+		_plan(&plan, a, same, 3);
+		ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+		ck_assert_int_eq(sw, 0);
+		for (i = 0; i < 3; i++)
+			ck_assert_int_eq(a[i].node, 0);
+	}
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 1);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(a[i].node, want[i]);
+	dl__guard_destroy(g);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * Cache pressure: node 0 holds 1500 B.  Two jobs reading f1 (1000 B) on
+ * it need 1000 B (a shared file counts once): no pressure; a third
+ * reading f2 makes 2000 B: pressure.  With the third on node 1 (1500 B
+ * too) neither node is short; unlimited caches never are.
+ */
+START_TEST(test_guard_pressure)
+{
+	int32_t shared[3] = { 0, 0, 1 }, all0[3] = { 0, 0, 0 };
+	dl_assign_t a[3];
+	dl_plan_t plan;
+	uint32_t f1, f2;
+
+	_setup(2);
+	f1 = fx_file("/f1", 1000);
+	f2 = fx_file("/f2", 1000);
+	_job(1, &f1, 1);
+	_job(2, &f1, 1);
+	_job(3, &f2, 1);
+	_plan(&plan, a, all0, 3);
+	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 0);
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 1500), 0);
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 1, 1500), 0);
+	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 1);
+	_plan(&plan, a, shared, 3);
+	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 0);
+	a[2].node = -1; /* unplanned jobs weigh nothing */
+	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 0);
+	fx_teardown();
+}
+END_TEST
+
+/* online-hps takes guard=locality (and still refuses unknown guards). */
+START_TEST(test_ohps_guard_locality)
+{
+	dl_policy_t *p;
+	int err = 1;
+
+	p = dl_policy_create("online-hps",
+			     "guard=locality,guard_every=2,guard_pressure=0",
+			     &err);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(err, 0);
+	dl_policy_destroy(p);
+	ck_assert_ptr_null(dl_policy_create("online-hps", "guard=best", &err));
+	ck_assert_int_eq(err, DL_EINVAL);
+	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_every=0", &err));
+	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_pressure=2",
+					    &err));
+}
+END_TEST
+
+Suite *make_plan_guard_suite(void)
+{
+	Suite *s = suite_create("plan_guard");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_estimate_lru);
+	tcase_add_test(tc, test_estimate_lru_cached);
+	tcase_add_test(tc, test_estimate_widen);
+	tcase_add_test(tc, test_guard_apply);
+	tcase_add_test(tc, test_guard_every);
+	tcase_add_test(tc, test_guard_pressure);
+	tcase_add_test(tc, test_ohps_guard_locality);
+	suite_add_tcase(s, tc);
+	return s;
+}
