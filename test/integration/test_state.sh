@@ -46,22 +46,30 @@ rc=0; "$sdl" job notanumber >/dev/null 2>&1 || rc=$?
 dl_t_eq "a bad job id is a usage error (exit 2)" 2 "$rc"
 
 # --- a pending job explained ----------------------------------------------
+# The holder runs on a node that caches group 1; every other node is taken
+# by a long job naming no files, so that the waiter's best node is surely
+# the holder's (it frees first and has the files): the plan keeps the
+# waiter pending there, and sdatalocality must say so.
 hold=$(submit 1 6)
 deadline=$((SECONDS + 20))
 until [ "$(dl_cluster_job_field "$hold" JobState)" = RUNNING ] ||
+      [ $SECONDS -ge $deadline ]; do sleep 0.2; done
+hold_node=$(dl_cluster_job_field "$hold" NodeList)
+fillers=()
+for n in $(sinfo -h -N -o %N | sort -u); do
+	[ "$n" = "$hold_node" ] ||
+		fillers+=("$(sbatch --parsable -o /dev/null -w "$n" --wrap "sleep 60")")
+done
+deadline=$((SECONDS + 20))
+until [ "$(squeue -h -t R -o %i | wc -l)" -ge "$DL_NODES" ] ||
       [ $SECONDS -ge $deadline ]; do sleep 0.2; done
 waiter=$(submit 1 1)
 sleep 1.5
 why=$("$sdl" job "$waiter")
 echo "  $why"
-# The waiter is kept for the node its files are on: where the holder staged
-# them. That is usually group 1's node from wave 1, but the holder itself may
-# have been planned elsewhere (the plan of a lone job breaks ties freely), so
-# the check names the holder's node rather than wave 1's.
-hold_node=$(dl_cluster_job_field "$hold" NodeList)
-echo "  holder ran on $hold_node; group 1 ran on ${node_of_group[1]} in wave 1"
 dl_t_check "sdatalocality job explains the waiting job's node" \
 	grep -q "JobId=$waiter: planned on $hold_node, where 3 of its 3 files" <<<"$why"
+scancel "${fillers[@]}"
 
 # --- restart slurmctld in the middle of a workload -------------------------
 # The jobs are placed and pending across the restart, behind a job taking
@@ -113,7 +121,9 @@ bad=0
 for g in 0 1 2 3; do
 	id=${after[$g]}
 	grep -q "started JobId=$id on \([^ ]*\) (planned \1: strict; 3/3 files" "$log" ||
-		{ echo "  JobId=$id (group $g) did not find its files cached on its node"; bad=$((bad + 1)); }
+		{ echo "  JobId=$id (group $g) did not find its files cached on its node:" \
+			"$(grep -h "placed JobId=$id \|started JobId=$id " "$log" | tr '\n' ' ')"
+		  bad=$((bad + 1)); }
 done
 dl_t_eq "after the restart, jobs still land on a node caching their files" 0 "$bad"
 
