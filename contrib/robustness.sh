@@ -31,7 +31,7 @@ BASELINES=${BASELINES:-"mct delay locality met"}
 # Online-HPS as shipped (guard=locality under the slurm dispatch, when a
 # node's inputs exceed its cache), with the guard at every plan, and
 # without it (the partition alone, as shipped before).
-HPS_VARIANTS=${HPS_VARIANTS:-"default guard_pressure=0 guard=none"}
+HPS_VARIANTS=${HPS_VARIANTS:-"default guard=locality"}
 csv="$work/robustness.csv"
 
 for cls in $CLASSES; do
