@@ -162,11 +162,11 @@ fuzz fuzz_workload 10 8192 -I src/sim src/sim/workload.c $lib/state.c \
 	-lgsl -lgslcblas -lm
 # dl-stage: .meta files, pins and notes in a real cache, datalocality.conf.
 fuzz fuzz_stage 10 8192 -I src/stage -I src/net "${stage_src[@]}" \
-	src/net/sha256.c $lib/cache.c \
+	src/net/sha256.c src/net/sha256_x86.c $lib/cache.c \
 	$lib/files.c $lib/error.c $lib/log.c
 # libdlnet: frames and message bodies from the network (node service).
 fuzz fuzz_net 10 8192 -I src/net src/net/frame.c src/net/msg.c \
-	src/net/sha256.c $lib/error.c
+	src/net/sha256.c src/net/sha256_x86.c $lib/error.c
 # The controller's copy of a node service's inventory, fed with INV and
 # DELTA messages as the node channel decodes them, against a reference.
 fuzz fuzz_agent_inv 10 8192 -I src/net -I src/plugins/common/agent \
