@@ -10,6 +10,7 @@
 No third-party modules: Debian's python3 runs it.
 """
 import datetime
+import glob
 import hashlib
 import re
 import statistics
@@ -60,7 +61,6 @@ def overhead(rowdir):
 
 
 def _times_file(rowdir):
-    import glob
     found = glob.glob(rowdir + "/times.*")
     if len(found) != 1:
         sys.exit("validate_sim: %s: no single times file" % rowdir)

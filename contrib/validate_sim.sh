@@ -50,12 +50,15 @@ real() {
 		"$top/contrib/bench_cluster.sh" "$build" >"$work/$row.out"
 }
 
+# rowdir ROW: the directory bench_cluster.sh kept the row's logs,
+# stream and times in.
+rowdir() { ls -d "$work/$1"/*/ | head -1; }
+
 # sim ROW POLICY PEER LAUNCH: dl-sim on the row's own stream (its paths
 # name its own storage directory).
 sim() {
-	local row=$1 dir
-	dir=$(ls -d "$work/$row"/*/ | head -1)
-	$py workload "$dir/stream" "$STORAGE_SERVERS" $((IMG_MIB << 20)) \
+	local row=$1
+	$py workload "$(rowdir "$row")/stream" "$STORAGE_SERVERS" $((IMG_MIB << 20)) \
 		"$COMPUTE" "$PLAIN_SEC" >"$work/$row.wl"
 	"$build/dl-sim" -q --policy "$2" --workload-file "$work/$row.wl" \
 		--nodes 4 --cores 1 --storage "$STORAGE_SERVERS" \
@@ -67,8 +70,7 @@ sim() {
 
 # row_line ROW: "mean MiB" of the real row, then of the simulated one.
 row_line() {
-	local row=$1 dir
-	dir=$(ls -d "$work/$row"/*/ | head -1)
+	local row=$1
 	awk -F'|' '{ split($2, y, " "); printf "%s %s", y[1], y[7] }' "$work/$row/results"
 	printf '|'
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -80,7 +82,7 @@ row_line() {
 
 export DL_PARTITIOND="$build/dl-partitiond"
 real backfill backfill ""
-launch=$($py overhead "$(ls -d "$work/backfill"/*/ | head -1)")
+launch=$($py overhead "$(rowdir backfill)")
 echo "validate: launch overhead measured on the real backfill row: $launch s per job" >&2
 sim backfill first-available --no-peer-fetch "$launch"
 rows=("backfill|$(row_line backfill)")

@@ -11,7 +11,6 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
-
 int dl__sha256_x86_ok(void)
 {
 	unsigned a, b, c, d;
@@ -33,8 +32,8 @@ int dl__sha256_x86_ok(void)
  */
 static inline TGT void _group(__m128i *s0, __m128i *s1, __m128i m[4], int g)
 {
-	__m128i msg = _mm_add_epi32(m[g & 3],
-				    _mm_loadu_si128((const __m128i *)&dl__sha256_k[4 * g]));
+	const __m128i *k = (const __m128i *)&dl__sha256_k[4 * g];
+	__m128i msg = _mm_add_epi32(m[g & 3], _mm_loadu_si128(k));
 
 	*s1 = _mm_sha256rnds2_epu32(*s1, *s0, msg);
 	if (g >= 3 && g <= 14) {
