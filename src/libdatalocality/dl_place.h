@@ -104,6 +104,17 @@ int dl_place_blocked_free(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 			  uint32_t max_free);
 
 /**
+ * dl_place_blocked_for - the seconds job j, restricted to node n, has been
+ * held back since the host clock last (its previous step; 0: never), or
+ * -1 if it is not blocked now: from the later of last and the moment
+ * the first of the nodes with room for it got that room
+ * (dl_node_t.freed) to st->now.  A job is not held back by a node that
+ * freed a moment ago and that the batch system is about to fill.
+ */
+double dl_place_blocked_for(const dl_state_t *st, const dl_job_t *j,
+			    uint32_t n, uint32_t max_free, double last);
+
+/**
  * dl_place_bound - how long job j may wait for node n, in seconds:
  * wait_factor x bytes cached on n / rbw within [min_wait, max_wait];
  * infinite if strict.  Where n serves peers at a peer_bw above rbw, the

@@ -27,6 +27,14 @@ typedef struct dl_node {
 	 * it (dl_cost_node_wait(), dl_place_warm()).
 	 */
 	double wake;
+	/*
+	 * Host clock since which the node has had a free slot, as far as
+	 * the host knows; 0: unknown, as if long ago.  A placed job counts
+	 * as held back by its restriction (dl_place.h) only from then: a
+	 * node between two jobs, which the batch system is about to fill,
+	 * holds nobody back.
+	 */
+	double freed;
 } dl_node_t;
 
 typedef enum dl_job_state {

@@ -78,24 +78,57 @@ int dl_place_blocked(const dl_state_t *st, const dl_job_t *j, uint32_t n)
 	return dl_place_blocked_free(st, j, n, dl_place_max_free(st));
 }
 
-int dl_place_blocked_free(const dl_state_t *st, const dl_job_t *j, uint32_t n,
-			  uint32_t max_free)
+/*
+ * The earliest dl_node_t.freed of the nodes other than n with room for j
+ * (0 if one is unknown), or -1 if j is not blocked on n.
+ */
+static double _blocked_since(const dl_state_t *st, const dl_job_t *j,
+			     uint32_t n, uint32_t max_free)
 {
+	double since = -1;
 	uint32_t k;
 
 	if (!st || !j || n >= st->nnodes || _room(st, n, j->cpus))
-		return 0;
+		return -1;
 	/* No node has room for it: nothing holds it back but the load. */
 	if (max_free < j->cpus)
+		return -1;
+	for (k = 0; k < st->nnodes; k++) {
+		double f = st->nodes[k].freed > 0 ? st->nodes[k].freed : 0;
+
+		if (k == n || !_room(st, k, j->cpus) ||
+		    (j->eligible && !dl_state_job_eligible(st, j, k)))
+			continue;
+		if (since < 0 || f < since)
+			since = f;
+		if (since == 0)
+			break;
+	}
+	return since;
+}
+
+int dl_place_blocked_free(const dl_state_t *st, const dl_job_t *j, uint32_t n,
+			  uint32_t max_free)
+{
+	return _blocked_since(st, j, n, max_free) >= 0;
+}
+
+/* Seconds from the later of since and last (0: never) to st->now. */
+static double _held(const dl_state_t *st, double since, double last)
+{
+	if (last <= 0)
 		return 0;
-	/* Any node with room is another node (n has none), and eligible. */
-	if (!j->eligible)
-		return 1;
-	for (k = 0; k < st->nnodes; k++)
-		if (k != n && dl_state_job_eligible(st, j, k) &&
-		    _room(st, k, j->cpus))
-			return 1;
-	return 0;
+	if (since < last)
+		since = last;
+	return st->now > since ? st->now - since : 0;
+}
+
+double dl_place_blocked_for(const dl_state_t *st, const dl_job_t *j,
+			    uint32_t n, uint32_t max_free, double last)
+{
+	double since = _blocked_since(st, j, n, max_free);
+
+	return since < 0 ? -1 : _held(st, since, last);
 }
 
 double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
@@ -304,13 +337,13 @@ dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
 				     dl_place_t *rec, uint32_t max_free)
 {
 	const dl_job_t *j;
-	double dt;
+	double last, since;
 	uint32_t cur;
 
 	if (!st || !p || !rec || job >= st->njobs)
 		return DL_PLACE_KEEP;
 	j = &st->jobs[job];
-	dt = rec->last > 0 && st->now > rec->last ? st->now - rec->last : 0;
+	last = rec->last;
 	rec->last = st->now;
 	if (planned >= (int32_t)st->nnodes ||
 	    (planned >= 0 && !dl_state_job_eligible(st, j, (uint32_t)planned)))
@@ -350,8 +383,9 @@ dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
 	    _worth_moving(st, j, cur, (uint32_t)planned, p))
 		return _set(st, j, p, rec, planned);
 	rec->bound = dl_place_bound(st, j, cur, p);
-	if (dl_place_blocked_free(st, j, cur, max_free)) {
-		rec->waited += dt;
+	since = _blocked_since(st, j, cur, max_free);
+	if (since >= 0) {
+		rec->waited += _held(st, since, last);
 		if (rec->waited >= rec->bound)
 			return _widen(rec);
 	}

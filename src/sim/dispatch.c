@@ -57,8 +57,8 @@ static int _step_fast(const dl_state_t *st, const dl_job_t *j,
 		return 0;
 	if (st->nodes[cur].cpus < j->cpus || (j->eligible && !j->eligible[cur]))
 		return 0; /* not _allowed(): the step widens or moves */
-	dt = r->last > 0 && st->now > r->last ? st->now - r->last : 0;
-	if (dl_place_blocked_free(st, j, cur, max_free)) {
+	dt = dl_place_blocked_for(st, j, cur, max_free, r->last);
+	if (dt >= 0) {
 		/* The bound is at least min_wait, infinite when strict. */
 		if (!p->strict && !(r->waited + dt < p->min_wait))
 			return 0;

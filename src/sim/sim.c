@@ -78,6 +78,7 @@ typedef struct {
 
 typedef struct {
 	uint32_t busy; /* slots taken */
+	double freed;  /* since when it has had a free slot (dl_node_t) */
 	int link_busy; /* a request is out: one file at a time */
 	_fetch_t *f;   /* FIFO: in the order jobs started */
 	size_t nf, fcap;
@@ -724,6 +725,8 @@ static void _job_done(_sim_t *s, uint32_t j)
 			dl_cache_unpin(s->cache, n, wj->files[k]);
 			job->pinned[k] = 0;
 		}
+	if (s->nodes[n].busy >= s->cfg->cores)
+		s->nodes[n].freed = s->now;
 	s->nodes[n].busy -= wj->cpus;
 	job->state = J_DONE;
 	r->end = s->now;
@@ -980,6 +983,7 @@ static dl_state_t *_snapshot(_sim_t *s, int mode, uint32_t **map)
 				      _on(s, n)) < 0)
 			goto fail;
 		st->nodes[n].busy = s->nodes[n].busy;
+		st->nodes[n].freed = s->nodes[n].freed;
 	}
 	st->now = s->now;
 	for (i = 0; i < s->nrunning + npend; i++) {

@@ -1,8 +1,9 @@
 /*
  * check_place.c - placement restrictions (dl_place.h) on hand-computed
  * cases: the first restriction, hysteresis, the wait bound, waiting only
- * while blocked, widening for good, lost nodes, invalid indices, and
- * warm nodes preferred over waking cold ones when that is sooner.
+ * while blocked (and only since a free node freed), widening for good,
+ * lost nodes, invalid indices, and warm nodes preferred over waking cold
+ * ones when that is sooner.
  *
  * The fixture's default parameters move 1e8 bytes per second from storage,
  * so a bound is the cached bytes / 1e8 seconds before clamping.
@@ -311,6 +312,65 @@ START_TEST(test_blocked_free)
 	ck_assert_double_eq(r1.waited, 10);
 	fx_teardown();
 }
+END_TEST
+
+/*
+ * A node that freed after the job's last step holds it back only from
+ * the moment it freed (dl_node_t.freed): a node between two jobs, which
+ * the batch system is about to fill, costs the job no wait.  Of several
+ * free nodes the first to free counts; 0 counts as long ago.
+ */
+START_TEST(test_freed)
+{
+	dl_place_params_t p;
+	dl_place_t rec;
+	uint32_t f;
+	size_t j;
+
+	_setup(3, 1);
+	f = fx_file("/a", 500000000);
+	j = _job(1, &f, 1, 1, NULL);
+	_cache(0, f);
+	dl_place_params_default(&p);
+	dl_place_init(&rec);
+	ts->nodes[0].busy = 1;
+	ts->nodes[1].busy = 1;
+	ts->nodes[2].busy = 1;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 100), DL_PLACE_SET);
+	/* Node 2 freed at 100.9: 0.1 s of the second counts. */
+	ts->nodes[2].busy = 0;
+	ts->nodes[2].freed = 100.9;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 101), DL_PLACE_KEEP);
+	ck_assert_double_eq_tol(rec.waited, 0.1, 1e-9);
+	/* Still free at the next step: all of the interval counts. */
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 102), DL_PLACE_KEEP);
+	ck_assert_double_eq_tol(rec.waited, 1.1, 1e-9);
+	ck_assert_double_eq_tol(dl_place_blocked_for(ts, &ts->jobs[j], 0,
+						     1, 101.5), 0.5, 1e-9);
+	/* Node 1 too, at 102.5; node 2 has room since earlier: it counts. */
+	ts->nodes[1].busy = 0;
+	ts->nodes[1].freed = 102.5;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 103), DL_PLACE_KEEP);
+	ck_assert_double_eq_tol(rec.waited, 2.1, 1e-9);
+	/* Refilled and freed again at 103.95: 0.05 s. */
+	ts->nodes[1].busy = 1;
+	ts->nodes[2].freed = 103.95;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 104), DL_PLACE_KEEP);
+	ck_assert_double_eq_tol(rec.waited, 2.15, 1e-9);
+	/* Unknown: as long ago, the whole interval. */
+	ts->nodes[2].freed = 0;
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 105), DL_PLACE_KEEP);
+	ck_assert_double_eq_tol(rec.waited, 3.15, 1e-9);
+	/* Not blocked: -1; a node that is full does not count however
+	 * long ago it freed. */
+	ts->nodes[2].busy = 1;
+	ck_assert_double_eq(dl_place_blocked_for(ts, &ts->jobs[j], 0, 1, 104),
+			    -1);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 106), DL_PLACE_KEEP);
+	ck_assert_double_eq_tol(rec.waited, 3.15, 1e-9);
+	fx_teardown();
+}
+
 END_TEST
 
 /*
@@ -786,6 +846,7 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_blocked);
 	tcase_add_test(tc, test_blocked_free);
 	tcase_add_test(tc, test_wait_only_while_blocked);
+	tcase_add_test(tc, test_freed);
 	tcase_add_test(tc, test_move_keeps_wait);
 	tcase_add_test(tc, test_strict);
 	tcase_add_test(tc, test_lost_node);

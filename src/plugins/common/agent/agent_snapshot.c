@@ -4,6 +4,7 @@
  */
 #include <string.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "src/common/slurm_xlator.h"
 
@@ -331,8 +332,11 @@ void agent_snapshot_take(snapshot_t *s)
 	ListIterator it;
 	job_record_t *job_ptr;
 	uint32_t cap;
+	struct timespec ts;
 
-	s->now = time(NULL);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->now = ts.tv_sec;
+	s->clock = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 	_copy_nodes(s);
 	cap = list_count(job_list);
 	s->jobs = xcalloc(cap ? cap : 1, sizeof(snap_job_t));

@@ -41,6 +41,8 @@ typedef struct snap_job {
 
 typedef struct snapshot {
 	time_t now;
+	double clock;           /* now, to the nanosecond: placement waits
+				 * are measured in it */
 	uint32_t nnodes;
 	char **names;
 	uint32_t *cpus;

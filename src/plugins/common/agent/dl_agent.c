@@ -226,6 +226,32 @@ static double _wake(const snapshot_t *s, uint32_t i)
 }
 
 /*
+ * Since when each node has had a free CPU, in snapshot clock, for
+ * dl_node_t.freed: from the first snapshot that saw it with one (0 while
+ * full or down).  A node seen free only between one job's end and Slurm's
+ * next start holds no placed job back.  Reset when the node table
+ * changes size (scontrol reconfigure).
+ */
+static double *node_freed;
+static uint32_t node_nfreed;
+
+static void _track_freed(const snapshot_t *s)
+{
+	uint32_t i;
+
+	if (node_nfreed != s->nnodes) {
+		xfree(node_freed);
+		node_freed = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(double));
+		node_nfreed = s->nnodes;
+	}
+	for (i = 0; i < s->nnodes; i++)
+		if (!s->usable[i] || s->busy[i] >= s->cpus[i])
+			node_freed[i] = 0;
+		else if (!node_freed[i])
+			node_freed[i] = s->clock;
+}
+
+/*
  * The library's state: every node, the running jobs with files, and the
  * pending jobs that may be placed now.  map[k] is the snapshot index of
  * state job k (xmalloc'd).
@@ -239,12 +265,14 @@ static dl_state_t *_build_state(snapshot_t *s, uint32_t **map)
 	*map = xcalloc(s->njobs ? s->njobs : 1, sizeof(uint32_t));
 	if (!st)
 		return NULL;
-	st->now = (double)s->now;
+	st->now = s->clock;
+	_track_freed(s);
 	for (i = 0; i < s->nnodes; i++)
 		if (dl_state_add_node(st, s->names[i], s->cpus[i],
 				      s->usable[i]) >= 0) {
 			st->nodes[i].busy = s->busy[i];
 			st->nodes[i].wake = _wake(s, i);
+			st->nodes[i].freed = node_freed[i];
 		}
 	for (i = 0; i < s->njobs; i++) {
 		snap_job_t *sj = &s->jobs[i];
@@ -556,6 +584,8 @@ void dl_agent_stop(void)
 	agent_jobs_fini();
 	agent_history_fini();
 	agent_conf_free(&dl_conf);
+	xfree(node_freed);
+	node_nfreed = 0;
 }
 
 void dl_agent_reconfig(void)
