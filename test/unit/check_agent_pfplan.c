@@ -2,7 +2,7 @@
  * check_agent_pfplan.c - prefetch selection and reconciling
  * (agent_pfplan.h) on hand-made cases: which jobs (priority order per
  * node, the head of the queue, disconnected nodes), which files (known
- * sizes), the byte budget (shared files count once, the first job that
+ * sizes, one storage read of a file cached nowhere), the byte budget (shared files count once, the first job that
  * does not fit ends the list), peer hints (usable holders, lower load
  * first), and what is sent again or cancelled (unchanged, moved, file
  * list changed, node reconnected, refresh at half the timeout, started on
@@ -159,6 +159,54 @@ START_TEST(test_pf_max_jobs)
 }
 END_TEST
 
+/*
+ * A file no usable node holds comes from storage to one node only: the
+ * node of a job still staging it, else of the first job by priority at
+ * the head of a queue; the others leave it out until it is cached.
+ */
+START_TEST(test_pf_one_storage_read)
+{
+	uint32_t a[] = { f[0], f[1] }, b[] = { f[0], f[2] }, c[] = { f[3] };
+	pf_job_t jobs[] = {
+		_job(1, 0, 10, a, 2), _job(2, 1, 20, b, 2),
+		_job(3, 2, 1, c, 1), _job(4, 0, 5, c, 1),
+	};
+
+	jobs[2].running = jobs[2].staging = true;
+	_select(jobs, 4);
+	/* f0 is node 1's (job 2 first), f3 node 2's (job 3 stages it). */
+	ck_assert_int_eq(npicks, 2);
+	ck_assert_uint_eq(_pick(1)->nfiles, 1);
+	ck_assert_uint_eq(_pick(1)->files[0], f[1]);
+	ck_assert_uint_eq(_pick(1)->missing, 200);
+	ck_assert_uint_eq(_pick(2)->nfiles, 2);
+	ck_assert_ptr_null(_pick(4));
+	/* Once node 1 holds f0, node 0 copies it from there. */
+	ck_assert_int_eq(dl_cache_insert(cache, 1, f[0], 1, NULL, NULL), 0);
+	_select(jobs, 4);
+	ck_assert_uint_eq(_pick(1)->nfiles, 2);
+	ck_assert_uint_eq(_pick(1)->missing, 300);
+	/* A holder that is not usable holds nothing; job 3 staged: f3 is
+	 * job 4's to fetch. */
+	nodes[1].usable = false;
+	jobs[2].staging = false;
+	_select(jobs, 4);
+	ck_assert_int_eq(npicks, 2);
+	ck_assert_uint_eq(_pick(1)->nfiles, 2);
+	ck_assert_uint_eq(_pick(4)->nfiles, 1);
+	/* Beyond the head of node 0's queue, job 1 claims nothing: node 1's
+	 * job 2 is back and takes f0 again. */
+	nodes[1].usable = true;
+	dl_cache_remove(cache, 1, f[0]);
+	nodes[0].max_jobs = 1;
+	jobs[0].priority = 1;
+	_select(jobs, 4);
+	ck_assert_ptr_null(_pick(1));
+	ck_assert_uint_eq(_pick(2)->nfiles, 2);
+	ck_assert_uint_eq(_pick(4)->nfiles, 1);
+}
+END_TEST
+
 START_TEST(test_pf_peers)
 {
 	uint32_t out[4];
@@ -211,6 +259,9 @@ START_TEST(test_pf_reconcile)
 	pf_action_t *x;
 	int64_t n;
 
+	/* Cached on node 1: job 1 may fetch it too when it reads it below
+	 * (a file cached nowhere is one node's to fetch). */
+	ck_assert_int_eq(dl_cache_insert(cache, 1, f[1], 1, NULL, NULL), 0);
 	x = _round(&t, jobs, 2, 1000, &n);
 	ck_assert_int_eq(n, 2);
 	ck_assert_int_eq(x[0].kind, PF_SEND);
@@ -268,6 +319,8 @@ START_TEST(test_pf_cancel)
 	pf_action_t *x;
 	int64_t n, i;
 
+	/* Cached on node 0: every node may fetch it. */
+	ck_assert_int_eq(dl_cache_insert(cache, 0, f[0], 1, NULL, NULL), 0);
 	x = _round(&t, jobs, 4, 1000, &n);
 	ck_assert_int_eq(n, 4);
 	free(x);
@@ -311,6 +364,7 @@ Suite *make_agent_pfplan_suite(void)
 	tcase_add_test(tc, test_pf_shared_counts_once);
 	tcase_add_test(tc, test_pf_cached_unknown_nodes);
 	tcase_add_test(tc, test_pf_max_jobs);
+	tcase_add_test(tc, test_pf_one_storage_read);
 	tcase_add_test(tc, test_pf_peers);
 	tcase_add_test(tc, test_pf_reconcile);
 	tcase_add_test(tc, test_pf_cancel);

@@ -1,4 +1,5 @@
 /* agent_pfplan.c - prefetch selection and reconciling; see agent_pfplan.h. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,13 +40,92 @@ void agent_pfplan_picks_free(pf_pick_t *picks, size_t n)
 	free(picks);
 }
 
+/* Whether a usable node's model holds file. */
+static bool _held(const dl_cache_t *cache, uint32_t file,
+		  const pf_node_t *nodes, uint32_t nnodes)
+{
+	uint32_t h[16], n, i;
+
+	n = dl_cache_holders(cache, file, h, 16);
+	if (n > 16)
+		return true; /* copies enough: one of them is usable */
+	for (i = 0; i < n; i++)
+		if (h[i] < nnodes && nodes[h[i]].usable)
+			return true;
+	return false;
+}
+
+/* Claim for node every file of j cached nowhere and not claimed yet. */
+static void _claim(const dl_cache_t *cache, const pf_job_t *j,
+		   const pf_node_t *nodes, uint32_t nnodes, uint32_t nf,
+		   uint32_t *owner)
+{
+	uint32_t i, f;
+
+	for (i = 0; i < j->nfiles; i++) {
+		f = j->files[i];
+		if (f < nf && !owner[f] && !_held(cache, f, nodes, nnodes))
+			owner[f] = (uint32_t)j->node + 1;
+	}
+}
+
+/* Candidates by priority (high first), then id, whatever their node. */
+static int _cmp_prio(const void *a, const void *b, void *arg)
+{
+	const pf_job_t *jobs = arg;
+	const pf_job_t *x = &jobs[*(const size_t *)a];
+	const pf_job_t *y = &jobs[*(const size_t *)b];
+
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+/*
+ * owner[f] = 1 + the node that brings file f into the cluster, for the
+ * files no usable node holds: the node of a running job still staging
+ * it, else of the first job by priority, among the heads of the nodes'
+ * queues (c, sorted by node and priority), that reads it.  The other
+ * nodes leave it out of their prefetches until it is cached there: a
+ * copy from that node's cache a moment later spares the storage a second
+ * read of the same file, on the critical path of every job starting
+ * meanwhile.  RET 0 or DL_ENOMEM.
+ */
+static int _owners(const dl_cache_t *cache, const pf_job_t *jobs,
+		   size_t njobs, const size_t *c, size_t n,
+		   const pf_node_t *nodes, uint32_t nnodes, uint32_t *owner)
+{
+	uint32_t nf = dl_cache_file_count(cache);
+	size_t *head = malloc((n ? n : 1) * sizeof(size_t)), nh = 0, i, k;
+
+	if (!head)
+		return DL_ENOMEM;
+	for (i = 0; i < njobs; i++)
+		if (jobs[i].staging && jobs[i].node >= 0 &&
+		    (uint32_t)jobs[i].node < nnodes)
+			_claim(cache, &jobs[i], nodes, nnodes, nf, owner);
+	for (i = 0; i < n; i = k) {
+		int32_t node = jobs[c[i]].node;
+
+		for (k = i; k < n && jobs[c[k]].node == node; k++)
+			if (k - i < nodes[node].max_jobs)
+				head[nh++] = c[k];
+	}
+	qsort_r(head, nh, sizeof(size_t), _cmp_prio, (void *)jobs);
+	for (i = 0; i < nh; i++)
+		_claim(cache, &jobs[head[i]], nodes, nnodes, nf, owner);
+	free(head);
+	return 0;
+}
+
 /*
  * Fill pick with job j's files on node; stamp[] marks the files counted
- * on this node already (stamp == node + 1).  RET its missing bytes.
+ * on this node already (stamp == node + 1); owner[] (_owners()) leaves out
+ * the files another node brings in.  RET its missing bytes.
  */
 static uint64_t _fill(const dl_cache_t *cache, const pf_job_t *j,
-		      uint32_t node, uint32_t *stamp, uint32_t nfiles_all,
-		      pf_pick_t *pick)
+		      uint32_t node, uint32_t *stamp, const uint32_t *owner,
+		      uint32_t nfiles_all, pf_pick_t *pick)
 {
 	uint64_t missing = 0, size;
 	uint32_t i, f;
@@ -56,7 +136,8 @@ static uint64_t _fill(const dl_cache_t *cache, const pf_job_t *j,
 		f = j->files[i];
 		size = f < nfiles_all ? dl_cache_file_size(cache, f) :
 					DL_CACHE_SIZE_UNKNOWN;
-		if (size == DL_CACHE_SIZE_UNKNOWN)
+		if (size == DL_CACHE_SIZE_UNKNOWN ||
+		    (owner[f] && owner[f] != node + 1))
 			continue;
 		pick->files[pick->nfiles++] = f;
 		pick->sig = _fnv(pick->sig, f);
@@ -73,8 +154,8 @@ static uint64_t _fill(const dl_cache_t *cache, const pf_job_t *j,
 /* The picks of one node from its sorted candidates c[0..n). */
 static int _select_node(const dl_cache_t *cache, const pf_job_t *jobs,
 			const size_t *c, size_t n, const pf_node_t *nd,
-			uint32_t node, uint32_t *stamp, pf_pick_t *picks,
-			size_t *npicks)
+			uint32_t node, uint32_t *stamp, const uint32_t *owner,
+			pf_pick_t *picks, size_t *npicks)
 {
 	uint32_t nfiles_all = dl_cache_file_count(cache), taken = 0;
 	uint64_t used = 0, missing;
@@ -88,7 +169,7 @@ static int _select_node(const dl_cache_t *cache, const pf_job_t *jobs,
 				  sizeof(uint32_t));
 		if (!p->files)
 			return DL_ENOMEM;
-		missing = _fill(cache, j, node, stamp, nfiles_all, p);
+		missing = _fill(cache, j, node, stamp, owner, nfiles_all, p);
 		if (missing > nd->budget || used + missing > nd->budget ||
 		    !p->nfiles) {
 			free(p->files);
@@ -115,11 +196,12 @@ int64_t agent_pfplan_select(const dl_cache_t *cache, const pf_job_t *jobs,
 	uint32_t nf = dl_cache_file_count(cache);
 	size_t *cand = malloc((njobs ? njobs : 1) * sizeof(size_t));
 	uint32_t *stamp = calloc(nf ? nf : 1, sizeof(uint32_t));
+	uint32_t *owner = calloc(nf ? nf : 1, sizeof(uint32_t));
 	size_t ncand = 0, npicks = 0, i, k;
 	int rc = 0;
 
 	*picks = calloc(njobs ? njobs : 1, sizeof(pf_pick_t));
-	if (!cand || !stamp || !*picks) {
+	if (!cand || !stamp || !owner || !*picks) {
 		rc = DL_ENOMEM;
 		goto out;
 	}
@@ -129,17 +211,19 @@ int64_t agent_pfplan_select(const dl_cache_t *cache, const pf_job_t *jobs,
 		    nodes[jobs[i].node].usable)
 			cand[ncand++] = i;
 	qsort_r(cand, ncand, sizeof(size_t), _cmp_cand, (void *)jobs);
+	rc = _owners(cache, jobs, njobs, cand, ncand, nodes, nnodes, owner);
 	for (i = 0; i < ncand && !rc; i = k) {
 		uint32_t node = (uint32_t)jobs[cand[i]].node;
 
 		for (k = i; k < ncand && jobs[cand[k]].node == (int32_t)node;)
 			k++;
 		rc = _select_node(cache, jobs, cand + i, k - i, &nodes[node],
-				  node, stamp, *picks, &npicks);
+				  node, stamp, owner, *picks, &npicks);
 	}
 out:
 	free(cand);
 	free(stamp);
+	free(owner);
 	if (rc) {
 		agent_pfplan_picks_free(*picks, npicks);
 		*picks = NULL;

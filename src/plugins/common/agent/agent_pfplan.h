@@ -14,7 +14,11 @@
  * The first job that does not fit ends the node's list: a job further
  * down the queue never takes the room of one that starts earlier.
  * Files whose size is unknown are not prefetched (they cannot be
- * accounted for).
+ * accounted for).  A file no usable node holds is fetched from storage by
+ * one node only: that of a staging job reading it, else of the first job
+ * by priority, among the heads of the queues, that reads it; the other
+ * nodes' picks leave it out until it is cached somewhere, and then copy
+ * it from there.
  *
  * Reconciling with the prefetches in force (the table, one entry per job):
  * a selected job without an entry, on another node, on a node that has
@@ -39,6 +43,8 @@ typedef struct pf_job {
 	int32_t node;           /* pending: its placement; running: its node;
 				   -1: neither */
 	bool running;
+	bool staging;           /* running, started so recently that its
+				   Prolog may still be copying its files */
 	uint32_t priority;
 	const uint32_t *files;  /* tracker ids, the caller's */
 	uint32_t nfiles;

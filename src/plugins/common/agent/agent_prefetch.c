@@ -24,6 +24,15 @@
 #include "agent_pfplan.h"
 #include "agent_prefetch.h"
 
+/*
+ * A job that started this recently may still be copying its files in its
+ * Prolog: no other node prefetches from storage a file it reads and no
+ * node holds yet (agent_pfplan.h).  Longer than most stagings; a job
+ * whose Prolog read a file from its source (cache full) keeps it from
+ * other nodes' prefetches no longer than this.
+ */
+#define STAGING_SECONDS 60
+
 /* Peers named per file: the node tries them in order, then storage. */
 #define PEERS_PER_FILE 4
 
@@ -100,6 +109,8 @@ static void _jobs(cyc_t *y)
 		if (sj->running) {
 			j->running = true;
 			j->node = sj->node;
+			j->staging = !sj->ended && sj->start > 0 &&
+				     y->s->now - sj->start <= STAGING_SECONDS;
 		} else if (!sj->ended && sj->runnable && ji &&
 			   !ji->place.widened) {
 			/* Held or waiting jobs are not about to start. */
