@@ -315,6 +315,28 @@ START_TEST(test_blocked_free)
 END_TEST
 
 /*
+ * n nodes of one slot, a job of one 500e6-byte file cached on node 0
+ * (bound 5 s), node 0 busy, and its first step at 100, restricting it to
+ * node 0.  RET the job's index.
+ */
+static size_t _placed_on_busy_0(uint32_t n, dl_place_params_t *p,
+				dl_place_t *rec)
+{
+	uint32_t f;
+	size_t j;
+
+	_setup(n, 1);
+	f = fx_file("/a", 500000000);
+	j = _job(1, &f, 1, 1, NULL);
+	_cache(0, f);
+	dl_place_params_default(p);
+	dl_place_init(rec);
+	ts->nodes[0].busy = 1;
+	ck_assert_int_eq(_step(j, 0, p, rec, 100), DL_PLACE_SET);
+	return j;
+}
+
+/*
  * A node that freed after the job's last step holds it back only from
  * the moment it freed (dl_node_t.freed): a node between two jobs, which
  * the batch system is about to fill, costs the job no wait.  Of several
@@ -324,19 +346,11 @@ START_TEST(test_freed)
 {
 	dl_place_params_t p;
 	dl_place_t rec;
-	uint32_t f;
 	size_t j;
 
-	_setup(3, 1);
-	f = fx_file("/a", 500000000);
-	j = _job(1, &f, 1, 1, NULL);
-	_cache(0, f);
-	dl_place_params_default(&p);
-	dl_place_init(&rec);
-	ts->nodes[0].busy = 1;
+	j = _placed_on_busy_0(3, &p, &rec);
 	ts->nodes[1].busy = 1;
 	ts->nodes[2].busy = 1;
-	ck_assert_int_eq(_step(j, 0, &p, &rec, 100), DL_PLACE_SET);
 	/* Node 2 freed at 100.9: 0.1 s of the second counts. */
 	ts->nodes[2].busy = 0;
 	ts->nodes[2].freed = 100.9;
@@ -382,17 +396,9 @@ START_TEST(test_wait_only_while_blocked)
 {
 	dl_place_params_t p;
 	dl_place_t rec;
-	uint32_t f;
 	size_t j;
 
-	_setup(2, 1);
-	f = fx_file("/a", 500000000);
-	j = _job(1, &f, 1, 1, NULL);
-	_cache(0, f);
-	dl_place_params_default(&p);
-	dl_place_init(&rec);
-	ts->nodes[0].busy = 1;
-	ck_assert_int_eq(_step(j, 0, &p, &rec, 100), DL_PLACE_SET);
+	j = _placed_on_busy_0(2, &p, &rec);
 	ck_assert_int_eq(_step(j, 0, &p, &rec, 102), DL_PLACE_KEEP);
 	ck_assert_double_eq(rec.waited, 2);
 	ck_assert_double_eq(rec.bound, 5);
