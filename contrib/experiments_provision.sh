@@ -269,7 +269,7 @@ for order in clustered random; do
 	gnuplot <<-EOF
 		set terminal png size 800,520
 		set output '$out/prov-fig5-$order.png'
-		set title 'JDP-DLL replication threshold, background copies vs placement ($order; mean of ${#F5_SEEDS[@]} seeds, 95% CI)'
+		set title 'JDP-DLL threshold, copies vs placement ($order; ${#F5_SEEDS[@]} seeds, 95% CI)'
 		set xlabel 'jobs (load = jobs / 800)'
 		set ylabel 'mean response (s)'
 		set key top left
