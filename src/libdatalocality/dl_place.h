@@ -16,9 +16,11 @@
  *     delay scheduling (Zaharia et al., EuroSys'10) with the bound set by
  *     the cost model, WaitFactor x (bytes cached on the node / storage
  *     bandwidth), at least MinWait (a node freed a moment ago is not a
- *     lost chance: Slurm fills it at its next pass) and at most MaxWait.  Waiting counts only while the job is
- *     blocked, i.e. its node has no room (or is down) and another
- *     usable eligible node has.
+ *     lost chance: Slurm fills it at its next pass) and at most MaxWait.
+ *     Waiting counts only while the job is blocked, i.e. its node has no
+ *     room (or is down) and another usable eligible node has, and only
+ *     since that node freed (dl_node_t.freed): a node between two jobs
+ *     holds nobody back.
  *     Past the bound the restriction is widened to every eligible node and
  *     never set again (unless strict).  The time waited is the job's, not
  *     the node's: a move does not start it afresh.
