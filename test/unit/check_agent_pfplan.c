@@ -64,7 +64,7 @@ static pf_job_t _job(uint32_t id, int32_t node, uint32_t prio,
 static void _select(const pf_job_t *jobs, size_t n)
 {
 	agent_pfplan_picks_free(picks, npicks > 0 ? (size_t)npicks : 0);
-	npicks = agent_pfplan_select(cache, jobs, n, nodes, NN, &picks);
+	npicks = agent_pfplan_select(cache, jobs, n, nodes, NN, NULL, &picks);
 	ck_assert_int_ge(npicks, 0);
 }
 
@@ -204,6 +204,42 @@ START_TEST(test_pf_one_storage_read)
 	ck_assert_ptr_null(_pick(1));
 	ck_assert_uint_eq(_pick(2)->nfiles, 2);
 	ck_assert_uint_eq(_pick(4)->nfiles, 1);
+}
+END_TEST
+
+/* A file given to a node stays its while a job there reads it. */
+START_TEST(test_pf_owner_kept)
+{
+	uint32_t a[] = { f[0] };
+	pf_job_t jobs[] = { _job(2, 1, 20, a, 1), _job(1, 0, 10, a, 1) };
+	pf_table_t t = { 0 };
+	pf_pick_t *p = NULL;
+	int64_t n;
+
+	/* Job 1 alone: node 0 fetches f0. */
+	n = agent_pfplan_select(cache, jobs + 1, 1, nodes, NN, &t, &p);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(p[0].node, 0);
+	agent_pfplan_picks_free(p, (size_t)n);
+	ck_assert_uint_eq(t.owner[f[0]], 1);
+	/* Job 2, first by priority, arrives on node 1 while node 0's copy
+	 * may be under way: node 0 keeps it, job 2 gets nothing to fetch. */
+	n = agent_pfplan_select(cache, jobs, 2, nodes, NN, &t, &p);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(p[0].job_id, 1);
+	agent_pfplan_picks_free(p, (size_t)n);
+	/* Without the last selection, job 2's node would take it. */
+	_select(jobs, 2);
+	ck_assert_int_eq(npicks, 1);
+	ck_assert_uint_eq(picks[0].job_id, 2);
+	/* Job 1 gone: node 1 takes it over. */
+	n = agent_pfplan_select(cache, jobs, 1, nodes, NN, &t, &p);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(p[0].job_id, 2);
+	ck_assert_uint_eq(t.owner[f[0]], 2);
+	agent_pfplan_picks_free(p, (size_t)n);
+	agent_pfplan_table_free(&t);
+	ck_assert_ptr_null(t.owner);
 }
 END_TEST
 
@@ -365,6 +401,7 @@ Suite *make_agent_pfplan_suite(void)
 	tcase_add_test(tc, test_pf_cached_unknown_nodes);
 	tcase_add_test(tc, test_pf_max_jobs);
 	tcase_add_test(tc, test_pf_one_storage_read);
+	tcase_add_test(tc, test_pf_owner_kept);
 	tcase_add_test(tc, test_pf_peers);
 	tcase_add_test(tc, test_pf_reconcile);
 	tcase_add_test(tc, test_pf_cancel);

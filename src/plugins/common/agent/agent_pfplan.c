@@ -55,17 +55,24 @@ static bool _held(const dl_cache_t *cache, uint32_t file,
 	return false;
 }
 
-/* Claim for node every file of j cached nowhere and not claimed yet. */
+/*
+ * Claim for j's node every file of j cached nowhere and not claimed yet;
+ * with prev, only those prev gave to that node (its copy may be in
+ * flight: another node must not fetch it from storage meanwhile).
+ */
 static void _claim(const dl_cache_t *cache, const pf_job_t *j,
 		   const pf_node_t *nodes, uint32_t nnodes, uint32_t nf,
-		   uint32_t *owner)
+		   const pf_table_t *prev, uint32_t *owner)
 {
-	uint32_t i, f;
+	uint32_t i, f, me = (uint32_t)j->node + 1;
 
 	for (i = 0; i < j->nfiles; i++) {
 		f = j->files[i];
-		if (f < nf && !owner[f] && !_held(cache, f, nodes, nnodes))
-			owner[f] = (uint32_t)j->node + 1;
+		if (f >= nf || owner[f] ||
+		    (prev && (f >= prev->nowner || prev->owner[f] != me)) ||
+		    _held(cache, f, nodes, nnodes))
+			continue;
+		owner[f] = me;
 	}
 }
 
@@ -83,27 +90,32 @@ static int _cmp_prio(const void *a, const void *b, void *arg)
 
 /*
  * owner[f] = 1 + the node that brings file f into the cluster, for the
- * files no usable node holds: the node of a running job still staging
- * it, else of the first job by priority, among the heads of the nodes'
- * queues (c, sorted by node and priority), that reads it.  The other
- * nodes leave it out of their prefetches until it is cached there: a
- * copy from that node's cache a moment later spares the storage a second
- * read of the same file, on the critical path of every job starting
- * meanwhile.  RET 0 or DL_ENOMEM.
+ * files no usable node holds: the node the last selection gave it to, if
+ * a job there still reads it (its copy may be under way), else the node
+ * of a running job still staging it, else of the first job by priority,
+ * among the heads of the nodes' queues (c, sorted by node and priority),
+ * that reads it.  The other nodes leave it out of their prefetches until
+ * it is cached there: a copy from that node's cache a moment later spares
+ * the storage a second read of the same file, on the critical path of
+ * every job starting meanwhile.  RET 0 or DL_ENOMEM.
  */
 static int _owners(const dl_cache_t *cache, const pf_job_t *jobs,
 		   size_t njobs, const size_t *c, size_t n,
-		   const pf_node_t *nodes, uint32_t nnodes, uint32_t *owner)
+		   const pf_node_t *nodes, uint32_t nnodes,
+		   const pf_table_t *prev, uint32_t *owner)
 {
 	uint32_t nf = dl_cache_file_count(cache);
-	size_t *head = malloc((n ? n : 1) * sizeof(size_t)), nh = 0, i, k;
+	size_t *head = malloc((njobs + n ? njobs + n : 1) * sizeof(size_t));
+	size_t nh = 0, nstage, i, k;
+	int pass;
 
 	if (!head)
 		return DL_ENOMEM;
 	for (i = 0; i < njobs; i++)
 		if (jobs[i].staging && jobs[i].node >= 0 &&
 		    (uint32_t)jobs[i].node < nnodes)
-			_claim(cache, &jobs[i], nodes, nnodes, nf, owner);
+			head[nh++] = i;
+	nstage = nh; /* the staging jobs first, then the heads by priority */
 	for (i = 0; i < n; i = k) {
 		int32_t node = jobs[c[i]].node;
 
@@ -111,9 +123,12 @@ static int _owners(const dl_cache_t *cache, const pf_job_t *jobs,
 			if (k - i < nodes[node].max_jobs)
 				head[nh++] = c[k];
 	}
-	qsort_r(head, nh, sizeof(size_t), _cmp_prio, (void *)jobs);
-	for (i = 0; i < nh; i++)
-		_claim(cache, &jobs[head[i]], nodes, nnodes, nf, owner);
+	qsort_r(head + nstage, nh - nstage, sizeof(size_t), _cmp_prio,
+		(void *)jobs);
+	for (pass = prev && prev->owner ? 0 : 1; pass < 2; pass++)
+		for (i = 0; i < nh; i++)
+			_claim(cache, &jobs[head[i]], nodes, nnodes, nf,
+			       pass ? NULL : prev, owner);
 	free(head);
 	return 0;
 }
@@ -191,7 +206,7 @@ static int _select_node(const dl_cache_t *cache, const pf_job_t *jobs,
 
 int64_t agent_pfplan_select(const dl_cache_t *cache, const pf_job_t *jobs,
 			    size_t njobs, const pf_node_t *nodes,
-			    uint32_t nnodes, pf_pick_t **picks)
+			    uint32_t nnodes, pf_table_t *t, pf_pick_t **picks)
 {
 	uint32_t nf = dl_cache_file_count(cache);
 	size_t *cand = malloc((njobs ? njobs : 1) * sizeof(size_t));
@@ -211,7 +226,7 @@ int64_t agent_pfplan_select(const dl_cache_t *cache, const pf_job_t *jobs,
 		    nodes[jobs[i].node].usable)
 			cand[ncand++] = i;
 	qsort_r(cand, ncand, sizeof(size_t), _cmp_cand, (void *)jobs);
-	rc = _owners(cache, jobs, njobs, cand, ncand, nodes, nnodes, owner);
+	rc = _owners(cache, jobs, njobs, cand, ncand, nodes, nnodes, t, owner);
 	for (i = 0; i < ncand && !rc; i = k) {
 		uint32_t node = (uint32_t)jobs[cand[i]].node;
 
@@ -223,6 +238,12 @@ int64_t agent_pfplan_select(const dl_cache_t *cache, const pf_job_t *jobs,
 out:
 	free(cand);
 	free(stamp);
+	if (t && !rc) {
+		free(t->owner);
+		t->owner = owner; /* the next selection's prev */
+		t->nowner = nf;
+		owner = NULL;
+	}
 	free(owner);
 	if (rc) {
 		agent_pfplan_picks_free(*picks, npicks);
@@ -263,6 +284,7 @@ void agent_pfplan_forget(pf_table_t *t, uint32_t job_id)
 void agent_pfplan_table_free(pf_table_t *t)
 {
 	free(t->e);
+	free(t->owner);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -375,6 +397,8 @@ int64_t agent_pfplan_reconcile(pf_table_t *t, const pf_pick_t *picks,
 		a.cancel[a.ncancel++] = a.send[k];
 	free(a.send);
 	free(t->e);
+	nt.owner = t->owner; /* the selection's, kept */
+	nt.nowner = t->nowner;
 	*t = nt;
 	*acts = a.cancel;
 	return (int64_t)a.ncancel;

@@ -15,10 +15,11 @@
  * down the queue never takes the room of one that starts earlier.
  * Files whose size is unknown are not prefetched (they cannot be
  * accounted for).  A file no usable node holds is fetched from storage by
- * one node only: that of a staging job reading it, else of the first job
- * by priority, among the heads of the queues, that reads it; the other
- * nodes' picks leave it out until it is cached somewhere, and then copy
- * it from there.
+ * one node only: the one the last selection gave it to while a job there
+ * still reads it, else that of a staging job reading it, else of the
+ * first job by priority, among the heads of the queues, that reads it;
+ * the other nodes' picks leave it out until it is cached somewhere, and
+ * then copy it from there.
  *
  * Reconciling with the prefetches in force (the table, one entry per job):
  * a selected job without an entry, on another node, on a node that has
@@ -93,16 +94,25 @@ typedef struct pf_entry {
 typedef struct pf_table {
 	pf_entry_t *e;          /* sorted by job_id, malloc'd */
 	size_t n, cap;
+	/*
+	 * The last selection's owners of the files cached nowhere (1 + node,
+	 * 0: none), by tracker id; malloc'd, [nowner]: a copy given to a
+	 * node stays that node's while a job there reads it.
+	 */
+	uint32_t *owner;
+	uint32_t nowner;
 } pf_table_t;
 
 /*
  * agent_pfplan_select - the picks.
+ * IN/OUT t - the last selection's file owners are read from it and this
+ *            one's stored in it (NULL: none, as at the first selection)
  * OUT picks - malloc'd array, free with agent_pfplan_picks_free()
- * RET the number of picks, or DL_ENOMEM (nothing allocated).
+ * RET the number of picks, or DL_ENOMEM (nothing allocated, t unchanged).
  */
 int64_t agent_pfplan_select(const dl_cache_t *cache, const pf_job_t *jobs,
 			    size_t njobs, const pf_node_t *nodes,
-			    uint32_t nnodes, pf_pick_t **picks);
+			    uint32_t nnodes, pf_table_t *t, pf_pick_t **picks);
 
 void agent_pfplan_picks_free(pf_pick_t *picks, size_t n);
 

@@ -345,7 +345,7 @@ void agent_prefetch_cycle(const snapshot_t *s, const agent_conf_t *c,
 	_jobs(&y);
 	_nodes(&y);
 	n = agent_pfplan_select(y.cache, y.jobs, s->njobs, y.nodes, s->nnodes,
-				&y.picks);
+				&table, &y.picks);
 	if (n >= 0) {
 		y.npicks = (size_t)n;
 		_act(&y);
