@@ -56,7 +56,9 @@
 # ROWS ("backfill datalocality"), DL_CONF (more lines for
 # datalocality.conf, e.g. "WaitFactor=4"; none: the plugin's defaults),
 # KEEP_LOGS (dir to copy the slurmctld logs and dl-stage logs of every row
-# into, with the stream and the rows' results), DL_NODE_NS (auto), JOB_USER (nobody: the user the jobs run as).
+# into, with the stream and the rows' results; contrib/bench_cluster_times.py
+# reads a kept row), DL_NODE_NS (auto), JOB_USER (nobody: the user the jobs
+# run as).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
