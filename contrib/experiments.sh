@@ -360,9 +360,13 @@ fallbacks=$(awk -F, -v c="$C_FB" 'NR > 1 && $c > 0' "$CSV" | wc -l)
 	echo
 	echo "## Plots"
 	echo
-	for f in "$out"/*.png; do echo "![$(basename "$f" .png)]($(basename "$f"))"; done
+	# (prov-*: experiments_provision.sh's, shown in provisioning.md)
+	for f in "$out"/*.png; do
+		case $(basename "$f") in prov-*) continue ;; esac
+		echo "![$(basename "$f" .png)]($(basename "$f"))"
+	done
 } >"$out/README.md"
-echo "experiments: wrote $out/README.md, results.csv and $(ls "$out"/*.png | wc -l) plots" >&2
+echo "experiments: wrote $out/README.md, results.csv and $(ls "$out"/*.png | grep -vc '/prov-') plots" >&2
 
 # Dynamic provisioning (data-diffusion-raicu §5.2 at full size) and the
 # Fig. 5 threshold study with background copies: provisioning.md.
