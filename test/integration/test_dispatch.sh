@@ -170,6 +170,16 @@ ok=$(sbatch --parsable --comment="just a comment; not files" --wrap true 2>&1) &
 	dl_t_fail "(d) plain comment rejected: $ok"
 
 # --- (e) a job waiting for its data node explains itself -------------------
+# (e) is about what a waiting job says, not about which node a policy
+# names: Online-HPS balances the two jobs of group 2 over the nodes as its
+# partition sees fit, and once sent the waiter to an idle node (ran there,
+# "0/3 files"), so nothing waited.  Policy=locality names the node caching
+# most of a job's input whatever its load.
+printf 'StorageBandwidth=1e6\nWaitFactor=10\nPolicy=locality\n' \
+	>"$DL_CLUSTER_DIR/etc/datalocality.conf"
+scontrol reconfigure
+dl_t_wait_until 15 grep -q "policy locality, eviction" "$log" ||
+	dl_t_fail "(e) reconfigure to Policy=locality not applied"
 # Pin group 2 to one node with a running job, then queue a job of group 2:
 # its node is busy and the others idle, yet it waits for its data.
 hold=$(submit 2 8)
