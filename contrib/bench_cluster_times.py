@@ -26,49 +26,12 @@ COMPUTE, PLAIN, WIDE: the stream's seconds of compute per annotated,
 plain and wide job (bench_cluster.sh's defaults 0.5, 1, 3).
 Slurm's log has milliseconds: the figures are good to about 1 ms.
 """
-import datetime
-import glob
 import os
-import re
 import statistics
 import sys
 
-NODES = ["n1", "n2", "n3", "n4"]
-
-
-def _slurmctld(path):
-    """{job: (allocate time, [nodes])}, {job: complete time}."""
-    alloc, done = {}, {}
-    for line in open(path, errors="replace"):
-        m = re.match(r"\[(\S+)\] (.*)", line)
-        if not m:
-            continue
-        t = datetime.datetime.fromisoformat(m.group(1)).timestamp()
-        a = re.search(r"Allocate JobId=(\d+) NodeList=(\S+)", m.group(2))
-        if a:
-            nl = a.group(2)
-            alloc[int(a.group(1))] = (t, NODES if "[" in nl else [nl])
-        d = re.search(r"_job_complete: JobId=(\d+) done", m.group(2))
-        if d:
-            done[int(d.group(1))] = t
-    return alloc, done
-
-
-def _jobs(row):
-    """[(job id, kind, submitted, started, ended)] from sub and times."""
-    sub = {}
-    for line in open(os.path.join(row, "sub")):
-        f = line.split()
-        sub[int(f[0])] = (f[1], float(f[2]))
-    times = glob.glob(os.path.join(row, "times.*"))
-    out = []
-    # times.<row> has a line per job in submission order: kind resp wait
-    for jid, line in zip(sorted(sub), open(times[0])):
-        kind, resp, wait = line.split()[:3]
-        ts = sub[jid][1]
-        out.append((jid, sub[jid][0], ts, ts + float(wait), ts + float(resp)))
-    return out
-
+import cluster_logs  # contrib/, beside this script
+from cluster_logs import NODES
 
 def _med(v):
     return statistics.median(v) if v else float("nan")
@@ -120,9 +83,10 @@ def _early(row, alloc, stream, overhead, compute, plain, wide):
     """The annotated jobs' wait for Allocate, real against FIFO, by the
     arrival's 4-second window: where the row falls behind the bound."""
     model = _fifo_starts(stream, overhead, compute, plain, wide)
-    t0 = min(ts for _, _, ts, _, _ in _jobs(row))
+    rows = cluster_logs.jobs(row)
+    t0 = min(ts for _, _, ts, _, _ in rows)
     win = {}
-    for (jid, kind, ts, _, _), (at, _, ms) in zip(_jobs(row), model):
+    for (jid, kind, ts, _, _), (at, _, ms) in zip(rows, model):
         if kind == "a" and jid in alloc:
             w = win.setdefault(int(at // 4), [[], []])
             w[0].append(alloc[jid][0] - t0 - at)
@@ -139,11 +103,12 @@ def main():
     row = sys.argv[1]
     compute, plain, wide = (float(x) for x in (sys.argv[2:5] or
                                                ["0.5", "1", "3"]))
-    alloc, done = _slurmctld(os.path.join(row, "slurmctld.log"))
+    alloc, done = cluster_logs.slurmctld(row)
     gap = _nodes(alloc, done)
     launch, run, finish = {}, {}, {}
-    for jid, kind, _, start, end in _jobs(row):
-        if jid not in alloc or jid not in done or kind == "w":
+    for jid, kind, _, start, end in cluster_logs.jobs(row):
+        if (jid not in alloc or jid not in done or kind == "w" or
+                start is None):
             continue
         launch.setdefault(kind, []).append(start - alloc[jid][0])
         run.setdefault(kind, []).append(end - start)

@@ -9,62 +9,38 @@
 
 No third-party modules: Debian's python3 runs it.
 """
-import datetime
-import glob
 import hashlib
-import re
 import statistics
 import sys
 
-def _ts(s):
-    return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%f").timestamp()
-
+import cluster_logs  # contrib/, beside this script
 
 def overhead(rowdir):
     """Mean over the plain jobs (no staging) of the time their node was
     theirs and not running their script: slurmd's launch, Prolog, Epilog
     and the controller's reaction to the node coming free (from one job's
     end to the next start on that node, when one was waiting)."""
-    alloc, done, node = {}, {}, {}
-    for line in open(rowdir + "/slurmctld.log", errors="replace"):
-        m = re.match(r"\[(\S+)\] sched: Allocate JobId=(\d+) NodeList=(n\d+) ", line)
-        if m:
-            alloc[int(m[2])], node[int(m[2])] = _ts(m[1]), m[3]
-            continue
-        m = re.match(r"\[(\S+)\] _job_complete: JobId=(\d+) done", line)
-        if m:
-            done[int(m[2])] = _ts(m[1])
-    sub = {}
-    for line in open(rowdir + "/sub"):
-        j, kind, t = line.split()
-        sub[int(j)] = (kind, float(t))
-    times = [line.split() for line in open(_times_file(rowdir))]
-    ids = sorted(sub)
-    if len(times) != len(ids):
-        sys.exit("validate_sim: %s: times and submissions differ" % rowdir)
-    script = {}
-    for j, (kind, resp, wait) in zip(ids, times):
-        if resp != "-":
-            script[j] = float(resp) - float(wait)
+    alloc, done = cluster_logs.slurmctld(rowdir)
+    rows = cluster_logs.jobs(rowdir)
+    kind = {j: k for j, k, _, _, _ in rows}
+    script = {j: end - start for j, _, _, start, end in rows
+              if start is not None}
     # the gap before a job on its node, when the node had a job before
+    # (single-node jobs: the stream has no wide job here)
     prev_end, gap = {}, {}
-    for j in sorted(alloc, key=lambda k: alloc[k]):
-        n = node[j]
-        if n in prev_end and alloc[j] - prev_end[n] < 1.0:
-            gap[j] = alloc[j] - prev_end[n]
-        prev_end[n] = done.get(j, alloc[j])
-    held = [done[j] - alloc[j] - script[j] + gap.get(j, 0.0)
-            for j in ids if sub[j][0] == "p" and j in done and j in script]
+    for j in sorted(alloc, key=lambda k: alloc[k][0]):
+        if len(alloc[j][1]) != 1:
+            continue
+        n = alloc[j][1][0]
+        if n in prev_end and alloc[j][0] - prev_end[n] < 1.0:
+            gap[j] = alloc[j][0] - prev_end[n]
+        prev_end[n] = done.get(j, alloc[j][0])
+    held = [done[j] - alloc[j][0] - script[j] + gap.get(j, 0.0)
+            for j in sorted(kind) if kind[j] == "p" and j in done and
+            j in script and j in alloc]
     if not held:
         sys.exit("validate_sim: %s: no plain job to measure" % rowdir)
     print("%.3f" % statistics.mean(held))
-
-
-def _times_file(rowdir):
-    found = glob.glob(rowdir + "/times.*")
-    if len(found) != 1:
-        sys.exit("validate_sim: %s: no single times file" % rowdir)
-    return found[0]
 
 
 def workload(stream, servers, img, compute, plain):
