@@ -40,19 +40,27 @@ void agent_pfplan_picks_free(pf_pick_t *picks, size_t n)
 	free(picks);
 }
 
-/* Whether a usable node's model holds file. */
+/*
+ * Whether a usable node's model holds file (agent_pfplan_peers() without
+ * the order: this runs for every file of every head job, every cycle).
+ * Out of memory it answers yes: no node is kept from fetching the file.
+ */
 static bool _held(const dl_cache_t *cache, uint32_t file,
 		  const pf_node_t *nodes, uint32_t nnodes)
 {
-	uint32_t h[16], n, i;
+	uint32_t copies = dl_cache_copies(cache, file), buf[16], *h = buf, n, i;
+	bool held = false;
 
-	n = dl_cache_holders(cache, file, h, 16);
-	if (n > 16)
-		return true; /* copies enough: one of them is usable */
-	for (i = 0; i < n; i++)
-		if (h[i] < nnodes && nodes[h[i]].usable)
-			return true;
-	return false;
+	if (!copies)
+		return false;
+	if (copies > 16 && !(h = malloc(copies * sizeof(uint32_t))))
+		return true;
+	n = dl_cache_holders(cache, file, h, copies);
+	for (i = 0; i < n && i < copies && !held; i++)
+		held = h[i] < nnodes && nodes[h[i]].usable;
+	if (h != buf)
+		free(h);
+	return held;
 }
 
 /*
