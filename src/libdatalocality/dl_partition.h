@@ -106,6 +106,16 @@ dl_partitioner_t *dl_partitioner_create(const dl_partition_opts_t *o);
 void dl_partitioner_destroy(dl_partitioner_t *p);
 
 /**
+ * dl_partitioner_start - start the helper now, if none runs, so that the
+ * first dl_partitioner_run() does not pay its start (fork, exec, Zoltan's
+ * and MPI's initialisation: a quarter of a second).  A failure counts as
+ * one of dl_partitioner_run()'s; the next run tries again or falls back.
+ * \return 0 (running, or skipped while backing off after failures);
+ * DL_EINVAL (NULL), DL_EIO, DL_ETIMEDOUT, DL_ENOMEM.
+ */
+int dl_partitioner_start(dl_partitioner_t *p);
+
+/**
  * dl_partitioner_run - partition a hypergraph into h->nparts parts.
  *
  * Fixed vertices (h->fixed[v] >= 0) keep their part.  Parts may be left

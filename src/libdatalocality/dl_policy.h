@@ -69,6 +69,8 @@ typedef struct dl_policy_ops {
 	void (*destroy)(void *priv);
 	/* Fill plan->a[i].node and .order for every pending job i. */
 	int (*plan)(void *priv, const dl_state_t *st, dl_plan_t *plan);
+	/* Optional: get ready for the first plan (start helpers). */
+	void (*warm)(void *priv);
 } dl_policy_ops_t;
 
 typedef struct dl_policy dl_policy_t;
@@ -83,6 +85,15 @@ dl_policy_t *dl_policy_create(const char *name, const char *params, int *err);
 
 /* dl_policy_destroy - free a policy; NULL is a no-op. */
 void dl_policy_destroy(dl_policy_t *p);
+
+/*
+ * dl_policy_warm - let p start what its first plan would otherwise wait
+ * for (online-hps: the partitioner helper).  A long-running host calls it
+ * once after dl_policy_create(), so that the first job submitted is not
+ * the one that pays; failures are left for dl_policy_plan() to meet.
+ * NULL, or a policy with nothing to start, is a no-op.
+ */
+void dl_policy_warm(dl_policy_t *p);
 
 /* dl_policy_name - the registered name of p. */
 const char *dl_policy_name(const dl_policy_t *p);

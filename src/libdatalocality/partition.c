@@ -1273,6 +1273,24 @@ static void _failed(dl_partitioner_t *p)
 			p->failures, p->skip);
 }
 
+int dl_partitioner_start(dl_partitioner_t *p)
+{
+	int rc, status;
+
+	if (!p)
+		return DL_EINVAL;
+	if (p->pid >= 0 && _reap_nohang(p, &status)) {
+		_log_exit(p, status, DL_LOG_INFO);
+		_forget(p);
+	}
+	if (p->pid >= 0 || p->skip)
+		return 0;
+	rc = _start(p);
+	if (rc && rc != DL_ENOMEM)
+		_failed(p);
+	return rc;
+}
+
 /*
  * The helper's answer (polished), or on its failure the greedy fallback.
  * \return 0 or DL_ENOMEM.

@@ -93,6 +93,12 @@ void dl_policy_destroy(dl_policy_t *p)
 	free(p);
 }
 
+void dl_policy_warm(dl_policy_t *p)
+{
+	if (p && p->ops->warm)
+		p->ops->warm(p->priv);
+}
+
 const char *dl_policy_name(const dl_policy_t *p)
 {
 	return p->ops->name;

@@ -1123,6 +1123,66 @@ START_TEST(test_fail_killed_idle)
 }
 END_TEST
 
+/*
+ * dl_partitioner_start: the helper is up before the first run, which then
+ * uses it (same pid, no restart); a second start is a no-op.
+ */
+START_TEST(test_helper_start_early)
+{
+	dl_hgraph_t *h = _gen_clustered(200, 8, 4);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	dl_partitioner_t *p = _partitioner(_helper_path(), 0);
+	dl_partition_stats_t st;
+	pid_t pid;
+
+	ck_assert_int_eq(dl__partitioner_pid(p), -1);
+	ck_assert_int_eq(dl_partitioner_start(p), 0);
+	pid = dl__partitioner_pid(p);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(dl_partitioner_start(p), 0);
+	ck_assert_int_eq(dl__partitioner_pid(p), pid);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	ck_assert_int_eq(st.helper_restarts, 0);
+	ck_assert_int_eq(dl__partitioner_pid(p), pid);
+	_assert_valid(h, part);
+	/* A helper that died idle is replaced by the next start. */
+	ck_assert_int_eq(kill(pid, SIGKILL), 0);
+	_wait_dead(pid);
+	ck_assert_int_eq(dl_partitioner_start(p), 0);
+	ck_assert_int_gt(dl__partitioner_pid(p), 0);
+	ck_assert_int_ne(dl__partitioner_pid(p), pid);
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	ck_assert_int_eq(dl_partitioner_start(NULL), DL_EINVAL);
+	free(part);
+	_hg_free(h);
+}
+END_TEST
+
+/*
+ * A start that fails leaves no helper and counts towards the back-off
+ * like a failed run; the run that follows still answers, greedily.
+ */
+START_TEST(test_fail_start_early)
+{
+	dl_partitioner_t *p = _partitioner("/nonexistent/dl-partitiond", 0);
+	dl_hgraph_t *h = _gen_clustered(100, 4, 2);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	dl_partition_stats_t st;
+
+	ck_assert_int_eq(dl_partitioner_start(p), DL_EIO);
+	ck_assert_int_eq(dl__partitioner_pid(p), -1);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	_assert_valid(h, part);
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	free(part);
+	_hg_free(h);
+}
+END_TEST
+
 struct killer {
 	pid_t pid;
 	unsigned delay_ms;
@@ -1221,6 +1281,7 @@ Suite *make_partition_suite(void)
 	tcase_add_test(tc, test_helper_refine);
 	tcase_add_test(tc, test_helper_small_cases);
 	tcase_add_test(tc, test_helper_mpirun);
+	tcase_add_test(tc, test_helper_start_early);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("failure");
@@ -1232,6 +1293,7 @@ Suite *make_partition_suite(void)
 	tcase_add_test(tc, test_fail_garbage);
 	tcase_add_test(tc, test_fail_killed_idle);
 	tcase_add_test(tc, test_fail_killed_busy);
+	tcase_add_test(tc, test_fail_start_early);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -367,6 +367,7 @@ static void _compact(void)
 	if ((p = dl_policy_create(dl_policy_name(policy), params, &err))) {
 		dl_policy_destroy(policy);
 		policy = p;
+		dl_policy_warm(policy);
 	}
 	xfree(params);
 }
@@ -523,6 +524,8 @@ static void *_agent(void *arg)
 			if (names)
 				agent_statefile_load(names, nn, &stats, pfx);
 			_channel_start(&cc);
+			/* Outside the locks: a helper takes 0.25 s to start. */
+			dl_policy_warm(policy);
 		}
 		if (!agent_model_cache() || !policy)
 			continue;
