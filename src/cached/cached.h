@@ -35,6 +35,8 @@
 #define CACHED_SERVICE_PORT 6830
 #define CACHED_PEER_PORT 6831
 #define CACHED_PREFETCH_TIMEOUT 600
+/* Prefetches copying at once on a node; the rest queue in arrival order. */
+#define CACHED_PREFETCH_PARALLEL 1
 /* Frame deadlines (ms): between daemons, and on the local socket. */
 #define CACHED_NET_TIMEOUT 10000
 #define CACHED_CONNECT_TIMEOUT 2000
@@ -58,6 +60,7 @@ typedef struct cached_conf {
 	uid_t slurm_uid;           /* SlurmUser's uid */
 	uint64_t prefetch_max;     /* PrefetchMaxBytes, 0: half capacity */
 	unsigned prefetch_timeout; /* PrefetchTimeout, s */
+	unsigned prefetch_parallel; /* PrefetchParallel, 0: no limit */
 	dl_net_auth_t auth;        /* points into this struct */
 } cached_conf_t;
 
@@ -157,6 +160,29 @@ uint64_t cached_ctl_locate(cached_ctl_t *ctl, const char *paths, size_t n);
 /* Forward a PREFETCH_DONE body. */
 void cached_ctl_send(cached_ctl_t *ctl, uint32_t type, const char *body,
 		     size_t n);
+
+/* ---- pfqueue.c: PREFETCHes waiting for a copying slot ---- */
+#define CACHED_PFQ_MAX 128
+typedef struct cached_pfq {
+	dl_msg_t m[CACHED_PFQ_MAX]; /* oldest first; owned */
+	size_t n;
+} cached_pfq_t;
+
+/*
+ * cached_pfq_put - queue m, taking its contents (m is left empty).  A
+ * request for a job already queued replaces that one in its place.
+ * \return false when the queue is full (m is left as it was).
+ */
+bool cached_pfq_put(cached_pfq_t *q, dl_msg_t *m);
+
+/* cached_pfq_drop - forget job's request; \return whether one was queued. */
+bool cached_pfq_drop(cached_pfq_t *q, uint32_t job);
+
+/* cached_pfq_pop - the oldest request into *out (the caller frees it). */
+bool cached_pfq_pop(cached_pfq_t *q, dl_msg_t *out);
+
+/* cached_pfq_clear - free every queued request. */
+void cached_pfq_clear(cached_pfq_t *q);
 
 /* ---- loop.c ---- */
 /* Run until SIGTERM/SIGINT; \return the exit status. */

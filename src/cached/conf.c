@@ -96,6 +96,15 @@ static void _service_key(const char *k, char *v, void *arg)
 				   "is not 1-86400 s, ignored", v);
 		else
 			c->prefetch_timeout = (unsigned)t;
+	} else if (!strcasecmp(k, "PrefetchParallel")) {
+		char *end;
+		long t = strtol(v, &end, 10);
+
+		if (!*v || *end || t < 0 || t > 64)
+			cached_log(3, "datalocality.conf: PrefetchParallel=%s "
+				   "is not 0-64, ignored", v);
+		else
+			c->prefetch_parallel = (unsigned)t;
 	}
 }
 
@@ -175,6 +184,7 @@ int cached_conf_load(cached_conf_t *c, const char *conf_path, char *err,
 	}
 	c->service_port = CACHED_SERVICE_PORT;
 	c->prefetch_timeout = CACHED_PREFETCH_TIMEOUT;
+	c->prefetch_parallel = CACHED_PREFETCH_PARALLEL;
 	if (_stage_keys(c, path, err, errlen))
 		return -1;
 	_kv_file(path, _service_key, c);

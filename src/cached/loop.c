@@ -4,6 +4,12 @@
  * children's relays, plus timers.  Every request is served by a child
  * (cached.h says why); the parent only reads the request, forks, relays
  * LOCATE/LOCATED and PREFETCH_DONE, and reaps.
+ *
+ * Prefetches copy PrefetchParallel at a time (default one); the others
+ * wait in arrival order, which is the controller's priority order.  With
+ * all of them copying at once, a node's later jobs took storage and peer
+ * bandwidth from its next one, whose Prolog then waited: in a cold start
+ * the second job's files arrived before the first's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -50,6 +56,7 @@ typedef struct loop {
 	size_t nch;
 	pending_t pend[MAX_CHILDREN];
 	size_t npend;
+	cached_pfq_t queue; /* PREFETCHes not started yet */
 } loop_t;
 
 static volatile sig_atomic_t stop;
@@ -184,6 +191,27 @@ static bool _kill_prefetch(loop_t *l, uint32_t job)
 	return false;
 }
 
+/* ---- the prefetch queue ---------------------------------------------- */
+
+static int _run_prefetch(loop_t *l, int fd, int relay, void *arg);
+
+/* Start queued prefetches, oldest first, while slots are free. */
+static void _pump(loop_t *l)
+{
+	unsigned max = l->conf->prefetch_parallel, running = 0;
+
+	for (size_t i = 0; i < l->nch; i++)
+		running += l->ch[i].kind == K_PREFETCH;
+	dl_msg_t m;
+
+	while ((!max || running < max) && cached_pfq_pop(&l->queue, &m)) {
+		if (!_spawn(l, K_PREFETCH, (uint32_t)m.job, -1, _run_prefetch,
+			    &m))
+			running++;
+		dl_msg_free(&m);
+	}
+}
+
 /* ---- children's work ------------------------------------------------- */
 
 static int _run_local(loop_t *l, int fd, int relay, void *arg)
@@ -251,6 +279,7 @@ static void _local_accept(loop_t *l)
 		return;
 	}
 	_kill_prefetch(l, (uint32_t)m.job);
+	cached_pfq_drop(&l->queue, (uint32_t)m.job); /* the STAGE copies */
 	_spawn(l, K_LOCAL, (uint32_t)m.job, fd, _run_local, &m);
 	dl_msg_free(&m);
 }
@@ -318,10 +347,16 @@ static void _on_prefetch(void *arg, dl_msg_t *m)
 {
 	loop_t *l = arg;
 
-	_kill_prefetch(l, (uint32_t)m->job);
 	cached_log(6, "prefetch for job %" PRIu64 ": %zu files", m->job,
 		   m->nfiles);
-	_spawn(l, K_PREFETCH, (uint32_t)m->job, -1, _run_prefetch, m);
+	/* a new request replaces a running one, and starts again at once */
+	if (_kill_prefetch(l, (uint32_t)m->job) &&
+	    !_spawn(l, K_PREFETCH, (uint32_t)m->job, -1, _run_prefetch, m))
+		return;
+	if (!cached_pfq_put(&l->queue, m))
+		cached_log(4, "%d prefetches queued: job %" PRIu64 "'s dropped",
+			   CACHED_PFQ_MAX, m->job);
+	_pump(l);
 }
 
 static void _on_cancel(void *arg, uint32_t job)
@@ -332,6 +367,7 @@ static void _on_cancel(void *arg, uint32_t job)
 	 * here (its STAGE would have stopped the prefetch), so remove them */
 	if (_kill_prefetch(l, job))
 		dl_stage_job_end(l->st, job, NULL);
+	cached_pfq_drop(&l->queue, job);
 	dl_stage_prefetch_drop(l->st, job);
 	_release(l, job); /* a STAGE that waited for it goes ahead */
 	cached_log(6, "prefetch for job %" PRIu32 " cancelled", job);
@@ -391,6 +427,7 @@ static void _teardown(loop_t *l)
 		dl_msg_free(&l->pend[i].m);
 	}
 	l->npend = 0;
+	cached_pfq_clear(&l->queue);
 	for (size_t i = 0; i < l->nch; i++)
 		kill(l->ch[i].pid, SIGTERM);
 	while (l->nch) {
@@ -456,6 +493,7 @@ int cached_loop_run(const cached_conf_t *conf)
 	while (!stop) {
 		_poll_once(&l);
 		_reap(&l);
+		_pump(&l);
 		cached_ctl_tick(l.ctl);
 		if (time(NULL) - last_expire >= EXPIRE_EVERY) {
 			last_expire = time(NULL);

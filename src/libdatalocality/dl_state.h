@@ -76,6 +76,17 @@ typedef struct dl_state {
 	dl_cache_t *cache;      /* borrowed: outlives the state */
 	dl_params_t params;
 	double now;             /* seconds, host's clock */
+	/*
+	 * A pending job the batch system keeps nodes idle for: it needs
+	 * more nodes than are free (-N 4 on a busy cluster), so everything
+	 * of lower priority waits and the nodes drain for it.  While one
+	 * waits (wide_waiting), a job of higher priority than wide_priority
+	 * runs before it and an idle node is time lost to every job behind
+	 * it: such a job does not wait for its planned node
+	 * (dl_place_bound() is 0).  The host sets both; 0: none.
+	 */
+	int wide_waiting;
+	uint64_t wide_priority; /* the highest of such jobs' priorities */
 	/* Where the jobs' files arrays live: blocks of file ids, each
 	 * starting with a link to the previous block; owned.  One allocation
 	 * per block instead of one per job: hosts build a state of

@@ -139,6 +139,9 @@ double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 
 	if (p->strict)
 		return INFINITY;
+	/* Ahead of a draining wide job, an idle node is everyone's loss. */
+	if (st->wide_waiting && j->priority > st->wide_priority)
+		return 0;
 	/*
 	 * The wait is worth what fetching the node's copy would cost, priced
 	 * by the cost model: a bandwidth that is not positive is infinite

@@ -591,6 +591,67 @@ static void _munged_up(void)
 	fx_munged_start();
 }
 
+/* A PREFETCH of job naming one file, as the controller sends it. */
+static dl_msg_t _pf(uint32_t job, const char *path)
+{
+	dl_msg_t m;
+
+	dl_msg_init(&m, DL_NET_PREFETCH);
+	m.job = job;
+	ck_assert_ptr_nonnull(dl_msg_add_file(&m, path, 1, 0));
+	return m;
+}
+
+/*
+ * The prefetch queue: arrival order; a replacement keeps its place and
+ * its new contents; drops from the middle keep the others' order; a full
+ * queue refuses and leaves the message to its owner.
+ */
+START_TEST(test_pfq)
+{
+	static cached_pfq_t q; /* 128 messages: not on the stack */
+	dl_msg_t m, out;
+	uint32_t j;
+
+	memset(&q, 0, sizeof(q));
+	ck_assert(!cached_pfq_pop(&q, &out));
+	for (j = 1; j <= 4; j++) {
+		m = _pf(j, "/s/a");
+		ck_assert(cached_pfq_put(&q, &m));
+		ck_assert_uint_eq(m.nfiles, 0); /* taken */
+	}
+	m = _pf(2, "/s/b");
+	ck_assert(cached_pfq_put(&q, &m));
+	ck_assert_uint_eq(q.n, 4);
+	ck_assert(cached_pfq_drop(&q, 3));
+	ck_assert(!cached_pfq_drop(&q, 3));
+	ck_assert(cached_pfq_pop(&q, &out));
+	ck_assert_uint_eq(out.job, 1);
+	dl_msg_free(&out);
+	ck_assert(cached_pfq_pop(&q, &out));
+	ck_assert_uint_eq(out.job, 2);
+	ck_assert_str_eq(out.files[0].path, "/s/b");
+	dl_msg_free(&out);
+	ck_assert(cached_pfq_pop(&q, &out));
+	ck_assert_uint_eq(out.job, 4);
+	dl_msg_free(&out);
+	ck_assert(!cached_pfq_pop(&q, &out));
+	for (j = 0; j < CACHED_PFQ_MAX; j++) {
+		m = _pf(100 + j, "/s/c");
+		ck_assert(cached_pfq_put(&q, &m));
+	}
+	m = _pf(7, "/s/d");
+	ck_assert(!cached_pfq_put(&q, &m));
+	ck_assert_uint_eq(m.nfiles, 1);
+	dl_msg_free(&m);
+	m = _pf(100 + 5, "/s/e"); /* a replacement still fits */
+	ck_assert(cached_pfq_put(&q, &m));
+	ck_assert_str_eq(q.m[5].files[0].path, "/s/e");
+	cached_pfq_clear(&q);
+	ck_assert_uint_eq(q.n, 0);
+}
+END_TEST
+
 Suite *make_cached_suite(void)
 {
 	Suite *s = suite_create("cached");
@@ -605,6 +666,7 @@ Suite *make_cached_suite(void)
 	tcase_add_test(tc, test_ctl_inventory_delta);
 	tcase_add_test(tc, test_prefetch_pins);
 	tcase_add_test(tc, test_client);
+	tcase_add_test(tc, test_pfq);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -388,6 +388,37 @@ START_TEST(test_freed)
 END_TEST
 
 /*
+ * A wide job waits for the nodes to drain: a job ahead of it (higher
+ * priority) widens as soon as it is blocked, whatever its node caches;
+ * one behind it, or with no wide job waiting, keeps the usual bound.
+ */
+START_TEST(test_wide_waiting)
+{
+	dl_place_params_t p;
+	dl_place_t rec;
+	size_t j;
+
+	j = _placed_on_busy_0(2, &p, &rec);
+	ts->jobs[j].priority = 10;
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[j], 0, &p), 5);
+	ts->wide_waiting = 1;
+	ts->wide_priority = 10; /* not ahead of it: a tie is Slurm's call */
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[j], 0, &p), 5);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 100.5), DL_PLACE_KEEP);
+	ck_assert_double_eq(rec.waited, 0.5);
+	ts->wide_priority = 9;
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[j], 0, &p), 0);
+	ck_assert_int_eq(_step(j, 0, &p, &rec, 100.6), DL_PLACE_WIDEN);
+	ck_assert_int_eq(rec.node, -1);
+	ck_assert_int_eq(rec.widened, 1);
+	/* Strict placement still never widens. */
+	p.strict = 1;
+	ck_assert(isinf(dl_place_bound(ts, &ts->jobs[j], 0, &p)));
+	fx_teardown();
+}
+END_TEST
+
+/*
  * Restricted to node 0, which holds 500e6 of its bytes (bound 5 s): it
  * waits only while node 0 is full and node 1 is free, and is widened when
  * the waiting reaches 5 s, for good.
@@ -853,6 +884,7 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_blocked_free);
 	tcase_add_test(tc, test_wait_only_while_blocked);
 	tcase_add_test(tc, test_freed);
+	tcase_add_test(tc, test_wide_waiting);
 	tcase_add_test(tc, test_move_keeps_wait);
 	tcase_add_test(tc, test_strict);
 	tcase_add_test(tc, test_lost_node);

@@ -128,6 +128,7 @@ static const s_p_options_t options[] = {
 	{.key = "ServiceController", .type = S_P_STRING},
 	{.key = "PeerPort", .type = S_P_STRING},
 	{.key = "PeerAddr", .type = S_P_STRING},
+	{.key = "PrefetchParallel", .type = S_P_STRING},
 	/* dl-stage's own settings: known here so they are not typos */
 	{.key = "EmulateStorageBandwidth", .type = S_P_STRING},
 	{.key = "EmulateStorageServers", .type = S_P_STRING},

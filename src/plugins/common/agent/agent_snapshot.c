@@ -277,6 +277,9 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	if (sj->running || !job_ptr->details)
 		return;
 	_gate(job_ptr, sj, s->now);
+	sj->min_nodes = job_ptr->details->min_nodes;
+	sj->for_resources = job_ptr->state_reason == WAIT_RESOURCES ||
+			    job_ptr->state_reason == WAIT_NO_REASON;
 	sj->failed = job_ptr->state_reason == FAIL_BAD_CONSTRAINTS;
 	sj->runnable = _runnable(job_ptr, s->now);
 	sj->placeable = _single_node(job_ptr, sj->ours);

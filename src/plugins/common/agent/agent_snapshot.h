@@ -25,6 +25,9 @@ typedef struct snap_job {
 	bool failed;            /* Slurm found it never runnable */
 	int32_t node;           /* running: first node */
 	uint32_t cpus;
+	uint32_t min_nodes;     /* pending: nodes it needs at least */
+	bool for_resources;     /* pending: Reason Resources or None, not
+				 * a limit, a hold or a dependency */
 	uint32_t priority;
 	time_t submit;
 	time_t start;           /* running: when it started */

@@ -40,8 +40,26 @@
 #include "agent_statefile.h"
 #include "dl_agent.h"
 
-/* How often the thread looks for changes, in milliseconds. */
-#define POLL_MS 100
+/*
+ * How often the thread looks for new jobs, in milliseconds: a job waits at
+ * its submit hold until a cycle has placed it, and on an idle cluster
+ * that wait is all that stands between submission and start.
+ */
+#define POLL_MS 10
+/*
+ * Services' models are compared this often, and before every cycle; node
+ * changes (a job ended, a node came back) trigger a cycle at most this
+ * often too: Slurm starts the placed jobs on a freed node by itself, and a
+ * cycle per job end took CPU from the jobs on a small host.
+ */
+#define SYNC_MS 100
+/* A cycle runs at least this often, new jobs or not. */
+#define IDLE_CYCLE_MS 1000
+/*
+ * After a cycle of d ms the next waits 2d: the agent takes at most a
+ * third of a core, and of slurmctld's lock time, however fast jobs come.
+ */
+#define CYCLE_GAP_FACTOR 2
 
 static const char *pfx = "datalocality";
 static pthread_t agent_tid;
@@ -252,6 +270,30 @@ static void _track_freed(const snapshot_t *s)
 }
 
 /*
+ * Whether a pending job Slurm cannot place on the idle nodes keeps them
+ * idle (dl_state_t.wide_waiting): one that could run now, waits for
+ * resources (not a limit) and needs more nodes than are idle.  Partitions are not told apart: a wide job in
+ * another partition only makes jobs ahead of it wait less for data.
+ */
+static void _wide_waiting(const snapshot_t *s, dl_state_t *st)
+{
+	uint32_t i, idle = 0;
+
+	for (i = 0; i < s->nnodes; i++)
+		idle += s->usable[i] && !s->busy[i];
+	for (i = 0; i < s->njobs; i++) {
+		const snap_job_t *sj = &s->jobs[i];
+
+		if (sj->running || sj->placeable || !sj->runnable ||
+		    !sj->for_resources || sj->min_nodes <= idle)
+			continue;
+		if (!st->wide_waiting || sj->priority > st->wide_priority)
+			st->wide_priority = sj->priority;
+		st->wide_waiting = 1;
+	}
+}
+
+/*
  * The library's state: every node, the running jobs with files, and the
  * pending jobs that may be placed now.  map[k] is the snapshot index of
  * state job k (xmalloc'd).
@@ -274,6 +316,7 @@ static dl_state_t *_build_state(snapshot_t *s, uint32_t **map)
 			st->nodes[i].wake = _wake(s, i);
 			st->nodes[i].freed = node_freed[i];
 		}
+	_wide_waiting(s, st);
 	for (i = 0; i < s->njobs; i++) {
 		snap_job_t *sj = &s->jobs[i];
 		agent_job_t *ji = agent_jobs_get(sj->job_id, false);
@@ -451,9 +494,9 @@ static void _channel_start(agent_channel_conf_t *cc)
 }
 
 /*
- * The model of every node whose service reports, at every wake-up (every
- * POLL_MS): it follows the node within a fraction of a second, and costs
- * a lock and a comparison per node when nothing changed.
+ * The model of every node whose service reports, every SYNC_MS and before
+ * every cycle: it follows the node within a fraction of a second, and
+ * costs a lock and a comparison per node when nothing changed.
  */
 static void _sync_services(void)
 {
@@ -488,17 +531,27 @@ static bool _wait(bool *reconf)
 	return !stop;
 }
 
+static int64_t _now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
  * Plan when a job was submitted (it waits at its submit hold for its
- * node) or nodes changed, and at least once a second.  last_job_update is
- * no trigger: it moves with every start, Reason and restriction, and a
- * plan per change would cost a core at thousands of pending jobs.
+ * node: within POLL_MS unless the last cycle was slow, CYCLE_GAP_FACTOR),
+ * when nodes changed (within SYNC_MS), and at least once a second.  last_job_update is no
+ * trigger: it moves with every start, Reason and restriction, and a plan
+ * per change would cost a core at thousands of pending jobs.
  */
 static void *_agent(void *arg)
 {
-	time_t last = 0, seen_node = 0, seen_conf = 0, now;
+	int64_t last = INT64_MIN / 2, next_ok = 0, last_sync = 0, now, end;
+	time_t seen_node = 0, seen_conf = 0;
 	int seen_jobs = -1, njobs;
-	bool reconf;
+	bool reconf, due;
 
 	(void)arg;
 	while (_wait(&reconf)) {
@@ -529,16 +582,25 @@ static void *_agent(void *arg)
 		}
 		if (!agent_model_cache() || !policy)
 			continue;
-		_sync_services();
-		now = time(NULL);
+		now = _now_ms();
 		njobs = job_list ? list_count(job_list) : 0;
-		if (!reconf && now - last < 1 && njobs == seen_jobs &&
-		    last_node_update == seen_node)
+		due = reconf || (now >= next_ok &&
+				 (now - last >= IDLE_CYCLE_MS ||
+				  njobs != seen_jobs ||
+				  (last_node_update != seen_node &&
+				   now - last >= SYNC_MS)));
+		if (due || now - last_sync >= SYNC_MS) {
+			_sync_services();
+			last_sync = now;
+		}
+		if (!due)
 			continue;
 		seen_jobs = njobs;
 		seen_node = last_node_update;
 		last = now;
 		_cycle();
+		end = _now_ms();
+		next_ok = end + CYCLE_GAP_FACTOR * (end - now);
 	}
 	return NULL;
 }
