@@ -42,6 +42,11 @@
 #define CACHED_CONNECT_TIMEOUT 2000
 /* A LOCATE unanswered this long: copy from storage. */
 #define CACHED_LOCATE_TIMEOUT 2000
+/*
+ * How long a peer server waits for a copy under way here before refusing
+ * (below CACHED_NET_TIMEOUT, the requester's patience for an answer).
+ */
+#define CACHED_INFLIGHT_WAIT 5000
 /* Peers tried per file at most. */
 #define CACHED_PEER_TRIES 3
 /* Slowest peer stream accepted: bytes/s (and at least 10 s). */
@@ -110,13 +115,22 @@ int cached_peer_check(dl_stage_t *st, const dl_msg_t *req, unsigned timeout_s,
 		      int *fd, char sha[DL_SHA256_HEX_LEN], char *why,
 		      size_t whylen);
 
+/* Whether a prefetch queued on this node will copy path. */
+typedef bool (*cached_queued_fn)(void *arg, const char *path);
+
 /**
  * cached_peer_serve - one incoming peer connection (in a child): nonce
  * exchange when auth is not NULL, one FETCH, FETCH_OK and the bytes, or
- * FETCH_REFUSED.  \return 0 served, -1 refused or failed (logged).
+ * FETCH_REFUSED.  A file not cached here yet but being copied here
+ * (dl_stage_copying(), or queued(qarg, path) says a prefetch will) is
+ * waited for, CACHED_INFLIGHT_WAIT ms at most: the controller names this
+ * node to peers from the moment it asked it for the file.
+ * IN queued - NULL: no queue to look at
+ * \return 0 served, -1 refused or failed (logged).
  */
 int cached_peer_serve(const cached_conf_t *c, const dl_net_auth_t *auth,
-		      int fd, const char *who);
+		      int fd, const char *who, cached_queued_fn queued,
+		      void *qarg);
 
 /**
  * cached_peer_stream - after a FETCH_OK of size bytes and digest sha on

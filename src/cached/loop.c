@@ -225,10 +225,23 @@ static int _run_prefetch(loop_t *l, int fd, int relay, void *arg)
 	return cached_work_prefetch(l->conf, arg, relay);
 }
 
+/* cached_queued_fn: in a peer child, the queue as it was at the fork. */
+static bool _queued(void *arg, const char *path)
+{
+	const loop_t *l = arg;
+
+	for (size_t i = 0; i < l->queue.n; i++)
+		for (size_t k = 0; k < l->queue.m[i].nfiles; k++)
+			if (!strcmp(l->queue.m[i].files[k].path, path))
+				return true;
+	return false;
+}
+
 static int _run_peer(loop_t *l, int fd, int relay, void *arg)
 {
 	(void)relay;
-	return cached_peer_serve(l->conf, &l->conf->auth, fd, arg) ? 1 : 0;
+	return cached_peer_serve(l->conf, &l->conf->auth, fd, arg, _queued,
+				 l) ? 1 : 0;
 }
 
 /* ---- listeners -------------------------------------------------------- */

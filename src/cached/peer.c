@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cached.h"
@@ -289,8 +290,42 @@ static int _send_copy(int sock, int fd, uint64_t size)
 	return left ? -1 : 0;
 }
 
+static int64_t _mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait while req's file is not cached here but on its way (copied now, or
+ * by a queued prefetch), CACHED_INFLIGHT_WAIT ms at most; the check that
+ * follows decides.  Root's requests are refused anyway: no wait.
+ */
+static void _await_copy(dl_stage_t *st, const dl_msg_t *req,
+			cached_queued_fn queued, void *qarg)
+{
+	int64_t until = _mono_ms() + CACHED_INFLIGHT_WAIT;
+	dl_stage_entry_t e;
+	int fd;
+
+	if (req->uid == 0 || req->gid == 0)
+		return;
+	while (dl_stage_lookup(st, req->path, &e, &fd)) {
+		if (_mono_ms() >= until ||
+		    (!dl_stage_copying(st, req->path) &&
+		     !(queued && queued(qarg, req->path))))
+			return;
+		usleep(10000);
+	}
+	dl_stage_entry_clear(&e);
+	close(fd);
+}
+
 int cached_peer_serve(const cached_conf_t *c, const dl_net_auth_t *auth,
-		      int fd, const char *who)
+		      int fd, const char *who, cached_queued_fn queued,
+		      void *qarg)
 {
 	char err[256] = "", why[512] = "", sha[DL_SHA256_HEX_LEN] = "";
 	char *body;
@@ -319,10 +354,13 @@ int cached_peer_serve(const cached_conf_t *c, const dl_net_auth_t *auth,
 	dl_net_frame_free(&f);
 	if (dl_stage_open(c->cache_dir, &c->opts, 0, &st, err, sizeof(err)))
 		snprintf(why, sizeof(why), "no cache here: %s", err);
-	else if (!cached_peer_check(st, &req, c->opts.open_timeout ?
-						      c->opts.open_timeout : 60,
-				    &cfd, sha, why, sizeof(why)))
-		rc = 0;
+	else {
+		_await_copy(st, &req, queued, qarg);
+		rc = cached_peer_check(st, &req, c->opts.open_timeout ?
+							 c->opts.open_timeout :
+							 60,
+				       &cfd, sha, why, sizeof(why));
+	}
 	dl_stage_close(st);
 	dl_msg_init(&ans, rc ? DL_NET_FETCH_REFUSED : DL_NET_FETCH_OK);
 	ans.size = req.size;

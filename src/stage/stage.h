@@ -67,6 +67,7 @@
 #define DL_STAGE_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -378,6 +379,14 @@ int dl_stage_bytes(dl_stage_t *st, uint64_t *storage, uint64_t *peer);
  */
 int dl_stage_lookup(dl_stage_t *st, const char *path, dl_stage_entry_t *e,
 		    int *fd);
+
+/**
+ * dl_stage_copying - whether a copy of path into this cache is under way
+ * (another process holds its entry's lock: it is being staged, from the
+ * storage or a peer).  dl-cached asked for that file by a peer waits for
+ * the copy instead of refusing, so the peer need not read the storage too.
+ */
+bool dl_stage_copying(dl_stage_t *st, const char *path);
 
 /* dl_stage_entry_clear - free what dl_stage_lookup() put in e. */
 void dl_stage_entry_clear(dl_stage_entry_t *e);

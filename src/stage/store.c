@@ -700,6 +700,16 @@ int dl_stage_lookup(dl_stage_t *st, const char *path, dl_stage_entry_t *e,
 	return rc;
 }
 
+bool dl_stage_copying(dl_stage_t *st, const char *path)
+{
+	char hash[DL_SHA256_HEX_LEN];
+
+	if (!st || !path)
+		return false;
+	dl_sha256_hex(path, strlen(path), hash);
+	return dl__entry_busy(st, hash, false);
+}
+
 void dl_stage_entry_clear(dl_stage_entry_t *e)
 {
 	if (e)

@@ -243,7 +243,8 @@ static pid_t _serve_one(int lfd)
 	if (pid == 0) {
 		if (dl_net_accept(lfd, 10000, &fd, NULL, 0))
 			_exit(2);
-		_exit(cached_peer_serve(&conf_b, &conf_b.auth, fd, "test") ?
+		_exit(cached_peer_serve(&conf_b, &conf_b.auth, fd, "test",
+					NULL, NULL) ?
 			      1 : 0);
 	}
 	return pid;
@@ -304,6 +305,90 @@ START_TEST(test_peer_fetch)
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
 	ck_assert_uint_eq(rep.copied, 1);
 	ck_assert_uint_eq(rep.from_peers, 0);
+	dl_stage_close(st);
+	close(lfd);
+	dl_msg_free(&loc);
+	dl_msg_free(&s.cache);
+}
+END_TEST
+
+/* cached_queued_fn: a prefetch of ".../g" is queued here. */
+static bool _g_queued(void *arg, const char *path)
+{
+	size_t n = strlen(path);
+
+	(void)arg;
+	return n >= 2 && !strcmp(path + n - 2, "/g");
+}
+
+/*
+ * A peer asked for a file it is about to copy (a queued prefetch, then
+ * its copy) waits for it and serves it, rather than sending the requester
+ * to the storage; dl_stage_copying() sees the copy while it runs.
+ */
+START_TEST(test_peer_waits_for_copy)
+{
+	cached_conf_t conf_a = { .node = "nA" };
+	cached_source_t s = { .relay = -1, .conf = &conf_a };
+	dl_stage_report_t rep;
+	dl_stage_opts_t oa = { .capacity = DL_CACHE_UNLIMITED, .node = "nA" };
+	struct timespec t0, t1;
+	dl_msg_t loc;
+	dl_msg_file_t *f;
+	dl_stage_t *st;
+	char path[256], err[256];
+	uint16_t port;
+	int lfd, status;
+	pid_t server, copier;
+
+	if (!_root() || !fx_munged_ok("check_cached"))
+		return;
+	_write("g", 300000, 0644, 0);
+	/* B's cache exists, without g */
+	ck_assert_int_eq(dl_stage_open(dir_b, &conf_b.opts, 1, &st, err,
+				       sizeof(err)), 0);
+	dl_stage_close(st);
+	conf_a.auth = conf_b.auth;
+	ck_assert_int_eq(dl_net_listen("127.0.0.1", 0, &lfd, err,
+				       sizeof(err)), 0);
+	port = dl_net_local_port(lfd);
+	snprintf(path, sizeof(path), "%s/g", src);
+	dl_msg_init(&loc, DL_NET_LOCATED);
+	f = dl_msg_add_file(&loc, path, 0, 0);
+	dl_msg_file_add_peer(f, "nB", "127.0.0.1", port);
+	s.located = &loc;
+	oa.fetch = cached_peer_fetch;
+	oa.fetch_arg = &s;
+
+	server = fork();
+	if (server == 0) {
+		int fd;
+
+		if (dl_net_accept(lfd, 10000, &fd, NULL, 0))
+			_exit(2);
+		_exit(cached_peer_serve(&conf_b, &conf_b.auth, fd, "test",
+					_g_queued, NULL) ? 1 : 0);
+	}
+	copier = fork();
+	if (copier == 0) {
+		usleep(300000); /* B's prefetch gets its turn */
+		dl_stage_close(_stage(dir_b, &conf_b.opts, "g", &rep));
+		_exit(rep.copied == 1 ? 0 : 1);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st = _stage(dir_a, &oa, "g", &rep);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	waitpid(copier, &status, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	waitpid(server, &status, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_uint_eq(rep.copied, 1);
+	ck_assert_uint_eq(rep.from_peers, 1);
+	ck_assert_uint_eq(rep.bytes_peer, 300000);
+	ck_assert(t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9 >=
+		  0.29);
+	/* nothing is being copied into A now */
+	ck_assert(!dl_stage_copying(st, path));
 	dl_stage_close(st);
 	close(lfd);
 	dl_msg_free(&loc);
@@ -667,6 +752,7 @@ Suite *make_cached_suite(void)
 	tcase_add_test(tc, test_prefetch_pins);
 	tcase_add_test(tc, test_client);
 	tcase_add_test(tc, test_pfq);
+	tcase_add_test(tc, test_peer_waits_for_copy);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -96,6 +96,40 @@ static struct {
 } ch = { .lock = PTHREAD_MUTEX_INITIALIZER, .lfd = -1,
 	 .stop_pipe = { -1, -1 }, .pfx = "datalocality" };
 
+/*
+ * Files the agent asked nodes to bring into the cluster and no node holds
+ * yet (agent_channel_set_fetching()): FNV-1a of the path and the node,
+ * sorted by hash.  Own lock: the agent thread writes, LOCATEs read.
+ */
+typedef struct fetching {
+	uint64_t hash;
+	uint32_t node;
+} fetching_t;
+
+static struct {
+	pthread_mutex_t lock;
+	fetching_t *v;          /* xmalloc'd */
+	size_t n;
+} fetch = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t _fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int _cmp_fetching(const void *a, const void *b)
+{
+	const fetching_t *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
 static bool _stopping(void)
 {
 	return __atomic_load_n(&ch.stop, __ATOMIC_ACQUIRE);
@@ -522,6 +556,43 @@ static void _order_peers(uint32_t *p, uint32_t n, const double *load)
 	}
 }
 
+/*
+ * After the holders of path in p[0..*n), the connected nodes fetching it
+ * (in node order): a peer's copy a moment from now, which the node's
+ * service waits for (cached_peer_serve()), beats a second storage read.
+ */
+static void _add_fetching(int32_t me, const char *path, uint32_t *p,
+			  uint32_t *n)
+{
+	fetching_t key = { .hash = _fnv(path), .node = 0 };
+	size_t lo = 0, hi, i;
+	uint32_t k, j;
+
+	slurm_mutex_lock(&fetch.lock);
+	for (hi = fetch.n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (_cmp_fetching(&fetch.v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < fetch.n && fetch.v[i].hash == key.hash &&
+		     *n < DL_MSG_PEERS_MAX;
+	     i++) {
+		k = fetch.v[i].node;
+		for (j = 0; j < *n && p[j] != k; j++)
+			;
+		if (j < *n || (int32_t)k == me || k >= ch.nnodes)
+			continue;
+		slurm_mutex_lock(&ch.nodes[k].lock);
+		if (ch.nodes[k].conn)
+			p[(*n)++] = k;
+		slurm_mutex_unlock(&ch.nodes[k].lock);
+	}
+	slurm_mutex_unlock(&fetch.lock);
+}
+
 static int _locate(conn_t *c, const dl_msg_t *q, char *err, size_t errlen)
 {
 	double *load = xcalloc(ch.nnodes ? ch.nnodes : 1, sizeof(double));
@@ -554,9 +625,10 @@ static int _locate(conn_t *c, const dl_msg_t *q, char *err, size_t errlen)
 	dl_msg_init(&a, DL_NET_LOCATED);
 	a.req = q->req;
 	for (i = 0; i < q->nfiles && !rc; i++) {
+		_order_peers(peers[i], np[i], load);
+		_add_fetching(c->node, q->files[i].path, peers[i], &np[i]);
 		if (!np[i])
 			continue;
-		_order_peers(peers[i], np[i], load);
 		if (!(fl = dl_msg_add_file(&a, q->files[i].path, 0, 0))) {
 			rc = DL_ENOMEM;
 			break;
@@ -675,6 +747,7 @@ void agent_channel_stop(void)
 	close(ch.stop_pipe[1]);
 	ch.lfd = ch.stop_pipe[0] = ch.stop_pipe[1] = -1;
 	_nodes_free();
+	agent_channel_set_fetching(NULL, NULL, 0);
 	xfree(ch.munge_socket);
 	ch.auth.munge_socket = NULL;
 	ch.running = false;
@@ -770,6 +843,24 @@ int agent_channel_send(uint32_t node, uint64_t epoch, uint32_t type,
 		error("%s: node %s does not read what it is sent (%u MiB waiting): closing its connection",
 		      ch.pfx, n->name, OUTBOX_MAX >> 20);
 	return rc;
+}
+
+void agent_channel_set_fetching(const char *const *paths,
+				const uint32_t *nodes, size_t n)
+{
+	fetching_t *v = n ? xcalloc(n, sizeof(*v)) : NULL, *old;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i] = (fetching_t){ .hash = _fnv(paths[i]), .node = nodes[i] };
+	if (n > 1)
+		qsort(v, n, sizeof(*v), _cmp_fetching);
+	slurm_mutex_lock(&fetch.lock);
+	old = fetch.v;
+	fetch.v = v;
+	fetch.n = n;
+	slurm_mutex_unlock(&fetch.lock);
+	xfree(old);
 }
 
 void agent_channel_set_load(uint32_t node, double load)

@@ -100,6 +100,15 @@ int agent_channel_send(uint32_t node, uint64_t epoch, uint32_t type,
 		       const char *body, size_t len);
 
 /*
+ * agent_channel_set_fetching - the files (paths[i]) no node holds that
+ * the agent has given node nodes[i] to bring in (the prefetch owners),
+ * replacing the last list; copied.  LOCATED answers name those nodes
+ * after the holders: their services wait for the copy under way.
+ */
+void agent_channel_set_fetching(const char *const *paths,
+				const uint32_t *nodes, size_t n);
+
+/*
  * agent_channel_set_load - how busy node is (0 idle .. 1 full), used to
  * order the peers of LOCATED answers.
  */

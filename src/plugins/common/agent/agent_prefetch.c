@@ -325,6 +325,34 @@ static void _act(cyc_t *y)
 	free(acts);
 }
 
+/*
+ * Tell the channel which node brings in each file no node holds (the
+ * selection's owners: a node asked to prefetch it, or running a job whose
+ * Prolog copies it), so that LOCATEs for it name that node.
+ */
+static void _publish_owners(const dl_cache_t *cache)
+{
+	const char **paths = NULL;
+	uint32_t *nodes = NULL, f, n = 0, cap = 0;
+
+	for (f = 0; f < table.nowner; f++) {
+		const char *p;
+
+		if (!table.owner[f] || !(p = dl_cache_file_path(cache, f)))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			xrecalloc(paths, cap, sizeof(*paths));
+			xrecalloc(nodes, cap, sizeof(*nodes));
+		}
+		paths[n] = p;
+		nodes[n++] = table.owner[f] - 1;
+	}
+	agent_channel_set_fetching(paths, nodes, n);
+	xfree(paths);
+	xfree(nodes);
+}
+
 void agent_prefetch_cycle(const snapshot_t *s, const agent_conf_t *c,
 			  place_ops_t *ops, const char *pfx)
 {
@@ -348,6 +376,7 @@ void agent_prefetch_cycle(const snapshot_t *s, const agent_conf_t *c,
 				&table, &y.picks);
 	if (n >= 0) {
 		y.npicks = (size_t)n;
+		_publish_owners(y.cache);
 		_act(&y);
 		_reasons(&y, ops);
 	} else {
