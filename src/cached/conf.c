@@ -66,6 +66,20 @@ static int _port(const char *key, const char *v, uint16_t *out)
 	return 0;
 }
 
+/* An integer setting within [lo, hi]; a bad value is logged and ignored. */
+static void _uint_key(const char *k, const char *v, long lo, long hi,
+		      unsigned *out)
+{
+	char *end;
+	long t = strtol(v, &end, 10);
+
+	if (!*v || *end || t < lo || t > hi)
+		cached_log(3, "datalocality.conf: %s=%s is not %ld-%ld, "
+			   "ignored", k, v, lo, hi);
+	else
+		*out = (unsigned)t;
+}
+
 static void _service_key(const char *k, char *v, void *arg)
 {
 	cached_conf_t *c = arg;
@@ -88,23 +102,9 @@ static void _service_key(const char *k, char *v, void *arg)
 		else
 			c->prefetch_max = n;
 	} else if (!strcasecmp(k, "PrefetchTimeout")) {
-		char *end;
-		long t = strtol(v, &end, 10);
-
-		if (!*v || *end || t < 1 || t > 86400)
-			cached_log(3, "datalocality.conf: PrefetchTimeout=%s "
-				   "is not 1-86400 s, ignored", v);
-		else
-			c->prefetch_timeout = (unsigned)t;
+		_uint_key(k, v, 1, 86400, &c->prefetch_timeout);
 	} else if (!strcasecmp(k, "PrefetchParallel")) {
-		char *end;
-		long t = strtol(v, &end, 10);
-
-		if (!*v || *end || t < 0 || t > 64)
-			cached_log(3, "datalocality.conf: PrefetchParallel=%s "
-				   "is not 0-64, ignored", v);
-		else
-			c->prefetch_parallel = (unsigned)t;
+		_uint_key(k, v, 0, 64, &c->prefetch_parallel);
 	}
 }
 

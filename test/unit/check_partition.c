@@ -917,6 +917,9 @@ START_TEST(test_fail_missing_helper)
 	int32_t *g = malloc(h->nvtx * sizeof(*g));
 	dl_partition_stats_t st;
 
+	/* A start ahead of the first run fails the same way. */
+	ck_assert_int_eq(dl_partitioner_start(p), DL_EIO);
+	ck_assert_int_eq(dl__partitioner_pid(p), -1);
 	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
 	ck_assert_int_eq(st.used_fallback, 1);
 	ck_assert_int_eq(dl__partitioner_pid(p), -1);
@@ -1160,29 +1163,6 @@ START_TEST(test_helper_start_early)
 }
 END_TEST
 
-/*
- * A start that fails leaves no helper and counts towards the back-off
- * like a failed run; the run that follows still answers, greedily.
- */
-START_TEST(test_fail_start_early)
-{
-	dl_partitioner_t *p = _partitioner("/nonexistent/dl-partitiond", 0);
-	dl_hgraph_t *h = _gen_clustered(100, 4, 2);
-	int32_t *part = malloc(h->nvtx * sizeof(*part));
-	dl_partition_stats_t st;
-
-	ck_assert_int_eq(dl_partitioner_start(p), DL_EIO);
-	ck_assert_int_eq(dl__partitioner_pid(p), -1);
-	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
-	ck_assert_int_eq(st.used_fallback, 1);
-	_assert_valid(h, part);
-	dl_partitioner_destroy(p);
-	_assert_no_children();
-	free(part);
-	_hg_free(h);
-}
-END_TEST
-
 struct killer {
 	pid_t pid;
 	unsigned delay_ms;
@@ -1293,7 +1273,6 @@ Suite *make_partition_suite(void)
 	tcase_add_test(tc, test_fail_garbage);
 	tcase_add_test(tc, test_fail_killed_idle);
 	tcase_add_test(tc, test_fail_killed_busy);
-	tcase_add_test(tc, test_fail_start_early);
 	suite_add_tcase(s, tc);
 	return s;
 }
