@@ -120,6 +120,8 @@ dl_cluster_wait_jobs_done 60
 bad=0
 for g in 0 1 2 3; do
 	id=${after[$g]}
+	# a job that started and ended between two cycles: the next reports it
+	dl_t_wait_until 10 grep -q "started JobId=$id " "$log" || true
 	grep -q "started JobId=$id on \([^ ]*\) (planned \1: strict; 3/3 files" "$log" ||
 		{ echo "  JobId=$id (group $g) did not find its files cached on its node:" \
 			"$(grep -h "placed JobId=$id \|started JobId=$id " "$log" | tr '\n' ' ')"

@@ -42,10 +42,10 @@
 
 /*
  * How often the thread looks for new jobs, in milliseconds: a job waits at
- * its submit hold until a cycle has placed it, and on an idle cluster
- * that wait is all that stands between submission and start.
+ * its submit hold until a cycle has placed it.  (10 ms placed arrivals one
+ * by one, which Online-HPS plans worse than a batch: see agent_apply.c.)
  */
-#define POLL_MS 10
+#define POLL_MS 100
 /*
  * Services' models are compared this often, and before every cycle; node
  * changes (a job ended, a node came back) trigger a cycle at most this
