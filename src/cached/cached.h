@@ -171,6 +171,9 @@ void cached_ctl_input(cached_ctl_t *ctl);
 void cached_ctl_tick(cached_ctl_t *ctl);
 /* Send a LOCATE of paths (body lines after req); \return its req or 0. */
 uint64_t cached_ctl_locate(cached_ctl_t *ctl, const char *paths, size_t n);
+/* CLOCK_MONOTONIC in milliseconds (deadlines of the service). */
+int64_t cached_now_ms(void);
+
 /* Forward a PREFETCH_DONE body. */
 void cached_ctl_send(cached_ctl_t *ctl, uint32_t type, const char *body,
 		     size_t n);

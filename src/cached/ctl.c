@@ -52,7 +52,7 @@ struct cached_ctl {
 	uint64_t req;
 };
 
-static int64_t _now_ms(void)
+int64_t cached_now_ms(void)
 {
 	struct timespec ts;
 
@@ -141,7 +141,7 @@ static void _drop(cached_ctl_t *c, const char *why)
 	}
 	c->fd = -1;
 	c->backoff = BACKOFF_MIN;
-	c->next_try = _now_ms() + 1000 * BACKOFF_MIN;
+	c->next_try = cached_now_ms() + 1000 * BACKOFF_MIN;
 	_model_free(&c->sent);
 }
 
@@ -222,7 +222,7 @@ fail:
 			   c->conf->service_port, err[0] ? err : "refused",
 			   BACKOFF_MAX);
 	c->said_down = true;
-	c->next_try = _now_ms() + 1000 * (int64_t)c->backoff;
+	c->next_try = cached_now_ms() + 1000 * (int64_t)c->backoff;
 	c->backoff = c->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX :
 						    c->backoff * 2;
 }
@@ -320,7 +320,7 @@ int cached_ctl_fd(const cached_ctl_t *c)
 
 void cached_ctl_tick(cached_ctl_t *c)
 {
-	int64_t now = _now_ms();
+	int64_t now = cached_now_ms();
 	uint64_t gen;
 
 	if (c->fd < 0) {

@@ -199,11 +199,10 @@ static int _run_prefetch(loop_t *l, int fd, int relay, void *arg);
 static void _pump(loop_t *l)
 {
 	unsigned max = l->conf->prefetch_parallel, running = 0;
+	dl_msg_t m;
 
 	for (size_t i = 0; i < l->nch; i++)
 		running += l->ch[i].kind == K_PREFETCH;
-	dl_msg_t m;
-
 	while ((!max || running < max) && cached_pfq_pop(&l->queue, &m)) {
 		if (!_spawn(l, K_PREFETCH, (uint32_t)m.job, -1, _run_prefetch,
 			    &m))

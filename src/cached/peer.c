@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cached.h"
@@ -290,14 +289,6 @@ static int _send_copy(int sock, int fd, uint64_t size)
 	return left ? -1 : 0;
 }
 
-static int64_t _mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Wait while req's file is not cached here but on its way (copied now, or
  * by a queued prefetch), CACHED_INFLIGHT_WAIT ms at most; the check that
@@ -306,14 +297,14 @@ static int64_t _mono_ms(void)
 static void _await_copy(dl_stage_t *st, const dl_msg_t *req,
 			cached_queued_fn queued, void *qarg)
 {
-	int64_t until = _mono_ms() + CACHED_INFLIGHT_WAIT;
+	int64_t until = cached_now_ms() + CACHED_INFLIGHT_WAIT;
 	dl_stage_entry_t e;
 	int fd;
 
 	if (req->uid == 0 || req->gid == 0)
 		return;
 	while (dl_stage_lookup(st, req->path, &e, &fd)) {
-		if (_mono_ms() >= until ||
+		if (cached_now_ms() >= until ||
 		    (!dl_stage_copying(st, req->path) &&
 		     !(queued && queued(qarg, req->path))))
 			return;

@@ -24,8 +24,8 @@
  *     Past the bound the restriction is widened to every eligible node and
  *     never set again (unless strict).  The bound is 0 for a job ahead of
  *     a wide job the nodes drain for (dl_state_t.wide_waiting): nothing
- *     behind that job may use a node the job leaves idle.  The time waited is the job's, not
- *     the node's: a move does not start it afresh.
+ *     behind that job may use a node the job leaves idle.  The time waited
+ *     is the job's, not the node's: a move does not start it afresh.
  *
  *   - a cold node (powered down or resuming, dl_node_t.wake > 0) is
  *     chosen only while no warm node would let the job begin sooner
@@ -122,8 +122,9 @@ double dl_place_blocked_for(const dl_state_t *st, const dl_job_t *j,
  * dl_place_bound - how long job j may wait for node n, in seconds:
  * wait_factor x bytes cached on n / rbw within [min_wait, max_wait];
  * infinite if strict; 0 if j is ahead of a waiting wide job
- * (st->wide_waiting and j->priority > st->wide_priority).  Where n serves peers at a peer_bw above rbw, the
- * bytes are priced at peer_bw: moving would copy them from n.
+ * (st->wide_waiting and j->priority > st->wide_priority).  Where n serves
+ * peers at a peer_bw above rbw, the bytes are priced at peer_bw: moving
+ * would copy them from n.
  */
 double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 		      const dl_place_params_t *p);

@@ -1021,6 +1021,22 @@ fail:
 }
 
 /*
+ * A running helper: one that died while idle is reaped (no harm done) and
+ * another started, as is one when none runs.
+ * \return 0 or _start()'s error.
+ */
+static int _ensure_helper(dl_partitioner_t *p)
+{
+	int status;
+
+	if (p->pid >= 0 && _reap_nohang(p, &status)) {
+		_log_exit(p, status, DL_LOG_INFO);
+		_forget(p);
+	}
+	return p->pid < 0 ? _start(p) : 0;
+}
+
+/*
  * One request to the helper; out[] gets validated parts.
  * \return 0; DL_EPARTITION (the helper reported an error and stays up);
  * DL_EIO, DL_ETIMEDOUT, DL_EFORMAT (the helper was stopped); DL_ENOMEM.
@@ -1046,18 +1062,10 @@ static int _helper_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 	dl__proto_resp_t resp;
 	struct sigpipe_guard g;
 	int64_t deadline;
-	int rc, epipe = 0, status;
+	int rc, epipe = 0;
 
-	if (p->pid >= 0 && _reap_nohang(p, &status)) {
-		/* It died while idle: no harm done, just start another. */
-		_log_exit(p, status, DL_LOG_INFO);
-		_forget(p);
-	}
-	if (p->pid < 0) {
-		rc = _start(p);
-		if (rc)
-			return rc;
-	}
+	if ((rc = _ensure_helper(p)))
+		return rc;
 
 	deadline = _now_ms() + p->o.timeout_ms;
 	_sigpipe_block(&g);
@@ -1275,17 +1283,13 @@ static void _failed(dl_partitioner_t *p)
 
 int dl_partitioner_start(dl_partitioner_t *p)
 {
-	int rc, status;
+	int rc;
 
 	if (!p)
 		return DL_EINVAL;
-	if (p->pid >= 0 && _reap_nohang(p, &status)) {
-		_log_exit(p, status, DL_LOG_INFO);
-		_forget(p);
-	}
-	if (p->pid >= 0 || p->skip)
+	if (p->skip)
 		return 0;
-	rc = _start(p);
+	rc = _ensure_helper(p);
 	if (rc && rc != DL_ENOMEM)
 		_failed(p);
 	return rc;

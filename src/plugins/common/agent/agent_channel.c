@@ -98,8 +98,8 @@ static struct {
 
 /*
  * Files the agent asked nodes to bring into the cluster and no node holds
- * yet (agent_channel_set_fetching()): FNV-1a of the path and the node,
- * sorted by hash.  Own lock: the agent thread writes, LOCATEs read.
+ * yet (agent_channel_set_fetching()): agent_inv_hash() of the path and the
+ * node, sorted by hash.  Own lock: the agent thread writes, LOCATEs read.
  */
 typedef struct fetching {
 	uint64_t hash;
@@ -111,15 +111,6 @@ static struct {
 	fetching_t *v;          /* xmalloc'd */
 	size_t n;
 } fetch = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static uint64_t _fnv(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
 
 static int _cmp_fetching(const void *a, const void *b)
 {
@@ -564,7 +555,7 @@ static void _order_peers(uint32_t *p, uint32_t n, const double *load)
 static void _add_fetching(int32_t me, const char *path, uint32_t *p,
 			  uint32_t *n)
 {
-	fetching_t key = { .hash = _fnv(path), .node = 0 };
+	fetching_t key = { .hash = agent_inv_hash(path, strlen(path)), .node = 0 };
 	size_t lo = 0, hi, i;
 	uint32_t k, j;
 
@@ -852,7 +843,7 @@ void agent_channel_set_fetching(const char *const *paths,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		v[i] = (fetching_t){ .hash = _fnv(paths[i]), .node = nodes[i] };
+		v[i] = (fetching_t){ .hash = agent_inv_hash(paths[i], strlen(paths[i])), .node = nodes[i] };
 	if (n > 1)
 		qsort(v, n, sizeof(*v), _cmp_fetching);
 	slurm_mutex_lock(&fetch.lock);

@@ -50,7 +50,7 @@ static int _fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 }
 
 /* FNV-1a, 64 bits. */
-static uint64_t _hash(const char *p, size_t len)
+uint64_t agent_inv_hash(const char *p, size_t len)
 {
 	uint64_t h = 14695981039346656037ULL;
 	size_t i;
@@ -109,7 +109,7 @@ static int _grow(map_t *m)
 static int _put(const agent_inv_t *inv, map_t *m, const char *p, size_t len,
 		uint64_t size)
 {
-	uint64_t h = _hash(p, len);
+	uint64_t h = agent_inv_hash(p, len);
 	size_t i;
 
 	if (m->cap) {
@@ -141,7 +141,7 @@ static void _del(map_t *m, const char *p, size_t len)
 
 	if (!m->cap)
 		return;
-	i = _find(m, p, len, _hash(p, len));
+	i = _find(m, p, len, agent_inv_hash(p, len));
 	if (!m->s[i].path)
 		return;
 	m->path_bytes -= len;
@@ -348,7 +348,7 @@ bool agent_inv_size(const agent_inv_t *inv, const char *path, uint64_t *size)
 
 	if (!inv->cur.cap)
 		return false;
-	i = _find(&inv->cur, path, len, _hash(path, len));
+	i = _find(&inv->cur, path, len, agent_inv_hash(path, len));
 	if (!inv->cur.s[i].path)
 		return false;
 	*size = inv->cur.s[i].size;

@@ -99,6 +99,9 @@ uint64_t agent_inv_generation(const agent_inv_t *inv);
 /* agent_inv_count - files in the inventory. */
 uint32_t agent_inv_count(const agent_inv_t *inv);
 
+/* agent_inv_hash - FNV-1a (64 bits) of p[0..len), the tables' key hash. */
+uint64_t agent_inv_hash(const char *p, size_t len);
+
 /* agent_inv_size - the size of path in the inventory; RET false if absent. */
 bool agent_inv_size(const agent_inv_t *inv, const char *path, uint64_t *size);
 
