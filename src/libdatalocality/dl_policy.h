@@ -114,6 +114,33 @@ int dl_policy_plan(dl_policy_t *p, const dl_state_t *st, dl_plan_t **out);
  */
 int dl_plan_add_copy(dl_plan_t *plan, uint32_t file, uint32_t node);
 
+/**
+ * dl_plan_prefetch - add to plan the prefetch the Slurm plugin's agent
+ * does (agent_pfplan.h), for any policy: on every usable node, the
+ * pending jobs plan put there, in plan order (ascending .order, then
+ * index), from the first one on, those that start at once on the node's
+ * free slots included (the agent selects before Slurm starts them).  For
+ * the first per_node of them (the agent takes 2 x the node's CPUs), every
+ * file the node does not cache becomes a copy (dl_plan_add_copy()) to that
+ * node, as long as the bytes they miss there (a file two of them need
+ * counts once) stay within the node's budget; the first job that would
+ * exceed it ends the node's list, so that no job further down the queue
+ * takes the room of one that starts earlier.  The budget is budget bytes
+ * (0: no limit; the agent's PrefetchMaxBytes, half the cache by default),
+ * and at most the node's capacity less the bytes its running jobs' files
+ * hold there, as the agent's.  Files of unknown size (and empty ones) are
+ * left out, and a job with no other file does not count among the
+ * per_node.  Not modelled: the agent's rule that a file no node holds is
+ * fetched from storage by one node only.
+ * The copies belong to the plan (freed by dl_plan_free()); st is only
+ * read.
+ * \return 0; DL_EINVAL (NULL argument, or plan does not match st),
+ *         DL_ETOOBIG (DL_PLAN_COPIES_MAX copies), DL_ENOMEM: then the
+ *         plan's copies are those it had before the call.
+ */
+int dl_plan_prefetch(const dl_state_t *st, dl_plan_t *plan, uint32_t per_node,
+		     uint64_t budget);
+
 /* dl_plan_free - free a plan (and its copies); NULL is a no-op. */
 void dl_plan_free(dl_plan_t *plan);
 

@@ -8,6 +8,7 @@
 #include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_policy.h"
+#include "policy_util.h"
 #include "u64set.h"
 
 extern const dl_policy_ops_t dl__policy_locality;
@@ -137,6 +138,21 @@ int dl_plan_add_copy(dl_plan_t *plan, uint32_t file, uint32_t node)
 	plan->copies[plan->ncopies].file = file;
 	plan->copies[plan->ncopies++].node = node;
 	return 0;
+}
+
+int dl_plan_prefetch(const dl_state_t *st, dl_plan_t *plan, uint32_t per_node,
+		     uint64_t budget)
+{
+	size_t had;
+	int rc;
+
+	if (!st || !plan || plan->n != st->njobs)
+		return DL_EINVAL;
+	had = plan->ncopies;
+	rc = dl__plan_prefetch(st, plan, per_node, budget, DL__PF_AGENT);
+	if (rc)
+		plan->ncopies = had; /* the copies added are forgotten */
+	return rc;
 }
 
 /*

@@ -499,7 +499,9 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	int rc, done;
 
 	if ((rc = _plan_reused(h, st, plan, &done)) || done)
-		return rc ? rc : dl__plan_prefetch(st, plan, h->prefetch);
+		return rc ? rc :
+			    dl__plan_prefetch(st, plan, h->prefetch, 0,
+					      DL__PF_QUEUE);
 	h->reused = 0;
 	rc = dl_hgraph_build(st, &g);
 	if (rc == DL_EINVAL)
@@ -598,7 +600,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	rc = _save_mapping(h, plan, st);
 	/* The copy hook: fetch ahead for the jobs queued on each node. */
 	if (!rc)
-		rc = dl__plan_prefetch(st, plan, h->prefetch);
+		rc = dl__plan_prefetch(st, plan, h->prefetch, 0,
+				       DL__PF_QUEUE);
 out:
 	free(items);
 	free(key_prio);

@@ -519,6 +519,9 @@ out:
 	return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* prefetch: the copy hook for the plan's queues                       */
+
 typedef struct {
 	uint32_t node;
 	double order;
@@ -536,33 +539,166 @@ static int _cmp_queued(const void *a, const void *b)
 	return (x->job > y->job) - (x->job < y->job);
 }
 
-/* Copies for the files of job j that node n lacks. */
-static int _prefetch_job(const dl_state_t *st, dl_plan_t *plan, size_t j,
-			 uint32_t n)
+/* One dl__plan_prefetch() call. */
+typedef struct {
+	const dl_state_t *st;
+	dl_plan_t *plan;
+	uint32_t per_node;
+	uint64_t budget;    /* 0: none */
+	dl__pf_rule_t rule;
+	uint32_t *stamp;    /* [nf]: 1 + the node that counted a file */
+	uint32_t nf;
+} _pf_t;
+
+/*
+ * The bytes the rule accounts file f at; 0: it is left out.  The agent
+ * leaves out a file whose size is unknown, as agent_pfplan.c's _fill()
+ * does (it could not be counted against the budget), and an empty one
+ * (nothing to copy); Online-HPS's rule takes every file.
+ */
+static uint64_t _pf_size(const _pf_t *p, uint32_t f)
 {
-	const dl_job_t *job = &st->jobs[j];
+	uint64_t size = dl_cache_file_size(p->st->cache, f);
+
+	if (size != DL_CACHE_SIZE_UNKNOWN)
+		return size;
+	return p->rule == DL__PF_QUEUE ? p->st->params.unknown_size : 0;
+}
+
+/*
+ * Whether f is counted on node n now, and mark it counted: a file two
+ * jobs of the node read counts once there.  Nodes come one after the
+ * other, so one stamp per file is enough.
+ */
+static int _pf_first(_pf_t *p, uint32_t f, uint32_t n)
+{
+	if (f >= p->nf || p->stamp[f] == n + 1)
+		return 0;
+	p->stamp[f] = n + 1;
+	return 1;
+}
+
+/*
+ * Node n's room for prefetches: the budget, and under the agent's rule
+ * no more than its capacity less the bytes its running jobs hold there
+ * (pinned: a prefetch cannot evict them), as agent_prefetch.c's _nodes()
+ * sets pf_node_t.budget.  A file two running jobs read counts once.
+ */
+static uint64_t _pf_limit(_pf_t *p, uint32_t n)
+{
+	uint64_t limit = p->budget ? p->budget : UINT64_MAX, held = 0, cap;
+	const dl_state_t *st = p->st;
+	size_t i;
 	uint32_t k;
+
+	if (p->rule != DL__PF_AGENT)
+		return limit;
+	for (i = 0; i < st->njobs; i++) {
+		const dl_job_t *j = &st->jobs[i];
+
+		if (j->state != DL_JOB_RUNNING || j->node != (int32_t)n)
+			continue;
+		for (k = 0; k < j->nfiles; k++)
+			if (dl_cache_contains(st->cache, n, j->files[k]) &&
+			    _pf_first(p, j->files[k], n))
+				held += _pf_size(p, j->files[k]);
+	}
+	cap = dl_cache_capacity(st->cache, n);
+	cap = cap > held ? cap - held : 0;
+	return cap < limit ? cap : limit;
+}
+
+/*
+ * The bytes of j's files that node n lacks and no job before it there
+ * lacked; *nfiles: how many of its files the rule accounts for.
+ */
+static uint64_t _pf_missing(_pf_t *p, const dl_job_t *j, uint32_t n,
+			    uint32_t *nfiles)
+{
+	uint64_t missing = 0, size;
+	uint32_t k, f;
+
+	*nfiles = 0;
+	for (k = 0; k < j->nfiles; k++) {
+		f = j->files[k];
+		if (!(size = _pf_size(p, f)) && p->rule == DL__PF_AGENT)
+			continue;
+		(*nfiles)++;
+		if (!dl_cache_contains(p->st->cache, n, f) &&
+		    _pf_first(p, f, n))
+			missing += size;
+	}
+	return missing;
+}
+
+/* Copies for the files of job j that node n lacks, in the job's order. */
+static int _pf_copies(_pf_t *p, const dl_job_t *j, uint32_t n)
+{
+	uint32_t k, f;
 	int rc;
 
-	for (k = 0; k < job->nfiles; k++)
-		if (!dl_cache_contains(st->cache, n, job->files[k]) &&
-		    (rc = dl_plan_add_copy(plan, job->files[k], n)))
+	for (k = 0; k < j->nfiles; k++) {
+		f = j->files[k];
+		if (p->rule == DL__PF_AGENT && !_pf_size(p, f))
+			continue;
+		if (!dl_cache_contains(p->st->cache, n, f) &&
+		    (rc = dl_plan_add_copy(p->plan, f, n)))
 			return rc;
+	}
 	return 0;
 }
 
-int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
-		      uint32_t per_node)
+/* The prefetch of one node from its planned jobs q[0..n), in plan order. */
+static int _pf_node(_pf_t *p, const _queued_t *q, size_t n)
 {
+	const dl_node_t *nd = &p->st->nodes[q[0].node];
+	uint32_t node = q[0].node, took = 0, nfiles;
+	uint32_t room = nd->cpus > nd->busy ? nd->cpus - nd->busy : 0;
+	uint64_t limit = _pf_limit(p, node), used = 0, missing;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n && took < p->per_node && !rc; i++) {
+		const dl_job_t *j = &p->st->jobs[q[i].job];
+
+		if (p->rule == DL__PF_QUEUE) {
+			/* One that starts now fetches its files itself. */
+			if (j->cpus <= room) {
+				room -= j->cpus;
+				continue;
+			}
+			room = 0; /* dispatch stops at the first misfit */
+		}
+		missing = _pf_missing(p, j, node, &nfiles);
+		if (!nfiles && p->rule == DL__PF_AGENT)
+			continue; /* nothing to pin: not one of the head */
+		if (missing > limit - used)
+			break; /* nobody overtakes it: the list ends */
+		used += missing;
+		took++;
+		rc = _pf_copies(p, j, node);
+	}
+	return rc;
+}
+
+int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
+		      uint32_t per_node, uint64_t budget, dl__pf_rule_t rule)
+{
+	_pf_t p = { st, plan, per_node, budget, rule, NULL, 0 };
 	_queued_t *q;
-	size_t i, nq = 0;
+	size_t i, k, nq = 0;
 	int rc = 0;
 
 	if (!per_node || !st->njobs)
 		return 0;
+	p.nf = dl_cache_file_count(st->cache);
 	q = malloc(st->njobs * sizeof(*q));
-	if (!q)
+	p.stamp = calloc(p.nf ? p.nf : 1, sizeof(*p.stamp));
+	if (!q || !p.stamp) {
+		free(q);
+		free(p.stamp);
 		return DL_ENOMEM;
+	}
 	for (i = 0; i < st->njobs; i++) {
 		int32_t n = plan->a[i].node;
 
@@ -574,26 +710,13 @@ int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
 		q[nq++].job = i;
 	}
 	qsort(q, nq, sizeof(*q), _cmp_queued);
-	for (i = 0; i < nq && !rc;) {
-		const dl_node_t *nd = &st->nodes[q[i].node];
-		uint32_t n = q[i].node, took = 0;
-		uint32_t room = nd->cpus > nd->busy ? nd->cpus - nd->busy : 0;
-
-		for (; i < nq && q[i].node == n; i++) {
-			uint32_t cpus = st->jobs[q[i].job].cpus;
-
-			if (cpus <= room) {
-				room -= cpus; /* starts now, fetches itself */
-				continue;
-			}
-			room = 0; /* dispatch stops at the first misfit */
-			if (took < per_node && !rc) {
-				rc = _prefetch_job(st, plan, q[i].job, n);
-				took++;
-			}
-		}
+	for (i = 0; i < nq && !rc; i = k) {
+		for (k = i; k < nq && q[k].node == q[i].node; k++)
+			;
+		rc = _pf_node(&p, q + i, k - i);
 	}
 	free(q);
+	free(p.stamp);
 	return rc;
 }
 

@@ -14,7 +14,8 @@
  *     running and planned jobs there staged them;
  *   - a sticky map, job id -> node, for policies that map a job once, when
  *     it arrives, and keep it there;
- *   - the MET / MCT / SA mapper of online-hps-khanna §5.
+ *   - the MET / MCT / SA mapper of online-hps-khanna §5;
+ *   - prefetch as plan copies: Online-HPS's and the plugin agent's rule.
  *
  * Private to the library (dl__ prefix, not installed).  Errors follow
  * dl_error.h: 0 or a negative DL_E* code; a failed call changes nothing
@@ -172,17 +173,39 @@ void dl__mapper_destroy(dl__mapper_t *m);
  */
 int dl__mapper_plan(dl__mapper_t *m, const dl_state_t *st, dl_plan_t *plan);
 
+/* Which pending jobs of a node's plan get their files prefetched. */
+typedef enum dl__pf_rule {
+	/*
+	 * Online-HPS's prefetch=<n>: the jobs that will not start at once
+	 * (beyond the node's free slots, in plan order) are its queue, and
+	 * the first per_node of them get every file the node lacks.
+	 */
+	DL__PF_QUEUE = 0,
+	/*
+	 * The plugin's agent (agent_pfplan.h), dl_plan_prefetch(): the
+	 * head of the queue counts from the first job placed on the node,
+	 * those that start at once on its free slots included (the agent
+	 * selects before Slurm starts them); a file of unknown size (or
+	 * empty) is left out, and a job with no other file is not one of
+	 * the per_node; the budget is at most the node's capacity less what
+	 * its running jobs hold there.
+	 */
+	DL__PF_AGENT,
+} dl__pf_rule_t;
+
 /**
  * dl__plan_prefetch - the copy hook for a plan's queues (dl_copy_t): on
- * every usable node, the pending jobs the plan put there that will not
- * start at once (beyond the node's free slots, in plan order) are its
- * queue; for the first per_node of them, every file the node does not
- * hold becomes a copy to that node, in queue order.  Running and
- * unplanned jobs are left alone.
+ * every usable node, the pending jobs the plan put there, in plan order
+ * (ascending .order, then index), taken by rule; for the first per_node
+ * of them, every file the node does not hold becomes a copy to that
+ * node, in queue order, as long as the bytes they miss there (a file two
+ * of them need counts once) stay within budget (0: no limit): the first
+ * job that does not fit ends the node's list.  Running and unplanned jobs
+ * get nothing.  st and plan must match (plan->n == st->njobs).
  * \return 0, DL_ENOMEM or DL_ETOOBIG (the plan's copies are then partial).
  */
 int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
-		      uint32_t per_node);
+		      uint32_t per_node, uint64_t budget, dl__pf_rule_t rule);
 
 /**
  * dl__plan_order - the pending jobs plan gives a node, in plan order

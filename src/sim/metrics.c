@@ -163,6 +163,7 @@ int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
 	m->copies_done = r->copies_done;
 	m->copies_dropped = r->copies_dropped;
 	m->copy_bytes = r->copy_bytes;
+	m->copy_bytes_peer = r->copy_bytes_peer;
 	m->events = r->events;
 	m->wall = r->wall_seconds;
 	free(resp);
@@ -196,6 +197,22 @@ static const char *_kv(const dl_kv_t *kv, size_t nkv, const char *key)
 		if (!strcmp(kv[i].key, key))
 			return kv[i].val;
 	return "";
+}
+
+/* The agent's prefetch, only when on: summaries without it are as were. */
+static void _print_prefetch(FILE *out, const dl_kv_t *kv, size_t nkv)
+{
+	const char *n = _kv(kv, nkv, "prefetch");
+	const char *b = _kv(kv, nkv, "prefetch_budget");
+	char buf[32];
+
+	if (!*n || !strcmp(n, "0"))
+		return;
+	if (strcmp(b, "unlimited"))
+		b = dl_metrics_fmt_bytes(strtod(b, NULL), buf, sizeof(buf));
+	fprintf(out,
+		"prefetch  the plugin's agent: %s jobs per node, budget %s%s\n",
+		n, b, strcmp(b, "unlimited") ? " per node" : "");
 }
 
 void dl_metrics_print(FILE *out, const dl_kv_t *kv, size_t nkv,
@@ -255,6 +272,7 @@ void dl_metrics_print(FILE *out, const dl_kv_t *kv, size_t nkv,
 			"dispatch  %s: priority order, %zu jobs restricted, %zu moved, %zu widened\n",
 			_kv(kv, nkv, "dispatch"), m->restricted, m->moved,
 			m->widened);
+	_print_prefetch(out, kv, nkv);
 	fprintf(out,
 		"nodes     %.2f CPU hours (%.0f node s), peak %u, %llu allocated, %llu released\n",
 		m->cpu_hours, m->node_seconds, m->peak_nodes,
@@ -330,7 +348,8 @@ void dl_metrics_print(FILE *out, const dl_kv_t *kv, size_t nkv,
 	X(copies, "%llu", (unsigned long long) m->copies) \
 	X(copies_done, "%llu", (unsigned long long) m->copies_done) \
 	X(copies_dropped, "%llu", (unsigned long long) m->copies_dropped) \
-	X(copy_bytes, "%llu", (unsigned long long) m->copy_bytes)
+	X(copy_bytes, "%llu", (unsigned long long) m->copy_bytes) \
+	X(copy_bytes_peer, "%llu", (unsigned long long) m->copy_bytes_peer)
 
 /* Descriptions ("..._desc") are for the summary, not for tables. */
 static int _skip(const char *key)

@@ -77,8 +77,10 @@ typedef struct dl_metrics {
 	double node_seconds, cpu_hours;
 	uint64_t allocations, releases;
 	uint32_t peak_nodes;
-	/* The plans' copies (dl_copy_t): begun, done, dropped, bytes. */
+	/* The plans' copies (dl_copy_t): begun, done, dropped, bytes, and
+	 * of the bytes those from peers (the rest came from storage). */
 	uint64_t copies, copies_done, copies_dropped, copy_bytes;
+	uint64_t copy_bytes_peer;
 } dl_metrics_t;
 
 /* One column of the run's description (policy, workload, platform...). */

@@ -36,7 +36,7 @@ typedef struct {
 	double min, max;
 	_setter_t fn;   /* T_FN */
 	unsigned kinds; /* bit per dl_sim_wl_t that takes it; 0: all */
-	int place;      /* a restriction parameter: --dispatch slurm only */
+	int place;      /* restrictions, prefetch: --dispatch slurm only */
 	const char *help; /* lines after the first indented under it */
 } _opt_t;
 
@@ -265,6 +265,27 @@ static int _set_dispatch(dl_sim_args_t *a, const char *s, FILE *out,
 	return 0;
 }
 
+/* 0 stands for "no limit" in the config: a budget of 0 bytes would be
+ * --prefetch 0, and is refused to say so. */
+static int _set_prefetch_budget(dl_sim_args_t *a, const char *s, FILE *out,
+				char *err, size_t len)
+{
+	uint64_t v;
+
+	(void) out;
+	if (!strcasecmp(s, "unlimited")) {
+		a->cfg.prefetch_budget = 0;
+		return 0;
+	}
+	if (_size("prefetch-budget", s, &v, err, len))
+		return DL_EINVAL;
+	if (!v)
+		return _fail(err, len,
+			     "--prefetch-budget: 0 would prefetch nothing (use --prefetch 0)");
+	a->cfg.prefetch_budget = v;
+	return 0;
+}
+
 static int _set_provision(dl_sim_args_t *a, const char *s, FILE *out,
 			  char *err, size_t len)
 {
@@ -468,6 +489,17 @@ static const _opt_t opts[] = {
 		  "cached on the new node (0.25)" },
 	{ .name = "strict", .type = T_FLAG, F(cfg.place.strict), .min = 1,
 	  .place = 1, .help = "never widen: wait for the node for ever" },
+
+	SECTION("  prefetch (--dispatch slurm; the plugin's agent, off):"),
+	{ .name = "prefetch", .type = T_UINT, .arg = "N", F(cfg.prefetch),
+	  .min = 0, .max = 65536, .place = 1,
+	  .help = "after every full plan, copy ahead the missing\n"
+		  "files of the first N jobs planned on each node\n"
+		  "(0; the plugin: 2 x the node's CPUs)" },
+	{ .name = "prefetch-budget", .type = T_FN, .arg = "SIZE|unlimited",
+	  .fn = _set_prefetch_budget, .place = 1,
+	  .help = "bytes missing per node those jobs may bring\n"
+		  "(half the --cache-size: PrefetchMaxBytes)" },
 
 	SECTION("Provisioning (data-diffusion-raicu 3.1, 5.2; off by default):"),
 	FN("provision", "SPEC", _set_provision, 0,
@@ -825,6 +857,12 @@ static int _check_all(dl_sim_args_t *a, char *err, size_t len)
 			     "--peer-fetch and --no-peer-fetch exclude each other");
 	if ((rc = _check_place(a, err, len)))
 		return rc;
+	/* The plugin's PrefetchMaxBytes defaults to half the cache. */
+	if (!dl_sim_args_given(a, "prefetch-budget"))
+		a->cfg.prefetch_budget =
+			a->cfg.cache_bytes == DL_CACHE_UNLIMITED ?
+				0 :
+				a->cfg.cache_bytes / 2;
 	_policy_defaults(a);
 	a->cfg.policy = a->policy;
 	a->cfg.policy_params = a->policy_params;

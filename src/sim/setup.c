@@ -166,6 +166,19 @@ static void _kv_place(dl_kv_t *kv, size_t *n, const dl_sim_config_t *cfg)
 	_kv_add(kv, n, "strict", "%d", p->strict);
 }
 
+/* The agent's prefetch: jobs per node, and the budget when it is on. */
+static void _kv_prefetch(dl_kv_t *kv, size_t *n, const dl_sim_config_t *cfg)
+{
+	_kv_add(kv, n, "prefetch", "%u", cfg->prefetch);
+	if (!cfg->prefetch)
+		_kv_add(kv, n, "prefetch_budget", "-");
+	else if (!cfg->prefetch_budget)
+		_kv_add(kv, n, "prefetch_budget", "unlimited");
+	else
+		_kv_add(kv, n, "prefetch_budget", "%llu",
+			(unsigned long long) cfg->prefetch_budget);
+}
+
 /* What the workload is: its kind's parameters, then what it measures. */
 static void _kv_workload(const dl_sim_args_t *a, const dl_workload_t *wl,
 			 dl_kv_t *kv, size_t *n)
@@ -253,6 +266,7 @@ static void _kv_platform(const dl_sim_config_t *c, dl_kv_t *kv, size_t *n)
 	_kv_add(kv, n, "window", "%zu", c->window);
 	_kv_add(kv, n, "replan_min_interval", "%g", c->replan_min_interval);
 	_kv_place(kv, n, c);
+	_kv_prefetch(kv, n, c);
 	dl_prov_format(&c->prov, pspec, sizeof(pspec));
 	_kv_add(kv, n, "provision", "%s", pspec);
 }

@@ -35,7 +35,8 @@ int dl_sim_setup_workload(const dl_sim_args_t *a, dl_wl_diag_t *diag,
 
 /**
  * dl_sim_setup_describe - the columns describing the run: policy,
- * workload, platform (peer fetch on or off stated), dispatch.
+ * workload, platform (peer fetch on or off stated), dispatch, the agent's
+ * prefetch.
  * OUT kv - DL_SIM_DESC_MAX entries, caller's
  * \return how many were written.
  */

@@ -422,6 +422,7 @@ static void _count_xfer(_sim_t *s, uint32_t owner, uint32_t src,
 		s->res->copies++;
 		s->res->copy_bytes += size;
 		s->res->copies_peer += src >= s->S;
+		s->res->copy_bytes_peer += src >= s->S ? size : 0;
 	} else if (src < s->S) {
 		s->res->miss++;
 		s->res->remote_transfers++;
@@ -1091,6 +1092,15 @@ static dl_plan_t *_policy_plan(_sim_t *s, const dl_state_t *st,
 	s->have_plan = 1;
 	s->last_plan = s->now;
 	s->dirty = 0;
+	/* Not timed: the agent prefetches apart from the policy's plan. */
+	if (s->cfg->prefetch &&
+	    (rc = dl_plan_prefetch(st, plan, s->cfg->prefetch,
+				   s->cfg->prefetch_budget))) {
+		_fail(s, rc, "prefetch at t=%.3f: %s", s->now,
+		      dl_strerror(rc));
+		dl_plan_free(plan);
+		return NULL;
+	}
 	_copies_plan(s, plan);
 	return plan;
 }

@@ -63,7 +63,10 @@
  * file is inserted like a fetched one (evicting unpinned files only;
  * without room it is dropped).  A job that needs a file being copied
  * waits for it (a local hit); one whose file's copy has not begun takes
- * the copy over as its own fetch.
+ * the copy over as its own fetch.  With cfg->prefetch, every full plan,
+ * whatever the policy, also asks for the copies the plugin's agent
+ * prefetches (dl_plan_prefetch()): the missing files of the first
+ * cfg->prefetch jobs planned on each node, within cfg->prefetch_budget.
  *
  * Provisioning (provision.h): with cfg->prov enabled the nodes start off
  * and the pool grows and shrinks at decisions every prov.interval
@@ -123,6 +126,10 @@ typedef struct dl_sim_config {
 	int check;                  /* verify invariants after every step */
 	dl_prov_config_t prov;      /* the node pool (provision.h): off */
 	uint32_t copy_queue;        /* copies a node may have waiting (8) */
+	uint32_t prefetch;          /* the plugin agent's prefetch after every
+				    * full plan (dl_plan_prefetch()): jobs
+				    * per node; 0: none (the default) */
+	uint64_t prefetch_budget;   /* its bytes per node; 0: no limit */
 	double timeline_every;      /* seconds between timeline samples;
 				    * 0: no timeline */
 	void (*progress)(const dl_sim_progress_t *p, void *arg);
@@ -187,8 +194,10 @@ typedef struct dl_sim_result {
 	double end_time;     /* last event */
 	double storage_busy; /* seconds storage nodes spent serving */
 	double wall_seconds;
-	/* Copies (the plan's hook): begun, inserted, dropped unexecuted. */
+	/* Copies (the plan's hook): begun, inserted, dropped unexecuted;
+	 * of the bytes begun, those from peers (the rest: from storage). */
 	uint64_t copies, copies_peer, copy_bytes, copies_done, copies_dropped;
+	uint64_t copy_bytes_peer;
 	/* Provisioning: node seconds on in [first arrival, last completion]
 	 * (every node's, without it), allocations and releases, most on. */
 	int provisioned;

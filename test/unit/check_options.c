@@ -2,15 +2,20 @@
  * check_options.c - dl-sim's table of options (src/sim/options.c): every
  * option parses and lands in its field, bad values are refused with a
  * message naming the option and the value, options are checked against
- * each other, --help lists every option.
+ * each other, --help lists every option, the CSV row records what a run
+ * was given.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_suites.h"
 #include "dl_error.h"
+#include "metrics.h"
 #include "options.h"
+#include "setup.h"
+#include "workload.h"
 
 /* A good argument for every option of the table, and what else the
  * command line needs for it to apply; an option missing here fails
@@ -77,6 +82,8 @@ static const struct {
 	{ "max-wait", "60", { 0 }, 0 },
 	{ "hysteresis", "0.5", { 0 }, 0 },
 	{ "strict", NULL, { 0 }, 0 },
+	{ "prefetch", "2", { 0 }, 0 },
+	{ "prefetch-budget", "24M", { "--prefetch", "2" }, 0 },
 	{ "csv", "/tmp/x.csv", { 0 }, 0 },
 	{ "json", "/tmp/x.json", { 0 }, 0 },
 	{ "jobs-csv", "/tmp/x.jobs", { 0 }, 0 },
@@ -301,6 +308,10 @@ START_TEST(test_refused)
 		{ { "-p", "mct", "-w", "file", "--swf", "a" }, "--swf needs --workload swf" },
 		{ { "-p", "mct", "--peer-fetch", "--no-peer-fetch" }, "--peer-fetch and --no-peer-fetch exclude each other" },
 		{ { "-p", "mct", "--dispatch", "plan", "--strict" }, "--strict applies to --dispatch slurm only" },
+		{ { "-p", "mct", "--dispatch", "plan", "--prefetch", "2" }, "--prefetch applies to --dispatch slurm only" },
+		{ { "-p", "mct", "--prefetch-budget", "1G", "--dispatch", "plan" }, "--prefetch-budget applies to --dispatch slurm only" },
+		{ { "-p", "mct", "--prefetch", "2", "--prefetch-budget", "0" }, "--prefetch-budget: 0 would prefetch nothing" },
+		{ { "-p", "mct", "--prefetch", "-1" }, "--prefetch: expected an integer in [0, 65536], got '-1'" },
 		{ { "-p", "mct", "--min-wait", "10", "--max-wait", "5" }, "--max-wait (5) must be at least --min-wait (10)" },
 		{ { "-p", "mct", "--files-min", "8", "--files-max", "6" }, "need --files-min <= --files-mean <= --files-max" },
 		{ { "-p", "mct", "--arrivals", "steps" }, "--arrivals steps is the diffusion workload's" },
@@ -358,6 +369,126 @@ START_TEST(test_help)
 
 END_TEST
 
+/* The CSV row of a run parsed from args (one job, one file, no metric). */
+static char *_csv_of(const char **args)
+{
+	char err[256], path[] = "/tmp/check_options.XXXXXX", *buf;
+	dl_kv_t kv[DL_SIM_DESC_MAX];
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_wl_job_t j = { 0 };
+	uint32_t f = 0;
+	dl_sim_args_t a;
+	dl_metrics_t m;
+	size_t nkv;
+	FILE *in;
+	long len;
+	int fd;
+
+	ck_assert_int_eq(_run(&a, err, sizeof(err), args), DL_SIM_ARGS_RUN);
+	ck_assert_ptr_nonnull(wl);
+	ck_assert_int_eq(dl_workload_add_file(wl, "/f", 1000, -1), 0);
+	j.id = 1;
+	j.cpus = 1;
+	j.files = &f;
+	j.nfiles = 1;
+	ck_assert_int_eq(dl_workload_add_job(wl, &j), 0);
+	nkv = dl_sim_setup_describe(&a, wl, kv);
+	memset(&m, 0, sizeof(m));
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(path); /* a new file: the header is written */
+	ck_assert_int_eq(dl_metrics_csv_append(path, kv, nkv, &m), 0);
+	in = fopen(path, "r");
+	ck_assert_ptr_nonnull(in);
+	fseek(in, 0, SEEK_END);
+	len = ftell(in);
+	rewind(in);
+	buf = calloc(1, (size_t)len + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)len, in), (size_t)len);
+	fclose(in);
+	unlink(path);
+	dl_workload_destroy(wl);
+	return buf;
+}
+
+/* The value of column name in a CSV of a header and one row (no quotes). */
+static void _csv_col(const char *csv, const char *name, char *out,
+		     size_t len)
+{
+	const char *row = strchr(csv, '\n') + 1, *h = csv, *v = row;
+	size_t n = strlen(name);
+
+	while (!(strncmp(h, name, n) == 0 && (h[n] == ',' || h[n] == '\n'))) {
+		h = strchr(h, ',');
+		v = strchr(v, ',');
+		ck_assert_msg(h && v && h < row, "no column %s", name);
+		h++;
+		v++;
+	}
+	n = strcspn(v, ",\n");
+	ck_assert_uint_lt(n, len);
+	memcpy(out, v, n);
+	out[n] = '\0';
+}
+
+/*
+ * --prefetch: off by default, refused under --dispatch plan (test_refused);
+ * its budget is half the cache (the plugin's PrefetchMaxBytes), none for
+ * unlimited caches; the CSV row records both.
+ */
+START_TEST(test_prefetch)
+{
+	static const struct {
+		const char *args[9]; /* NULL-terminated: at most 8 */
+		uint32_t prefetch;
+		uint64_t budget; /* 0: no limit */
+	} cases[] = {
+		{ { "-p", "mct" }, 0, 15ULL << 29 },
+		{ { "-p", "mct", "--prefetch", "2", "--cache-size", "48M" },
+		  2, 24ULL << 20 },
+		{ { "-p", "mct", "--prefetch", "2", "--cache-size",
+		    "unlimited" }, 2, 0 },
+		{ { "-p", "mct", "--prefetch", "4", "--prefetch-budget", "1G",
+		    "--cache-size", "48M" }, 4, 1ULL << 30 },
+		{ { "-p", "mct", "--prefetch", "4", "--prefetch-budget",
+		    "unlimited" }, 4, 0 },
+	};
+	dl_sim_args_t a;
+	char err[256], v[64], *csv;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		ck_assert_int_eq(_run(&a, err, sizeof(err),
+				      (const char **)cases[i].args),
+				 DL_SIM_ARGS_RUN);
+		ck_assert_uint_eq(a.cfg.prefetch, cases[i].prefetch);
+		ck_assert_uint_eq(a.cfg.prefetch_budget, cases[i].budget);
+	}
+
+	csv = _csv_of(ARGS("-p", "mct", "--prefetch", "2", "--cache-size",
+			   "48M"));
+	_csv_col(csv, "prefetch", v, sizeof(v));
+	ck_assert_str_eq(v, "2");
+	_csv_col(csv, "prefetch_budget", v, sizeof(v));
+	ck_assert_str_eq(v, "25165824");
+	free(csv);
+	csv = _csv_of(ARGS("-p", "mct", "--prefetch", "2", "--prefetch-budget",
+			   "unlimited"));
+	_csv_col(csv, "prefetch_budget", v, sizeof(v));
+	ck_assert_str_eq(v, "unlimited");
+	free(csv);
+	csv = _csv_of(ARGS("-p", "mct"));
+	_csv_col(csv, "prefetch", v, sizeof(v));
+	ck_assert_str_eq(v, "0");
+	_csv_col(csv, "prefetch_budget", v, sizeof(v));
+	ck_assert_str_eq(v, "-");
+	free(csv);
+}
+
+END_TEST
+
 /* A second parse starts from the defaults, not from the first one. */
 START_TEST(test_reparse)
 {
@@ -385,6 +516,7 @@ Suite *make_options_suite(void)
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_help);
 	tcase_add_test(tc, test_reparse);
+	tcase_add_test(tc, test_prefetch);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,6 +1,7 @@
 /*
- * check_provision.c - dl-sim's node pool (src/sim/provision.c) and the
- * plans' copy hook (dl_copy_t) as dl-sim executes it, on hand-computed
+ * check_provision.c - dl-sim's node pool (src/sim/provision.c), the
+ * plans' copy hook (dl_copy_t) as dl-sim executes it, and the plugin
+ * agent's prefetch as plan copies (dl_plan_prefetch()), on hand-computed
  * cases.
  */
 #include <math.h>
@@ -11,6 +12,7 @@
 #include "check_suites.h"
 #include "dl_error.h"
 #include "dl_policy.h"
+#include "fixture.h"
 #include "metrics.h"
 #include "provision.h"
 #include "sim.h"
@@ -542,6 +544,142 @@ START_TEST(test_plan_add_copy)
 }
 END_TEST
 
+/* Whether plan copies file to node. */
+static int _pf_has(const dl_plan_t *p, uint32_t file, uint32_t node)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncopies; i++)
+		if (p->copies[i].file == file && p->copies[i].node == node)
+			return 1;
+	return 0;
+}
+
+/* dl_plan_prefetch() on a fresh copy of the plan's assignments. */
+static dl_plan_t *_pf_run(const dl_plan_t *base, uint32_t per_node,
+			  uint64_t budget)
+{
+	dl_plan_t *p = calloc(1, sizeof(*p));
+
+	ck_assert_ptr_nonnull(p);
+	p->n = base->n;
+	p->a = calloc(base->n, sizeof(*p->a));
+	ck_assert_ptr_nonnull(p->a);
+	memcpy(p->a, base->a, base->n * sizeof(*p->a));
+	ck_assert_int_eq(dl_plan_prefetch(fx_state, p, per_node, budget), 0);
+	return p;
+}
+
+/*
+ * The plugin agent's prefetch as plan copies, by hand.  2 nodes of 1
+ * slot, both idle; MB = 1e6 bytes.  Files a 10, b 20, c 30, d 40, s 50,
+ * e 60, u of unknown size; node 0 caches a, node 1 caches e, which the
+ * running job R reads there.  The plan puts, in its order:
+ *   node 0: J1 (a, b)  J2 (s, c)  J3 (s, d)
+ *   node 1: J4 (s, u)  J5 (u)     J6 (b)
+ * J1 and J4 would start at once on the free slots; the agent counts them
+ * all the same (it selects before Slurm starts them).  Missing bytes:
+ * J1 20 (a is there), J2 80, J3 40 (s counted once on node 0), J4 50 (u
+ * left out), J5 none to account for (not one of the head), J6 20.
+ */
+START_TEST(test_plan_prefetch)
+{
+	const uint64_t MB = 1000000;
+	uint32_t a, b, c, d, sh, e, u, f1[2], f2[2], f3[2], f4[2], f5[1],
+		f6[1], fr[1];
+	dl_plan_t *base, *p;
+	size_t i;
+
+	fx_setup(2, 1, NULL, DL_EVICT_LRU);
+	a = fx_file("/a", 10 * MB);
+	b = fx_file("/b", 20 * MB);
+	c = fx_file("/c", 30 * MB);
+	d = fx_file("/d", 40 * MB);
+	sh = fx_file("/s", 50 * MB);
+	e = fx_file("/e", 60 * MB);
+	u = fx_file("/u", DL_CACHE_SIZE_UNKNOWN);
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, a, 1, NULL, NULL), 0);
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 1, e, 1, NULL, NULL), 0);
+	f1[0] = a, f1[1] = b, f2[0] = sh, f2[1] = c, f3[0] = sh, f3[1] = d;
+	f4[0] = sh, f4[1] = u, f5[0] = u, f6[0] = b, fr[0] = e;
+	fx_job(1, f1, 2, DL_JOB_PENDING, -1);
+	fx_job(2, f2, 2, DL_JOB_PENDING, -1);
+	fx_job(3, f3, 2, DL_JOB_PENDING, -1);
+	fx_job(4, f4, 2, DL_JOB_PENDING, -1);
+	fx_job(5, f5, 1, DL_JOB_PENDING, -1);
+	fx_job(6, f6, 1, DL_JOB_PENDING, -1);
+	fx_job(7, fr, 1, DL_JOB_RUNNING, 1);
+	base = calloc(1, sizeof(*base));
+	ck_assert_ptr_nonnull(base);
+	base->n = fx_state->njobs;
+	base->a = calloc(base->n, sizeof(*base->a));
+	ck_assert_ptr_nonnull(base->a);
+	for (i = 0; i < 6; i++) {
+		base->a[i].node = i < 3 ? 0 : 1;
+		base->a[i].order = (double)(i % 3);
+	}
+	base->a[6].node = 1; /* running: never prefetched for */
+
+	/* Argument checks, and 0 jobs per node: nothing. */
+	ck_assert_int_eq(dl_plan_prefetch(NULL, base, 1, 0), DL_EINVAL);
+	ck_assert_int_eq(dl_plan_prefetch(fx_state, NULL, 1, 0), DL_EINVAL);
+	p = _pf_run(base, 0, 0);
+	ck_assert_uint_eq(p->ncopies, 0);
+	dl_plan_free(p);
+
+	/* 1 per node: J1's b on node 0, J4's s on node 1 (u left out). */
+	p = _pf_run(base, 1, 0);
+	ck_assert_uint_eq(p->ncopies, 2);
+	ck_assert_uint_eq(p->copies[0].file, b);
+	ck_assert_uint_eq(p->copies[0].node, 0);
+	ck_assert_uint_eq(p->copies[1].file, sh);
+	ck_assert_uint_eq(p->copies[1].node, 1);
+	dl_plan_free(p);
+
+	/* 2 per node: + J2's s, c on node 0; J5 does not count, J6's b on
+	 * node 1.  In queue order, node by node. */
+	p = _pf_run(base, 2, 0);
+	ck_assert_uint_eq(p->ncopies, 5);
+	ck_assert(p->copies[0].file == b && p->copies[0].node == 0);
+	ck_assert(p->copies[1].file == sh && p->copies[1].node == 0);
+	ck_assert(p->copies[2].file == c && p->copies[2].node == 0);
+	ck_assert(p->copies[3].file == sh && p->copies[3].node == 1);
+	ck_assert(p->copies[4].file == b && p->copies[4].node == 1);
+	ck_assert(!_pf_has(p, u, 1) && !_pf_has(p, a, 0));
+	dl_plan_free(p);
+
+	/* 3 per node, 140 MB: 20 + 80 + 40 fit (s once); 139 MB cuts J3. */
+	p = _pf_run(base, 3, 140 * MB);
+	ck_assert_uint_eq(p->ncopies, 6);
+	ck_assert(_pf_has(p, d, 0));
+	dl_plan_free(p);
+	p = _pf_run(base, 3, 139 * MB);
+	ck_assert_uint_eq(p->ncopies, 5);
+	ck_assert(!_pf_has(p, d, 0));
+	dl_plan_free(p);
+
+	/* 90 MB: J2 (20 + 80) ends node 0's list, and J3 (40, which would
+	 * fit) is not taken past it; node 1: 50 + 20 fit. */
+	p = _pf_run(base, 3, 90 * MB);
+	ck_assert_uint_eq(p->ncopies, 3);
+	ck_assert(_pf_has(p, b, 0) && !_pf_has(p, c, 0) && !_pf_has(p, d, 0));
+	ck_assert(_pf_has(p, sh, 1) && _pf_has(p, b, 1));
+	dl_plan_free(p);
+
+	/* Node 1 of 100 MB, 60 of them R's e: 40 MB left, J4's 50 do not
+	 * fit and nothing goes to node 1 (the agent's budget is at most the
+	 * room the running jobs leave). */
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 1, 100 * MB), 0);
+	p = _pf_run(base, 3, 0);
+	ck_assert_uint_eq(p->ncopies, 4);
+	for (i = 0; i < p->ncopies; i++)
+		ck_assert_uint_eq(p->copies[i].node, 0);
+	dl_plan_free(p);
+	dl_plan_free(base);
+	fx_teardown();
+}
+END_TEST
+
 Suite *make_provision_suite(void)
 {
 	Suite *s = suite_create("provision");
@@ -563,6 +701,7 @@ Suite *make_provision_suite(void)
 	tcase_add_test(tc, test_copy_occupies_slot);
 	tcase_add_test(tc, test_copy_never_evicts_pinned);
 	tcase_add_test(tc, test_plan_add_copy);
+	tcase_add_test(tc, test_plan_prefetch);
 	suite_add_tcase(s, tc);
 	return s;
 }

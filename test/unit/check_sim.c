@@ -1403,6 +1403,88 @@ START_TEST(test_setup_refuses_bad_trace)
 
 END_TEST
 
+/* A run of dl-sim's command line on its generated workload. */
+static dl_sim_result_t *_run_args(const char **args, int argc)
+{
+	FILE *devnull = fopen("/dev/null", "w");
+	dl_wl_diag_t diag = { 0 };
+	dl_workload_t *wl = NULL;
+	dl_sim_result_t *r;
+	dl_sim_args_t a;
+	char err[256];
+
+	ck_assert_ptr_nonnull(devnull);
+	ck_assert_int_eq(dl_sim_args_parse(argc, (char **) args, &a, devnull,
+					   err, sizeof(err)),
+			 DL_SIM_ARGS_RUN);
+	fclose(devnull);
+	ck_assert_int_eq(dl_sim_setup_workload(&a, &diag, &wl, err,
+					       sizeof(err)),
+			 0);
+	r = fx_sim_run(&a.cfg, wl);
+	dl_workload_destroy(wl);
+	return r;
+}
+
+/*
+ * The plugin agent's prefetch (--prefetch), by hand: one node of one
+ * slot, one storage node, files x and y of 100 MB (1 s to fetch, 0.2 s
+ * to read), jobs 1 (x) and 2 (y) of 5 s, both at 0.  Without prefetch:
+ * job 1 fetches x [0, 1], runs to 6.2; job 2 then fetches y [6.2, 7.2],
+ * ends at 12.4.  With --prefetch 2 the first plan's copies are x and y
+ * (job 1, which starts at once, counts as the agent's does): the copy of
+ * x begins at once and job 1 waits for it (a local hit), y's follows in
+ * the idle storage slot [1, 2], and job 2 finds y cached at 6.2: ends at
+ * 11.4.  Storage reads the same 200 MB either way.  Then the command
+ * line: --prefetch 2 makes copies on a biomed run where 0 makes none.
+ */
+START_TEST(test_prefetch_copies)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	const char *on[] = { "dl-sim", "-p", "locality", "--jobs", "60",
+			     "--nodes", "2", "--prefetch", "2", NULL };
+	const char *off[] = { "dl-sim", "-p", "locality", "--jobs", "60",
+			      "--nodes", "2", "--prefetch", "0", NULL };
+	uint32_t x = 0, y = 1;
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/x", 100000000, -1), 0);
+	ck_assert_int_eq(dl_workload_add_file(wl, "/y", 100000000, -1), 1);
+	fx_sim_job(wl, 1, 0, 5, &x, 1);
+	fx_sim_job(wl, 2, 0, 5, &y, 1);
+	_cfg(&c, 1, 1, 1);
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->copies, 0);
+	ck_assert_double_eq_tol(r->jobs[1].end, 12.4, EPS);
+	ck_assert_uint_eq(r->remote_bytes, 200000000);
+	dl_sim_result_free(r);
+	c.prefetch = 2;
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->copies, 2);
+	ck_assert_uint_eq(r->copies_done, 2);
+	ck_assert_uint_eq(r->copy_bytes, 200000000);
+	ck_assert_uint_eq(r->copy_bytes_peer, 0);
+	ck_assert_uint_eq(r->remote_bytes, 0);
+	ck_assert_double_eq_tol(r->jobs[0].staged, 1, EPS);
+	ck_assert_double_eq_tol(r->jobs[0].end, 6.2, EPS);
+	ck_assert_uint_eq(r->jobs[1].hit_local, 1);
+	ck_assert_double_eq_tol(r->jobs[1].end, 11.4, EPS);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+
+	r = _run_args(on, 9);
+	ck_assert_uint_gt(r->copies, 0);
+	ck_assert_uint_eq(r->completed, 60);
+	dl_sim_result_free(r);
+	r = _run_args(off, 9);
+	ck_assert_uint_eq(r->copies, 0);
+	ck_assert_uint_eq(r->completed, 60);
+	dl_sim_result_free(r);
+}
+
+END_TEST
+
 /* Online-HPS without its partitioner helper plans greedily: every plan is
  * counted as a fallback, the CSV says so, and dl-sim's status is 1
  * unless the fallback is tolerated. */
@@ -1554,6 +1636,7 @@ Suite *make_sim_suite(void)
 	tcase_add_test(tc, test_slurm_bounded_wait);
 	tcase_add_test(tc, test_slurm_carried_holds_new_jobs);
 	tcase_add_test(tc, test_slurm_bad_params);
+	tcase_add_test(tc, test_prefetch_copies);
 	suite_add_tcase(s, tc);
 
 	tcase_add_test(tw, test_biomed_targets);

@@ -33,6 +33,25 @@ void fx_teardown(void)
 	fx_cache = NULL;
 }
 
+uint32_t fx_job(uint32_t id, const uint32_t *files, uint32_t n,
+		dl_job_state_t state, int32_t node)
+{
+	dl_job_t j = { 0 };
+	int idx;
+
+	j.id = id;
+	j.state = state;
+	j.files = (uint32_t *)files;
+	j.nfiles = n;
+	j.cpus = 1;
+	j.arrival = id;
+	j.compute = -1;
+	j.node = node;
+	idx = dl_state_add_job(fx_state, &j);
+	ck_assert_int_ge(idx, 0);
+	return (uint32_t)idx;
+}
+
 uint32_t fx_file(const char *path, uint64_t size)
 {
 	int64_t id = dl_cache_file_intern(fx_cache, path, size);

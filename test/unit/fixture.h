@@ -18,5 +18,12 @@ void fx_setup(uint32_t nnodes, uint32_t cpus, const dl_params_t *params,
 void fx_teardown(void);
 /* Intern a file (asserting success); \return its id. */
 uint32_t fx_file(const char *path, uint64_t size);
+/*
+ * Add a job of one slot reading files[0..n) (copied by the state) in
+ * state on node (running; -1 for pending), arriving at id, costed by the
+ * model (asserting success); \return its index.
+ */
+uint32_t fx_job(uint32_t id, const uint32_t *files, uint32_t n,
+		dl_job_state_t state, int32_t node);
 
 #endif /* FIXTURE_H */
