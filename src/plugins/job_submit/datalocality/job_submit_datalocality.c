@@ -5,8 +5,8 @@
  * has placed it: Slurm may try a job the moment it is submitted, or when
  * any other job ends, and a job started before it has its node would lose
  * its data.  The hold is a begin time DL_GATE_SECONDS ahead (dl_slurm.h);
- * the agent lifts it within a cycle (it looks every 10 ms), and if the
- * agent is not running the job only starts a little later.
+ * the agent lifts it within a cycle (100 ms), and if the agent is not
+ * running the job only starts a little later.
  *
  * The same parser as sched/datalocality reads the annotation, so a job
  * that gets past this plugin is one the scheduler understands.
