@@ -48,18 +48,11 @@ export DL_CLUSTER_EXTRA_CONF="TaskProlog=$DL_STAGE"
 CAP=$((10 * 1048576))
 trap dl_cluster_stop EXIT
 dl_cluster_init
-# Policy=locality: this test checks staging (what a job finds cached on
-# the node it runs on), so each job must go to the node caching its files.
-# Online-HPS may legitimately balance a wave of three jobs on two nodes by
-# sending one away from its files, depending on whether the first job of
-# the wave started before the others were planned (the agent starts
-# placed jobs at once); test_dispatch.sh and test_state.sh test its plans.
 cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<CONF
 CacheDir=$DL_CLUSTER_DIR/cache/%n
 CacheCapacity=10M
 EvictionPolicy=lru
 StorageBandwidth=1e6
-Policy=locality
 CONF
 dl_cluster_start
 data=$DL_CLUSTER_DIR/data

@@ -19,7 +19,6 @@
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
-#include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "dl_slurm.h"
@@ -196,13 +195,14 @@ uint32_t agent_place_apply(const place_ops_t *ops)
 	if (changed) {
 		last_job_update = time(NULL);
 		/*
-		 * Jobs placed or let go may start now: ask the main scheduler
-		 * for a pass, as an epilog's completion does.  schedule() only
-		 * wakes its thread (sched_min_interval still applies);
-		 * queue_job_scheduler() would wait for slurmctld's background
-		 * thread, up to a second, with nodes idle.
+		 * Jobs placed or let go may start now: tell Slurm.  (Not
+		 * schedule(false), which starts them at once: it was faster
+		 * on an idle cluster, but then each job starts before the
+		 * next is planned, and Online-HPS, planning arrivals one at
+		 * a time, put a job with no cached input on the busy node
+		 * beside idle ones; see doc/benchmarks.md.)
 		 */
-		schedule(false);
+		queue_job_scheduler();
 	}
 	return changed;
 }

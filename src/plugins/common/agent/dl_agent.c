@@ -41,18 +41,11 @@
 #include "dl_agent.h"
 
 /*
- * How often the thread looks for new jobs, in milliseconds: a job waits at
- * its submit hold until a cycle has placed it, and on an idle cluster
- * that wait is all that stands between submission and start.
+ * How often the thread looks for changes, in milliseconds.  (10 ms placed
+ * arrivals one by one, which Online-HPS plans worse than a batch: see
+ * agent_apply.c.)
  */
-#define POLL_MS 10
-/*
- * Services' models are compared this often, and before every cycle; node
- * changes (a job ended, a node came back) trigger a cycle at most this
- * often too: Slurm starts the placed jobs on a freed node by itself, and a
- * cycle per job end took CPU from the jobs on a small host.
- */
-#define SYNC_MS 100
+#define POLL_MS 100
 /* A cycle runs at least this often, new jobs or not. */
 #define IDLE_CYCLE_MS 1000
 /*
@@ -495,9 +488,9 @@ static void _channel_start(agent_channel_conf_t *cc)
 }
 
 /*
- * The model of every node whose service reports, every SYNC_MS and before
- * every cycle: it follows the node within a fraction of a second, and
- * costs a lock and a comparison per node when nothing changed.
+ * The model of every node whose service reports, at every wake-up (every
+ * POLL_MS): it follows the node within a fraction of a second, and costs
+ * a lock and a comparison per node when nothing changed.
  */
 static void _sync_services(void)
 {
@@ -542,14 +535,14 @@ static int64_t _now_ms(void)
 
 /*
  * Plan when a job was submitted (it waits at its submit hold for its
- * node: within POLL_MS unless the last cycle was slow, CYCLE_GAP_FACTOR),
- * when nodes changed (within SYNC_MS), and at least once a second.  last_job_update is no
+ * node) or nodes changed, unless the last cycle was slow
+ * (CYCLE_GAP_FACTOR), and at least once a second.  last_job_update is no
  * trigger: it moves with every start, Reason and restriction, and a plan
  * per change would cost a core at thousands of pending jobs.
  */
 static void *_agent(void *arg)
 {
-	int64_t last = INT64_MIN / 2, next_ok = 0, last_sync = 0, now, end;
+	int64_t last = INT64_MIN / 2, next_ok = 0, now, end;
 	time_t seen_node = 0, seen_conf = 0;
 	int seen_jobs = -1, njobs;
 	bool reconf, due;
@@ -583,17 +576,13 @@ static void *_agent(void *arg)
 		}
 		if (!agent_model_cache() || !policy)
 			continue;
+		_sync_services();
 		now = _now_ms();
 		njobs = job_list ? list_count(job_list) : 0;
 		due = reconf || (now >= next_ok &&
 				 (now - last >= IDLE_CYCLE_MS ||
 				  njobs != seen_jobs ||
-				  (last_node_update != seen_node &&
-				   now - last >= SYNC_MS)));
-		if (due || now - last_sync >= SYNC_MS) {
-			_sync_services();
-			last_sync = now;
-		}
+				  last_node_update != seen_node));
 		if (!due)
 			continue;
 		seen_jobs = njobs;
