@@ -233,21 +233,37 @@ static int _send_msg(const cyc_t *y, uint32_t node, dl_msg_t *m, int rc,
 	return rc;
 }
 
-static void _send(const cyc_t *y, const pf_pick_t *p)
+/*
+ * Build and send the PREFETCH of job (index into s->jobs) for files on
+ * node, a pick's (what = "prefetch") or a replica's; a failure is logged.
+ * RET 0 or DL_E*.
+ */
+static int _send_prefetch(const cyc_t *y, size_t job, uint32_t node,
+			  const uint32_t *files, uint32_t nfiles,
+			  const char *what)
 {
-	const char *node = y->s->names[p->node];
-	char err[256] = "", bytes[32];
+	char err[256] = "";
 	dl_msg_t m;
 	int rc;
 
-	rc = _prefetch_msg(y, p->job, p->node, p->files, p->nfiles, &m, err,
-			   sizeof(err));
-	rc = _send_msg(y, p->node, &m, rc, err, sizeof(err));
-	if (rc) {
+	rc = _prefetch_msg(y, job, node, files, nfiles, &m, err, sizeof(err));
+	rc = _send_msg(y, node, &m, rc, err, sizeof(err));
+	if (rc)
+		debug("%s: %s job %u on %s not sent: %s", y->pfx, what,
+		      y->s->jobs[job].job_id, y->s->names[node],
+		      err[0] ? err : dl_strerror(rc));
+	return rc;
+}
+
+static void _send(const cyc_t *y, const pf_pick_t *p)
+{
+	const char *node = y->s->names[p->node];
+	char bytes[32];
+
+	if (_send_prefetch(y, p->job, p->node, p->files, p->nfiles,
+			   "prefetch")) {
 		/* Not in force: tried again at the next cycle. */
 		agent_pfplan_forget(&table, p->job_id);
-		debug("%s: prefetch job %u on %s not sent: %s", y->pfx,
-		      p->job_id, node, err[0] ? err : dl_strerror(rc));
 		return;
 	}
 	pst[p->node].sent++;
@@ -335,18 +351,12 @@ static pf_node_t *_replica_nodes(const cyc_t *y)
 static void _send_replica(const cyc_t *y, const rp_msg_t *r)
 {
 	const char *node = y->s->names[r->node];
-	char err[256] = "", bytes[32];
-	dl_msg_t m;
+	char bytes[32];
 	uint32_t i;
-	int rc;
 
-	rc = _prefetch_msg(y, r->job, r->node, r->files, r->nfiles, &m, err,
-			   sizeof(err));
-	rc = _send_msg(y, r->node, &m, rc, err, sizeof(err));
-	if (rc) {
+	if (_send_prefetch(y, r->job, r->node, r->files, r->nfiles,
+			   "replica for")) {
 		agent_replica_forget(&rtable, r); /* tried again next cycle */
-		debug("%s: replica for job %u on %s not sent: %s", y->pfx,
-		      r->job_id, node, err[0] ? err : dl_strerror(rc));
 		return;
 	}
 	pst[r->node].replicas += r->nnew;
