@@ -33,11 +33,15 @@ typedef struct dl_assign {
  * The replication and prefetch hook: JDP-DLL's DataLeastLoaded replicas
  * (online-hps-khanna §3), Online-HPS's prefetch for the jobs it queued on
  * a node.  The host executes a copy off the critical path: dl-sim when the
- * node's link and the file's source are idle (sim.h), the node side of
- * the real system as a background stage-in.  A copy is a hint: the host
- * may drop it (node gone, file already there, no room without evicting a
- * pinned file), and a job that needs the file meanwhile simply waits for
- * it or fetches it itself.
+ * node's link and the file's source are idle (sim.h); the Slurm plugin's
+ * agent as a replica (agent_replica.h): a PREFETCH to the node's dl-cached
+ * in the name of a job that reads the file and is not placed on that node,
+ * so that dl-cached copies it as that job's user and pins it until the
+ * PREFETCH expires (PrefetchTimeout), within the prefetch budget the
+ * node's own prefetches leave; a copy no such job reads is dropped.  A
+ * copy is a hint: the host may drop it (node gone, file already there, no
+ * room without evicting a pinned file), and a job that needs the file
+ * meanwhile simply waits for it or fetches it itself.
  */
 typedef struct dl_copy {
 	uint32_t file;          /* file id in the state's tracker */

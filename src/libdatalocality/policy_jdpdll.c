@@ -24,7 +24,8 @@
  *   loaded than H and lacks it.  J itself stays with JobDataPresent: it
  *   goes to H and waits; once the copy is done, a later plan sees M
  *   holding the file and may send J there.  The host makes the copy off
- *   the critical path (sim.h: in idle storage slots).
+ *   the critical path (sim.h: in idle storage slots; the plugin: a
+ *   PREFETCH as J's user, agent_replica.h).
  *
  *   job (the default, for hosts without copies) - a file reaches a node
  *   only with a job that runs there, so replication becomes a placement

@@ -25,6 +25,7 @@ Suite *make_net_suite(void);
 Suite *make_cached_suite(void);
 Suite *make_agent_inv_suite(void);
 Suite *make_agent_pfplan_suite(void);
+Suite *make_agent_replica_suite(void);
 Suite *make_options_suite(void);
 Suite *make_stats_suite(void);
 Suite *make_zoo_suite(void);

@@ -23,6 +23,7 @@
 #include "agent_model.h"
 #include "agent_pfplan.h"
 #include "agent_prefetch.h"
+#include "agent_replica.h"
 
 /*
  * A job that started this recently may still be copying its files in its
@@ -37,6 +38,7 @@
 #define PEERS_PER_FILE 4
 
 static pf_table_t table;
+static rp_table_t rtable;      /* replicas in force */
 static agent_pf_stats_t *pst;   /* [pst_n] */
 static uint32_t pst_n;
 
@@ -44,6 +46,7 @@ static uint32_t pst_n;
 typedef struct {
 	const snapshot_t *s;
 	const agent_conf_t *c;
+	const dl_plan_t *plan;          /* NULL: no copies to make */
 	dl_cache_t *cache;
 	agent_channel_view_t *views;    /* [nnodes] */
 	pf_node_t *nodes;               /* [nnodes] */
@@ -61,9 +64,15 @@ agent_pf_stats_t agent_prefetch_stats(uint32_t node)
 	return node < pst_n ? pst[node] : z;
 }
 
+void agent_prefetch_files_renumbered(void)
+{
+	agent_replica_table_free(&rtable);
+}
+
 void agent_prefetch_fini(void)
 {
 	agent_pfplan_table_free(&table);
+	agent_replica_table_free(&rtable);
 	xfree(pst);
 	pst_n = 0;
 }
@@ -162,17 +171,21 @@ static int _user(uid_t uid, char *buf, size_t len)
 	return strlen(pwp->pw_name) < len ? 0 : DL_ERANGE;
 }
 
-/* The PREFETCH of a pick; RET 0 or DL_E* (err says why). */
-static int _prefetch_msg(const cyc_t *y, const pf_pick_t *p, dl_msg_t *m,
+/*
+ * The PREFETCH of job (index into s->jobs) for files on node: a pick's or
+ * a replica's.  RET 0 or DL_E* (err says why).
+ */
+static int _prefetch_msg(const cyc_t *y, size_t job, uint32_t node,
+			 const uint32_t *files, uint32_t nfiles, dl_msg_t *m,
 			 char *err, size_t errlen)
 {
-	const snap_job_t *sj = &y->s->jobs[p->job];
+	const snap_job_t *sj = &y->s->jobs[job];
 	uint32_t peers[PEERS_PER_FILE], np, i, k;
 	dl_msg_file_t *fl;
 	int rc;
 
 	dl_msg_init(m, DL_NET_PREFETCH);
-	m->job = p->job_id;
+	m->job = sj->job_id;
 	m->uid = sj->uid;
 	m->gid = sj->gid;
 	m->expires = (uint64_t)y->now + y->c->prefetch_timeout;
@@ -180,8 +193,8 @@ static int _prefetch_msg(const cyc_t *y, const pf_pick_t *p, dl_msg_t *m,
 		snprintf(err, errlen, "no name for uid %u", (unsigned)sj->uid);
 		return rc;
 	}
-	for (i = 0; i < p->nfiles; i++) {
-		uint32_t f = p->files[i];
+	for (i = 0; i < nfiles; i++) {
+		uint32_t f = files[i];
 
 		fl = dl_msg_add_file(m, dl_cache_file_path(y->cache, f),
 				     dl_cache_file_size(y->cache, f), 0);
@@ -189,7 +202,7 @@ static int _prefetch_msg(const cyc_t *y, const pf_pick_t *p, dl_msg_t *m,
 			snprintf(err, errlen, "too many files");
 			return DL_ETOOBIG;
 		}
-		np = agent_pfplan_peers(y->cache, f, p->node, y->nodes,
+		np = agent_pfplan_peers(y->cache, f, node, y->nodes,
 					y->s->nnodes, peers, PEERS_PER_FILE);
 		for (k = 0; k < np; k++)
 			if (dl_msg_file_add_peer(fl, y->s->names[peers[k]],
@@ -220,20 +233,37 @@ static int _send_msg(const cyc_t *y, uint32_t node, dl_msg_t *m, int rc,
 	return rc;
 }
 
-static void _send(const cyc_t *y, const pf_pick_t *p)
+/*
+ * Build and send the PREFETCH of job (index into s->jobs) for files on
+ * node, a pick's (what = "prefetch") or a replica's; a failure is logged.
+ * RET 0 or DL_E*.
+ */
+static int _send_prefetch(const cyc_t *y, size_t job, uint32_t node,
+			  const uint32_t *files, uint32_t nfiles,
+			  const char *what)
 {
-	const char *node = y->s->names[p->node];
-	char err[256] = "", bytes[32];
+	char err[256] = "";
 	dl_msg_t m;
 	int rc;
 
-	rc = _prefetch_msg(y, p, &m, err, sizeof(err));
-	rc = _send_msg(y, p->node, &m, rc, err, sizeof(err));
-	if (rc) {
+	rc = _prefetch_msg(y, job, node, files, nfiles, &m, err, sizeof(err));
+	rc = _send_msg(y, node, &m, rc, err, sizeof(err));
+	if (rc)
+		debug("%s: %s job %u on %s not sent: %s", y->pfx, what,
+		      y->s->jobs[job].job_id, y->s->names[node],
+		      err[0] ? err : dl_strerror(rc));
+	return rc;
+}
+
+static void _send(const cyc_t *y, const pf_pick_t *p)
+{
+	const char *node = y->s->names[p->node];
+	char bytes[32];
+
+	if (_send_prefetch(y, p->job, p->node, p->files, p->nfiles,
+			   "prefetch")) {
 		/* Not in force: tried again at the next cycle. */
 		agent_pfplan_forget(&table, p->job_id);
-		debug("%s: prefetch job %u on %s not sent: %s", y->pfx,
-		      p->job_id, node, err[0] ? err : dl_strerror(rc));
 		return;
 	}
 	pst[p->node].sent++;
@@ -297,6 +327,83 @@ static void _reasons(cyc_t *y, place_ops_t *ops)
 	}
 }
 
+/*
+ * The nodes as the replica selection sees them: the budget is what the
+ * prefetch picks left (picks in force and sent now alike pin their
+ * bytes).  xmalloc'd.
+ */
+static pf_node_t *_replica_nodes(const cyc_t *y)
+{
+	pf_node_t *n = xcalloc(y->s->nnodes ? y->s->nnodes : 1, sizeof(*n));
+	size_t i;
+
+	memcpy(n, y->nodes, y->s->nnodes * sizeof(*n));
+	for (i = 0; i < y->npicks; i++) {
+		pf_node_t *x = &n[y->picks[i].node];
+
+		x->budget = x->budget > y->picks[i].missing ?
+				    x->budget - y->picks[i].missing : 0;
+	}
+	return n;
+}
+
+/* Send one replica message (agent_replica.h), counting and logging it. */
+static void _send_replica(const cyc_t *y, const rp_msg_t *r)
+{
+	const char *node = y->s->names[r->node];
+	char bytes[32];
+	uint32_t i;
+
+	if (_send_prefetch(y, r->job, r->node, r->files, r->nfiles,
+			   "replica for")) {
+		agent_replica_forget(&rtable, r); /* tried again next cycle */
+		return;
+	}
+	pst[r->node].replicas += r->nnew;
+	for (i = 0; i < r->nnew; i++) {
+		dl_files_format_size(dl_cache_file_size(y->cache, r->files[i]),
+				     1, bytes, sizeof(bytes));
+		info("%s: replica of %s (%s) to %s as job %u's user",
+		     y->pfx, dl_cache_file_path(y->cache, r->files[i]), bytes,
+		     node, r->job_id);
+	}
+}
+
+/*
+ * The plan's copies (dl_copy_t), made as replicas after the prefetches:
+ * they take only the budget the picks left.  The plan was made over a
+ * state whose tracker is agent_model_cache() itself (dl_agent.c,
+ * _build_state()) with the snapshot's nodes in order, so its copies'
+ * file ids are the model's tracker ids, and node indices the snapshot's.
+ */
+static void _replicas(cyc_t *y)
+{
+	pf_node_t *nodes;
+	rp_msg_t *msgs = NULL;
+	int64_t n, i;
+
+	if (!y->plan || !y->plan->ncopies) {
+		/* Prune only: a reconnected node's entries go. */
+		n = agent_replica_select(y->cache, NULL, 0, y->jobs,
+					 y->s->njobs, y->nodes, y->s->nnodes,
+					 &rtable, y->now,
+					 y->c->prefetch_timeout, &msgs);
+		agent_replica_msgs_free(msgs, n > 0 ? (size_t)n : 0);
+		return;
+	}
+	nodes = _replica_nodes(y);
+	n = agent_replica_select(y->cache, y->plan->copies,
+				 y->plan->ncopies, y->jobs, y->s->njobs, nodes,
+				 y->s->nnodes, &rtable, y->now,
+				 y->c->prefetch_timeout, &msgs);
+	if (n < 0)
+		error("%s: replica selection: %s", y->pfx, dl_strerror((int)n));
+	for (i = 0; i < n; i++)
+		_send_replica(y, &msgs[i]);
+	agent_replica_msgs_free(msgs, n > 0 ? (size_t)n : 0);
+	xfree(nodes);
+}
+
 static void _count_active(uint32_t nnodes)
 {
 	size_t i;
@@ -354,15 +461,18 @@ static void _publish_owners(const dl_cache_t *cache)
 }
 
 void agent_prefetch_cycle(const snapshot_t *s, const agent_conf_t *c,
-			  place_ops_t *ops, const char *pfx)
+			  const dl_plan_t *plan, place_ops_t *ops,
+			  const char *pfx)
 {
-	cyc_t y = { .s = s, .c = c, .cache = agent_model_cache(),
-		    .now = time(NULL), .pfx = pfx };
+	cyc_t y = { .s = s, .c = c, .plan = plan,
+		    .cache = agent_model_cache(), .now = time(NULL),
+		    .pfx = pfx };
 	int64_t n;
 
 	if (!y.cache || !agent_channel_running() ||
 	    s->nnodes != agent_model_nodes()) {
 		agent_pfplan_table_free(&table);
+		agent_replica_table_free(&rtable);
 		return;
 	}
 	if (pst_n != s->nnodes) {
@@ -378,6 +488,7 @@ void agent_prefetch_cycle(const snapshot_t *s, const agent_conf_t *c,
 		y.npicks = (size_t)n;
 		_publish_owners(y.cache);
 		_act(&y);
+		_replicas(&y);
 		_reasons(&y, ops);
 	} else {
 		error("%s: prefetch selection: %s", pfx, dl_strerror((int)n));

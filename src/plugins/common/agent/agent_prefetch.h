@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "dl_policy.h"
+
 #include "agent_conf.h"
 #include "agent_place.h"
 #include "agent_snapshot.h"
@@ -21,6 +23,8 @@ typedef struct agent_pf_stats {
 	uint64_t sent;          /* PREFETCH messages sent */
 	uint64_t cancelled;     /* CANCEL messages sent */
 	uint32_t active;        /* jobs with a prefetch in force now */
+	uint64_t replicas;      /* files sent as replicas (a plan's copies,
+				   agent_replica.h) */
 } agent_pf_stats_t;
 
 /*
@@ -29,10 +33,23 @@ typedef struct agent_pf_stats {
  * prefetched files say so ("DataLocality: prefetching 3/5 files on n3";
  * only in ops that already carry a Reason, so the rules of agent_apply.c
  * about which reasons may be replaced hold).  Needs the cycle's placement
- * decisions (agent_place_decide()) made.
+ * decisions (agent_place_decide()) made.  Then the plan's copies
+ * (plan->copies) are sent as replicas (agent_replica.h), within the
+ * prefetch budget the picks left.
+ * IN plan - the cycle's plan, made over agent_model_cache() and s's
+ *           nodes in order; NULL when there is none or its nodes are not
+ *           s's (no replica then)
  */
 void agent_prefetch_cycle(const snapshot_t *s, const agent_conf_t *c,
-			  place_ops_t *ops, const char *pfx);
+			  const dl_plan_t *plan, place_ops_t *ops,
+			  const char *pfx);
+
+/*
+ * agent_prefetch_files_renumbered - the model's file ids changed
+ * (agent_model_compact()): forget the replicas in force, which name files
+ * by id (at worst one is sent again).
+ */
+void agent_prefetch_files_renumbered(void);
 
 /*
  * agent_prefetch_stats - the counters of node (zeroes for an unknown

@@ -396,6 +396,7 @@ static void _compact(void)
 
 	if (!agent_model_compact(&dl_conf, pfx))
 		return;
+	agent_prefetch_files_renumbered();
 	dl_plan_free(last_plan);
 	last_plan = NULL;
 	dl_state_destroy(last_st);
@@ -440,7 +441,10 @@ static void _cycle(void)
 	if (st && st->nnodes == snap.nnodes)
 		agent_place_decide(&snap, st, map, plan, &dl_conf, &ops, &stats,
 				   pfx);
-	agent_prefetch_cycle(&snap, &dl_conf, &ops, pfx);
+	/* The plan's copies name the snapshot's nodes only if all are in. */
+	agent_prefetch_cycle(&snap, &dl_conf,
+			     st && st->nnodes == snap.nnodes ? plan : NULL,
+			     &ops, pfx);
 	if (ops.n) {
 		lock_slurmctld(write_lock);
 		if (node_record_count == (int)snap.nnodes)
