@@ -52,6 +52,27 @@ dl_t_use_build() {
 	export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"
 }
 
+# dl_t_use_services NAME NODES : the setting of a test whose nodes run in
+# mount namespaces of their own with dl-cached and dl-stage as Prolog,
+# Epilog and TaskProlog (dl_t_use_build, NODES nodes); exits 77 unless
+# root, 1 without the binaries.  Sets DL_STAGE, DL_CACHED (exported).
+dl_t_use_services() {
+	local name=$1 b
+	if [ "$(id -u)" != 0 ]; then
+		echo "$name: needs root (namespaces, slurmd)"
+		exit 77
+	fi
+	DL_STAGE=${DL_STAGE:-$DL_BUILD_DIR/dl-stage}
+	export DL_CACHED=${DL_CACHED:-$DL_BUILD_DIR/dl-cached}
+	for b in "$DL_STAGE" "$DL_CACHED"; do
+		[ -x "$b" ] || { echo "$name: no $b"; exit 1; }
+	done
+	dl_t_use_build
+	export DL_NODES=$2 DL_NODE_NS=1
+	export DL_PROLOG="$DL_STAGE" DL_EPILOG="$DL_STAGE"
+	export DL_CLUSTER_EXTRA_CONF="TaskProlog=$DL_STAGE"
+}
+
 # dl_t_use_plugins : load this build's job_submit plugin and give slurmctld
 # this build's plugin directory and partitioner helper, leaving the
 # scheduler (DL_SCHED_TYPE, DL_SCHED_PARAMS) to the caller.

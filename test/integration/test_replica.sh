@@ -27,25 +27,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
-DL_STAGE=${DL_STAGE:-$DL_BUILD_DIR/dl-stage}
-export DL_CACHED=${DL_CACHED:-$DL_BUILD_DIR/dl-cached}
 # shellcheck source=../cluster/cluster.sh
 source "$here/../cluster/cluster.sh"
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	echo "test_replica: needs root (namespaces, slurmd)"
-	exit 77
-fi
-for b in "$DL_STAGE" "$DL_CACHED"; do
-	[ -x "$b" ] || { echo "test_replica: no $b"; exit 1; }
-done
-
-dl_t_use_build
-export DL_NODES=2 DL_NODE_NS=1
-export DL_PROLOG="$DL_STAGE" DL_EPILOG="$DL_STAGE"
-export DL_CLUSTER_EXTRA_CONF="TaskProlog=$DL_STAGE"
+dl_t_use_services test_replica 2
 sdl="$DL_BUILD_DIR/sdatalocality"
 trap dl_cluster_stop EXIT
 dl_cluster_init
