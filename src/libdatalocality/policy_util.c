@@ -522,8 +522,14 @@ out:
 /* ------------------------------------------------------------------ */
 /* prefetch: the copy hook for the plan's queues                       */
 
+/*
+ * A job of a node's slice: under the agent's rule the node's running jobs
+ * come first (they bound its room), then its planned pending jobs in plan
+ * order.
+ */
 typedef struct {
 	uint32_t node;
+	int running;
 	double order;
 	size_t job;
 } _queued_t;
@@ -534,6 +540,8 @@ static int _cmp_queued(const void *a, const void *b)
 
 	if (x->node != y->node)
 		return (x->node > y->node) - (x->node < y->node);
+	if (x->running != y->running)
+		return y->running - x->running;
 	if (x->order != y->order)
 		return (x->order > y->order) - (x->order < y->order);
 	return (x->job > y->job) - (x->job < y->job);
@@ -580,11 +588,13 @@ static int _pf_first(_pf_t *p, uint32_t f, uint32_t n)
 
 /*
  * Node n's room for prefetches: the budget, and under the agent's rule
- * no more than its capacity less the bytes its running jobs hold there
- * (pinned: a prefetch cannot evict them), as agent_prefetch.c's _nodes()
- * sets pf_node_t.budget.  A file two running jobs read counts once.
+ * no more than its capacity less the bytes its running jobs (run[0..nrun)
+ * of its slice) hold there (pinned: a prefetch cannot evict them), as
+ * agent_prefetch.c's _nodes() sets pf_node_t.budget.  A file two running
+ * jobs read counts once.
  */
-static uint64_t _pf_limit(_pf_t *p, uint32_t n)
+static uint64_t _pf_limit(_pf_t *p, uint32_t n, const _queued_t *run,
+			  size_t nrun)
 {
 	uint64_t limit = p->budget ? p->budget : UINT64_MAX, held = 0, cap;
 	const dl_state_t *st = p->st;
@@ -593,11 +603,9 @@ static uint64_t _pf_limit(_pf_t *p, uint32_t n)
 
 	if (p->rule != DL__PF_AGENT)
 		return limit;
-	for (i = 0; i < st->njobs; i++) {
-		const dl_job_t *j = &st->jobs[i];
+	for (i = 0; i < nrun; i++) {
+		const dl_job_t *j = &st->jobs[run[i].job];
 
-		if (j->state != DL_JOB_RUNNING || j->node != (int32_t)n)
-			continue;
 		for (k = 0; k < j->nfiles; k++)
 			if (dl_cache_contains(st->cache, n, j->files[k]) &&
 			    _pf_first(p, j->files[k], n))
@@ -648,17 +656,25 @@ static int _pf_copies(_pf_t *p, const dl_job_t *j, uint32_t n)
 	return 0;
 }
 
-/* The prefetch of one node from its planned jobs q[0..n), in plan order. */
+/*
+ * The prefetch of one node from its slice q[0..n): its running jobs, then
+ * its planned jobs in plan order.
+ */
 static int _pf_node(_pf_t *p, const _queued_t *q, size_t n)
 {
 	const dl_node_t *nd = &p->st->nodes[q[0].node];
 	uint32_t node = q[0].node, took = 0, nfiles;
 	uint32_t room = nd->cpus > nd->busy ? nd->cpus - nd->busy : 0;
-	uint64_t limit = _pf_limit(p, node), used = 0, missing;
-	size_t i;
+	uint64_t limit, used = 0, missing;
+	size_t i, nrun;
 	int rc = 0;
 
-	for (i = 0; i < n && took < p->per_node && !rc; i++) {
+	for (nrun = 0; nrun < n && q[nrun].running; nrun++)
+		;
+	if (nrun == n)
+		return 0; /* nothing planned there */
+	limit = _pf_limit(p, node, q, nrun);
+	for (i = nrun; i < n && took < p->per_node && !rc; i++) {
 		const dl_job_t *j = &p->st->jobs[q[i].job];
 
 		if (p->rule == DL__PF_QUEUE) {
@@ -700,13 +716,19 @@ int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
 		return DL_ENOMEM;
 	}
 	for (i = 0; i < st->njobs; i++) {
-		int32_t n = plan->a[i].node;
+		const dl_job_t *j = &st->jobs[i];
+		int running = j->state == DL_JOB_RUNNING;
+		int32_t n = running ? j->node : plan->a[i].node;
 
-		if (st->jobs[i].state != DL_JOB_PENDING || n < 0 ||
-		    (uint32_t)n >= st->nnodes || !st->nodes[n].usable)
+		/* Running jobs count only for the agent's room (_pf_limit). */
+		if ((running ? rule != DL__PF_AGENT :
+			       j->state != DL_JOB_PENDING) ||
+		    n < 0 || (uint32_t)n >= st->nnodes ||
+		    (!running && !st->nodes[n].usable))
 			continue;
 		q[nq].node = (uint32_t)n;
-		q[nq].order = plan->a[i].order;
+		q[nq].running = running;
+		q[nq].order = running ? 0 : plan->a[i].order;
 		q[nq++].job = i;
 	}
 	qsort(q, nq, sizeof(*q), _cmp_queued);
