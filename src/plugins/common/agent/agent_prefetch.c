@@ -382,15 +382,12 @@ static void _replicas(cyc_t *y)
 	rp_msg_t *msgs = NULL;
 	int64_t n, i;
 
-	if (!y->plan || !y->plan->ncopies) {
-		/* Prune only: a reconnected node's entries go. */
-		n = agent_replica_select(y->cache, NULL, 0, y->jobs,
-					 y->s->njobs, y->nodes, y->s->nnodes,
-					 &rtable, y->now,
-					 y->c->prefetch_timeout, &msgs);
-		agent_replica_msgs_free(msgs, n > 0 ? (size_t)n : 0);
+	/*
+	 * No copies, nothing to do: the entries no longer in force are
+	 * dropped by the next selection, before anything reads them.
+	 */
+	if (!y->plan || !y->plan->ncopies)
 		return;
-	}
 	nodes = _replica_nodes(y);
 	n = agent_replica_select(y->cache, y->plan->copies,
 				 y->plan->ncopies, y->jobs, y->s->njobs, nodes,
