@@ -68,6 +68,13 @@
  *                            (1; 0: at every plan)
  *   guard_every=<n>          compare at every n-th plan, and in between
  *                            take the last winner's nodes (1)
+ *   follow=<x>               when at most x pending jobs per usable node
+ *                            are planned, a job the partition put away
+ *                            from its data waits for the node holding it
+ *                            if the cost model says that is sooner
+ *                            (plan_follow.h; 1 with order=priority; 0 =
+ *                            off, the default with order=ect, the
+ *                            paper's dispatch, kept as published)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,9 +86,14 @@
 #include "dl_log.h"
 #include "dl_order.h"
 #include "dl_partition.h"
+#include "dl_place.h"
 #include "dl_policy.h"
+#include "plan_follow.h"
 #include "plan_guard.h"
 #include "policy_util.h"
+
+/* A job's first files that name the nodes it may follow (plan_follow.h). */
+#define FOLLOW_FILES 64
 
 typedef struct {
 	uint32_t id, node;
@@ -97,6 +109,7 @@ typedef struct {
 	uint32_t refine_above;
 	uint32_t ect_window;
 	double starve_after;
+	double follow;          /* follow= (plan_follow.h), per usable node */
 	dl__mapper_t *guard;    /* the greedy plan to compare with, or NULL */
 	dl__guard_t *lguard;    /* guard=locality's, or NULL */
 	int guard_pressure;     /* only when the caches cannot hold it all */
@@ -137,7 +150,8 @@ static int _create(const char *params, void **priv)
 {
 	dl_partition_opts_t o;
 	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
-	       above = 2000, reuse = 0, pf = 0, gevery = 1, gpress = 1;
+	       above = 2000, reuse = 0, pf = 0, gevery = 1, gpress = 1,
+	       follow;
 	char v[1024], guard[64] = "none";
 	ohps_t *h;
 
@@ -172,6 +186,12 @@ static int _create(const char *params, void **priv)
 	if (!h->order_ect)
 		above = 100;
 	/*
+	 * plan_follow.h: where slurmctld starts each job as soon as it is
+	 * placed, arrivals are planned one at a time, and the balance
+	 * constraint alone would decide where they go.
+	 */
+	follow = h->order_ect ? 0 : 1;
+	/*
 	 * The guard stays off unless asked for (guard=locality, plan_guard.h).
 	 * On the workload zoo in dl-sim it won back the class "mixed" (the
 	 * partition alone lost to locality by 8-13% where the jobs queued on
@@ -199,7 +219,8 @@ static int _create(const char *params, void **priv)
 	    dl_params_double(params, "seed", 0, 4294967295.0, &seed) ||
 	    dl_params_double(params, "prefetch", 0, 64, &pf) ||
 	    dl_params_double(params, "guard_every", 1, 1e6, &gevery) ||
-	    dl_params_double(params, "guard_pressure", 0, 1, &gpress))
+	    dl_params_double(params, "guard_pressure", 0, 1, &gpress) ||
+	    dl_params_double(params, "follow", 0, 1e6, &follow))
 		goto bad;
 	if (dl_params_get(params, "refine", v, sizeof(v)) &&
 	    _parse_refine(v, &h->refine))
@@ -229,6 +250,7 @@ static int _create(const char *params, void **priv)
 	h->refine_above = (uint32_t)above;
 	h->ect_window = (uint32_t)win;
 	h->starve_after = starve;
+	h->follow = follow;
 	h->prefetch = (uint32_t)pf;
 	h->reuse_max = (uint32_t)reuse;
 	h->part = dl_partitioner_create(&o);
@@ -453,6 +475,44 @@ static int _guard(ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 	return rc;
 }
 
+/*
+ * plan_follow.h, for batches of at most follow pending jobs per node; the
+ * moves are kept only if plan_guard.h's model (LRU caches, the placement
+ * rule's bounded waits) says the pending jobs complete sooner with them:
+ * a job that waits for its data's node can still lose to the idle node,
+ * when the wait outlasts its bound or the node's cache must evict.
+ */
+static int _follow(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
+{
+	dl_place_params_t pp;
+	dl_plan_t alt = *plan;
+	uint32_t n, usable = 0;
+	size_t moved = 0, n1, n2, i;
+	double cap, ours, theirs;
+	int rc;
+
+	for (n = 0; n < st->nnodes; n++)
+		usable += st->nodes[n].usable != 0;
+	cap = h->follow * (double)usable;
+	alt.a = malloc((plan->n ? plan->n : 1) * sizeof(*alt.a));
+	if (!alt.a)
+		return DL_ENOMEM;
+	memcpy(alt.a, plan->a, plan->n * sizeof(*alt.a));
+	rc = dl__plan_follow_data(st, &alt, cap < 1 ? 1 : (size_t)cap,
+				  FOLLOW_FILES, &moved);
+	if (!rc && moved) {
+		dl_place_params_default(&pp);
+		rc = dl__plan_estimate_lru(st, plan, &pp, &ours, &n1);
+		if (!rc)
+			rc = dl__plan_estimate_lru(st, &alt, &pp, &theirs, &n2);
+		if (!rc && n2 >= n1 && dl__time_cmp(theirs, ours) < 0)
+			for (i = 0; i < plan->n; i++)
+				plan->a[i].node = alt.a[i].node;
+	}
+	free(alt.a);
+	return rc;
+}
+
 /* Starving jobs first, keeping their priority order (prio: ranks). */
 static void _starve(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan,
 		    const double *prio)
@@ -561,6 +621,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		plan->a[g->vjob[v]].node = node;
 	}
 
+	if (h->follow > 0 && (rc = _follow(h, st, plan)))
+		goto out;
 	if (h->order_ect) {
 		assign = malloc((st->njobs ? st->njobs : 1) * sizeof(*assign));
 		key = malloc((st->njobs ? st->njobs : 1) * sizeof(*key));

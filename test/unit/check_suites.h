@@ -29,6 +29,7 @@ Suite *make_agent_replica_suite(void);
 Suite *make_options_suite(void);
 Suite *make_stats_suite(void);
 Suite *make_zoo_suite(void);
+Suite *make_plan_follow_suite(void);
 Suite *make_plan_guard_suite(void);
 
 #endif /* CHECK_SUITES_H */

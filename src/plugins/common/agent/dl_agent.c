@@ -41,11 +41,15 @@
 #include "dl_agent.h"
 
 /*
- * How often the thread looks for changes, in milliseconds.  (10 ms placed
- * arrivals one by one, which Online-HPS plans worse than a batch: see
- * agent_apply.c.)
+ * How often the thread looks for new jobs, in milliseconds: a submitted
+ * job waits at its submit hold until a cycle places it.
  */
-#define POLL_MS 100
+#define POLL_MS 10
+/*
+ * Node changes (every job start moves last_node_update) and the node
+ * services' reports are followed at most this often.
+ */
+#define SYNC_MS 100
 /* A cycle runs at least this often, new jobs or not. */
 #define IDLE_CYCLE_MS 1000
 /*
@@ -492,8 +496,8 @@ static void _channel_start(agent_channel_conf_t *cc)
 }
 
 /*
- * The model of every node whose service reports, at every wake-up (every
- * POLL_MS): it follows the node within a fraction of a second, and costs
+ * The model of every node whose service reports, every SYNC_MS: it
+ * follows the node within a fraction of a second, and costs
  * a lock and a comparison per node when nothing changed.
  */
 static void _sync_services(void)
@@ -547,6 +551,7 @@ static int64_t _now_ms(void)
 static void *_agent(void *arg)
 {
 	int64_t last = INT64_MIN / 2, next_ok = 0, now, end;
+	int64_t last_sync = INT64_MIN / 2;
 	time_t seen_node = 0, seen_conf = 0;
 	int seen_jobs = -1, njobs;
 	bool reconf, due;
@@ -580,13 +585,17 @@ static void *_agent(void *arg)
 		}
 		if (!agent_model_cache() || !policy)
 			continue;
-		_sync_services();
 		now = _now_ms();
+		if (now - last_sync >= SYNC_MS) {
+			_sync_services();
+			last_sync = now;
+		}
 		njobs = job_list ? list_count(job_list) : 0;
 		due = reconf || (now >= next_ok &&
 				 (now - last >= IDLE_CYCLE_MS ||
 				  njobs != seen_jobs ||
-				  last_node_update != seen_node));
+				  (last_node_update != seen_node &&
+				   now - last >= SYNC_MS)));
 		if (!due)
 			continue;
 		seen_jobs = njobs;

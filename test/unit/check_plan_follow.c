@@ -1,0 +1,217 @@
+/*
+ * check_plan_follow.c - dl__plan_follow_data(): a planned job that holds
+ * nothing where it was put waits for the node caching its input when the
+ * cost model says that is sooner; and Online-HPS's follow= using it.
+ *
+ * Platform of every case: RBW 100 B/s, LBW 500 B/s, cpb 1e-3, one storage
+ * node, files of 1000 B: a job transfers a missing file in 10 s, reads it
+ * in 2 s and computes 1 s.  st->now = 0 and running jobs start at 0.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check_suites.h"
+#include "fixture.h"
+#include "dl_cache.h"
+#include "dl_error.h"
+#include "dl_policy.h"
+#include "plan_follow.h"
+
+static void _setup(uint32_t nnodes)
+{
+	dl_params_t p;
+
+	dl_params_default(&p);
+	p.rbw = 100;
+	p.lbw = 500;
+	p.cpb = 1e-3;
+	p.nstorage = 1;
+	fx_setup(nnodes, 1, &p, DL_EVICT_LRU);
+}
+
+/* A plan of the state's jobs: nodes[i] for the pending ones, in order. */
+static void _plan(dl_plan_t *plan, dl_assign_t *a, const int32_t *nodes)
+{
+	size_t i, n = fx_state->njobs;
+
+	memset(plan, 0, sizeof(*plan));
+	memset(a, 0, n * sizeof(*a));
+	plan->n = n;
+	plan->a = a;
+	for (i = 0; i < n; i++) {
+		a[i].job_id = fx_state->jobs[i].id;
+		a[i].node = fx_state->jobs[i].state == DL_JOB_PENDING ?
+				    nodes[i] :
+				    -1;
+		a[i].order = (double)i;
+	}
+}
+
+/*
+ * Node 1 caches f1 and runs R (f1: read 2 + compute 1 = 3 s left).
+ * Pending P reads f1 and was put on idle node 0: 10 + 3 = 13 s there,
+ * 3 + 3 = 6 s behind R on node 1: it moves.  With R's compute at 100 s,
+ * node 1 frees at 102: P stays on node 0.
+ */
+START_TEST(test_follow_moves_when_sooner)
+{
+	int32_t nodes[2] = { -1, 0 };
+	dl_assign_t a[2];
+	dl_plan_t plan;
+	uint32_t f1, fa[1], r;
+	size_t moved = 9;
+
+	_setup(2);
+	f1 = fx_file("/f1", 1000);
+	fa[0] = f1;
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 1, f1, 0, NULL, NULL), 0);
+	r = fx_job(1, fa, 1, DL_JOB_RUNNING, 1);
+	fx_job(2, fa, 1, DL_JOB_PENDING, -1);
+	_plan(&plan, a, nodes);
+	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 0, 64, &moved),
+			 0);
+	ck_assert_uint_eq(moved, 1);
+	ck_assert_int_eq(a[1].node, 1);
+
+	fx_state->jobs[r].compute = 100;
+	_plan(&plan, a, nodes);
+	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 0, 64, &moved),
+			 0);
+	ck_assert_uint_eq(moved, 0);
+	ck_assert_int_eq(a[1].node, 0);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * A job holding part of its input where it is stays there (f2 on node 0,
+ * f1 on node 1), and so does the job after it reading f1 alone: job 2
+ * brings f1 to node 0 first.  A plan of another state is refused.
+ */
+START_TEST(test_follow_leaves_alone)
+{
+	int32_t nodes[3] = { -1, 0, 0 };
+	dl_assign_t a[3];
+	dl_plan_t plan;
+	uint32_t f1, f2, fa[1], fab[2];
+	size_t moved = 9;
+
+	_setup(2);
+	f1 = fx_file("/f1", 1000);
+	f2 = fx_file("/f2", 1000);
+	fa[0] = f1;
+	fab[0] = f1;
+	fab[1] = f2;
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 1, f1, 0, NULL, NULL), 0);
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f2, 0, NULL, NULL), 0);
+	fx_job(1, fa, 1, DL_JOB_RUNNING, 1);
+	fx_job(2, fab, 2, DL_JOB_PENDING, -1);
+	fx_job(3, fa, 1, DL_JOB_PENDING, -1);
+	_plan(&plan, a, nodes);
+	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 0, 64, &moved),
+			 0);
+	ck_assert_uint_eq(moved, 0);
+	ck_assert_int_eq(a[1].node, 0);
+	ck_assert_int_eq(a[2].node, 0);
+
+	plan.n = 2;
+	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 0, 64, NULL),
+			 DL_EINVAL);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * Two pending jobs read f1 (cached on busy node 1, 3 s left).  The first
+ * follows it (6 s, against 13 s on idle node 0); the second would start
+ * behind it at 6 and end at 9 there, still sooner than 13 on node 0: it
+ * follows too.  With max_files 0 no file names a node, and with more
+ * pending jobs than max_pending nothing is looked at: nothing moves.
+ */
+START_TEST(test_follow_queue_and_files)
+{
+	int32_t nodes[3] = { -1, 0, 0 };
+	dl_assign_t a[3];
+	dl_plan_t plan;
+	uint32_t f1, fa[1];
+	size_t moved = 9;
+
+	_setup(2);
+	f1 = fx_file("/f1", 1000);
+	fa[0] = f1;
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 1, f1, 0, NULL, NULL), 0);
+	fx_job(1, fa, 1, DL_JOB_RUNNING, 1);
+	fx_job(2, fa, 1, DL_JOB_PENDING, -1);
+	fx_job(3, fa, 1, DL_JOB_PENDING, -1);
+	_plan(&plan, a, nodes);
+	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 0, 64, &moved),
+			 0);
+	ck_assert_uint_eq(moved, 2);
+	ck_assert_int_eq(a[1].node, 1);
+	ck_assert_int_eq(a[2].node, 1);
+
+	_plan(&plan, a, nodes);
+	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 0, 0, &moved),
+			 0);
+	ck_assert_uint_eq(moved, 0);
+	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 1, 64, &moved),
+			 0);
+	ck_assert_uint_eq(moved, 0);
+	ck_assert_int_eq(a[1].node, 0);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * Online-HPS as slurmctld runs it (order=priority): four nodes, each of
+ * nodes 1-3 running a job on its own cached group of three files, node 0
+ * idle and empty.  A job of group 1 arrives alone.  Behind node 1's job
+ * (3 x 2 + 3 = 9 s left) it ends at 18 s; on node 0 it would fetch 3
+ * files (30 s) first: 39 s.  follow=1 (the default) puts it on node 1.
+ */
+START_TEST(test_ohps_follows_data)
+{
+	uint32_t g[3][3], n, k;
+	dl_policy_t *p;
+	dl_plan_t *plan = NULL;
+	char path[32];
+	int err = 1;
+
+	_setup(4);
+	for (n = 0; n < 3; n++) {
+		for (k = 0; k < 3; k++) {
+			snprintf(path, sizeof(path), "/g%u/f%u", n + 1, k);
+			g[n][k] = fx_file(path, 1000);
+			ck_assert_int_eq(dl_cache_insert(fx_cache, n + 1,
+							 g[n][k], 0, NULL,
+							 NULL),
+					 0);
+		}
+		fx_job(n + 1, g[n], 3, DL_JOB_RUNNING, (int32_t)n + 1);
+	}
+	fx_job(10, g[0], 3, DL_JOB_PENDING, -1);
+	p = dl_policy_create("online-hps", "order=priority", &err);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(dl_policy_plan(p, fx_state, &plan), 0);
+	ck_assert_int_eq(plan->fallback, 0);
+	ck_assert_int_eq(plan->a[3].node, 1);
+	dl_plan_free(plan);
+	dl_policy_destroy(p);
+	ck_assert_ptr_null(dl_policy_create("online-hps", "follow=-1", &err));
+	fx_teardown();
+}
+END_TEST
+
+Suite *make_plan_follow_suite(void)
+{
+	Suite *s = suite_create("plan_follow");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_follow_moves_when_sooner);
+	tcase_add_test(tc, test_follow_leaves_alone);
+	tcase_add_test(tc, test_follow_queue_and_files);
+	tcase_add_test(tc, test_ohps_follows_data);
+	suite_add_tcase(s, tc);
+	return s;
+}
