@@ -19,14 +19,7 @@
 
 static void _setup(uint32_t nnodes)
 {
-	dl_params_t p;
-
-	dl_params_default(&p);
-	p.rbw = 100;
-	p.lbw = 500;
-	p.cpb = 1e-3;
-	p.nstorage = 1;
-	fx_setup(nnodes, 1, &p, DL_EVICT_LRU);
+	fx_setup_toy(nnodes, DL_EVICT_LRU);
 }
 
 /* A plan of the state's jobs: nodes[i] for the pending ones, in order. */
@@ -47,6 +40,19 @@ static void _plan(dl_plan_t *plan, dl_assign_t *a, const int32_t *nodes)
 	}
 }
 
+/* A fresh plan of nodes, followed; \return the jobs moved. */
+static size_t _run(dl_plan_t *plan, dl_assign_t *a, const int32_t *nodes,
+		   size_t max_pending, uint32_t max_files)
+{
+	size_t moved = 99;
+
+	_plan(plan, a, nodes);
+	ck_assert_int_eq(dl__plan_follow_data(fx_state, plan, max_pending,
+					      max_files, &moved),
+			 0);
+	return moved;
+}
+
 /*
  * Node 1 caches f1 and runs R (f1: read 2 + compute 1 = 3 s left).
  * Pending P reads f1 and was put on idle node 0: 10 + 3 = 13 s there,
@@ -59,7 +65,6 @@ START_TEST(test_follow_moves_when_sooner)
 	dl_assign_t a[2];
 	dl_plan_t plan;
 	uint32_t f1, fa[1], r;
-	size_t moved = 9;
 
 	_setup(2);
 	f1 = fx_file("/f1", 1000);
@@ -67,17 +72,11 @@ START_TEST(test_follow_moves_when_sooner)
 	ck_assert_int_eq(dl_cache_insert(fx_cache, 1, f1, 0, NULL, NULL), 0);
 	r = fx_job(1, fa, 1, DL_JOB_RUNNING, 1);
 	fx_job(2, fa, 1, DL_JOB_PENDING, -1);
-	_plan(&plan, a, nodes);
-	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 0, 64, &moved),
-			 0);
-	ck_assert_uint_eq(moved, 1);
+	ck_assert_uint_eq(_run(&plan, a, nodes, 0, 64), 1);
 	ck_assert_int_eq(a[1].node, 1);
 
 	fx_state->jobs[r].compute = 100;
-	_plan(&plan, a, nodes);
-	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 0, 64, &moved),
-			 0);
-	ck_assert_uint_eq(moved, 0);
+	ck_assert_uint_eq(_run(&plan, a, nodes, 0, 64), 0);
 	ck_assert_int_eq(a[1].node, 0);
 	fx_teardown();
 }
@@ -94,7 +93,6 @@ START_TEST(test_follow_leaves_alone)
 	dl_assign_t a[3];
 	dl_plan_t plan;
 	uint32_t f1, f2, fa[1], fab[2];
-	size_t moved = 9;
 
 	_setup(2);
 	f1 = fx_file("/f1", 1000);
@@ -107,10 +105,7 @@ START_TEST(test_follow_leaves_alone)
 	fx_job(1, fa, 1, DL_JOB_RUNNING, 1);
 	fx_job(2, fab, 2, DL_JOB_PENDING, -1);
 	fx_job(3, fa, 1, DL_JOB_PENDING, -1);
-	_plan(&plan, a, nodes);
-	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 0, 64, &moved),
-			 0);
-	ck_assert_uint_eq(moved, 0);
+	ck_assert_uint_eq(_run(&plan, a, nodes, 0, 64), 0);
 	ck_assert_int_eq(a[1].node, 0);
 	ck_assert_int_eq(a[2].node, 0);
 
@@ -134,7 +129,6 @@ START_TEST(test_follow_queue_and_files)
 	dl_assign_t a[3];
 	dl_plan_t plan;
 	uint32_t f1, fa[1];
-	size_t moved = 9;
 
 	_setup(2);
 	f1 = fx_file("/f1", 1000);
@@ -143,20 +137,12 @@ START_TEST(test_follow_queue_and_files)
 	fx_job(1, fa, 1, DL_JOB_RUNNING, 1);
 	fx_job(2, fa, 1, DL_JOB_PENDING, -1);
 	fx_job(3, fa, 1, DL_JOB_PENDING, -1);
-	_plan(&plan, a, nodes);
-	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 0, 64, &moved),
-			 0);
-	ck_assert_uint_eq(moved, 2);
+	ck_assert_uint_eq(_run(&plan, a, nodes, 0, 64), 2);
 	ck_assert_int_eq(a[1].node, 1);
 	ck_assert_int_eq(a[2].node, 1);
 
-	_plan(&plan, a, nodes);
-	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 0, 0, &moved),
-			 0);
-	ck_assert_uint_eq(moved, 0);
-	ck_assert_int_eq(dl__plan_follow_data(fx_state, &plan, 1, 64, &moved),
-			 0);
-	ck_assert_uint_eq(moved, 0);
+	ck_assert_uint_eq(_run(&plan, a, nodes, 0, 0), 0);
+	ck_assert_uint_eq(_run(&plan, a, nodes, 1, 64), 0);
 	ck_assert_int_eq(a[1].node, 0);
 	fx_teardown();
 }

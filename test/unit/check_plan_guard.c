@@ -18,14 +18,7 @@
 
 static void _setup(uint32_t nnodes)
 {
-	dl_params_t p;
-
-	dl_params_default(&p);
-	p.rbw = 100;
-	p.lbw = 500;
-	p.cpb = 1e-3;
-	p.nstorage = 1;
-	fx_setup(nnodes, 1, &p, DL_EVICT_LRU);
+	fx_setup_toy(nnodes, DL_EVICT_LRU);
 }
 
 static void _job(uint32_t id, const uint32_t *f, uint32_t n)

@@ -25,6 +25,18 @@ void fx_setup(uint32_t nnodes, uint32_t cpus, const dl_params_t *params,
 	}
 }
 
+void fx_setup_toy(uint32_t nnodes, dl_evict_t evict)
+{
+	dl_params_t p;
+
+	dl_params_default(&p);
+	p.rbw = 100;
+	p.lbw = 500;
+	p.cpb = 1e-3;
+	p.nstorage = 1;
+	fx_setup(nnodes, 1, &p, evict);
+}
+
 void fx_teardown(void)
 {
 	dl_state_destroy(fx_state);

@@ -15,6 +15,12 @@ extern dl_state_t *fx_state;
 /* params NULL: dl_params_default(); evict: the tracker's policy. */
 void fx_setup(uint32_t nnodes, uint32_t cpus, const dl_params_t *params,
 	      dl_evict_t evict);
+/*
+ * The hand-computable platform of several suites: RBW 100 B/s, LBW 500
+ * B/s, cpb 1e-3, one storage node (a missing 1000-B file: 10 s to fetch,
+ * 2 s to read, 1 s of compute), nnodes nodes of one slot.
+ */
+void fx_setup_toy(uint32_t nnodes, dl_evict_t evict);
 void fx_teardown(void);
 /* Intern a file (asserting success); \return its id. */
 uint32_t fx_file(const char *path, uint64_t size);
