@@ -7,8 +7,8 @@
 
 #include "cli.h"
 
-/* One field more than the longest record (stats) tells a longer line. */
-#define MAX_FIELDS 15
+/* One field more than the longest record (service) tells a longer line. */
+#define MAX_FIELDS 16
 
 static void *_grow(void *p, size_t n, size_t size)
 {
@@ -127,14 +127,14 @@ const char *dl_cli_source_name(dl_source_t src)
  * A service record, fields in the order of dl_persist.h; one this
  * program cannot read marks all of them unavailable.
  */
-static void _set_service(dl_cli_state_t *s, char **f)
+static void _set_service(dl_cli_state_t *s, char **f, int nf)
 {
 	int64_t ni = dl_cli_node_index(s, f[1]);
 	dl_service_stats_t v = { 0 };
 	uint64_t *u[] = { &v.files, &v.used, &v.capacity, &v.storage_bytes,
 			  &v.peer_bytes, &v.prefetch_sent,
 			  &v.prefetch_cancelled, &v.prefetch_done,
-			  &v.prefetch_active };
+			  &v.prefetch_active, &v.replicas };
 	char *end;
 	size_t i;
 	int k;
@@ -151,7 +151,8 @@ static void _set_service(dl_cli_state_t *s, char **f)
 		return;
 	v.source = (dl_source_t)k;
 	v.connected = f[3][0] == '1';
-	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+	/* 14 fields before the replica counter (then 0), 15 since. */
+	for (i = 0; i < sizeof(u) / sizeof(u[0]) && 5 + (int)i < nf; i++) {
 		if (i == 2 && !strcmp(f[7], "-"))
 			v.capacity = UINT64_MAX;
 		else if (_u64(f[5 + i], u[i]))
@@ -265,8 +266,8 @@ void dl_cli_state_parse(char *text, dl_cli_state_t *s)
 			_set_sched(s, f);
 		} else if (n && !strcmp(f[0], "stats")) {
 			s->have_sched = -1; /* from a newer plugin? */
-		} else if (n == 14 && !strcmp(f[0], "service")) {
-			_set_service(s, f);
+		} else if ((n == 14 || n == 15) && !strcmp(f[0], "service")) {
+			_set_service(s, f, n);
 		} else if (n && !strcmp(f[0], "service")) {
 			s->have_svc = -1;
 		} else if (n == 6 && !strcmp(f[0], "power")) {

@@ -131,7 +131,7 @@ static void _text_services(const dl_cli_state_t *s)
 				     "the state file has none: the plugin that saved it has no node channel");
 		return;
 	}
-	printf("Node services (model source, service, cache, bytes copied, prefetches):\n");
+	printf("Node services (model source, service, cache, bytes copied, prefetches, replicas):\n");
 	for (i = 0; i < s->nnodes; i++) {
 		const dl_service_stats_t *v = &s->nodes[i].svc;
 
@@ -145,10 +145,10 @@ static void _text_services(const dl_cli_state_t *s)
 			dl_cli_bytes(v->capacity, cap, sizeof(cap));
 		dl_cli_bytes(v->storage_bytes, sb, sizeof(sb));
 		dl_cli_bytes(v->peer_bytes, pb, sizeof(pb));
-		printf("\t%s: %s; %" PRIu64 " files, %s of %s; %s from storage, %s from peers; %" PRIu64 " sent, %" PRIu64 " cancelled, %" PRIu64 " done, %" PRIu64 " active\n",
+		printf("\t%s: %s; %" PRIu64 " files, %s of %s; %s from storage, %s from peers; %" PRIu64 " sent, %" PRIu64 " cancelled, %" PRIu64 " done, %" PRIu64 " active; %" PRIu64 " replicas\n",
 		       s->nodes[i].name, st, v->files, used, cap, sb, pb,
 		       v->prefetch_sent, v->prefetch_cancelled,
-		       v->prefetch_done, v->prefetch_active);
+		       v->prefetch_done, v->prefetch_active, v->replicas);
 		tsb += v->storage_bytes;
 		tpb += v->peer_bytes;
 	}
@@ -282,9 +282,10 @@ static void _json_node_svc(const dl_cli_node_t *n)
 	printf(",\"storage_bytes\":%" PRIu64 ",\"peer_bytes\":%" PRIu64
 	       ",\"prefetch_sent\":%" PRIu64 ",\"prefetch_cancelled\":%" PRIu64
 	       ",\"prefetch_done\":%" PRIu64 ",\"prefetch_active\":%" PRIu64
-	       "}",
+	       ",\"replicas\":%" PRIu64 "}",
 	       v->storage_bytes, v->peer_bytes, v->prefetch_sent,
-	       v->prefetch_cancelled, v->prefetch_done, v->prefetch_active);
+	       v->prefetch_cancelled, v->prefetch_done, v->prefetch_active,
+	       v->replicas);
 }
 
 /* ,"storage_bytes":..,"peer_bytes":..,"nodes":[...] or nulls. */

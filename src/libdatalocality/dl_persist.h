@@ -21,7 +21,8 @@
  *   cached <node name> <file number>
  *   service <node name> <source> <connected> <since> <files> <used>
  *           <capacity|-> <storage bytes> <peer bytes> <prefetches sent>
- *           <cancelled> <done> <active>       (one line per node; only
+ *           <cancelled> <done> <active> <replicas>
+ *                                             (one line per node; only
  *                                              if p->service is set)
  *   power <node name> <state> <since> <emptied> <lost|kept>
  *                                             (one line per node; only
@@ -44,6 +45,9 @@
  * DL_POWER_NAMES, since when, how often a power-down emptied its model,
  * and what the configuration says a powered-down node's cache is);
  * checked on load, not restored (slurmctld's node table says it anew).
+ * A version-4 service line may lack its last field, the replica counter
+ * (added without a version: older readers of such lines report the
+ * services as unreadable, as for any newer line); one without it loads.
  */
 #ifndef DL_PERSIST_H
 #define DL_PERSIST_H
@@ -106,6 +110,8 @@ typedef struct dl_service_stats {
 	uint64_t peer_bytes;       /* copied from peer nodes */
 	uint64_t prefetch_sent, prefetch_cancelled, prefetch_done;
 	uint64_t prefetch_active;  /* jobs with a prefetch in force */
+	uint64_t replicas;         /* a plan's copies sent to the node; a
+				      file of 14 fields (before them): 0 */
 } dl_service_stats_t;
 
 /*

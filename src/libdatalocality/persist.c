@@ -24,8 +24,11 @@
  * files and 4M cached copies take about 200 MiB.
  */
 #define MAX_STATE (512ULL << 20)
-/* The longest record, stats, has 14 fields: one more tells it is too long. */
-#define MAX_FIELDS 15
+/*
+ * The longest record, service, has 15 fields (14 before its replica
+ * counter): one more tells it is too long.
+ */
+#define MAX_FIELDS 16
 
 uint32_t dl_crc32(uint32_t crc, const void *buf, size_t len)
 {
@@ -132,12 +135,13 @@ static void _write_service(FILE *f, const char *node,
 	fprintf(f,
 		"service %s %s %d %lld %" PRIu64 " %" PRIu64 " %s %" PRIu64
 		" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-		"\n",
+		" %" PRIu64 "\n",
 		node, v->source < DL_SOURCE_COUNT ? source_names[v->source] :
 						      "unknown",
 		v->connected ? 1 : 0, (long long)v->since, v->files, v->used,
 		cap, v->storage_bytes, v->peer_bytes, v->prefetch_sent,
-		v->prefetch_cancelled, v->prefetch_done, v->prefetch_active);
+		v->prefetch_cancelled, v->prefetch_done, v->prefetch_active,
+		v->replicas);
 }
 
 static const char *const power_names[] = DL_POWER_NAMES;
@@ -401,7 +405,8 @@ static int _parse_sec(const char *s, double *v)
 }
 
 /*
- * A service record (tok[0] is "service"): checked, not restored.
+ * A service record (tok[0] is "service"): checked, not restored.  14
+ * fields, or 15 since the replica counter was added.
  * \return 0, or -1 for a wrong field count, source or number.
  */
 static int _check_service(char **tok, int nt)
@@ -410,13 +415,13 @@ static int _check_service(char **tok, int nt)
 	uint64_t v;
 	int i, ok = 0;
 
-	if (nt != 14 || _parse_i64(tok[4], &since))
+	if ((nt != 14 && nt != 15) || _parse_i64(tok[4], &since))
 		return -1;
 	for (i = 0; i < DL_SOURCE_COUNT; i++)
 		ok |= !strcmp(tok[2], source_names[i]);
 	if (!ok || (strcmp(tok[3], "0") && strcmp(tok[3], "1")))
 		return -1;
-	for (i = 5; i < 14; i++)
+	for (i = 5; i < nt; i++)
 		if ((i != 7 || strcmp(tok[i], "-")) && _parse_u64(tok[i], &v))
 			return -1;
 	return 0;

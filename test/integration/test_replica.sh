@@ -20,7 +20,8 @@
 #  (b) a file only user daemon may read, popular on n1 alike, wanted by a
 #      job of nobody: its replica is copied as nobody, so dl-cached
 #      refuses it (its log: nobody cannot read it) and n2's cache never
-#      holds it, though dl-cached (root) could read it.
+#      holds it, though dl-cached (root) could read it;
+#  (c) `sdatalocality stats` counts the replicas sent to each node.
 #
 # Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); runs as root; about
 # 30 s.
@@ -127,6 +128,22 @@ sleep 2
 dl_t_check "(b) ... nothing of it in n2's cache, nor in the model" \
 	eval '! real_files n2 | grep -qx "$secret" && ! model_files n2 | grep -qx "$secret"'
 echo "  n2's dl-cached: $(cached_log n2 | grep -E "prefetch for job ($j|$k):" | tr '\n' ';')"
+
+# --- (c) the replicas are counted for the admin ---------------------------
+# Two sent to n2 (both files), none to n1; the state file is saved at
+# most once a second.
+replicas_of() { # NODE: its replica count in `sdatalocality stats --json`
+	"$sdl" stats --json 2>/dev/null | python3 -c '
+import json, sys
+for n in json.load(sys.stdin)["nodes"] or []:
+    if n["name"] == sys.argv[1]:
+        print(n["replicas"])' "$1"
+}
+dl_t_check "(c) sdatalocality stats --json counts 2 replicas sent to n2 (got $(replicas_of n2))" \
+	dl_t_wait_until 10 eval '[ "$(replicas_of n2)" = 2 ]'
+dl_t_eq "(c) ... and none to n1" 0 "$(replicas_of n1)"
+dl_t_check "(c) ... and its text says so" \
+	eval '"$sdl" stats | grep -q "n2: .*; 2 replicas"'
 
 scancel "$k" "$b" 2>/dev/null || true
 dl_cluster_wait_jobs_done 30 || true

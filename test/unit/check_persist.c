@@ -360,6 +360,11 @@ static const char *const bad_stats[] = {
 	"service n1 service 1 5 2 10 - 1 2 3 4 5\n",
 	"slurm-datalocality-state 3\n"
 	"service n1 service 1 5 2 -10 - 1 2 3 4 5 6\n",
+	/* 16 fields; a bad replica counter (the 15th) */
+	"slurm-datalocality-state 4\n"
+	"service n1 service 1 5 2 10 - 1 2 3 4 5 6 7 8\n",
+	"slurm-datalocality-state 4\n"
+	"service n1 service 1 5 2 10 - 1 2 3 4 5 6 -7\n",
 	/* power lines: not before version 4, and checked */
 	"slurm-datalocality-state 3\npower n1 powered_down 5 1 lost\n",
 	"slurm-datalocality-state 4\npower n1 asleep 5 1 lost\n",
@@ -431,7 +436,10 @@ static void _save_has_load(dl_persist_t *p, const char *const *want)
 	_rmdir();
 }
 
-/* Service lines are written per node, and a version-3 file loads. */
+/*
+ * Service lines are written per node, with the replica counter, and a
+ * version-3 file loads; so does a line of 14 fields (before the counter).
+ */
 START_TEST(test_service_lines)
 {
 	dl_service_stats_t sv[3] = {
@@ -439,18 +447,28 @@ START_TEST(test_service_lines)
 		  .files = 2, .used = 30, .capacity = 100,
 		  .storage_bytes = 7, .peer_bytes = 8, .prefetch_sent = 3,
 		  .prefetch_cancelled = 1, .prefetch_done = 2,
-		  .prefetch_active = 1 },
+		  .prefetch_active = 1, .replicas = 4 },
 		{ .source = DL_SOURCE_UNKNOWN, .capacity = DL_CACHE_UNLIMITED },
 		{ .source = DL_SOURCE_JOBS, .capacity = DL_CACHE_UNLIMITED },
 	};
 	dl_persist_t p = { .nnodes = 3, .node_names = names3, .service = sv };
 	const char *want[] = {
-		"\nservice n1 service 1 9 2 30 100 7 8 3 1 2 1\n",
-		"\nservice n2 unknown 0 0 0 0 - 0 0 0 0 0 0\n",
+		"\nservice n1 service 1 9 2 30 100 7 8 3 1 2 1 4\n",
+		"\nservice n2 unknown 0 0 0 0 - 0 0 0 0 0 0 0\n",
 		"\nservice n3 jobs 0 ", NULL
 	};
+	dl_cache_t *d = dl_cache_create(3, DL_EVICT_VALUE, 1);
+	char err[128];
 
 	_save_has_load(&p, want);
+	_mkdir();
+	_write_state("slurm-datalocality-state 4\n"
+		     "service n1 service 1 5 2 10 - 1 2 3 4 5 6\n"
+		     "file 10 1 /data/a\ncached n1 0\n");
+	ck_assert_int_eq(dl_persist_load(path, d, &p, err, sizeof(err)), 0);
+	ck_assert_int_ge(dl_cache_file_lookup(d, "/data/a"), 0);
+	dl_cache_destroy(d);
+	_rmdir();
 }
 END_TEST
 

@@ -111,6 +111,7 @@ static dl_service_stats_t *_services(uint32_t nnodes)
 		sv[n].prefetch_cancelled = pf.cancelled;
 		sv[n].prefetch_done = v.prefetch_done;
 		sv[n].prefetch_active = pf.active;
+		sv[n].replicas = pf.replicas;
 	}
 	return sv;
 }
