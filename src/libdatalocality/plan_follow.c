@@ -10,20 +10,47 @@
 #include "policy_util.h"
 #include "u64set.h"
 
-/* Candidate nodes per file looked at: a popular file's first holders. */
-#define FOLLOW_HOLDERS 16
+/* Candidate nodes looked at per job: the first holders found. */
+#define FOLLOW_CANDIDATES 16
 
 /*
- * The eligible node other than cur that caches some of j's first
- * max_files files and holds most of j's bytes (cache and overlay), the
- * lowest index on ties; -1 if none holds more than cur does.
+ * Up to FOLLOW_CANDIDATES distinct eligible nodes other than cur caching
+ * some of j's first max_files files, in the order found.  \return how many.
+ */
+static uint32_t _candidates(const dl_state_t *st, const dl_job_t *j,
+			    uint32_t cur, uint32_t max_files, uint32_t *cand)
+{
+	uint32_t holders[FOLLOW_CANDIDATES], k, h, c, nh, nc = 0;
+
+	for (k = 0; k < j->nfiles && k < max_files && nc < FOLLOW_CANDIDATES;
+	     k++) {
+		nh = dl_cache_holders(st->cache, j->files[k], holders,
+				      FOLLOW_CANDIDATES);
+		if (nh > FOLLOW_CANDIDATES)
+			nh = FOLLOW_CANDIDATES;
+		for (h = 0; h < nh && nc < FOLLOW_CANDIDATES; h++) {
+			for (c = 0; c < nc && cand[c] != holders[h]; c++)
+				;
+			if (c == nc && holders[h] != cur &&
+			    dl_state_job_eligible(st, j, holders[h]))
+				cand[nc++] = holders[h];
+		}
+	}
+	return nc;
+}
+
+/*
+ * The candidate holding most of j's bytes (cache and overlay), the lowest
+ * index on ties; -1 if none, or if cur holds any of them.  Each candidate
+ * costs one pass over j's files, so a job of 10,000 files costs at most
+ * 16 such passes, not one per (file, holder).
  */
 static int32_t _data_node(const dl_state_t *st, const dl_job_t *j,
 			  uint32_t cur, const dl__u64set_t *ov,
 			  uint32_t max_files)
 {
-	uint64_t best_bytes = dl__bytes_on_node(st, j, cur, ov);
-	uint32_t holders[FOLLOW_HOLDERS], k, h, nh;
+	uint32_t cand[FOLLOW_CANDIDATES], nc, c;
+	uint64_t best_bytes = 0;
 	int32_t best = -1;
 
 	/*
@@ -33,26 +60,16 @@ static int32_t _data_node(const dl_state_t *st, const dl_job_t *j,
 	 * readers of a few large shared files onto their holders in dl-sim
 	 * (zoo class heavy: up to 34% worse mean response).
 	 */
-	if (best_bytes)
+	if (dl__bytes_on_node(st, j, cur, ov))
 		return -1;
-	for (k = 0; k < j->nfiles && k < max_files; k++) {
-		nh = dl_cache_holders(st->cache, j->files[k], holders,
-				      FOLLOW_HOLDERS);
-		if (nh > FOLLOW_HOLDERS)
-			nh = FOLLOW_HOLDERS;
-		for (h = 0; h < nh; h++) {
-			uint32_t n = holders[h];
-			uint64_t b;
+	nc = _candidates(st, j, cur, max_files, cand);
+	for (c = 0; c < nc; c++) {
+		uint64_t b = dl__bytes_on_node(st, j, cand[c], ov);
 
-			if (n == cur || (int32_t)n == best ||
-			    !dl_state_job_eligible(st, j, n))
-				continue;
-			b = dl__bytes_on_node(st, j, n, ov);
-			if (b > best_bytes ||
-			    (b == best_bytes && best >= 0 && (int32_t)n < best)) {
-				best = (int32_t)n;
-				best_bytes = b;
-			}
+		if (b > best_bytes ||
+		    (b == best_bytes && best >= 0 && (int32_t)cand[c] < best)) {
+			best = (int32_t)cand[c];
+			best_bytes = b;
 		}
 	}
 	return best;
