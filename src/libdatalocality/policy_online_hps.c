@@ -199,7 +199,10 @@ static int _create(const char *params, void **priv)
 	 * contrib/bench_cluster.sh, whose deep queues put every node under
 	 * that pressure, its switching between the two plans' placements
 	 * cost 11%: mean response 8.50-8.94 s in three runs against 7.80 and
-	 * 7.86 s without it (doc/benchmarks.md).
+	 * 7.86 s without it (doc/benchmarks.md).  Measured again since, it
+	 * costs nothing there and guard_pressure=0 wins back most of the
+	 * zoo, for 40% more plan time; switching the default means
+	 * regenerating doc/experiments (robustness-notes.md).
 	 */
 	/*
 	 * Plan reuse stays off by default: a reused mapping does not see
