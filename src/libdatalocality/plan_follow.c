@@ -75,36 +75,26 @@ static int32_t _data_node(const dl_state_t *st, const dl_job_t *j,
 	return best;
 }
 
-/* Where j completes sooner by the queues: cur, or the data node. */
+/*
+ * Where j completes sooner by the queues: cur, or the data node.
+ * OUT exec - j's execution time on the node returned
+ */
 static uint32_t _choose(const dl_state_t *st, const dl_job_t *j, uint32_t cur,
 			const dl__queues_t *q, const dl__u64set_t *ov,
-			uint32_t max_files)
+			uint32_t max_files, double *exec)
 {
 	int32_t alt = _data_node(st, j, cur, ov, max_files);
-	double here, there;
+	double there;
 
+	*exec = dl__exec_on_node(st, j, cur, ov);
 	if (alt < 0)
 		return cur;
-	here = dl__queues_start(q, cur, j->cpus) +
-	       dl__exec_on_node(st, j, cur, ov);
-	there = dl__queues_start(q, (uint32_t)alt, j->cpus) +
-		dl__exec_on_node(st, j, (uint32_t)alt, ov);
-	return dl__time_cmp(there, here) < 0 ? (uint32_t)alt : cur;
-}
-
-static int _running_overlay(const dl_state_t *st, dl__u64set_t *ov)
-{
-	size_t i;
-
-	for (i = 0; i < st->njobs; i++) {
-		const dl_job_t *j = &st->jobs[i];
-
-		if (j->state == DL_JOB_RUNNING && j->node >= 0 &&
-		    (uint32_t)j->node < st->nnodes &&
-		    dl__overlay_add_job(ov, (uint32_t)j->node, j))
-			return DL_ENOMEM;
-	}
-	return 0;
+	there = dl__exec_on_node(st, j, (uint32_t)alt, ov);
+	if (dl__time_cmp(dl__queues_start(q, (uint32_t)alt, j->cpus) + there,
+			 dl__queues_start(q, cur, j->cpus) + *exec) >= 0)
+		return cur;
+	*exec = there;
+	return (uint32_t)alt;
 }
 
 int dl__plan_follow_data(const dl_state_t *st, dl_plan_t *plan,
@@ -131,18 +121,19 @@ int dl__plan_follow_data(const dl_state_t *st, dl_plan_t *plan,
 		rc = 0;
 		goto out;
 	}
-	if (_running_overlay(st, &ov))
+	if (dl__overlay_add_running(&ov, st))
 		goto out;
 	for (i = 0; i < n; i++) {
 		const dl_job_t *j = &st->jobs[ord[i]];
-		uint32_t node = (uint32_t)plan->a[ord[i]].node;
-		uint32_t to = _choose(st, j, node, &q, &ov, max_files);
+		uint32_t node = (uint32_t)plan->a[ord[i]].node, to;
+		double exec;
 
+		to = _choose(st, j, node, &q, &ov, max_files, &exec);
 		if (to != node) {
 			plan->a[ord[i]].node = (int32_t)to;
 			nmoved++;
 		}
-		dl__queues_push(&q, to, j->cpus, dl__exec_on_node(st, j, to, &ov));
+		dl__queues_push(&q, to, j->cpus, exec);
 		if (dl__overlay_add_job(&ov, to, j))
 			goto out;
 	}

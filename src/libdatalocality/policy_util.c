@@ -239,6 +239,21 @@ static int _on_node(const dl_state_t *st, uint32_t node, uint32_t file,
 	       (ov && dl__u64set_has(ov, dl__nf_key(node, file)));
 }
 
+int dl__overlay_add_running(dl__u64set_t *ov, const dl_state_t *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->njobs; i++) {
+		const dl_job_t *j = &st->jobs[i];
+
+		if (j->state == DL_JOB_RUNNING && j->node >= 0 &&
+		    (uint32_t)j->node < st->nnodes &&
+		    dl__overlay_add_job(ov, (uint32_t)j->node, j))
+			return DL_ENOMEM;
+	}
+	return 0;
+}
+
 uint64_t dl__bytes_on_node(const dl_state_t *st, const dl_job_t *j,
 			   uint32_t node, const dl__u64set_t *ov)
 {
@@ -824,16 +839,9 @@ int dl__plan_estimate(const dl_state_t *st, const dl_plan_t *plan,
 	if (dl__queues_init(&q, st))
 		return DL_ENOMEM;
 	sfree = calloc(nst, sizeof(*sfree));
-	if (!sfree || dl__plan_order(st, plan, &ord, &n))
+	if (!sfree || dl__plan_order(st, plan, &ord, &n) ||
+	    dl__overlay_add_running(&ov, st))
 		goto out;
-	for (i = 0; i < st->njobs; i++) {
-		const dl_job_t *j = &st->jobs[i];
-
-		if (j->state == DL_JOB_RUNNING && j->node >= 0 &&
-		    (uint32_t)j->node < st->nnodes &&
-		    dl__overlay_add_job(&ov, (uint32_t)j->node, j))
-			goto out;
-	}
 	for (i = 0; i < n; i++) {
 		const dl_job_t *j = &st->jobs[ord[i]];
 		uint32_t node = (uint32_t)plan->a[ord[i]].node;

@@ -111,6 +111,12 @@ static inline uint64_t dl__nf_key(uint32_t node, uint32_t file)
 int dl__overlay_add_job(dl__u64set_t *ov, uint32_t node, const dl_job_t *j);
 
 /**
+ * dl__overlay_add_running - record every running job's files on its node.
+ * \return 0 or DL_ENOMEM.
+ */
+int dl__overlay_add_running(dl__u64set_t *ov, const dl_state_t *st);
+
+/**
  * dl__bytes_on_node - bytes of j's files that node caches now or will
  * hold per the overlay (NULL: the cache alone).
  */

@@ -8,7 +8,6 @@
  * in 2 s and computes 1 s.  st->now = 0 and running jobs start at 0.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "check_suites.h"
 #include "fixture.h"
@@ -22,31 +21,13 @@ static void _setup(uint32_t nnodes)
 	fx_setup_toy(nnodes, DL_EVICT_LRU);
 }
 
-/* A plan of the state's jobs: nodes[i] for the pending ones, in order. */
-static void _plan(dl_plan_t *plan, dl_assign_t *a, const int32_t *nodes)
-{
-	size_t i, n = fx_state->njobs;
-
-	memset(plan, 0, sizeof(*plan));
-	memset(a, 0, n * sizeof(*a));
-	plan->n = n;
-	plan->a = a;
-	for (i = 0; i < n; i++) {
-		a[i].job_id = fx_state->jobs[i].id;
-		a[i].node = fx_state->jobs[i].state == DL_JOB_PENDING ?
-				    nodes[i] :
-				    -1;
-		a[i].order = (double)i;
-	}
-}
-
 /* A fresh plan of nodes, followed; \return the jobs moved. */
 static size_t _run(dl_plan_t *plan, dl_assign_t *a, const int32_t *nodes,
 		   size_t max_pending, uint32_t max_files)
 {
 	size_t moved = 99;
 
-	_plan(plan, a, nodes);
+	fx_plan(plan, a, nodes);
 	ck_assert_int_eq(dl__plan_follow_data(fx_state, plan, max_pending,
 					      max_files, &moved),
 			 0);

@@ -6,7 +6,6 @@
  * node, files of 1000 B: a job transfers a missing file in 10 s (one
  * transfer at a time), reads it in 2 s and computes 1 s.
  */
-#include <string.h>
 
 #include "check_suites.h"
 #include "fixture.h"
@@ -33,23 +32,6 @@ static void _job(uint32_t id, const uint32_t *f, uint32_t n)
 	j.arrival = id;
 	j.compute = -1;
 	ck_assert_int_ge(dl_state_add_job(fx_state, &j), 0);
-}
-
-/* A plan of the state's n jobs: nodes[i], in index order. */
-static void _plan(dl_plan_t *plan, dl_assign_t *a, const int32_t *nodes,
-		  size_t n)
-{
-	size_t i;
-
-	memset(plan, 0, sizeof(*plan));
-	memset(a, 0, n * sizeof(*a));
-	plan->n = n;
-	plan->a = a;
-	for (i = 0; i < n; i++) {
-		a[i].job_id = fx_state->jobs[i].id;
-		a[i].node = nodes[i];
-		a[i].order = (double)i;
-	}
 }
 
 /* The estimate of plan, asserting success. */
@@ -88,7 +70,7 @@ START_TEST(test_estimate_lru)
 	_job(1, fa, 1);
 	_job(2, fb, 1);
 	_job(3, fa, 1);
-	_plan(&plan, a, same, 3);
+	fx_plan(&plan, a, same);
 	ck_assert_int_eq(dl__plan_estimate_lru(fx_state, &plan, NULL, &sum, &n),
 			 0);
 	ck_assert_double_eq_tol(sum, 68.0, 1e-9);
@@ -100,7 +82,7 @@ START_TEST(test_estimate_lru)
 	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 2000), 0);
 	ck_assert_double_eq_tol(_est(&plan, NULL), 68.0, 1e-9);
 	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 1500), 0);
-	_plan(&plan, a, split, 3);
+	fx_plan(&plan, a, split);
 	ck_assert_double_eq_tol(_est(&plan, NULL), 52.0, 1e-9);
 	/* Unplanned jobs are left out; a plan of another state is refused. */
 	a[2].node = -1;
@@ -134,7 +116,7 @@ START_TEST(test_estimate_lru_cached)
 	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f1, 0, NULL, NULL), 0);
 	_job(1, &f2, 1);
 	_job(2, &f1, 1);
-	_plan(&plan, a, same, 2);
+	fx_plan(&plan, a, same);
 	ck_assert_double_eq_tol(_est(&plan, NULL), 39.0, 1e-9);
 	a[0].order = 5;
 	ck_assert_double_eq_tol(_est(&plan, NULL), 19.0, 1e-9);
@@ -162,7 +144,7 @@ START_TEST(test_estimate_widen)
 	f2 = fx_file("/f2", 1000);
 	_job(1, &f1, 1);
 	_job(2, &f2, 1);
-	_plan(&plan, a, same, 2);
+	fx_plan(&plan, a, same);
 	ck_assert_double_eq_tol(_est(&plan, NULL), 39.0, 1e-9);
 	dl_place_params_default(&pp);
 	ck_assert_double_eq_tol(_est(&plan, &pp), 36.0, 1e-9);
@@ -207,7 +189,7 @@ START_TEST(test_guard_apply)
 	ck_assert_ptr_null(dl__guard_create("locality", "slack=-1", &strict));
 	g = dl__guard_create("locality", NULL, &strict);
 	ck_assert_ptr_nonnull(g);
-	_plan(&plan, a, same, 4);
+	fx_plan(&plan, a, same);
 	a[3].order = -1; /* first: 0 s on node 1, delays nobody */
 	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
 	ck_assert_int_eq(sw, 1);
@@ -253,11 +235,11 @@ START_TEST(test_guard_every)
 	g = dl__guard_create("locality", NULL, &strict);
 	ck_assert_ptr_nonnull(g);
 	dl__guard_set_every(g, 3);
-	_plan(&plan, a, want, 3);
+	fx_plan(&plan, a, want);
 	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
 	ck_assert_int_eq(sw, 0);
 	for (call = 2; call <= 3; call++) {
-		_plan(&plan, a, same, 3);
+		fx_plan(&plan, a, same);
 		ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
 		ck_assert_int_eq(sw, 0);
 		for (i = 0; i < 3; i++)
@@ -291,12 +273,12 @@ START_TEST(test_guard_pressure)
 	_job(1, &f1, 1);
 	_job(2, &f1, 1);
 	_job(3, &f2, 1);
-	_plan(&plan, a, all0, 3);
+	fx_plan(&plan, a, all0);
 	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 0);
 	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 1500), 0);
 	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 1, 1500), 0);
 	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 1);
-	_plan(&plan, a, shared, 3);
+	fx_plan(&plan, a, shared);
 	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 0);
 	a[2].node = -1; /* unplanned jobs weigh nothing */
 	ck_assert_int_eq(dl__guard_pressure(fx_state, &plan), 0);

@@ -1,5 +1,6 @@
 /* fixture.c - see fixture.h. */
 #include <stdio.h>
+#include <string.h>
 
 #include <check.h>
 
@@ -35,6 +36,23 @@ void fx_setup_toy(uint32_t nnodes, dl_evict_t evict)
 	p.cpb = 1e-3;
 	p.nstorage = 1;
 	fx_setup(nnodes, 1, &p, evict);
+}
+
+void fx_plan(dl_plan_t *plan, dl_assign_t *a, const int32_t *nodes)
+{
+	size_t i, n = fx_state->njobs;
+
+	memset(plan, 0, sizeof(*plan));
+	memset(a, 0, n * sizeof(*a));
+	plan->n = n;
+	plan->a = a;
+	for (i = 0; i < n; i++) {
+		a[i].job_id = fx_state->jobs[i].id;
+		a[i].node = fx_state->jobs[i].state == DL_JOB_PENDING ?
+				    nodes[i] :
+				    -1;
+		a[i].order = (double)i;
+	}
 }
 
 void fx_teardown(void)

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "dl_policy.h"
 #include "dl_state.h"
 
 extern dl_cache_t *fx_cache;
@@ -22,6 +23,11 @@ void fx_setup(uint32_t nnodes, uint32_t cpus, const dl_params_t *params,
  */
 void fx_setup_toy(uint32_t nnodes, dl_evict_t evict);
 void fx_teardown(void);
+/*
+ * A plan of every job of the state, in index order (.order = index):
+ * pending job i on nodes[i], the others on -1.  a: njobs entries.
+ */
+void fx_plan(dl_plan_t *plan, dl_assign_t *a, const int32_t *nodes);
 /* Intern a file (asserting success); \return its id. */
 uint32_t fx_file(const char *path, uint64_t size);
 /*
