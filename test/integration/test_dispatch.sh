@@ -38,7 +38,8 @@ data=$DL_CLUSTER_DIR/data
 out=$DL_CLUSTER_DIR/out
 
 # Four groups of three 1-3 MiB files; jobs of a group share all three.
-for g in 0 1 2 3; do
+# A fifth, group 4, is only for (e).
+for g in 0 1 2 3 4; do
 	for f in 1 2 3; do
 		dl_t_mkfile "$data/g$g/f$f" "$f"
 	done
@@ -171,7 +172,7 @@ ok=$(sbatch --parsable --comment="just a comment; not files" --wrap true 2>&1) &
 
 # --- (e) a job waiting for its data node explains itself -------------------
 # (e) is about what a waiting job says, not about which node a policy
-# names: Online-HPS balances the two jobs of group 2 over the nodes as its
+# names: Online-HPS balances the two jobs of a group over the nodes as its
 # partition sees fit, and once sent the waiter to an idle node (ran there,
 # "0/3 files"), so nothing waited.  Policy=locality names the node caching
 # most of a job's input whatever its load.
@@ -180,14 +181,25 @@ printf 'StorageBandwidth=1e6\nWaitFactor=10\nPolicy=locality\n' \
 scontrol reconfigure
 dl_t_wait_until 15 grep -q "policy locality, eviction" "$log" ||
 	dl_t_fail "(e) reconfigure to Policy=locality not applied"
-# Pin group 2 to one node with a running job, then queue a job of group 2:
+# (e) needs a group cached on exactly one node.  Waves 1 and 2 may have
+# run group 2 on two nodes; then the waiter rightly runs at once on the
+# idle one (CI saw it: "ran on n4, the node it was placed on (3/3 files").
+# So a first job of the unused group 4 caches it on one node.
+sdl="$DL_BUILD_DIR/sdatalocality"
+seed=$(submit 4 0)
+dl_cluster_wait_jobs_done 60
+seed_node=$(dl_cluster_job_field "$seed" NodeList)
+dl_t_wait_until 15 sh -c "'$sdl' files '$seed_node' | grep -q '$data/g4/f3'" ||
+	dl_t_fail "(e) the controller never learnt group 4 is cached on $seed_node"
+# Pin group 4 there with a running job, then queue another job of group 4:
 # its node is busy and the others idle, yet it waits for its data.
-hold=$(submit 2 8)
+hold=$(submit 4 8)
 deadline=$((SECONDS + 30))
 while [ "$(dl_cluster_job_field "$hold" JobState)" != RUNNING ] &&
       [ $SECONDS -lt $deadline ]; do sleep 0.2; done
 hold_node=$(dl_cluster_job_field "$hold" NodeList)
-waiter=$(submit 2 1)
+dl_t_eq "(e) the holding job ran where group 4 is cached" "$seed_node" "$hold_node"
+waiter=$(submit 4 1)
 reason=""
 deadline=$((SECONDS + 10))
 while [ $SECONDS -lt $deadline ]; do
