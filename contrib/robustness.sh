@@ -28,10 +28,10 @@ LOADS=${LOADS:-"1 2"}
 JOBS_16=${JOBS_16:-400}
 JOBS_64=${JOBS_64:-800}
 BASELINES=${BASELINES:-"mct delay locality met"}
-# Online-HPS as shipped (guard=locality under the slurm dispatch, when a
-# node's inputs exceed its cache), with the guard at every plan, and
-# without it (the partition alone, as shipped before).
-HPS_VARIANTS=${HPS_VARIANTS:-"default guard=locality"}
+# Online-HPS as shipped (guard=locality at every plan under the slurm
+# dispatch), and without the guard (the partition alone, as shipped
+# before).
+HPS_VARIANTS=${HPS_VARIANTS:-"default guard=none"}
 csv="$work/robustness.csv"
 
 for cls in $CLASSES; do

@@ -2,6 +2,7 @@
  * plan_guard.c - the greedy plan beside the policy's, and the better of
  * the two by a cost model with finite (LRU) caches.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -318,6 +319,7 @@ struct dl__guard {
 	dl_place_params_t pp; /* the placement rule the estimate models */
 	uint32_t every;       /* compare at every n-th call (1: always) */
 	uint32_t since;       /* calls since the last comparison, 0: none */
+	double margin;        /* an alternative must be this much sooner */
 	int last;             /* its winner: 0 the plan, k + 1 policy k */
 	size_t n;
 	const dl_policy_ops_t *ops[GUARD_MAX];
@@ -401,6 +403,19 @@ static int _alt(dl__guard_t *g, size_t k, const dl_state_t *st,
 	return rc;
 }
 
+/* Whether alt gives every job the node best (if not NULL) or else plan
+ * gives it. */
+static int _same_nodes(const dl_plan_t *plan, const int32_t *best,
+		       const dl_plan_t *alt)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n; i++)
+		if (alt->a[i].node != (best ? best[i] : plan->a[i].node))
+			return 0;
+	return 1;
+}
+
 /* Node of job i under plan: running jobs' own, pending ones' planned. */
 static int32_t _node_of(const dl_state_t *st, const dl_plan_t *plan, size_t i)
 {
@@ -473,6 +488,11 @@ int dl__guard_pressure(const dl_state_t *st, const dl_plan_t *plan)
 	return rc;
 }
 
+void dl__guard_set_margin(dl__guard_t *g, double margin)
+{
+	g->margin = margin;
+}
+
 void dl__guard_set_every(dl__guard_t *g, uint32_t n)
 {
 	g->every = n ? n : 1;
@@ -507,26 +527,31 @@ int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 {
 	dl_plan_t alt = *plan;
 	int32_t *best = NULL;
-	double ours, theirs;
+	double ours = NAN, theirs;
 	_base_t base;
 	size_t i, k;
-	int rc, won = 0;
+	int rc, won = 0, have_base = 0;
 
 	if (plan->n != st->njobs)
 		return DL_EINVAL;
 	if (g->since && g->since < g->every)
 		return _repeat(g, st, plan, switched);
-	if (_base_init(&base, st, plan))
-		return DL_ENOMEM;
 	alt.a = malloc((plan->n ? plan->n : 1) * sizeof(*alt.a));
 	best = malloc((plan->n ? plan->n : 1) * sizeof(*best));
-	rc = alt.a && best ? _estimate(st, plan, &g->pp, &base, &ours) :
-			     DL_ENOMEM;
+	rc = alt.a && best ? 0 : DL_ENOMEM;
 	for (k = 0; !rc && k < g->n; k++) {
 		rc = _alt(g, k, st, plan, &alt);
+		/* The same nodes cannot be sooner: estimate nothing.  Often
+		 * so in a short queue, where it saves most of the guard. */
+		if (rc || _same_nodes(plan, won ? best : NULL, &alt))
+			continue;
+		if (!have_base && !(rc = _base_init(&base, st, plan)))
+			have_base = 1;
+		if (!rc && isnan(ours))
+			rc = _estimate(st, plan, &g->pp, &base, &ours);
 		if (!rc)
 			rc = _estimate(st, &alt, &g->pp, &base, &theirs);
-		if (rc || dl__time_cmp(theirs, ours) >= 0)
+		if (rc || dl__time_cmp(theirs, ours * (1 - g->margin)) >= 0)
 			continue; /* ties keep the earlier plan */
 		ours = theirs;
 		for (i = 0; i < plan->n; i++)
@@ -544,6 +569,7 @@ int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 		*switched = won;
 	free(best);
 	free(alt.a);
-	_base_fini(&base);
+	if (have_base)
+		_base_fini(&base);
 	return rc;
 }

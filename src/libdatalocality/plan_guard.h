@@ -80,6 +80,13 @@ int dl__guard_pressure(const dl_state_t *st, const dl_plan_t *plan);
 void dl__guard_set_every(dl__guard_t *g, uint32_t n);
 
 /**
+ * dl__guard_set_margin - take an alternative only if the model says it
+ * completes the pending jobs at least this fraction sooner than the plan
+ * (0, the default: any amount; 0.05: 5%).
+ */
+void dl__guard_set_margin(dl__guard_t *g, double margin);
+
+/**
  * dl__guard_apply - plan st with each of the guard's policies and give
  * plan's pending jobs the nodes of the plan that the cost model
  * (dl__plan_estimate_lru() with the guard's placement rule, every plan

@@ -208,6 +208,47 @@ START_TEST(test_guard_apply)
 END_TEST
 
 /*
+ * guard_margin: test_guard_apply's plans, all on node 0 (78) against
+ * locality's (69, 11.5% sooner).  With a margin of 12% the plan stays;
+ * with 10% locality's nodes are taken.
+ */
+START_TEST(test_guard_margin)
+{
+	int32_t same[3] = { 0, 0, 0 };
+	dl_place_params_t strict;
+	dl__guard_t *g;
+	dl_assign_t a[3];
+	dl_plan_t plan;
+	uint32_t f[3];
+	int sw = -1;
+	size_t i;
+
+	_setup(2);
+	f[0] = fx_file("/a", 1000);
+	f[1] = fx_file("/b", 1000);
+	f[2] = fx_file("/c", 1000);
+	for (i = 0; i < 3; i++)
+		_job((uint32_t)i + 1, &f[i], 1);
+	dl_place_params_default(&strict);
+	strict.strict = 1;
+	g = dl__guard_create("locality", NULL, &strict);
+	ck_assert_ptr_nonnull(g);
+	dl__guard_set_margin(g, 0.12);
+	fx_plan(&plan, a, same);
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(a[i].node, 0);
+	dl__guard_set_margin(g, 0.10);
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 1);
+	ck_assert_int_eq(a[1].node, 1);
+	dl__guard_destroy(g);
+	fx_teardown();
+}
+END_TEST
+
+/*
  * guard_every: with every=3 the first call compares (a tie: the plan,
  * already locality's, is kept), the next two repeat that verdict without
  * comparing, so a worse plan (all on node 0) is left alone; the fourth
@@ -303,6 +344,56 @@ START_TEST(test_ohps_guard_locality)
 	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_every=0", &err));
 	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_pressure=2",
 					    &err));
+	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_margin=1",
+					    &err));
+}
+END_TEST
+
+/*
+ * Online-HPS as slurmctld runs it (order=priority) has the guard on at
+ * every plan.  Two idle nodes, node 0 caching f1, two pending jobs
+ * reading it.  The partition balances them, one per node: 3 s on node 0,
+ * 10 + 3 s on node 1, sum 16.  locality's plan, both on node 0, ends
+ * them at 3 and 6: sum 9, so the guard takes it.  With guard=none, or
+ * the paper's order (order=ect, where the guard stays off), the
+ * partition's split stands.  follow=0 keeps plan_follow.h out of it.
+ */
+static int _ohps_on_node0(const char *params)
+{
+	dl_plan_t *plan = NULL;
+	dl_policy_t *p;
+	int err = 1, n = 0;
+	size_t i;
+
+	p = dl_policy_create("online-hps", params, &err);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(dl_policy_plan(p, fx_state, &plan), 0);
+	ck_assert_int_eq(plan->fallback, 0);
+	for (i = 0; i < plan->n; i++)
+		n += fx_state->jobs[i].state == DL_JOB_PENDING &&
+		     plan->a[i].node == 0;
+	dl_plan_free(plan);
+	dl_policy_destroy(p);
+	return n;
+}
+
+START_TEST(test_ohps_guard_default)
+{
+	uint32_t f1;
+
+	_setup(2);
+	f1 = fx_file("/f1", 1000);
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f1, 0, NULL, NULL), 0);
+	_job(1, &f1, 1);
+	_job(2, &f1, 1);
+	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0"), 2);
+	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none"),
+			 1);
+	ck_assert_int_eq(_ohps_on_node0("order=ect,follow=0"), 1);
+	ck_assert_int_eq(_ohps_on_node0("order=ect,follow=0,guard=locality,"
+					"guard_pressure=0"),
+			 2);
+	fx_teardown();
 }
 END_TEST
 
@@ -316,8 +407,10 @@ Suite *make_plan_guard_suite(void)
 	tcase_add_test(tc, test_estimate_widen);
 	tcase_add_test(tc, test_guard_apply);
 	tcase_add_test(tc, test_guard_every);
+	tcase_add_test(tc, test_guard_margin);
 	tcase_add_test(tc, test_guard_pressure);
 	tcase_add_test(tc, test_ohps_guard_locality);
+	tcase_add_test(tc, test_ohps_guard_default);
 	suite_add_tcase(s, tc);
 	return s;
 }
