@@ -208,6 +208,31 @@ START_TEST(test_guard_apply)
 END_TEST
 
 /*
+ * Two nodes, jobs 1-3 reading their own files /a, /b, /c (1000 B each),
+ * and a guard against locality whose jobs wait for their nodes (strict):
+ * the case of test_guard_apply without its file-less job.
+ * \return the guard, free with dl__guard_destroy().
+ */
+static dl__guard_t *_three_jobs_strict(void)
+{
+	dl_place_params_t strict;
+	dl__guard_t *g;
+	uint32_t f[3], i;
+
+	_setup(2);
+	f[0] = fx_file("/a", 1000);
+	f[1] = fx_file("/b", 1000);
+	f[2] = fx_file("/c", 1000);
+	for (i = 0; i < 3; i++)
+		_job(i + 1, &f[i], 1);
+	dl_place_params_default(&strict);
+	strict.strict = 1;
+	g = dl__guard_create("locality", NULL, &strict);
+	ck_assert_ptr_nonnull(g);
+	return g;
+}
+
+/*
  * guard_margin: test_guard_apply's plans, all on node 0 (78) against
  * locality's (69, 11.5% sooner).  With a margin of 12% the plan stays;
  * with 10% locality's nodes are taken.
@@ -215,24 +240,13 @@ END_TEST
 START_TEST(test_guard_margin)
 {
 	int32_t same[3] = { 0, 0, 0 };
-	dl_place_params_t strict;
 	dl__guard_t *g;
 	dl_assign_t a[3];
 	dl_plan_t plan;
-	uint32_t f[3];
 	int sw = -1;
 	size_t i;
 
-	_setup(2);
-	f[0] = fx_file("/a", 1000);
-	f[1] = fx_file("/b", 1000);
-	f[2] = fx_file("/c", 1000);
-	for (i = 0; i < 3; i++)
-		_job((uint32_t)i + 1, &f[i], 1);
-	dl_place_params_default(&strict);
-	strict.strict = 1;
-	g = dl__guard_create("locality", NULL, &strict);
-	ck_assert_ptr_nonnull(g);
+	g = _three_jobs_strict();
 	dl__guard_set_margin(g, 0.12);
 	fx_plan(&plan, a, same);
 	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
@@ -257,24 +271,13 @@ END_TEST
 START_TEST(test_guard_every)
 {
 	int32_t same[3] = { 0, 0, 0 }, want[3] = { 0, 1, 0 };
-	dl_place_params_t strict;
 	dl__guard_t *g;
 	dl_assign_t a[3];
 	dl_plan_t plan;
-	uint32_t f[3];
 	int sw = -1, call;
 	size_t i;
 
-	_setup(2);
-	f[0] = fx_file("/a", 1000);
-	f[1] = fx_file("/b", 1000);
-	f[2] = fx_file("/c", 1000);
-	for (i = 0; i < 3; i++)
-		_job((uint32_t)i + 1, &f[i], 1);
-	dl_place_params_default(&strict);
-	strict.strict = 1;
-	g = dl__guard_create("locality", NULL, &strict);
-	ck_assert_ptr_nonnull(g);
+	g = _three_jobs_strict();
 	dl__guard_set_every(g, 3);
 	fx_plan(&plan, a, want);
 	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
