@@ -23,7 +23,8 @@
  *   make bench
  *   contrib/bench_sim [-j JOBS] [-s SEEDS] [-H dl-partitiond] [-a]
  *
- * -a runs hps-after alone (to profile it).
+ * -a runs hps-after alone (to profile it); -p PARAMS gives it policy
+ * params (e.g. -a -p guard=none: the cost of Online-HPS's guard).
  *
  * Targets (issue 11, item 5): hps-after <= 5 s; mean response within 2%
  * (the p95 is printed beside it).
@@ -133,7 +134,8 @@ static int _run(const dl_workload_t *wl, const char *policy,
 }
 
 /* -a: hps-after alone, to profile it (perf record contrib/bench_sim -a). */
-static int _after(size_t jobs, unsigned seeds, const char *policy)
+static int _after(size_t jobs, unsigned seeds, const char *policy,
+		  const char *params)
 {
 	unsigned s;
 
@@ -144,7 +146,7 @@ static int _after(size_t jobs, unsigned seeds, const char *policy)
 
 		if (!wl)
 			return 1;
-		rc = _run(wl, policy, NULL, &cpu, q);
+		rc = _run(wl, policy, params, &cpu, q);
 		dl_workload_destroy(wl);
 		if (rc)
 			return 1;
@@ -168,9 +170,13 @@ int main(int argc, char **argv)
 	unsigned seeds = 3, s;
 	int c, only_after = 0;
 
-	while ((c = getopt(argc, argv, "j:s:H:a")) != -1) {
+	const char *params = NULL;
+
+	while ((c = getopt(argc, argv, "j:s:H:ap:")) != -1) {
 		if (c == 'a')
 			only_after = 1;
+		else if (c == 'p')
+			params = optarg;
 		else if (c == 'j')
 			jobs = strtoul(optarg, NULL, 10);
 		else if (c == 's')
@@ -183,7 +189,7 @@ int main(int argc, char **argv)
 	if (!jobs || !seeds)
 		return 2;
 	if (only_after)
-		return _after(jobs, seeds, runs[2].policy);
+		return _after(jobs, seeds, runs[2].policy, params);
 	printf("dl-sim, biomed %zu jobs (arrivals x10), %d nodes x 1 core, slurm dispatch; CPU s incl. the helper; response mean / p95 s\n",
 	       jobs, NODES);
 	printf("seed   mct_s mct_mean | before_s   mean    p95 | after_s   mean    p95 | speedup  d_mean   d_p95\n");
