@@ -169,7 +169,6 @@ int main(int argc, char **argv)
 	size_t jobs = 5000, k;
 	unsigned seeds = 3, s;
 	int c, only_after = 0;
-
 	const char *params = NULL;
 
 	while ((c = getopt(argc, argv, "j:s:H:ap:")) != -1) {

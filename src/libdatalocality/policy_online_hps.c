@@ -156,8 +156,8 @@ static int _create(const char *params, void **priv)
 {
 	dl_partition_opts_t o;
 	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
-	       above = 2000, reuse = 0, pf = 0, gevery = 1, gpress = 1, gmargin = 0,
-	       follow;
+	       above = 2000, reuse = 0, pf = 0, gevery = 1, gpress = 1,
+	       gmargin = 0, follow;
 	char v[1024], guard[64] = "none";
 	ohps_t *h;
 
