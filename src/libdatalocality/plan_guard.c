@@ -38,18 +38,8 @@ static size_t _slot(const _stamps_t *m, uint64_t key)
 	return i;
 }
 
-/* \return the stamp of key, or -1 if it has none. */
-static double _stamp_get(const _stamps_t *m, uint64_t key)
-{
-	size_t i;
-
-	if (!m->cap)
-		return -1;
-	i = _slot(m, key);
-	return m->key[i] ? m->val[i] : -1;
-}
-
-static int _stamp_set(_stamps_t *m, uint64_t key, double val)
+/* Room for one more key: grow at half full.  \return 0 or DL_ENOMEM. */
+static int _stamp_room(_stamps_t *m)
 {
 	size_t i;
 
@@ -76,6 +66,15 @@ static int _stamp_set(_stamps_t *m, uint64_t key, double val)
 		free(m->val);
 		*m = n;
 	}
+	return 0;
+}
+
+static int _stamp_set(_stamps_t *m, uint64_t key, double val)
+{
+	size_t i;
+
+	if (_stamp_room(m))
+		return DL_ENOMEM;
 	i = _slot(m, key);
 	m->count += !m->key[i];
 	m->key[i] = key + 1;
@@ -87,6 +86,24 @@ static void _stamps_fini(_stamps_t *m)
 {
 	free(m->key);
 	free(m->val);
+}
+
+/* dst = a copy of src; \return 0 or DL_ENOMEM (dst then empty). */
+static int _stamps_copy(_stamps_t *dst, const _stamps_t *src)
+{
+	*dst = *src;
+	if (!src->cap)
+		return 0;
+	dst->key = malloc(src->cap * sizeof(*dst->key));
+	dst->val = malloc(src->cap * sizeof(*dst->val));
+	if (!dst->key || !dst->val) {
+		_stamps_fini(dst);
+		memset(dst, 0, sizeof(*dst));
+		return DL_ENOMEM;
+	}
+	memcpy(dst->key, src->key, src->cap * sizeof(*dst->key));
+	memcpy(dst->val, src->val, src->cap * sizeof(*dst->val));
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -103,11 +120,12 @@ typedef struct {
  * LRU: file (bytes b) is still on node if it and everything fetched there
  * since it was last read fit in the node's cache.  A file cached now, or
  * read by a running job, counts as read as the estimate begins.
+ * s: its stamp, or -1 if it has none.
  */
-static int _held(const _model_t *m, uint32_t node, uint32_t file, uint64_t b)
+static int _held(const _model_t *m, uint32_t node, uint32_t file, uint64_t b,
+		 double s)
 {
 	uint64_t cap = dl_cache_capacity(m->st->cache, node);
-	double s = _stamp_get(&m->stamps, dl__nf_key(node, file));
 
 	if (s < 0)
 		s = dl_cache_contains(m->st->cache, node, file) ? 0 : -1;
@@ -121,13 +139,20 @@ static int _held(const _model_t *m, uint32_t node, uint32_t file, uint64_t b)
 static double _stage(_model_t *m, const dl_job_t *j, uint32_t node, double t,
 		     int *err)
 {
+	_stamps_t *sm = &m->stamps;
 	uint32_t k;
 
 	for (k = 0; k < j->nfiles; k++) {
 		uint32_t f = j->files[k], s;
-		uint64_t b = dl_file_bytes(m->st, f);
+		uint64_t b = dl_file_bytes(m->st, f), key = dl__nf_key(node, f);
+		size_t i;
 
-		if (!_held(m, node, f, b)) {
+		if (_stamp_room(sm)) { /* then one probe reads and writes */
+			*err = DL_ENOMEM;
+			return t;
+		}
+		i = _slot(sm, key);
+		if (!_held(m, node, f, b, sm->key[i] ? sm->val[i] : -1)) {
 			s = dl_cost_storage_of(m->st, f);
 			if (m->sfree[s] > t)
 				t = m->sfree[s];
@@ -135,27 +160,28 @@ static double _stage(_model_t *m, const dl_job_t *j, uint32_t node, double t,
 			m->sfree[s] = t;
 			m->fetched[node] += (double)b;
 		}
-		if (_stamp_set(&m->stamps, dl__nf_key(node, f),
-			       m->fetched[node]))
-			*err = DL_ENOMEM;
+		sm->count += !sm->key[i];
+		sm->key[i] = key + 1;
+		sm->val[i] = m->fetched[node];
 	}
 	return t;
 }
 
-/* Running jobs' files are on their nodes, read as the estimate begins. */
-static int _running(_model_t *m)
+/* Running jobs' files are on their nodes, read as the estimate begins:
+ * their stamps (0) in *run. */
+static int _running(const dl_state_t *st, _stamps_t *run)
 {
 	size_t i;
 	uint32_t k;
 
-	for (i = 0; i < m->st->njobs; i++) {
-		const dl_job_t *j = &m->st->jobs[i];
+	for (i = 0; i < st->njobs; i++) {
+		const dl_job_t *j = &st->jobs[i];
 
 		if (j->state != DL_JOB_RUNNING || j->node < 0 ||
-		    (uint32_t)j->node >= m->st->nnodes)
+		    (uint32_t)j->node >= st->nnodes)
 			continue;
 		for (k = 0; k < j->nfiles; k++)
-			if (_stamp_set(&m->stamps,
+			if (_stamp_set(run,
 				       dl__nf_key((uint32_t)j->node,
 						  j->files[k]),
 				       0))
@@ -163,6 +189,13 @@ static int _running(_model_t *m)
 	}
 	return 0;
 }
+
+/* A job's last dl_place_bound(): the two plans an estimate compares give
+ * most jobs the same node. */
+typedef struct {
+	uint32_t node; /* node + 1, 0 = none yet */
+	double bound;
+} _bound_t;
 
 /*
  * Where and when j, planned on *node from start, starts if the host's
@@ -172,14 +205,18 @@ static int _running(_model_t *m)
  */
 static double _widen(const dl_state_t *st, const dl__queues_t *q,
 		     const dl_job_t *j, uint32_t *node, double start,
-		     const dl_place_params_t *pp)
+		     const dl_place_params_t *pp, _bound_t *memo)
 {
 	double bound, best = start;
 	uint32_t k, to = *node;
 
 	if (!pp || pp->strict || start <= pp->min_wait)
 		return start; /* no bound is below min_wait */
-	bound = dl_place_bound(st, j, *node, pp);
+	if (memo->node != *node + 1) {
+		memo->node = *node + 1;
+		memo->bound = dl_place_bound(st, j, *node, pp);
+	}
+	bound = memo->bound;
 	if (start <= bound)
 		return start;
 	for (k = 0; k < st->nnodes; k++) {
@@ -223,37 +260,42 @@ static int _queues_copy(dl__queues_t *dst, const dl__queues_t *src)
 }
 
 /*
- * What two plans of one state share: the running jobs' queues and the
- * plan order (plans that give the same jobs a node, with the same .order,
- * have the same), made once for every estimate.
+ * What two plans of one state share: the running jobs' queues and files,
+ * and the plan order (plans that give the same jobs a node, with the same
+ * .order, have the same), made once for every estimate.
  */
 typedef struct {
 	dl__queues_t q;
+	_stamps_t run;   /* _running() */
 	size_t *ord, n;
+	_bound_t *bound; /* [n] by position in ord */
 } _base_t;
+
+static void _base_fini(_base_t *b)
+{
+	dl__queues_fini(&b->q);
+	_stamps_fini(&b->run);
+	free(b->ord);
+	free(b->bound);
+}
 
 static int _base_init(_base_t *b, const dl_state_t *st, const dl_plan_t *plan)
 {
-	b->ord = NULL;
+	memset(b, 0, sizeof(*b));
 	if (dl__queues_init(&b->q, st))
 		return DL_ENOMEM;
-	if (dl__plan_order(st, plan, &b->ord, &b->n)) {
-		dl__queues_fini(&b->q);
+	if (_running(st, &b->run) ||
+	    dl__plan_order(st, plan, &b->ord, &b->n) ||
+	    !(b->bound = calloc(b->n ? b->n : 1, sizeof(*b->bound)))) {
+		_base_fini(b);
 		return DL_ENOMEM;
 	}
 	return 0;
 }
 
-static void _base_fini(_base_t *b)
-{
-	dl__queues_fini(&b->q);
-	free(b->ord);
-}
-
 /* dl__plan_estimate_lru() of plan, whose jobs and order are base's. */
 static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
-		     const dl_place_params_t *pp, const _base_t *base,
-		     double *sum)
+		     const dl_place_params_t *pp, _base_t *base, double *sum)
 {
 	uint32_t nst = st->params.nstorage ? st->params.nstorage : 1;
 	_model_t m = { 0 };
@@ -267,14 +309,15 @@ static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
 	m.st = st;
 	m.fetched = calloc(st->nnodes ? st->nnodes : 1, sizeof(*m.fetched));
 	m.sfree = calloc(nst, sizeof(*m.sfree));
-	if (!m.fetched || !m.sfree || _running(&m))
+	if (!m.fetched || !m.sfree || _stamps_copy(&m.stamps, &base->run))
 		goto out;
 	rc = 0;
 	for (i = 0; i < base->n && !rc; i++) {
 		const dl_job_t *j = &st->jobs[base->ord[i]];
 		uint32_t node = (uint32_t)plan->a[base->ord[i]].node;
 		double start = _widen(st, &q, j, &node,
-				      dl__queues_start(&q, node, j->cpus), pp);
+				      dl__queues_start(&q, node, j->cpus), pp,
+				      &base->bound[i]);
 		double end = _stage(&m, j, node, start, &rc) +
 			     dl_cost_read_time(st, node, dl_job_bytes(st, j)) +
 			     dl_cost_job_compute(st, j);

@@ -46,6 +46,7 @@ static const dl_policy_ops_t *const policies[] = {
 struct dl_policy {
 	const dl_policy_ops_t *ops;
 	void *priv;
+	int bare; /* dl_policy_set_annotate(p, 0): no per-plan figures */
 };
 
 const dl_policy_ops_t *const *dl_policy_list(void)
@@ -92,6 +93,12 @@ void dl_policy_destroy(dl_policy_t *p)
 	if (p->ops->destroy)
 		p->ops->destroy(p->priv);
 	free(p);
+}
+
+void dl_policy_set_annotate(dl_policy_t *p, int on)
+{
+	if (p)
+		p->bare = !on;
 }
 
 void dl_policy_warm(dl_policy_t *p)
@@ -319,10 +326,12 @@ int dl_policy_plan(dl_policy_t *p, const dl_state_t *st, dl_plan_t **out)
 		dl_assign_t *a = &plan->a[i];
 		uint32_t k;
 
-		a->nfiles = j->nfiles;
-		a->bytes_total = dl_job_bytes(st, j);
 		if (j->state == DL_JOB_RUNNING)
 			a->node = j->node; /* a policy cannot move a running job */
+		if (p->bare)
+			continue;
+		a->nfiles = j->nfiles;
+		a->bytes_total = dl_job_bytes(st, j);
 		if (a->node < 0)
 			continue;
 		for (k = 0; k < j->nfiles; k++) {
@@ -332,6 +341,11 @@ int dl_policy_plan(dl_policy_t *p, const dl_state_t *st, dl_plan_t **out)
 			a->files_cached++;
 			a->bytes_cached += dl_file_bytes(st, j->files[k]);
 		}
+	}
+	if (p->bare) {
+		plan->imbalance = NAN;
+		*out = plan;
+		return 0;
 	}
 	if ((rc = _plan_cut(st, plan, &plan->cut_bytes))) {
 		dl_plan_free(plan);

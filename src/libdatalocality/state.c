@@ -151,14 +151,9 @@ int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 	return (int)st->njobs++;
 }
 
-int dl_state_job_eligible(const dl_state_t *st, const dl_job_t *j, uint32_t n)
-{
-	if (n >= st->nnodes || !st->nodes[n].usable)
-		return 0;
-	if (st->nodes[n].cpus < j->cpus)
-		return 0;
-	return j->eligible ? j->eligible[n] != 0 : 1;
-}
+/* The external definition of dl_state.h's inline function. */
+extern inline int dl_state_job_eligible(const dl_state_t *st,
+					const dl_job_t *j, uint32_t n);
 
 uint64_t dl_file_bytes(const dl_state_t *st, uint32_t file)
 {

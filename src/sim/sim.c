@@ -1524,6 +1524,8 @@ static int _setup(_sim_t *s)
 				       cfg->policy_params);
 	s->policy = pp ? dl_policy_create(cfg->policy, pp, &err) : NULL;
 	free(pp);
+	/* dl-sim reads no plan's figures for people: skip them. */
+	dl_policy_set_annotate(s->policy, 0);
 	if (!s->policy) {
 		_fail(s, err ? err : DL_ENOPOLICY, "policy '%s'%s%s: %s",
 		      cfg->policy ? cfg->policy : "(none)",

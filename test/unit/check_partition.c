@@ -942,6 +942,33 @@ START_TEST(test_fail_missing_helper)
 }
 END_TEST
 
+/* Every vertex fixed: nothing to decide, so no helper is asked (none
+ * could be started here) and nothing fell back. */
+START_TEST(test_all_fixed_no_helper)
+{
+	dl_partitioner_t *p = _partitioner("/nonexistent/dl-partitiond", 0);
+	dl_hgraph_t *h = _gen_clustered(40, 4, 2);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	dl_partition_stats_t st;
+
+	for (uint32_t v = 0; v < h->nvtx; v++)
+		h->fixed[v] = (int32_t)((v * 7) % h->nparts);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	ck_assert_mem_eq(part, h->fixed, h->nvtx * sizeof(*part));
+	ck_assert(st.cut == _cut(h, part));
+	ck_assert_int_eq(dl__partitioner_pid(p), -1);
+	/* One free vertex: the helper is needed, and missing. */
+	h->fixed[3] = -1;
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	free(part);
+	_hg_free(h);
+}
+END_TEST
+
 /* The helper never greets: start-up times out. */
 START_TEST(test_fail_hang_at_start)
 {
@@ -1267,6 +1294,7 @@ Suite *make_partition_suite(void)
 	tc = tcase_create("failure");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_fail_missing_helper);
+	tcase_add_test(tc, test_all_fixed_no_helper);
 	tcase_add_test(tc, test_fail_hang_at_start);
 	tcase_add_test(tc, test_fail_hang_in_request);
 	tcase_add_test(tc, test_fail_dies_in_request);

@@ -213,6 +213,43 @@ START_TEST(test_locality_follows_cache)
 }
 END_TEST
 
+/* Without the figures for people, the same nodes and no figures. */
+START_TEST(test_plan_bare)
+{
+	uint32_t a, b, fa[1], fb[1];
+	dl_policy_t *p = dl_policy_create("locality", NULL, NULL);
+	dl_plan_t *plan;
+
+	ck_assert_ptr_nonnull(p);
+	_setup(4);
+	a = _file("/d/a", 64 * MB);
+	b = _file("/d/b", 64 * MB);
+	ck_assert_int_eq(dl_cache_insert(tc, 2, a, 1, NULL, NULL), 0);
+	fa[0] = a;
+	fb[0] = b;
+	_add_job(10, fa, 1, DL_JOB_PENDING, -1, 5);
+	_add_job(11, fb, 1, DL_JOB_RUNNING, 1, 5);
+	dl_policy_set_annotate(p, 0);
+	ck_assert_int_eq(dl_policy_plan(p, ts, &plan), 0);
+	ck_assert_int_eq(plan->a[0].node, 2);
+	ck_assert_int_eq(plan->a[1].node, 1);
+	ck_assert_uint_eq(plan->a[0].files_cached, 0);
+	ck_assert_uint_eq(plan->a[0].bytes_total, 0);
+	ck_assert(isnan(plan->imbalance));
+	dl_plan_free(plan);
+	dl_policy_set_annotate(p, 1);
+	ck_assert_int_eq(dl_policy_plan(p, ts, &plan), 0);
+	ck_assert_int_eq(plan->a[0].node, 2);
+	ck_assert_uint_eq(plan->a[0].files_cached, 1);
+	ck_assert_uint_eq(plan->a[0].bytes_total, 64 * MB);
+	ck_assert(!isnan(plan->imbalance));
+	dl_plan_free(plan);
+	dl_policy_set_annotate(NULL, 0); /* a no-op */
+	dl_policy_destroy(p);
+	_teardown();
+}
+END_TEST
+
 /*
  * A burst of jobs sharing files, nothing cached yet: the first two go
  * together (slack 1 lets a node queue one job more than the emptiest),
@@ -679,6 +716,7 @@ Suite *make_policy_suite(void)
 	tcase_add_test(tc_core, test_state_rejects);
 	tcase_add_test(tc_core, test_state_files_and_order);
 	tcase_add_test(tc_core, test_locality_follows_cache);
+	tcase_add_test(tc_core, test_plan_bare);
 	tcase_add_test(tc_core, test_locality_groups_burst);
 	tcase_add_test(tc_core, test_locality_constraints);
 	tcase_add_test(tc_core, test_locality_deterministic);
