@@ -208,7 +208,7 @@ static int _create(const char *params, void **priv)
 	 * its cache holds; comparing only under that pressure left 8); on
 	 * the papers' workloads it is neutral (0.7% slower, geometric mean
 	 * of 24 points), on the real cluster of contrib/bench_cluster.sh it
-	 * costs nothing measurable now, and it takes 24-52% more CPU time
+	 * costs nothing measurable now, and it takes 19-58% more CPU time
 	 * in dl-sim (doc/experiments/robustness-notes.md, doc/benchmarks.md).
 	 */
 	if (!h->order_ect) {
