@@ -96,16 +96,31 @@ int dl_place_blocked(const dl_state_t *st, const dl_job_t *j, uint32_t n);
 
 /**
  * dl_place_max_free - the free slots of the roomiest usable node of st.
- * A host stepping many jobs on one state computes it once and passes it
- * to the *_free() variants below: otherwise every dl_place_blocked() scans
- * every node, which made the step of all pending jobs O(jobs x nodes) per
- * scheduling event.
  */
 uint32_t dl_place_max_free(const dl_state_t *st);
 
-/* dl_place_blocked_free - dl_place_blocked() given dl_place_max_free(st). */
+/*
+ * What the blocked checks need to know of every node, computed once per
+ * state: a host stepping many jobs on one state passes it to the *_free()
+ * variants below; otherwise each check scans every node, which made the
+ * step of all pending jobs O(jobs x nodes) per scheduling event (and, for
+ * the one-CPU jobs of data-diffusion-raicu's ramp, 27% of dl-sim's time
+ * at 16,000 pending jobs while a node had room).
+ */
+typedef struct {
+	uint32_t max_free; /* dl_place_max_free() */
+	/* The two nodes with room for one CPU whose room came first
+	 * (dl_node_t.freed, unknown as 0), or -1; f1 <= f2. */
+	int32_t first, second;
+	double f1, f2;
+} dl_place_room_t;
+
+/* dl_place_room - fill *r for st (NULL: no room anywhere). */
+void dl_place_room(const dl_state_t *st, dl_place_room_t *r);
+
+/* dl_place_blocked_free - dl_place_blocked() given dl_place_room(st). */
 int dl_place_blocked_free(const dl_state_t *st, const dl_job_t *j, uint32_t n,
-			  uint32_t max_free);
+			  const dl_place_room_t *room);
 
 /**
  * dl_place_blocked_for - the seconds job j, restricted to node n, has been
@@ -114,9 +129,11 @@ int dl_place_blocked_free(const dl_state_t *st, const dl_job_t *j, uint32_t n,
  * the first of the nodes with room for it got that room
  * (dl_node_t.freed) to st->now.  A job is not held back by a node that
  * freed a moment ago and that the batch system is about to fill.
+ * room: dl_place_room(st).
  */
 double dl_place_blocked_for(const dl_state_t *st, const dl_job_t *j,
-			    uint32_t n, uint32_t max_free, double last);
+			    uint32_t n, const dl_place_room_t *room,
+			    double last);
 
 /**
  * dl_place_bound - how long job j may wait for node n, in seconds:
@@ -169,10 +186,11 @@ dl_place_action_t dl_place_step(const dl_state_t *st, size_t job,
 				int32_t planned, const dl_place_params_t *p,
 				dl_place_t *rec);
 
-/* dl_place_step_free - dl_place_step() given dl_place_max_free(st). */
+/* dl_place_step_free - dl_place_step() given dl_place_room(st). */
 dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
 				     int32_t planned,
 				     const dl_place_params_t *p,
-				     dl_place_t *rec, uint32_t max_free);
+				     dl_place_t *rec,
+				     const dl_place_room_t *room);
 
 #endif /* DL_PLACE_H */

@@ -73,9 +73,36 @@ uint32_t dl_place_max_free(const dl_state_t *st)
 	return best;
 }
 
+void dl_place_room(const dl_state_t *st, dl_place_room_t *r)
+{
+	uint32_t n;
+
+	r->max_free = dl_place_max_free(st);
+	r->first = r->second = -1;
+	r->f1 = r->f2 = 0;
+	for (n = 0; st && n < st->nnodes; n++) {
+		double f = st->nodes[n].freed > 0 ? st->nodes[n].freed : 0;
+
+		if (!_room(st, n, 1))
+			continue;
+		if (r->first < 0 || f < r->f1) {
+			r->second = r->first;
+			r->f2 = r->f1;
+			r->first = (int32_t)n;
+			r->f1 = f;
+		} else if (r->second < 0 || f < r->f2) {
+			r->second = (int32_t)n;
+			r->f2 = f;
+		}
+	}
+}
+
 int dl_place_blocked(const dl_state_t *st, const dl_job_t *j, uint32_t n)
 {
-	return dl_place_blocked_free(st, j, n, dl_place_max_free(st));
+	dl_place_room_t r;
+
+	dl_place_room(st, &r);
+	return dl_place_blocked_free(st, j, n, &r);
 }
 
 /*
@@ -83,7 +110,7 @@ int dl_place_blocked(const dl_state_t *st, const dl_job_t *j, uint32_t n)
  * (0 if one is unknown), or -1 if j is not blocked on n.
  */
 static double _blocked_since(const dl_state_t *st, const dl_job_t *j,
-			     uint32_t n, uint32_t max_free)
+			     uint32_t n, const dl_place_room_t *room)
 {
 	double since = -1;
 	uint32_t k;
@@ -91,8 +118,14 @@ static double _blocked_since(const dl_state_t *st, const dl_job_t *j,
 	if (!st || !j || n >= st->nnodes || _room(st, n, j->cpus))
 		return -1;
 	/* No node has room for it: nothing holds it back but the load. */
-	if (max_free < j->cpus)
+	if (room->max_free < j->cpus)
 		return -1;
+	/* Any node with a free CPU will do: the summary has the answer. */
+	if (j->cpus == 1 && !j->eligible) {
+		if (room->first >= 0 && (uint32_t)room->first != n)
+			return room->f1;
+		return room->second >= 0 ? room->f2 : -1;
+	}
 	for (k = 0; k < st->nnodes; k++) {
 		double f = st->nodes[k].freed > 0 ? st->nodes[k].freed : 0;
 
@@ -108,9 +141,9 @@ static double _blocked_since(const dl_state_t *st, const dl_job_t *j,
 }
 
 int dl_place_blocked_free(const dl_state_t *st, const dl_job_t *j, uint32_t n,
-			  uint32_t max_free)
+			  const dl_place_room_t *room)
 {
-	return _blocked_since(st, j, n, max_free) >= 0;
+	return _blocked_since(st, j, n, room) >= 0;
 }
 
 /* Seconds from the later of since and last (0: never) to st->now. */
@@ -124,9 +157,10 @@ static double _held(const dl_state_t *st, double since, double last)
 }
 
 double dl_place_blocked_for(const dl_state_t *st, const dl_job_t *j,
-			    uint32_t n, uint32_t max_free, double last)
+			    uint32_t n, const dl_place_room_t *room,
+			    double last)
 {
-	double since = _blocked_since(st, j, n, max_free);
+	double since = _blocked_since(st, j, n, room);
 
 	return since < 0 ? -1 : _held(st, since, last);
 }
@@ -330,14 +364,17 @@ dl_place_action_t dl_place_step(const dl_state_t *st, size_t job,
 				int32_t planned, const dl_place_params_t *p,
 				dl_place_t *rec)
 {
-	return dl_place_step_free(st, job, planned, p, rec,
-				  dl_place_max_free(st));
+	dl_place_room_t r;
+
+	dl_place_room(st, &r);
+	return dl_place_step_free(st, job, planned, p, rec, &r);
 }
 
 dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
 				     int32_t planned,
 				     const dl_place_params_t *p,
-				     dl_place_t *rec, uint32_t max_free)
+				     dl_place_t *rec,
+				     const dl_place_room_t *room)
 {
 	const dl_job_t *j;
 	double last, since;
@@ -386,7 +423,7 @@ dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
 	    _worth_moving(st, j, cur, (uint32_t)planned, p))
 		return _set(st, j, p, rec, planned);
 	rec->bound = dl_place_bound(st, j, cur, p);
-	since = _blocked_since(st, j, cur, max_free);
+	since = _blocked_since(st, j, cur, room);
 	if (since >= 0) {
 		rec->waited += _held(st, since, last);
 		if (rec->waited >= rec->bound)

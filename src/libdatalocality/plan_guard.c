@@ -10,6 +10,7 @@
 #include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_place.h"
+#include "mintree.h"
 #include "plan_guard.h"
 #include "policy_util.h"
 #include "u64set.h"
@@ -204,11 +205,13 @@ typedef struct {
  * frees first.
  */
 static double _widen(const dl_state_t *st, const dl__queues_t *q,
-		     const dl_job_t *j, uint32_t *node, double start,
+		     const dl__mintree_t *free1, const dl_job_t *j,
+		     uint32_t *node, double start,
 		     const dl_place_params_t *pp, _bound_t *memo)
 {
 	double bound, best = start;
 	uint32_t k, to = *node;
+	int64_t i;
 
 	if (!pp || pp->strict || start <= pp->min_wait)
 		return start; /* no bound is below min_wait */
@@ -219,6 +222,20 @@ static double _widen(const dl_state_t *st, const dl__queues_t *q,
 	bound = memo->bound;
 	if (start <= bound)
 		return start;
+	if (j->cpus == 1 && !j->eligible) {
+		/* The scan below, from the queues' tree: the first node
+		 * free by the bound, else the first to free. */
+		if ((i = dl__mintree_first_le(free1, bound, *node)) >= 0) {
+			*node = (uint32_t)i;
+			return bound;
+		}
+		i = dl__mintree_argmin(free1, *node);
+		if (i >= 0 && free1->v[free1->size + i] < start) {
+			*node = (uint32_t)i;
+			return free1->v[free1->size + i];
+		}
+		return start;
+	}
 	for (k = 0; k < st->nnodes; k++) {
 		double t;
 
@@ -294,11 +311,24 @@ static int _base_init(_base_t *b, const dl_state_t *st, const dl_plan_t *plan)
 }
 
 /* dl__plan_estimate_lru() of plan, whose jobs and order are base's. */
+/* A one-CPU job any node may run: whose nodes free1 holds. */
+static const dl_job_t one_cpu = { .cpus = 1 };
+
+/* free1[k] = when node k has a CPU free in q, for the nodes one_cpu may
+ * use (+infinity for the others). */
+static void _free1_set(dl__mintree_t *free1, const dl_state_t *st,
+		       const dl__queues_t *q, uint32_t k)
+{
+	if (dl_state_job_eligible(st, &one_cpu, k))
+		dl__mintree_set(free1, k, dl__queues_start(q, k, 1));
+}
+
 static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
 		     const dl_place_params_t *pp, _base_t *base, double *sum)
 {
-	uint32_t nst = st->params.nstorage ? st->params.nstorage : 1;
+	uint32_t nst = st->params.nstorage ? st->params.nstorage : 1, k;
 	_model_t m = { 0 };
+	dl__mintree_t free1 = { 0 };
 	double total = 0;
 	dl__queues_t q;
 	size_t i;
@@ -309,13 +339,16 @@ static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
 	m.st = st;
 	m.fetched = calloc(st->nnodes ? st->nnodes : 1, sizeof(*m.fetched));
 	m.sfree = calloc(nst, sizeof(*m.sfree));
-	if (!m.fetched || !m.sfree || _stamps_copy(&m.stamps, &base->run))
+	if (!m.fetched || !m.sfree || _stamps_copy(&m.stamps, &base->run) ||
+	    dl__mintree_init(&free1, st->nnodes))
 		goto out;
+	for (k = 0; k < st->nnodes; k++)
+		_free1_set(&free1, st, &q, k);
 	rc = 0;
 	for (i = 0; i < base->n && !rc; i++) {
 		const dl_job_t *j = &st->jobs[base->ord[i]];
 		uint32_t node = (uint32_t)plan->a[base->ord[i]].node;
-		double start = _widen(st, &q, j, &node,
+		double start = _widen(st, &q, &free1, j, &node,
 				      dl__queues_start(&q, node, j->cpus), pp,
 				      &base->bound[i]);
 		double end = _stage(&m, j, node, start, &rc) +
@@ -323,6 +356,7 @@ static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
 			     dl_cost_job_compute(st, j);
 
 		dl__queues_push(&q, node, j->cpus, end - start);
+		_free1_set(&free1, st, &q, node);
 		total += end;
 	}
 	if (!rc)
@@ -331,6 +365,7 @@ out:
 	free(m.fetched);
 	free(m.sfree);
 	_stamps_fini(&m.stamps);
+	dl__mintree_fini(&free1);
 	dl__queues_fini(&q);
 	return rc;
 }

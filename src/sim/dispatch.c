@@ -45,7 +45,7 @@ const char *dl_dispatch_name(dl_dispatch_t d)
  */
 static int _step_fast(const dl_state_t *st, const dl_job_t *j,
 		      int32_t planned, const dl_place_params_t *p,
-		      dl_place_t *r, uint32_t max_free)
+		      dl_place_t *r, const dl_place_room_t *room)
 {
 	double dt;
 	uint32_t cur;
@@ -57,7 +57,7 @@ static int _step_fast(const dl_state_t *st, const dl_job_t *j,
 		return 0;
 	if (st->nodes[cur].cpus < j->cpus || (j->eligible && !j->eligible[cur]))
 		return 0; /* not _allowed(): the step widens or moves */
-	dt = dl_place_blocked_for(st, j, cur, max_free, r->last);
+	dt = dl_place_blocked_for(st, j, cur, room, r->last);
 	if (dt >= 0) {
 		/* The bound is at least min_wait, infinite when strict. */
 		if (!p->strict && !(r->waited + dt < p->min_wait))
@@ -72,23 +72,23 @@ void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 			     const dl_place_params_t *p, dl_place_t *const *rec,
 			     dl_dispatch_count_t *count)
 {
-	uint32_t max_free;
+	dl_place_room_t room;
 	size_t i;
 
 	if (!st || !p || !rec)
 		return;
-	max_free = dl_place_max_free(st);
+	dl_place_room(st, &room);
 	for (i = 0; i < st->njobs; i++) {
 		int had;
 
 		if (!rec[i] || st->jobs[i].state != DL_JOB_PENDING)
 			continue;
 		if (_step_fast(st, &st->jobs[i], planned ? planned[i] : -1, p,
-			       rec[i], max_free))
+			       rec[i], &room))
 			continue;
 		had = rec[i]->node >= 0;
 		switch (dl_place_step_free(st, i, planned ? planned[i] : -1, p,
-					   rec[i], max_free)) {
+					   rec[i], &room)) {
 		case DL_PLACE_SET:
 			if (count && had)
 				count->moved++;
@@ -199,12 +199,12 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 				dl_place_t *const *rec)
 {
 	double best = INFINITY;
-	uint32_t max_free;
+	dl_place_room_t room;
 	size_t i;
 
 	if (!st || !p || !rec || p->strict)
 		return INFINITY;
-	max_free = dl_place_max_free(st);
+	dl_place_room(st, &room);
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 		int32_t node = _restriction(st, rec, i);
@@ -212,7 +212,7 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 
 		if (node < 0 || rec[i]->widened ||
 		    j->state != DL_JOB_PENDING ||
-		    !dl_place_blocked_free(st, j, (uint32_t) node, max_free))
+		    !dl_place_blocked_free(st, j, (uint32_t) node, &room))
 			continue;
 		/* The bound as the next step will compute it. */
 		left = dl_place_bound(st, j, (uint32_t) node, p) -

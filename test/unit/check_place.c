@@ -265,6 +265,21 @@ START_TEST(test_blocked)
 
 END_TEST
 
+/* dl_place_room(st), in a static for one-line checks. */
+static const dl_place_room_t *_room_of(const dl_state_t *st)
+{
+	static dl_place_room_t r;
+
+	dl_place_room(st, &r);
+	return &r;
+}
+
+/* dl_place_blocked_free() of job j on node n, the summary made now. */
+static int _bf(size_t j, uint32_t n)
+{
+	return dl_place_blocked_free(ts, &ts->jobs[j], n, _room_of(ts));
+}
+
 /* The *_free() variants answer as the plain ones, from one scan. */
 START_TEST(test_blocked_free)
 {
@@ -282,19 +297,19 @@ START_TEST(test_blocked_free)
 	ck_assert_uint_eq(dl_place_max_free(ts), 2);
 	ts->nodes[0].busy = 1;
 	ck_assert_uint_eq(dl_place_max_free(ts), 2);
-	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[j], 0, 2), 1);
-	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[k], 0, 2), 1);
+	ck_assert_int_eq(_bf(j, 0), 1);
+	ck_assert_int_eq(_bf(k, 0), 1);
 	ts->nodes[1].busy = 1;
-	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[j], 0, 2), 1);
-	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[k], 0, 2), 0);
+	ck_assert_int_eq(_bf(j, 0), 1);
+	ck_assert_int_eq(_bf(k, 0), 0);
 	ts->nodes[2].busy = 2; /* full everywhere: blocked nowhere */
 	ck_assert_uint_eq(dl_place_max_free(ts), 1);
-	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[j], 0, 1), 0);
+	ck_assert_int_eq(_bf(j, 0), 0);
 	ck_assert_int_eq(dl_place_blocked(ts, &ts->jobs[j], 0), 0);
 	ts->nodes[2].busy = 0;
 	ts->nodes[2].usable = 0;
 	ck_assert_uint_eq(dl_place_max_free(ts), 1);
-	ck_assert_int_eq(dl_place_blocked_free(ts, &ts->jobs[j], 0, 1), 0);
+	ck_assert_int_eq(_bf(j, 0), 0);
 	ck_assert_uint_eq(dl_place_max_free(NULL), 0);
 	/* A step with the hint is the step without it. */
 	ts->nodes[2].usable = 1;
@@ -302,12 +317,10 @@ START_TEST(test_blocked_free)
 	dl_place_init(&r2);
 	ts->now = 10;
 	ck_assert_int_eq(dl_place_step(ts, j, 0, &p, &r1),
-			 dl_place_step_free(ts, j, 0, &p, &r2,
-					    dl_place_max_free(ts)));
+			 dl_place_step_free(ts, j, 0, &p, &r2, _room_of(ts)));
 	ts->now = 20;
 	ck_assert_int_eq(dl_place_step(ts, j, 0, &p, &r1),
-			 dl_place_step_free(ts, j, 0, &p, &r2,
-					    dl_place_max_free(ts)));
+			 dl_place_step_free(ts, j, 0, &p, &r2, _room_of(ts)));
 	ck_assert_double_eq(r1.waited, r2.waited);
 	ck_assert_double_eq(r1.waited, 10);
 	fx_teardown();
@@ -337,6 +350,47 @@ static size_t _placed_on_busy_0(uint32_t n, dl_place_params_t *p,
 }
 
 /*
+ * A one-CPU job eligible everywhere takes its answer from the summary
+ * (dl_place_room()); the same job with an eligibility list of all nodes
+ * scans them.  Both agree on random states, every node and clock.
+ */
+START_TEST(test_room_summary)
+{
+	uint8_t all[6] = { 1, 1, 1, 1, 1, 1 };
+	unsigned seed = 7;
+	uint32_t f, n;
+	size_t a, b;
+	int round;
+
+	_setup(6, 1);
+	f = fx_file("/a", 1000);
+	a = _job(1, &f, 1, 1, NULL);
+	b = _job(2, &f, 1, 1, all);
+	for (round = 0; round < 500; round++) {
+		const dl_place_room_t *r;
+
+		for (n = 0; n < 6; n++) {
+			ts->nodes[n].busy = rand_r(&seed) % 3 ? 1 : 0;
+			ts->nodes[n].usable = rand_r(&seed) % 5 != 0;
+			ts->nodes[n].freed = (rand_r(&seed) % 4) * 10.0 - 5;
+		}
+		ts->now = 50;
+		r = _room_of(ts);
+		for (n = 0; n < 6; n++) {
+			double last = (rand_r(&seed) % 3) * 10.0;
+
+			ck_assert_double_eq(
+				dl_place_blocked_for(ts, &ts->jobs[a], n, r,
+						     last),
+				dl_place_blocked_for(ts, &ts->jobs[b], n, r,
+						     last));
+		}
+	}
+	fx_teardown();
+}
+END_TEST
+
+/*
  * A node that freed after the job's last step holds it back only from
  * the moment it freed (dl_node_t.freed): a node between two jobs, which
  * the batch system is about to fill, costs the job no wait.  Of several
@@ -360,7 +414,8 @@ START_TEST(test_freed)
 	ck_assert_int_eq(_step(j, 0, &p, &rec, 102), DL_PLACE_KEEP);
 	ck_assert_double_eq_tol(rec.waited, 1.1, 1e-9);
 	ck_assert_double_eq_tol(dl_place_blocked_for(ts, &ts->jobs[j], 0,
-						     1, 101.5), 0.5, 1e-9);
+						     _room_of(ts), 101.5),
+				0.5, 1e-9);
 	/* Node 1 too, at 102.5; node 2 has room since earlier: it counts. */
 	ts->nodes[1].busy = 0;
 	ts->nodes[1].freed = 102.5;
@@ -378,7 +433,8 @@ START_TEST(test_freed)
 	/* Not blocked: -1; a node that is full does not count however
 	 * long ago it freed. */
 	ts->nodes[2].busy = 1;
-	ck_assert_double_eq(dl_place_blocked_for(ts, &ts->jobs[j], 0, 1, 104),
+	ck_assert_double_eq(dl_place_blocked_for(ts, &ts->jobs[j], 0,
+						 _room_of(ts), 104),
 			    -1);
 	ck_assert_int_eq(_step(j, 0, &p, &rec, 106), DL_PLACE_KEEP);
 	ck_assert_double_eq_tol(rec.waited, 3.15, 1e-9);
@@ -884,6 +940,7 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_blocked_free);
 	tcase_add_test(tc, test_wait_only_while_blocked);
 	tcase_add_test(tc, test_freed);
+	tcase_add_test(tc, test_room_summary);
 	tcase_add_test(tc, test_wide_waiting);
 	tcase_add_test(tc, test_move_keeps_wait);
 	tcase_add_test(tc, test_strict);

@@ -1,4 +1,5 @@
 /* check_policy.c - the state model, the policy registry and "locality". */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "dl_error.h"
 #include "dl_policy.h"
 #include "policy_util.h"
+#include "mintree.h"
 #include "u64set.h"
 
 #define MB (1ULL << 20)
@@ -74,6 +76,51 @@ START_TEST(test_u64set)
 	}
 	dl__u64set_fini(&s);
 	ck_assert_int_eq(dl__u64set_has(&s, 0), 0);
+}
+END_TEST
+
+/* mintree.h against scans of the same values: random updates, every
+ * skip (one past the end too), thresholds between and at the values. */
+START_TEST(test_mintree)
+{
+	unsigned seed = 3;
+	uint32_t n, i, k;
+
+	for (n = 0; n <= 37; n++) {
+		dl__mintree_t t;
+		double v[37];
+
+		ck_assert_int_eq(dl__mintree_init(&t, n), 0);
+		for (i = 0; i < n; i++)
+			v[i] = INFINITY;
+		for (k = 0; k < 200; k++) {
+			uint32_t skip = rand_r(&seed) % (n + 2);
+			double x = (rand_r(&seed) % 12) - 1.5, lo = INFINITY;
+			int64_t first = -1, arg = -1;
+
+			if (n) {
+				i = rand_r(&seed) % n;
+				v[i] = rand_r(&seed) % 9 ? rand_r(&seed) % 10 :
+							   INFINITY;
+				dl__mintree_set(&t, i, v[i]);
+			}
+			for (i = 0; i < n; i++) {
+				if (i == skip)
+					continue;
+				if (first < 0 && v[i] <= x)
+					first = i;
+				if (v[i] < lo) {
+					lo = v[i];
+					arg = i;
+				}
+			}
+			ck_assert_int_eq(dl__mintree_first_le(&t, x, skip),
+					 first);
+			ck_assert_int_eq(dl__mintree_argmin(&t, skip), arg);
+		}
+		dl__mintree_set(&t, n + 5, 0); /* ignored */
+		dl__mintree_fini(&t);
+	}
 }
 END_TEST
 
@@ -711,6 +758,7 @@ Suite *make_policy_suite(void)
 	TCase *tc_core = tcase_create("core");
 
 	tcase_add_test(tc_core, test_u64set);
+	tcase_add_test(tc_core, test_mintree);
 	tcase_add_test(tc_core, test_registry);
 	tcase_add_test(tc_core, test_params);
 	tcase_add_test(tc_core, test_state_rejects);

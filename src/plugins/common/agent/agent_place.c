@@ -159,7 +159,7 @@ static void _widen(const dl_state_t *st, size_t k, int32_t from,
 /* One planned pending job: advance its record, list what changed. */
 static void _decide_job(const dl_state_t *st, size_t k, const snap_job_t *sj,
 			const dl_plan_t *plan, const agent_conf_t *c,
-			uint32_t max_free, place_ops_t *ops,
+			const dl_place_room_t *room, place_ops_t *ops,
 			dl_sched_stats_t *stats, const char *pfx)
 {
 	agent_job_t *ji = agent_jobs_get(sj->job_id, true);
@@ -178,7 +178,7 @@ static void _decide_job(const dl_state_t *st, size_t k, const snap_job_t *sj,
 	if (from >= 0)
 		ji->planned = from;
 	switch (dl_place_step_free(st, k, planned, &c->place, &ji->place,
-				   max_free)) {
+				   room)) {
 	case DL_PLACE_SET:
 		_restrict(st, k, from, plan, ops, ji, pfx);
 		stats->placed += from < 0;
@@ -307,10 +307,10 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 			dl_sched_stats_t *stats, const char *pfx)
 {
 	uint8_t *planned = xcalloc(s->njobs ? s->njobs : 1, 1);
-	/* Once for all jobs: the step would scan every node per job. */
-	uint32_t max_free = dl_place_max_free(st);
+	dl_place_room_t room; /* once for all jobs: see dl_place_room() */
 	size_t k;
 
+	dl_place_room(st, &room);
 	for (k = 0; st && k < st->njobs; k++)
 		if (st->jobs[k].state == DL_JOB_PENDING)
 			planned[map[k]] = 1;
@@ -322,7 +322,7 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 
 		if (st->jobs[k].state != DL_JOB_PENDING)
 			continue;
-		_decide_job(st, k, sj, plan, c, max_free, ops, stats, pfx);
+		_decide_job(st, k, sj, plan, c, &room, ops, stats, pfx);
 		ji = agent_jobs_get(sj->job_id, false);
 		if (ji && ji->place.node >= 0)
 			ji->planned = ji->place.node;
