@@ -67,6 +67,8 @@ struct centry {
  * An entry's place in its node's eviction order: lowest (k1, k2) first.
  *   lru, fifo: k1 = caller's clock at the last use (fifo: at insertion)
  *   lfu:       k1 = uses on this node
+ *   node-value: k1 = bits of uses on this node * size (a non-negative
+ *              double, whose bits sort like its value)
  *   value:     k1 = bits of a lower bound of eq. 7 (a non-negative double,
  *              whose bits sort like its value)
  *   k2 = call order of the last use (fifo: of the insertion), unique.
@@ -127,7 +129,7 @@ struct dl_cache {
 static const char *const policy_names[] = {
 	[DL_EVICT_VALUE] = "value", [DL_EVICT_LRU] = "lru",
 	[DL_EVICT_LFU] = "lfu",     [DL_EVICT_FIFO] = "fifo",
-	[DL_EVICT_RANDOM] = "random",
+	[DL_EVICT_RANDOM] = "random", [DL_EVICT_NODE_VALUE] = "node-value",
 };
 #define NPOLICIES (sizeof(policy_names) / sizeof(policy_names[0]))
 
@@ -789,6 +791,20 @@ static void _detach(struct dl_cache *c, uint32_t e)
 	c->nents--;
 }
 
+/*
+ * node-value's key after one more use: uses * size as a double, whose bits
+ * sort like its value (non-negative); exact below 2^53 bytes of uses.
+ */
+static uint64_t _node_value_add(uint64_t k1, uint64_t size)
+{
+	double v;
+
+	memcpy(&v, &k1, sizeof(v));
+	v += (double)size;
+	memcpy(&k1, &v, sizeof(k1));
+	return k1;
+}
+
 /* A use of a cached entry. */
 static void _touch(struct dl_cache *c, uint32_t e, uint64_t now)
 {
@@ -804,6 +820,8 @@ static void _touch(struct dl_cache *c, uint32_t e, uint64_t now)
 		s->k1 = now;
 	else if (c->policy == DL_EVICT_LFU && s->k1 != UINT64_MAX)
 		s->k1++;
+	else if (c->policy == DL_EVICT_NODE_VALUE)
+		s->k1 = _node_value_add(s->k1, c->files[en->file].size);
 	s->k2 = c->seq;
 	if (en->pos < nd->nh)
 		_sift(c, nd, en->pos);
@@ -886,6 +904,9 @@ int dl_cache_insert(dl_cache_t *c, uint32_t node, uint32_t file,
 	switch (c->policy) {
 	case DL_EVICT_LFU:
 		s.k1 = 1;
+		break;
+	case DL_EVICT_NODE_VALUE:
+		s.k1 = _node_value_add(0, f->size); /* 0.0 has bits 0 */
 		break;
 	case DL_EVICT_VALUE:
 		/* Before linking e: only the other copies need re-keying. */

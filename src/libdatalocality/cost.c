@@ -103,6 +103,23 @@ double dl_cost_job_compute(const dl_state_t *st, const dl_job_t *j)
 	return st->params.cpb * (double)dl_job_bytes(st, j);
 }
 
+void dl_runtime_learn(double *mean, double seconds)
+{
+	if (!mean || !(seconds >= 0))
+		return;
+	if (*mean < 0)
+		*mean = seconds;
+	else
+		*mean += DL_RUNTIME_ALPHA * (seconds - *mean);
+}
+
+double dl_runtime_estimate(double mean, double limit)
+{
+	if (mean < 0)
+		return limit;
+	return limit > 0 && limit < mean ? limit : mean;
+}
+
 double dl_cost_read_time(const dl_state_t *st, uint32_t node, uint64_t bytes)
 {
 	if (!st)

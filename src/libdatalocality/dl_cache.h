@@ -16,11 +16,17 @@
  *   lfu     least frequently used on that node first (uses on that node);
  *   fifo    first inserted first;
  *   random  uniformly among the evictable files, from the tracker's own
- *           PRNG seeded at creation (data-diffusion-raicu, section 3.1).
+ *           PRNG seeded at creation (data-diffusion-raicu, section 3.1);
+ *   node-value
+ *           lowest uses on that node * size(f) first: Value as a node's
+ *           own cache computes it (dl-stage keeps a tracker of one node,
+ *           so its AccessFreq is that node's uses and Numcopies is 1).  A
+ *           simulator models real node caches with it: unlike value, it
+ *           does not spare the last copy of a file in the cluster.
  *
  * Ties are broken deterministically.  lru and fifo order by the caller's
  * clock ("now" at the last use, for fifo at insertion), then by call order;
- * value and lfu break ties by least recent use in call order.  Given the
+ * value, node-value and lfu break ties by least recent use in call order.  Given the
  * same seed and the same sequence of calls, every policy evicts the same
  * files.  Values of eq. 7 are compared in double precision (53 bits): two
  * Values closer than that count as a tie.
@@ -86,11 +92,12 @@ typedef enum dl_evict {
 	DL_EVICT_LFU,
 	DL_EVICT_FIFO,
 	DL_EVICT_RANDOM,
+	DL_EVICT_NODE_VALUE, /* eq. 7 as one node's cache computes it */
 } dl_evict_t;
 
 /**
  * dl_evict_from_name - parse a policy name, ignoring case.
- * IN name - "value", "lru", "lfu", "fifo" or "random"
+ * IN name - "value", "lru", "lfu", "fifo", "random" or "node-value"
  * OUT out - the policy; unchanged on error
  * \return 0 on success,
  *         DL_ENOPOLICY if the name is none of the above,

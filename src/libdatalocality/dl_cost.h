@@ -115,6 +115,29 @@ double dl_cost_job_remaining(const dl_state_t *st, const dl_job_t *j);
  */
 double dl_cost_job_compute(const dl_state_t *st, const dl_job_t *j);
 
+/*
+ * Run-time history: what the Slurm plugin's agent gives a job as its
+ * compute (dl_job_t.compute) when users give only time limits, one
+ * moving average per kind of job (agent_history.c: per user and job
+ * name), shared with dl-sim so that a simulation sees the plugin's
+ * estimates.  *mean < 0 means nothing learnt yet.
+ */
+#define DL_RUNTIME_ALPHA 0.3 /* weight of the newest run in the average */
+
+/*
+ * dl_runtime_learn - a job of the kind ran for seconds: the first run
+ * sets *mean, each later one moves it by DL_RUNTIME_ALPHA of the gap.
+ * seconds < 0 or NaN is ignored.
+ */
+void dl_runtime_learn(double *mean, double seconds);
+
+/*
+ * dl_runtime_estimate - the run time to expect of a job of the kind:
+ * mean, at most limit (its time limit; <= 0: none); limit when nothing
+ * was learnt (mean < 0), so < 0 when neither is known.
+ */
+double dl_runtime_estimate(double mean, double limit);
+
 /**
  * dl_cost_read_time - seconds to read bytes from node's local disk, at the
  * node's lbw if above 0, else dl_params_t.lbw (node out of range: the

@@ -63,6 +63,16 @@ typedef struct dl_plan {
 	int fallback;           /* 1: the policy's own method failed and a
 				 * simpler one made this plan (e.g. greedy
 				 * for online-hps without its helper) */
+	/*
+	 * dl_plan_prefetch(): every file of the jobs the agent's prefetch
+	 * selected, on their node, cached there already or among the
+	 * copies (owned; once per pair).  The plugin's PREFETCH pins them
+	 * all until the job starts there or is no longer selected: a
+	 * driver that models the node caches pins them as long as the next
+	 * plan lists them, or a later copy evicts them unused.
+	 */
+	dl_copy_t *pins;
+	size_t npins, pins_cap;
 } dl_plan_t;
 
 typedef struct dl_policy_ops {
@@ -144,13 +154,16 @@ int dl_plan_add_copy(dl_plan_t *plan, uint32_t file, uint32_t node);
  * and at most the node's capacity less the bytes its running jobs' files
  * hold there, as the agent's.  Files of unknown size (and empty ones) are
  * left out, and a job with no other file does not count among the
- * per_node.  Not modelled: the agent's rule that a file no node holds is
- * fetched from storage by one node only.
- * The copies belong to the plan (freed by dl_plan_free()); st is only
- * read.
+ * per_node.  Every file of the jobs selected (those the node caches
+ * included) goes into plan->pins, once per node: the agent's PREFETCH
+ * pins them on the node (dl_stage_prefetch()).  Not modelled: the
+ * agent's rule that a file no node holds is fetched from storage by one
+ * node only.
+ * The copies and pins belong to the plan (freed by dl_plan_free()); st
+ * is only read.
  * \return 0; DL_EINVAL (NULL argument, or plan does not match st),
- *         DL_ETOOBIG (DL_PLAN_COPIES_MAX copies), DL_ENOMEM: then the
- *         plan's copies are those it had before the call.
+ *         DL_ETOOBIG (DL_PLAN_COPIES_MAX copies or pins), DL_ENOMEM: then
+ *         the plan's copies and pins are those it had before the call.
  */
 int dl_plan_prefetch(const dl_state_t *st, dl_plan_t *plan, uint32_t per_node,
 		     uint64_t budget);

@@ -118,7 +118,28 @@ void dl_plan_free(dl_plan_t *plan)
 		return;
 	free(plan->a);
 	free(plan->copies);
+	free(plan->pins);
 	free(plan);
+}
+
+/* Append (file, node) to a plan's array of pairs (copies or pins). */
+static int _pair_push(dl_copy_t **a, size_t *n, size_t *cap, uint32_t file,
+		      uint32_t node)
+{
+	if (*n >= DL_PLAN_COPIES_MAX)
+		return DL_ETOOBIG;
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		dl_copy_t *nc = realloc(*a, ncap * sizeof(*nc));
+
+		if (!nc)
+			return DL_ENOMEM;
+		*a = nc;
+		*cap = ncap;
+	}
+	(*a)[*n].file = file;
+	(*a)[(*n)++].node = node;
+	return 0;
 }
 
 int dl_plan_add_copy(dl_plan_t *plan, uint32_t file, uint32_t node)
@@ -131,34 +152,32 @@ int dl_plan_add_copy(dl_plan_t *plan, uint32_t file, uint32_t node)
 	for (i = 0; i < plan->ncopies; i++)
 		if (plan->copies[i].file == file && plan->copies[i].node == node)
 			return 0;
-	if (plan->ncopies >= DL_PLAN_COPIES_MAX)
-		return DL_ETOOBIG;
-	if (plan->ncopies == plan->copies_cap) {
-		size_t ncap = plan->copies_cap ? plan->copies_cap * 2 : 16;
-		dl_copy_t *nc = realloc(plan->copies, ncap * sizeof(*nc));
+	return _pair_push(&plan->copies, &plan->ncopies, &plan->copies_cap,
+			  file, node);
+}
 
-		if (!nc)
-			return DL_ENOMEM;
-		plan->copies = nc;
-		plan->copies_cap = ncap;
-	}
-	plan->copies[plan->ncopies].file = file;
-	plan->copies[plan->ncopies++].node = node;
-	return 0;
+int dl__plan_add_pin(dl_plan_t *plan, uint32_t file, uint32_t node)
+{
+	return _pair_push(&plan->pins, &plan->npins, &plan->pins_cap, file,
+			  node);
 }
 
 int dl_plan_prefetch(const dl_state_t *st, dl_plan_t *plan, uint32_t per_node,
 		     uint64_t budget)
 {
-	size_t had;
+	size_t had, had_pins;
 	int rc;
 
 	if (!st || !plan || plan->n != st->njobs)
 		return DL_EINVAL;
 	had = plan->ncopies;
+	had_pins = plan->npins;
 	rc = dl__plan_prefetch(st, plan, per_node, budget, DL__PF_AGENT);
-	if (rc)
-		plan->ncopies = had; /* the copies added are forgotten */
+	if (rc) {
+		/* the copies and pins added are forgotten */
+		plan->ncopies = had;
+		plan->npins = had_pins;
+	}
 	return rc;
 }
 

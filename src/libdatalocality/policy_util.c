@@ -570,6 +570,7 @@ typedef struct {
 	uint64_t budget;    /* 0: none */
 	dl__pf_rule_t rule;
 	uint32_t *stamp;    /* [nf]: 1 + the node that counted a file */
+	uint32_t *pinned;   /* [nf]: 1 + the node that pinned a file */
 	uint32_t nf;
 } _pf_t;
 
@@ -654,7 +655,12 @@ static uint64_t _pf_missing(_pf_t *p, const dl_job_t *j, uint32_t n,
 	return missing;
 }
 
-/* Copies for the files of job j that node n lacks, in the job's order. */
+/*
+ * Copies for the files of job j that node n lacks, in the job's order;
+ * under the agent's rule, a pin for each of its files, cached or not: the
+ * agent's PREFETCH names them all and dl-stage pins them all for the job,
+ * so that a later copy cannot evict them before the job starts.
+ */
 static int _pf_copies(_pf_t *p, const dl_job_t *j, uint32_t n)
 {
 	uint32_t k, f;
@@ -664,6 +670,12 @@ static int _pf_copies(_pf_t *p, const dl_job_t *j, uint32_t n)
 		f = j->files[k];
 		if (p->rule == DL__PF_AGENT && !_pf_size(p, f))
 			continue;
+		if (p->rule == DL__PF_AGENT && f < p->nf &&
+		    p->pinned[f] != n + 1) {
+			p->pinned[f] = n + 1; /* nodes come one by one */
+			if ((rc = dl__plan_add_pin(p->plan, f, n)))
+				return rc;
+		}
 		if (!dl_cache_contains(p->st->cache, n, f) &&
 		    (rc = dl_plan_add_copy(p->plan, f, n)))
 			return rc;
@@ -715,7 +727,7 @@ static int _pf_node(_pf_t *p, const _queued_t *q, size_t n)
 int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
 		      uint32_t per_node, uint64_t budget, dl__pf_rule_t rule)
 {
-	_pf_t p = { st, plan, per_node, budget, rule, NULL, 0 };
+	_pf_t p = { st, plan, per_node, budget, rule, NULL, NULL, 0 };
 	_queued_t *q;
 	size_t i, k, nq = 0;
 	int rc = 0;
@@ -725,9 +737,11 @@ int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
 	p.nf = dl_cache_file_count(st->cache);
 	q = malloc(st->njobs * sizeof(*q));
 	p.stamp = calloc(p.nf ? p.nf : 1, sizeof(*p.stamp));
-	if (!q || !p.stamp) {
+	p.pinned = calloc(p.nf ? p.nf : 1, sizeof(*p.pinned));
+	if (!q || !p.stamp || !p.pinned) {
 		free(q);
 		free(p.stamp);
+		free(p.pinned);
 		return DL_ENOMEM;
 	}
 	for (i = 0; i < st->njobs; i++) {
@@ -754,6 +768,7 @@ int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
 	}
 	free(q);
 	free(p.stamp);
+	free(p.pinned);
 	return rc;
 }
 

@@ -207,11 +207,19 @@ typedef enum dl__pf_rule {
  * node, in queue order, as long as the bytes they miss there (a file two
  * of them need counts once) stay within budget (0: no limit): the first
  * job that does not fit ends the node's list.  Running and unplanned jobs
- * get nothing.  st and plan must match (plan->n == st->njobs).
+ * get nothing.  Under DL__PF_AGENT every file of the jobs taken (cached
+ * or not) also goes into plan->pins, once per node (the agent's PREFETCH
+ * pins them).  st and plan must match (plan->n == st->njobs).
  * \return 0, DL_ENOMEM or DL_ETOOBIG (the plan's copies are then partial).
  */
 int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
 		      uint32_t per_node, uint64_t budget, dl__pf_rule_t rule);
+
+/*
+ * dl__plan_add_pin - append (file, node) to plan->pins (the caller keeps
+ * them unique).  \return 0, DL_ETOOBIG (DL_PLAN_COPIES_MAX pins), DL_ENOMEM.
+ */
+int dl__plan_add_pin(dl_plan_t *plan, uint32_t file, uint32_t node);
 
 /**
  * dl__plan_order - the pending jobs plan gives a node, in plan order

@@ -250,7 +250,7 @@ static int _set_eviction(dl_sim_args_t *a, const char *s, FILE *out,
 	(void) out;
 	if (dl_evict_from_name(s, &a->cfg.eviction))
 		return _fail(err, len,
-			     "--eviction: expected value, lru, lfu, fifo or random, got '%s'",
+			     "--eviction: expected value, node-value, lru, lfu, fifo or random, got '%s'",
 			     s);
 	return 0;
 }
@@ -441,8 +441,10 @@ static const _opt_t opts[] = {
 	FN("cache-size", "SIZE|unlimited", _set_cache, 0,
 	   "cache per compute node (15G)"),
 	FN("eviction", "NAME", _set_eviction, 0,
-	   "value, lru, lfu, fifo or random (value; lru for\n"
-	   "jdp-dll and the Falkon policies, as their papers)"),
+	   "value, lru, lfu, fifo, random or node-value\n"
+	   "(value; lru for jdp-dll and the Falkon policies,\n"
+	   "as their papers; node-value: value as the nodes'\n"
+	   "dl-stage computes it, without Numcopies)"),
 	BW("rbw", cfg.params.rbw,
 	   "storage bandwidth, bytes/s (100e6; K/M/G binary)"),
 	BW("lbw", cfg.params.lbw, "local disk bandwidth, bytes/s (500e6)"),
@@ -457,6 +459,11 @@ static const _opt_t opts[] = {
 	NUM("launch-overhead", "S", cfg.launch, 0, 1e6, 0,
 	    "seconds a job holds its slot besides its\n"
 	    "staging and compute: launch, Prolog, Epilog (0)"),
+	NUM("agent-estimates", "LIMIT", cfg.agent_limit, 0, 1e9, 0,
+	    "the policies see the plugin agent's run times\n"
+	    "(Slurm's whole seconds, its history of the\n"
+	    "jobs with files, LIMIT s before the first),\n"
+	    "not the workload's; 0: off (the default)"),
 
 	SECTION("Simulation:"),
 	UINT("window", "N", cfg.window, 0, 18446744073709551615.0, 0,

@@ -6,8 +6,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_policy.h"
+#include "pfpin.h"
 #include "sim.h"
 
 enum {
@@ -159,6 +161,9 @@ typedef struct {
 	int prov_wake;       /* a WAKE_PROV is queued */
 	int prov_due;        /* a decision is due after this instant */
 	size_t ncopyq;       /* copies queued, not begun, on every node */
+	dl_pfpin_t pfpin;    /* the agent's prefetch pins (cfg->prefetch) */
+	double runtime;      /* the agent's history (cfg->agent_limit): the
+			      * mean whole-second run time, < 0: none */
 	double next_sample;  /* the timeline's */
 	size_t tlcap;
 
@@ -678,6 +683,8 @@ static void _xfer_done(_sim_t *s, uint32_t x)
 	nd->link_busy = 0;
 
 	rc = dl_cache_insert(s->cache, t.node, t.file, tick, _on_evict, s);
+	if (rc == 0)
+		dl_pfpin_inserted(&s->pfpin, t.node, t.file);
 	_check_capacity(s, t.node);
 	if (f.owner == COPY_OWNER) {
 		/* The insert counted a use that no job made: the tracker has
@@ -714,6 +721,19 @@ static void _xfer_done(_sim_t *s, uint32_t x)
 		_touch(s, t.src - s->S);
 }
 
+/*
+ * The agent learns a job with files from Slurm's start and end, whole
+ * seconds: a shorter run often spans none and is not learnt, so that the
+ * history of sub-second jobs is 1 s or more (dl_agent.c).
+ */
+static void _learn_runtime(_sim_t *s, uint32_t j)
+{
+	double secs = floor(s->now) - floor(s->res->jobs[j].dispatch);
+
+	if (s->cfg->agent_limit > 0 && s->wl->jobs[j].nfiles && secs > 0)
+		dl_runtime_learn(&s->runtime, secs);
+}
+
 static void _job_done(_sim_t *s, uint32_t j)
 {
 	const dl_wl_job_t *wj = &s->wl->jobs[j];
@@ -731,6 +751,7 @@ static void _job_done(_sim_t *s, uint32_t j)
 	s->nodes[n].busy -= wj->cpus;
 	job->state = J_DONE;
 	r->end = s->now;
+	_learn_runtime(s, j);
 	r->completions++;
 	s->res->completed++;
 	last = s->running[--s->nrunning];
@@ -848,6 +869,7 @@ static void _release(_sim_t *s, uint32_t n)
 	if (!_idle(s, n) || !dl_prov_pool_release(&s->pool, n, s->now))
 		return;
 	_copies_drop(s, n, NULL);
+	dl_pfpin_drop_node(&s->pfpin, n);
 	if (!s->cfg->prov.keep_cache) {
 		dl_cache_set_capacity(s->cache, n, 0);
 		dl_cache_trim(s->cache, n, NULL, NULL);
@@ -1004,6 +1026,12 @@ static dl_state_t *_snapshot(_sim_t *s, int mode, uint32_t **map)
 		dj.arrival = wj->arrival;
 		dj.compute = wj->compute;
 		dj.start = s->res->jobs[j].dispatch;
+		if (s->cfg->agent_limit > 0) {
+			/* What the plugin knows: Slurm's whole seconds. */
+			dj.compute = dl_runtime_estimate(s->runtime,
+							 s->cfg->agent_limit);
+			dj.start = floor(dj.start);
+		}
 		dj.node = i < s->nrunning ? s->res->jobs[j].node : -1;
 		if (dl_state_add_job(st, &dj) < 0)
 			goto fail;
@@ -1097,6 +1125,13 @@ static dl_plan_t *_policy_plan(_sim_t *s, const dl_state_t *st,
 	    (rc = dl_plan_prefetch(st, plan, s->cfg->prefetch,
 				   s->cfg->prefetch_budget))) {
 		_fail(s, rc, "prefetch at t=%.3f: %s", s->now,
+		      dl_strerror(rc));
+		dl_plan_free(plan);
+		return NULL;
+	}
+	if (s->cfg->prefetch &&
+	    (rc = dl_pfpin_apply(&s->pfpin, plan->pins, plan->npins))) {
+		_fail(s, rc, "prefetch pins at t=%.3f: %s", s->now,
 		      dl_strerror(rc));
 		dl_plan_free(plan);
 		return NULL;
@@ -1581,6 +1616,11 @@ static int _setup(_sim_t *s)
 				(uint32_t) wl->files[i].storage % s->S :
 				(uint32_t) (i % s->S);
 	}
+	if (cfg->prefetch &&
+	    dl_pfpin_init(&s->pfpin, s->cache, s->P, (uint32_t)wl->nfiles)) {
+		_fail(s, DL_ENOMEM, "out of memory (prefetch pins)");
+		return s->rc;
+	}
 	for (i = 0; i < wl->njobs; i++) {
 		const dl_wl_job_t *wj = &wl->jobs[i];
 		dl_sim_job_t *r = &s->res->jobs[i];
@@ -1644,6 +1684,7 @@ static void _teardown(_sim_t *s)
 	free(s->hold);
 	free(s->alloc_node);
 	free(s->alloc_ready);
+	dl_pfpin_fini(&s->pfpin);
 	dl_prov_pool_fini(&s->pool);
 	_place_forget(s);
 	dl_policy_destroy(s->policy);
@@ -1685,6 +1726,7 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 		return DL_EINVAL;
 	}
 	memset(&s, 0, sizeof(s));
+	s.runtime = -1; /* the agent has learnt nothing yet */
 	s.cfg = cfg;
 	s.wl = wl;
 	s.err = err;

@@ -66,7 +66,9 @@
  * the copy over as its own fetch.  With cfg->prefetch, every full plan,
  * whatever the policy, also asks for the copies the plugin's agent
  * prefetches (dl_plan_prefetch()): the missing files of the first
- * cfg->prefetch jobs planned on each node, within cfg->prefetch_budget.
+ * cfg->prefetch jobs planned on each node, within cfg->prefetch_budget;
+ * every file of those jobs is pinned on their node until the next full
+ * plan, as dl-stage pins a PREFETCH's files (pfpin.h).
  *
  * Provisioning (provision.h): with cfg->prov enabled the nodes start off
  * and the pool grows and shrinks at decisions every prov.interval
@@ -111,6 +113,17 @@ typedef struct dl_sim_config {
 				    * overwritten with storage */
 	int peer_fetch;             /* 0: files come from storage only */
 	double peer_bw;             /* bytes/s; <= 0: params.rbw */
+	/*
+	 * > 0: the policies see the Slurm plugin agent's estimates instead
+	 * of the workload's compute: Slurm times jobs in whole seconds
+	 * (start and end rounded down on the simulated clock), and the
+	 * agent's history (dl_runtime_learn()) learns the jobs with files
+	 * that lasted at least one such second; every job's compute is
+	 * dl_runtime_estimate() of it with this time limit, which is the
+	 * estimate until the first is learnt (one history: the jobs are
+	 * taken to share user and name).  0: off (the default).
+	 */
+	double agent_limit;
 	double launch;              /* seconds a job holds its slots besides
 				    * staging, reading and compute: the
 				    * resource manager's launch, Prolog and

@@ -136,7 +136,8 @@ static int _replay(dl_stage_t *st, dl_cache_t *c, const dl_stage_entry_t *e)
 	if (id < 0)
 		return (int)id;
 	rc = dl_cache_insert(c, 0, (uint32_t)id, now, NULL, NULL);
-	if (st->policy == DL_EVICT_LFU || st->policy == DL_EVICT_VALUE)
+	if (st->policy == DL_EVICT_LFU || st->policy == DL_EVICT_VALUE ||
+	    st->policy == DL_EVICT_NODE_VALUE)
 		for (uint64_t h = 1; !rc && h < e->hits && h < HITS_REPLAY_MAX;
 		     h++)
 			rc = dl_cache_access(c, 0, (uint32_t)id, now);

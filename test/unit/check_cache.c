@@ -86,9 +86,10 @@ static uint64_t _sum_sizes(const dl_cache_t *c, uint32_t node)
 START_TEST(test_policy_names)
 {
 	dl_evict_t p = DL_EVICT_LRU;
-	const char *names[] = { "value", "lru", "lfu", "fifo", "random" };
+	const char *names[] = { "value", "lru",	  "lfu",
+				"fifo",	 "random", "node-value" };
 
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		EXPECT_INT_EQ(dl_evict_from_name(names[i], &p), 0);
 		EXPECT_INT_EQ(p, i);
 		ck_assert_str_eq(dl_evict_name(p), names[i]);
@@ -104,7 +105,7 @@ START_TEST(test_policy_names)
 	EXPECT_INT_EQ(p, DL_EVICT_FIFO);
 	EXPECT_INT_EQ(dl_evict_from_name(NULL, &p), DL_EINVAL);
 	EXPECT_INT_EQ(dl_evict_from_name("lru", NULL), DL_EINVAL);
-	ck_assert_ptr_null(dl_evict_name((dl_evict_t)5));
+	ck_assert_ptr_null(dl_evict_name((dl_evict_t)6));
 	ck_assert_ptr_null(dl_evict_name((dl_evict_t)-1));
 }
 END_TEST
@@ -114,7 +115,7 @@ START_TEST(test_create)
 	dl_cache_t *c;
 
 	ck_assert_ptr_null(dl_cache_create(0, DL_EVICT_LRU, 0));
-	ck_assert_ptr_null(dl_cache_create(4, (dl_evict_t)5, 0));
+	ck_assert_ptr_null(dl_cache_create(4, (dl_evict_t)6, 0));
 	c = dl_cache_create(3, DL_EVICT_LFU, 1);
 	ck_assert_ptr_nonnull(c);
 	EXPECT_INT_EQ(dl_cache_policy(c), DL_EVICT_LFU);
@@ -400,6 +401,54 @@ START_TEST(test_value_copies)
 	EXPECT_INT_EQ(dl_cache_insert(c, 0, 2, 6, _log_evict, &log), 0);
 	EXPECT_UINT_EQ(log.n, 1);
 	EXPECT_UINT_EQ(log.file[0], 0);
+	dl_cache_destroy(c);
+}
+END_TEST
+
+/*
+ * node-value against value on the same calls.  Node 0 (room for 2 of
+ * size 1) holds f (used once there) and g (used twice there); node 1
+ * holds f and uses it 4 times more.  value: f has Value 6 * 1 / 2 = 3,
+ * g 2 * 1 / 1 = 2, so g goes; node-value sees node 0's uses only (f 1,
+ * g 2) and no copies, so f goes, its last copy there or not.  Sizes
+ * weigh in: a file of size 3 used once (3) outlives one of size 1 used
+ * twice (2).
+ */
+START_TEST(test_node_value)
+{
+	uint64_t sizes[] = { 1, 1, 1 }, sizes2[] = { 3, 1, 1 };
+	dl_evict_t pol[] = { DL_EVICT_VALUE, DL_EVICT_NODE_VALUE };
+	uint32_t want[] = { 1, 0 };
+	struct evlog log;
+
+	for (int k = 0; k < 2; k++) {
+		dl_cache_t *c = dl_cache_create(2, pol[k], 0);
+
+		_files(c, sizes, 3);
+		dl_cache_set_capacity(c, 0, 2);
+		EXPECT_INT_EQ(dl_cache_insert(c, 0, 0, 1, NULL, NULL), 0);
+		EXPECT_INT_EQ(dl_cache_insert(c, 0, 1, 2, NULL, NULL), 0);
+		EXPECT_INT_EQ(dl_cache_access(c, 0, 1, 3), 0);
+		EXPECT_INT_EQ(dl_cache_insert(c, 1, 0, 4, NULL, NULL), 0);
+		for (int i = 0; i < 4; i++)
+			EXPECT_INT_EQ(dl_cache_access(c, 1, 0, 5), 0);
+		memset(&log, 0, sizeof(log));
+		EXPECT_INT_EQ(dl_cache_insert(c, 0, 2, 6, _log_evict, &log), 0);
+		EXPECT_UINT_EQ(log.n, 1);
+		EXPECT_UINT_EQ(log.file[0], want[k]);
+		dl_cache_destroy(c);
+	}
+	dl_cache_t *c = dl_cache_create(1, DL_EVICT_NODE_VALUE, 0);
+
+	_files(c, sizes2, 3);
+	dl_cache_set_capacity(c, 0, 4);
+	EXPECT_INT_EQ(dl_cache_insert(c, 0, 0, 1, NULL, NULL), 0);
+	EXPECT_INT_EQ(dl_cache_insert(c, 0, 1, 2, NULL, NULL), 0);
+	EXPECT_INT_EQ(dl_cache_access(c, 0, 1, 3), 0);
+	memset(&log, 0, sizeof(log));
+	EXPECT_INT_EQ(dl_cache_insert(c, 0, 2, 4, _log_evict, &log), 0);
+	EXPECT_UINT_EQ(log.n, 1);
+	EXPECT_UINT_EQ(log.file[0], 1);
 	dl_cache_destroy(c);
 }
 END_TEST
@@ -770,9 +819,13 @@ static bool _ref_before(const struct ref *r, int n, int a, int b)
 		if (va != vb)
 			return va < vb;
 	}
+	if (r->policy == DL_EVICT_NODE_VALUE &&
+	    r->cnt[n][a] * r->size[a] != r->cnt[n][b] * r->size[b])
+		return r->cnt[n][a] * r->size[a] < r->cnt[n][b] * r->size[b];
 	if (r->policy == DL_EVICT_LFU && r->cnt[n][a] != r->cnt[n][b])
 		return r->cnt[n][a] < r->cnt[n][b];
-	/* lru, fifo: the caller's clock first; value, lfu: call order. */
+	/* lru, fifo: the caller's clock first; value, node-value, lfu:
+	 * call order. */
 	if ((r->policy == DL_EVICT_LRU || r->policy == DL_EVICT_FIFO) &&
 	    r->t[n][a] != r->t[n][b])
 		return r->t[n][a] < r->t[n][b];
@@ -1087,6 +1140,7 @@ Suite *make_cache_suite(void)
 	tcase_add_test(tc, test_intern);
 	tcase_add_test(tc, test_set_size);
 	tcase_add_test(tc, test_insert_basic);
+	tcase_add_test(tc, test_node_value);
 	tcase_add_test(tc, test_value_order);
 	tcase_add_test(tc, test_value_copies);
 	tcase_add_test(tc, test_lru_lfu_fifo);
@@ -1096,15 +1150,15 @@ Suite *make_cache_suite(void)
 	suite_add_tcase(s, tc);
 
 	tcase_set_timeout(tp, 60);
-	tcase_add_loop_test(tp, test_pin, DL_EVICT_VALUE, DL_EVICT_RANDOM + 1);
+	tcase_add_loop_test(tp, test_pin, DL_EVICT_VALUE, DL_EVICT_NODE_VALUE + 1);
 	tcase_add_loop_test(tp, test_evict_callback, DL_EVICT_VALUE,
-			    DL_EVICT_RANDOM + 1);
+			    DL_EVICT_NODE_VALUE + 1);
 	tcase_add_loop_test(tp, test_shrink_capacity, DL_EVICT_VALUE,
-			    DL_EVICT_RANDOM + 1);
+			    DL_EVICT_NODE_VALUE + 1);
 	tcase_add_loop_test(tp, test_reference_model, DL_EVICT_VALUE,
-			    DL_EVICT_RANDOM + 1);
+			    DL_EVICT_NODE_VALUE + 1);
 	tcase_add_loop_test(tp, test_random_invariants, DL_EVICT_VALUE,
-			    DL_EVICT_RANDOM + 1);
+			    DL_EVICT_NODE_VALUE + 1);
 	suite_add_tcase(s, tp);
 	return s;
 }

@@ -1,8 +1,8 @@
 /*
  * check_provision.c - dl-sim's node pool (src/sim/provision.c), the
- * plans' copy hook (dl_copy_t) as dl-sim executes it, and the plugin
- * agent's prefetch as plan copies (dl_plan_prefetch()), on hand-computed
- * cases.
+ * plans' copy hook (dl_copy_t) as dl-sim executes it, the plugin agent's
+ * prefetch as plan copies and pins (dl_plan_prefetch(), src/sim/pfpin.h)
+ * and its run-time estimates (dl_runtime_*()), on hand-computed cases.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include "check_suites.h"
+#include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_policy.h"
 #include "fixture.h"
 #include "metrics.h"
+#include "pfpin.h"
 #include "provision.h"
 #include "sim.h"
 #include "sim_fx.h"
@@ -646,6 +648,15 @@ START_TEST(test_plan_prefetch)
 	ck_assert(p->copies[3].file == sh && p->copies[3].node == 1);
 	ck_assert(p->copies[4].file == b && p->copies[4].node == 1);
 	ck_assert(!_pf_has(p, u, 1) && !_pf_has(p, a, 0));
+	/* Pinned: every file of J1, J2 on node 0 (a, cached, too; s once),
+	 * of J4, J6 on node 1 (u, of unknown size, not), node by node. */
+	ck_assert_uint_eq(p->npins, 6);
+	ck_assert(p->pins[0].file == a && p->pins[0].node == 0);
+	ck_assert(p->pins[1].file == b && p->pins[1].node == 0);
+	ck_assert(p->pins[2].file == sh && p->pins[2].node == 0);
+	ck_assert(p->pins[3].file == c && p->pins[3].node == 0);
+	ck_assert(p->pins[4].file == sh && p->pins[4].node == 1);
+	ck_assert(p->pins[5].file == b && p->pins[5].node == 1);
 	dl_plan_free(p);
 
 	/* 3 per node, 140 MB: 20 + 80 + 40 fit (s once); 139 MB cuts J3. */
@@ -680,6 +691,120 @@ START_TEST(test_plan_prefetch)
 }
 END_TEST
 
+/*
+ * The agent's prefetch pins as dl-sim holds them (pfpin.h), on one node
+ * of 2 files' room (LRU): x cached, y to be copied.  A plan pins x at
+ * once and y when it is inserted; a third file then finds no room.  The
+ * next plan keeps y (still one pin) and drops x, which z then evicts.
+ */
+START_TEST(test_prefetch_pins)
+{
+	dl_cache_t *c = dl_cache_create(1, DL_EVICT_LRU, 1);
+	dl_copy_t both[2], only_y[1];
+	dl_pfpin_t pp;
+	uint32_t x, y, z;
+
+	ck_assert_ptr_nonnull(c);
+	x = (uint32_t)dl_cache_file_intern(c, "/x", 10);
+	y = (uint32_t)dl_cache_file_intern(c, "/y", 10);
+	z = (uint32_t)dl_cache_file_intern(c, "/z", 10);
+	ck_assert_int_eq(dl_cache_set_capacity(c, 0, 20), 0);
+	ck_assert_int_eq(dl_pfpin_init(&pp, c, 1, 3), 0);
+	ck_assert_int_eq(dl_cache_insert(c, 0, x, 1, NULL, NULL), 0);
+	both[0] = (dl_copy_t){ .file = x, .node = 0 };
+	both[1] = (dl_copy_t){ .file = y, .node = 0 };
+	only_y[0] = both[1];
+
+	ck_assert_int_eq(dl_pfpin_apply(&pp, both, 2), 0);
+	ck_assert_uint_eq(dl_cache_pins(c, 0, x), 1);
+	ck_assert_int_eq(dl_cache_insert(c, 0, y, 2, NULL, NULL), 0);
+	dl_pfpin_inserted(&pp, 0, y);
+	dl_pfpin_inserted(&pp, 0, y); /* once only */
+	ck_assert_uint_eq(dl_cache_pins(c, 0, y), 1);
+	/* Both prefetched files pinned: no room for z. */
+	ck_assert_int_eq(dl_cache_insert(c, 0, z, 3, NULL, NULL), DL_ENOSPC);
+
+	ck_assert_int_eq(dl_pfpin_apply(&pp, only_y, 1), 0);
+	ck_assert_uint_eq(dl_cache_pins(c, 0, x), 0);
+	ck_assert_uint_eq(dl_cache_pins(c, 0, y), 1);
+	ck_assert_int_eq(dl_cache_insert(c, 0, z, 4, NULL, NULL), 0);
+	ck_assert(!dl_cache_contains(c, 0, x) && dl_cache_contains(c, 0, y));
+	ck_assert_uint_eq(pp.taken, 2);
+
+	/* A node going off releases its pins; an empty plan releases all. */
+	dl_pfpin_drop_node(&pp, 0);
+	ck_assert_uint_eq(dl_cache_pins(c, 0, y), 0);
+	ck_assert_int_eq(dl_pfpin_apply(&pp, both, 2), 0);
+	ck_assert_uint_eq(dl_cache_pins(c, 0, y), 1); /* x is gone */
+	ck_assert_int_eq(dl_pfpin_apply(&pp, NULL, 0), 0);
+	ck_assert_uint_eq(dl_cache_pins(c, 0, y), 0);
+	dl_pfpin_fini(&pp);
+	dl_cache_destroy(c);
+}
+END_TEST
+
+/*
+ * The agent's run-time estimates (dl_sim_config_t.agent_limit) drive a
+ * policy as the plugin's do.  mct, 2 nodes of 1 slot, files of 100 MB
+ * (1 s from storage, 0.2 s to read): job 1 (f, 10 s) at 0 on node 0,
+ * job 2 (g, 1 s) at 0.2 on node 1, job 3 (f, 1 s) at 1.5.  Knowing the
+ * times, node 1 frees at 2.4 and job 3 ends there first (3.4 + 1.2, f
+ * fetched) rather than after job 1 on node 0 (11.2).  With the agent's
+ * estimates nothing is learnt by 1.5: both running jobs look like 120 s
+ * jobs started in second 0, the nodes equally busy, and node 0, which
+ * has f, wins.  Job 2 spans Slurm's seconds 0 to 2 and is learnt: 2 s.
+ */
+START_TEST(test_agent_estimates)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f = 0, g = 1;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/f", 100000000, -1), 0);
+	ck_assert_int_eq(dl_workload_add_file(wl, "/g", 100000000, -1), 1);
+	fx_sim_job(wl, 1, 0, 10, &f, 1);
+	fx_sim_job(wl, 2, 0.2, 1, &g, 1);
+	fx_sim_job(wl, 3, 1.5, 1, &f, 1);
+	fx_sim_config(&c, 2, 1, 1);
+	c.policy = "mct";
+	c.place.strict = 1;
+	r = fx_sim_run(&c, wl);
+	ck_assert_int_eq(r->jobs[0].node, 0);
+	ck_assert_int_eq(r->jobs[1].node, 1);
+	ck_assert_int_eq(r->jobs[2].node, 1);
+	dl_sim_result_free(r);
+
+	c.agent_limit = 120;
+	r = fx_sim_run(&c, wl);
+	ck_assert_int_eq(r->jobs[1].node, 1);
+	ck_assert_int_eq(r->jobs[2].node, 0);
+	ck_assert_double_eq_tol(r->jobs[2].dispatch, 11.2, EPS);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+END_TEST
+
+/* The run-time history the agent and dl-sim share (dl_cost.h). */
+START_TEST(test_runtime_history)
+{
+	double mean = -1;
+
+	ck_assert_double_eq(dl_runtime_estimate(mean, 120), 120);
+	ck_assert_double_eq(dl_runtime_estimate(mean, -1), -1);
+	dl_runtime_learn(&mean, -2); /* ignored */
+	ck_assert_double_eq(mean, -1);
+	dl_runtime_learn(&mean, 2);
+	ck_assert_double_eq_tol(mean, 2, EPS);
+	dl_runtime_learn(&mean, 1);
+	ck_assert_double_eq_tol(mean, 2 - DL_RUNTIME_ALPHA, EPS);
+	ck_assert_double_eq_tol(dl_runtime_estimate(mean, 120), 1.7, EPS);
+	ck_assert_double_eq_tol(dl_runtime_estimate(mean, 1), 1, EPS);
+	ck_assert_double_eq_tol(dl_runtime_estimate(mean, 0), 1.7, EPS);
+	dl_runtime_learn(NULL, 1); /* no crash */
+}
+END_TEST
+
 Suite *make_provision_suite(void)
 {
 	Suite *s = suite_create("provision");
@@ -702,6 +827,9 @@ Suite *make_provision_suite(void)
 	tcase_add_test(tc, test_copy_never_evicts_pinned);
 	tcase_add_test(tc, test_plan_add_copy);
 	tcase_add_test(tc, test_plan_prefetch);
+	tcase_add_test(tc, test_prefetch_pins);
+	tcase_add_test(tc, test_agent_estimates);
+	tcase_add_test(tc, test_runtime_history);
 	suite_add_tcase(s, tc);
 	return s;
 }

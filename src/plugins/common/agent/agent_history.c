@@ -7,6 +7,8 @@
 #include "src/common/xhash.h"
 #include "src/common/xmalloc.h"
 
+#include "dl_cost.h"
+
 #include "agent_history.h"
 
 /*
@@ -14,8 +16,6 @@
  * controller's memory; past this many keys new ones are not learnt.
  */
 #define HISTORY_MAX 65536
-/* Weight of the newest run in the average. */
-#define HISTORY_ALPHA 0.3
 
 typedef struct {
 	char key[40];           /* "uid:name hash" */
@@ -54,14 +54,15 @@ void agent_history_add(uid_t uid, uint64_t name, double seconds)
 		hist = xhash_init(_id, _free);
 	_key(key, sizeof(key), uid, name);
 	if ((h = xhash_get_str(hist, key))) {
-		h->mean += HISTORY_ALPHA * (seconds - h->mean);
+		dl_runtime_learn(&h->mean, seconds); /* dl-sim's rule too */
 		return;
 	}
 	if (xhash_count(hist) >= HISTORY_MAX)
 		return;
 	h = xmalloc(sizeof(*h));
 	memcpy(h->key, key, sizeof(key));
-	h->mean = seconds;
+	h->mean = -1;
+	dl_runtime_learn(&h->mean, seconds);
 	xhash_add(hist, h);
 }
 
@@ -75,7 +76,7 @@ double agent_history_estimate(uid_t uid, uint64_t name, double limit)
 	_key(key, sizeof(key), uid, name);
 	if (!(h = xhash_get_str(hist, key)))
 		return limit;
-	return limit > 0 && limit < h->mean ? limit : h->mean;
+	return dl_runtime_estimate(h->mean, limit);
 }
 
 void agent_history_fini(void)
