@@ -26,9 +26,9 @@
  *
  * Ties are broken deterministically.  lru and fifo order by the caller's
  * clock ("now" at the last use, for fifo at insertion), then by call order;
- * value, node-value and lfu break ties by least recent use in call order.  Given the
- * same seed and the same sequence of calls, every policy evicts the same
- * files.  Values of eq. 7 are compared in double precision (53 bits): two
+ * value, node-value and lfu break ties by least recent use in call order.
+ * Given the same seed and the same sequence of calls, every policy evicts
+ * the same files.  Values of eq. 7 are compared in double precision (53 bits): two
  * Values closer than that count as a tie.
  *
  * Files are interned: a path maps to a dense id (0, 1, 2, ...) that stays
