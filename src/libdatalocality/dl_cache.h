@@ -28,8 +28,8 @@
  * clock ("now" at the last use, for fifo at insertion), then by call order;
  * value, node-value and lfu break ties by least recent use in call order.
  * Given the same seed and the same sequence of calls, every policy evicts
- * the same files.  Values of eq. 7 are compared in double precision (53 bits): two
- * Values closer than that count as a tie.
+ * the same files.  Values of eq. 7 are compared in double precision (53
+ * bits): two Values closer than that count as a tie.
  *
  * Files are interned: a path maps to a dense id (0, 1, 2, ...) that stays
  * valid for the life of the tracker; ids are never reused or released.
