@@ -6,6 +6,7 @@
   workload STREAM SERVERS IMG COMPUTE PLAIN
                                the bench's stream as a dl-sim workload file
   table ROWS...                the side-by-side table (ROWS: name|real|sim)
+  mean ROWS...                 one row per name, the mean of its repetitions
 
 No third-party modules: Debian's python3 runs it.
 """
@@ -97,9 +98,10 @@ def table(rows):
         lines.append("| %s | %.2f s | %.2f s | %.2f | %d / %d | %.0f | %.0f | %.2f |"
                      % (name, real[i][0], sim[i][0], q1, rr[i], sr[i],
                         real[i][1], sim[i][1], q2))
-    # One run per row has no confidence interval: two rows whose real means
-    # are within TIE of each other are a tie, and only the pairs the real
-    # cluster tells apart must come out in the same order in dl-sim.
+    # A few runs per row give no useful confidence interval: two rows whose
+    # real means are within TIE of each other are a tie, and only the pairs
+    # the real cluster tells apart must come out in the same order in
+    # dl-sim.
     pairs, wrong = 0, []
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
@@ -120,6 +122,23 @@ def table(rows):
     sys.stdout.write("\n".join(lines) + "\n")
 
 
+def mean(rows):
+    """rows: name|real_resp real_mib|sim_resp sim_mib, a name once per
+    repetition: one row per name (in first-seen order), each figure the
+    mean of its repetitions."""
+    order, acc = [], {}
+    for r in rows:
+        name, rv, sv = r.split("|")
+        if name not in acc:
+            order.append(name)
+            acc[name] = []
+        acc[name].append([float(x) for x in rv.split() + sv.split()])
+    for name in order:
+        runs = acc[name]
+        m = [sum(col) / len(runs) for col in zip(*runs)]
+        print("%s|%.3f %.1f|%.3f %.1f" % (name, m[0], m[1], m[2], m[3]))
+
+
 def main(argv):
     if len(argv) >= 2 and argv[1] == "overhead" and len(argv) == 3:
         overhead(argv[2])
@@ -128,6 +147,8 @@ def main(argv):
                  float(argv[6]))
     elif len(argv) >= 3 and argv[1] == "table":
         table(argv[2:])
+    elif len(argv) >= 3 and argv[1] == "mean":
+        mean(argv[2:])
     else:
         sys.exit(__doc__)
 
