@@ -5,8 +5,10 @@
                                script, from a kept bench_cluster.sh row
   workload STREAM SERVERS IMG COMPUTE PLAIN
                                the bench's stream as a dl-sim workload file
-  table ROWS...                the side-by-side table (ROWS: name|real|sim)
-  mean ROWS...                 one row per name, the mean of its repetitions
+  table ROWS...                the side-by-side table (ROWS: name|real|sim,
+                               a name once per round: the means of the
+                               rounds, and the pairs of rows they tell
+                               apart)
 
 No third-party modules: Debian's python3 runs it.
 """
@@ -78,14 +80,51 @@ def _rank(vals):
     return [order.index(i) + 1 for i in range(len(vals))]
 
 
-def table(rows):
-    """rows: name|real_resp real_mib|sim_resp sim_mib."""
-    names, real, sim = [], [], []
+# Student's t, two-sided 95%, by degrees of freedom.
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
+       7: 2.365, 8: 2.306, 9: 2.262}
+
+
+def _rounds(rows):
+    """rows: name|real_resp real_mib|sim_resp sim_mib, a name once per
+    round: the names in first-seen order, and per name its rounds (lists
+    of the four figures)."""
+    order, acc = [], {}
     for r in rows:
         name, rv, sv = r.split("|")
-        names.append(name)
-        real.append(tuple(map(float, rv.split())))
-        sim.append(tuple(map(float, sv.split())))
+        if name not in acc:
+            order.append(name)
+            acc[name] = []
+        acc[name].append([float(x) for x in rv.split() + sv.split()])
+    return order, acc
+
+
+def _apart(ra, rb):
+    """Whether the real cluster tells rows a and b apart (their rounds'
+    real mean responses): means TIE or more apart and, with several
+    rounds, a paired difference (same stream each round) whose 95%
+    interval excludes 0."""
+    a = statistics.mean(x[0] for x in ra)
+    b = statistics.mean(x[0] for x in rb)
+    if abs(a - b) < TIE * min(a, b):
+        return False
+    n = min(len(ra), len(rb))
+    if n < 2:
+        return True
+    d = [ra[i][0] - rb[i][0] for i in range(n)]
+    half = T95.get(n - 1, 2.0) * statistics.stdev(d) / n ** 0.5
+    return abs(statistics.mean(d)) > half
+
+
+def table(rows):
+    """rows: name|real_resp real_mib|sim_resp sim_mib, once per round;
+    every figure is the mean over the rounds."""
+    names, acc = _rounds(rows)
+    real, sim = [], []
+    for name in names:
+        m = [statistics.mean(col) for col in zip(*acc[name])]
+        real.append((m[0], m[1]))
+        sim.append((m[2], m[3]))
     rr, sr = _rank([x[0] for x in real]), _rank([x[0] for x in sim])
     lines = ["| row | real mean response | dl-sim | dl-sim / real | rank real / dl-sim "
              "| real MiB from storage | dl-sim | dl-sim / real |",
@@ -98,45 +137,29 @@ def table(rows):
         lines.append("| %s | %.2f s | %.2f s | %.2f | %d / %d | %.0f | %.0f | %.2f |"
                      % (name, real[i][0], sim[i][0], q1, rr[i], sr[i],
                         real[i][1], sim[i][1], q2))
-    # A few runs per row give no useful confidence interval: two rows whose
-    # real means are within TIE of each other are a tie, and only the pairs
-    # the real cluster tells apart must come out in the same order in
-    # dl-sim.
+    # Only the pairs the real cluster tells apart (_apart()) must come out
+    # in the same order in dl-sim: the others are ties.
     pairs, wrong = 0, []
+    nrounds = min(len(v) for v in acc.values())
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
-            a, b = real[i][0], real[j][0]
-            if abs(a - b) < TIE * min(a, b):
+            if not _apart(acc[names[i]], acc[names[j]]):
                 continue
             pairs += 1
-            if (a < b) != (sim[i][0] < sim[j][0]):
+            if (real[i][0] < real[j][0]) != (sim[i][0] < sim[j][0]):
                 wrong.append("%s/%s" % (names[i], names[j]))
+    told = ("whose real means differ by %d%% or more" % round(100 * TIE)
+            if nrounds < 2 else
+            "whose real means differ by %d%% or more, significantly over "
+            "the %d rounds (paired, 95%%)" % (round(100 * TIE), nrounds))
     lines.append("")
     lines.append("within 25%%: %s; same ranking by mean response: %s "
-                 "(the %d pairs of rows whose real means differ by %d%% or "
-                 "more%s)"
+                 "(the %d pairs of rows %s%s)"
                  % ("yes" if within else "no", "no" if wrong else "yes",
-                    pairs, round(100 * TIE),
+                    pairs, told,
                     "; in another order: " + ", ".join(wrong) if wrong
                     else ", all in the same order"))
     sys.stdout.write("\n".join(lines) + "\n")
-
-
-def mean(rows):
-    """rows: name|real_resp real_mib|sim_resp sim_mib, a name once per
-    repetition: one row per name (in first-seen order), each figure the
-    mean of its repetitions."""
-    order, acc = [], {}
-    for r in rows:
-        name, rv, sv = r.split("|")
-        if name not in acc:
-            order.append(name)
-            acc[name] = []
-        acc[name].append([float(x) for x in rv.split() + sv.split()])
-    for name in order:
-        runs = acc[name]
-        m = [sum(col) / len(runs) for col in zip(*runs)]
-        print("%s|%.3f %.1f|%.3f %.1f" % (name, m[0], m[1], m[2], m[3]))
 
 
 def main(argv):
@@ -147,8 +170,6 @@ def main(argv):
                  float(argv[6]))
     elif len(argv) >= 3 and argv[1] == "table":
         table(argv[2:])
-    elif len(argv) >= 3 and argv[1] == "mean":
-        mean(argv[2:])
     else:
         sys.exit(__doc__)
 

@@ -132,14 +132,13 @@ for r in $(seq 1 "$REPEAT"); do
 		runs+=("$p|$(row_line "$p.$r")")
 	done
 done
-mapfile -t rows < <($py mean "${runs[@]}")
 
 {
 	echo "platform: 4 nodes x 1 CPU, cache $CACHE (dl-sim: $SIM_CACHE B, the room of as many images as dl-stage fits), $STORAGE_SERVERS storage servers at $((STORAGE_BW / 1048576)) MiB/s, peer copies and prefetch in the plugin's rows (dl-sim at $PEER_BW B/s, --prefetch $PREFETCH), launch overhead $launch s per job (measured, last round)"
 	echo "stream: $(grep '^stream:' "$work/backfill.1.out" | head -1 | sed 's/^stream: //')"
 	echo "rounds: $REPEAT (every figure below is the mean over the rounds)"
 	echo
-	$py table "${rows[@]}"
+	$py table "${runs[@]}"
 	if [ "$REPEAT" -gt 1 ]; then
 		echo
 		echo "Each round (row|real mean s, MiB|dl-sim mean s, MiB):"
