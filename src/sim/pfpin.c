@@ -71,7 +71,8 @@ int dl_pfpin_apply(dl_pfpin_t *p, const dl_copy_t *pins, size_t n)
 	old = malloc((nold ? nold : 1) * sizeof(*old));
 	if (!old)
 		return DL_ENOMEM;
-	memcpy(old, p->pairs, nold * sizeof(*old));
+	if (nold)
+		memcpy(old, p->pairs, nold * sizeof(*old));
 	if ((rc = _keep(p, pins, n))) {
 		free(old);
 		return rc;
