@@ -26,7 +26,12 @@
 typedef struct dl_pfpin {
 	dl_cache_t *cache;  /* the simulator's, not owned */
 	uint32_t nnodes, nfiles;
-	uint8_t *st;        /* [nnodes * nfiles]: wanted / held */
+	/* (node, file) -> wanted / held, open addressing: only the pairs of
+	 * the plans so far, not nodes x files (a workload of 10^6 files on
+	 * 1,000 nodes would need 1 GB).  Compacted by dl_pfpin_apply(). */
+	uint64_t *key;      /* [cap]: dl__nf_key() + 1, 0 = empty */
+	uint8_t *val;       /* [cap] */
+	size_t mcap, mcount;
 	dl_copy_t *pairs;   /* the last dl_pfpin_apply()'s, valid ones */
 	size_t n, cap;
 	uint64_t taken;     /* pins taken in all (a file cached or
@@ -35,7 +40,8 @@ typedef struct dl_pfpin {
 
 /*
  * dl_pfpin_init - no pins, for the tracker's nodes [0, nnodes) and files
- * [0, nfiles).  \return 0 or DL_ENOMEM (then p holds nothing to free).
+ * [0, nfiles).  \return 0 (no allocation yet; kept for its callers'
+ * error path).
  */
 int dl_pfpin_init(dl_pfpin_t *p, dl_cache_t *cache, uint32_t nnodes,
 		  uint32_t nfiles);
