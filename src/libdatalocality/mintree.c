@@ -43,6 +43,11 @@ void dl__mintree_set(dl__mintree_t *t, uint32_t i, double x)
 							   t->v[2 * k + 1];
 }
 
+double dl__mintree_get(const dl__mintree_t *t, uint32_t i)
+{
+	return i < t->n ? t->v[(size_t)t->size + i] : INFINITY;
+}
+
 /* The least value of indices [lo, hi) under tree node k, covering [l, r). */
 static double _min(const dl__mintree_t *t, size_t k, uint32_t l, uint32_t r,
 		   uint32_t lo, uint32_t hi)

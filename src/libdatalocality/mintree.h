@@ -30,6 +30,9 @@ void dl__mintree_fini(dl__mintree_t *t);
 /* dl__mintree_set - value i is now x (i >= n is ignored). */
 void dl__mintree_set(dl__mintree_t *t, uint32_t i, double x);
 
+/* dl__mintree_get - value i (+infinity if i >= n). */
+double dl__mintree_get(const dl__mintree_t *t, uint32_t i);
+
 /* dl__mintree_first_le - the lowest index other than skip whose value is
  * at most x, or -1. */
 int64_t dl__mintree_first_le(const dl__mintree_t *t, double x, uint32_t skip);

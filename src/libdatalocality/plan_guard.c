@@ -70,16 +70,19 @@ static int _stamp_room(_stamps_t *m)
 	return 0;
 }
 
-static int _stamp_set(_stamps_t *m, uint64_t key, double val)
+/* key's stamp is val, at its slot i (_slot()). */
+static void _stamp_put(_stamps_t *m, size_t i, uint64_t key, double val)
 {
-	size_t i;
-
-	if (_stamp_room(m))
-		return DL_ENOMEM;
-	i = _slot(m, key);
 	m->count += !m->key[i];
 	m->key[i] = key + 1;
 	m->val[i] = val;
+}
+
+static int _stamp_set(_stamps_t *m, uint64_t key, double val)
+{
+	if (_stamp_room(m))
+		return DL_ENOMEM;
+	_stamp_put(m, _slot(m, key), key, val);
 	return 0;
 }
 
@@ -161,9 +164,7 @@ static double _stage(_model_t *m, const dl_job_t *j, uint32_t node, double t,
 			m->sfree[s] = t;
 			m->fetched[node] += (double)b;
 		}
-		sm->count += !sm->key[i];
-		sm->key[i] = key + 1;
-		sm->val[i] = m->fetched[node];
+		_stamp_put(sm, i, key, m->fetched[node]);
 	}
 	return t;
 }
@@ -230,9 +231,9 @@ static double _widen(const dl_state_t *st, const dl__queues_t *q,
 			return bound;
 		}
 		i = dl__mintree_argmin(free1, *node);
-		if (i >= 0 && free1->v[free1->size + i] < start) {
+		if (i >= 0 && dl__mintree_get(free1, (uint32_t)i) < start) {
 			*node = (uint32_t)i;
-			return free1->v[free1->size + i];
+			return dl__mintree_get(free1, (uint32_t)i);
 		}
 		return start;
 	}
@@ -310,7 +311,6 @@ static int _base_init(_base_t *b, const dl_state_t *st, const dl_plan_t *plan)
 	return 0;
 }
 
-/* dl__plan_estimate_lru() of plan, whose jobs and order are base's. */
 /* A one-CPU job any node may run: whose nodes free1 holds. */
 static const dl_job_t one_cpu = { .cpus = 1 };
 
@@ -323,6 +323,7 @@ static void _free1_set(dl__mintree_t *free1, const dl_state_t *st,
 		dl__mintree_set(free1, k, dl__queues_start(q, k, 1));
 }
 
+/* dl__plan_estimate_lru() of plan, whose jobs and order are base's. */
 static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
 		     const dl_place_params_t *pp, _base_t *base, double *sum)
 {

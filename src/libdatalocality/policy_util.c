@@ -737,8 +737,10 @@ int dl__plan_prefetch(const dl_state_t *st, dl_plan_t *plan,
 	p.nf = dl_cache_file_count(st->cache);
 	q = malloc(st->njobs * sizeof(*q));
 	p.stamp = calloc(p.nf ? p.nf : 1, sizeof(*p.stamp));
-	p.pinned = calloc(p.nf ? p.nf : 1, sizeof(*p.pinned));
-	if (!q || !p.stamp || !p.pinned) {
+	/* Only the agent's rule pins (_pf_copies()). */
+	if (rule == DL__PF_AGENT)
+		p.pinned = calloc(p.nf ? p.nf : 1, sizeof(*p.pinned));
+	if (!q || !p.stamp || (rule == DL__PF_AGENT && !p.pinned)) {
 		free(q);
 		free(p.stamp);
 		free(p.pinned);

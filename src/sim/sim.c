@@ -1559,8 +1559,6 @@ static int _setup(_sim_t *s)
 				       cfg->policy_params);
 	s->policy = pp ? dl_policy_create(cfg->policy, pp, &err) : NULL;
 	free(pp);
-	/* dl-sim reads no plan's figures for people: skip them. */
-	dl_policy_set_annotate(s->policy, 0);
 	if (!s->policy) {
 		_fail(s, err ? err : DL_ENOPOLICY, "policy '%s'%s%s: %s",
 		      cfg->policy ? cfg->policy : "(none)",
@@ -1569,6 +1567,8 @@ static int _setup(_sim_t *s)
 		      dl_strerror(err ? err : DL_ENOPOLICY));
 		return s->rc;
 	}
+	/* dl-sim reads no plan's figures for people: skip them. */
+	dl_policy_set_annotate(s->policy, 0);
 	s->cache = dl_cache_create(s->P, cfg->eviction, cfg->seed);
 	s->storage_of =
 		malloc((wl->nfiles ? wl->nfiles : 1) * sizeof(*s->storage_of));

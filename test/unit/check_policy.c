@@ -117,6 +117,9 @@ START_TEST(test_mintree)
 			ck_assert_int_eq(dl__mintree_first_le(&t, x, skip),
 					 first);
 			ck_assert_int_eq(dl__mintree_argmin(&t, skip), arg);
+			for (i = 0; i < n; i++)
+				ck_assert(dl__mintree_get(&t, i) == v[i]);
+			ck_assert(isinf(dl__mintree_get(&t, n)));
 		}
 		dl__mintree_set(&t, n + 5, 0); /* ignored */
 		dl__mintree_fini(&t);
