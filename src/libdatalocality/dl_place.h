@@ -77,6 +77,15 @@ typedef enum dl_place_action {
 	DL_PLACE_WIDEN,         /* lift the restriction */
 } dl_place_action_t;
 
+/**
+ * dl_place_worth_moving - whether a job restricted to cur moves to the
+ * planned node, as dl_place_step() decides: the planned node caches at
+ * least p->hysteresis of the job's input more than cur (and more at all).
+ */
+int dl_place_worth_moving(const dl_state_t *st, const dl_job_t *j,
+			  uint32_t cur, uint32_t planned,
+			  const dl_place_params_t *p);
+
 /* dl_place_params_default - factor 1, min 2 s, max 300 s, hysteresis 0.25. */
 void dl_place_params_default(dl_place_params_t *p);
 

@@ -192,10 +192,9 @@ double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 	return b < p->max_wait ? b : p->max_wait;
 }
 
-/* Whether the plan's node is enough better than the current one to move. */
-static int _worth_moving(const dl_state_t *st, const dl_job_t *j,
-			 uint32_t cur, uint32_t planned,
-			 const dl_place_params_t *p)
+int dl_place_worth_moving(const dl_state_t *st, const dl_job_t *j,
+			  uint32_t cur, uint32_t planned,
+			  const dl_place_params_t *p)
 {
 	double have = (double)dl_place_cached_bytes(st, j, cur);
 	double gain = (double)dl_place_cached_bytes(st, j, planned) - have;
@@ -254,7 +253,7 @@ static int _better_one(const dl_state_t *st, const dl_job_t *j, uint32_t cur,
 }
 
 /* Whether another node holds enough more of j's input than cur to move
- * (the test of _worth_moving()); RET 1, 0 or DL_ENOMEM. */
+ * (the test of dl_place_worth_moving()); RET 1, 0 or DL_ENOMEM. */
 static int _better(const dl_state_t *st, const dl_job_t *j, uint32_t cur,
 		   double hysteresis)
 {
@@ -420,7 +419,7 @@ dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
 			return _set(st, j, p, rec, w);
 	}
 	if (planned >= 0 && (uint32_t)planned != cur &&
-	    _worth_moving(st, j, cur, (uint32_t)planned, p))
+	    dl_place_worth_moving(st, j, cur, (uint32_t)planned, p))
 		return _set(st, j, p, rec, planned);
 	rec->bound = dl_place_bound(st, j, cur, p);
 	since = _blocked_since(st, j, cur, room);

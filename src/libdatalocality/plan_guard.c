@@ -399,6 +399,7 @@ struct dl__guard {
 	uint32_t every;       /* compare at every n-th call (1: always) */
 	uint32_t since;       /* calls since the last comparison, 0: none */
 	double margin;        /* an alternative must be this much sooner */
+	int unbounded;        /* model jobs waiting for their node for ever */
 	int last;             /* its winner: 0 the plan, k + 1 policy k */
 	size_t n;
 	const dl_policy_ops_t *ops[GUARD_MAX];
@@ -601,9 +602,15 @@ static int _repeat(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 	return rc;
 }
 
+void dl__guard_set_unbounded(dl__guard_t *g, int unbounded)
+{
+	g->unbounded = unbounded != 0;
+}
+
 int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 		    int *switched)
 {
+	const dl_place_params_t *pp;
 	dl_plan_t alt = *plan;
 	int32_t *best = NULL;
 	double ours = NAN, theirs;
@@ -615,6 +622,7 @@ int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 		return DL_EINVAL;
 	if (g->since && g->since < g->every)
 		return _repeat(g, st, plan, switched);
+	pp = g->unbounded ? NULL : &g->pp;
 	alt.a = malloc((plan->n ? plan->n : 1) * sizeof(*alt.a));
 	best = malloc((plan->n ? plan->n : 1) * sizeof(*best));
 	rc = alt.a && best ? 0 : DL_ENOMEM;
@@ -627,9 +635,9 @@ int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 		if (!have_base && !(rc = _base_init(&base, st, plan)))
 			have_base = 1;
 		if (!rc && isnan(ours))
-			rc = _estimate(st, plan, &g->pp, &base, &ours);
+			rc = _estimate(st, plan, pp, &base, &ours);
 		if (!rc)
-			rc = _estimate(st, &alt, &g->pp, &base, &theirs);
+			rc = _estimate(st, &alt, pp, &base, &theirs);
 		if (rc || dl__time_cmp(theirs, ours * (1 - g->margin)) >= 0)
 			continue; /* ties keep the earlier plan */
 		ours = theirs;

@@ -87,6 +87,14 @@ void dl__guard_set_every(dl__guard_t *g, uint32_t n);
 void dl__guard_set_margin(dl__guard_t *g, double margin);
 
 /**
+ * dl__guard_set_unbounded - 1: the estimates let every job wait for its
+ * planned node however long (dl__plan_estimate_lru() with no placement
+ * rule), the model a greedy plan like mct's is made with; 0 (the
+ * default): the guard's placement rule bounds the waits.
+ */
+void dl__guard_set_unbounded(dl__guard_t *g, int unbounded);
+
+/**
  * dl__guard_apply - plan st with each of the guard's policies and give
  * plan's pending jobs the nodes of the plan that the cost model
  * (dl__plan_estimate_lru() with the guard's placement rule, every plan

@@ -2,12 +2,16 @@
  * check_plan_follow.c - dl__plan_follow_data(): a planned job that holds
  * nothing where it was put waits for the node caching its input when the
  * cost model says that is sooner; and Online-HPS's follow= using it.
+ * dl__plan_keep() (plan_keep.h): a job keeps its last node unless the
+ * placement rule would move it.
  *
  * Platform of every case: RBW 100 B/s, LBW 500 B/s, cpb 1e-3, one storage
  * node, files of 1000 B: a job transfers a missing file in 10 s, reads it
  * in 2 s and computes 1 s.  st->now = 0 and running jobs start at 0.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "check_suites.h"
 #include "fixture.h"
@@ -15,6 +19,7 @@
 #include "dl_error.h"
 #include "dl_policy.h"
 #include "plan_follow.h"
+#include "plan_keep.h"
 
 static void _setup(uint32_t nnodes)
 {
@@ -169,6 +174,69 @@ START_TEST(test_ohps_follows_data)
 }
 END_TEST
 
+/*
+ * Pending P reads f1 and f2 (2000 B); nodes 0 and 1 cache f1, node 2
+ * both.  P was on node 0.  Planned on node 1 (as much cached: no gain) it
+ * goes back to node 0; planned on node 2 (1000 B more, at least 0.25 x
+ * 2000) it moves, unless the hysteresis is 0.6 (1200 B needed).  A job
+ * that may no longer run on its old node, one without an old node, one
+ * the plan leaves without a node and a running job are left alone, and a
+ * plan of another state is not touched.
+ */
+START_TEST(test_plan_keep)
+{
+	int32_t nodes[4] = { -1, 1, 1, -1 }, prev[4] = { 0, 0, -1, 0 };
+	dl_place_params_t pp;
+	dl_assign_t a[4];
+	dl_plan_t plan;
+	uint32_t f1, f2, fab[2], n, p;
+
+	_setup(3);
+	f1 = fx_file("/f1", 1000);
+	f2 = fx_file("/f2", 1000);
+	fab[0] = f1;
+	fab[1] = f2;
+	for (n = 0; n < 3; n++)
+		ck_assert_int_eq(dl_cache_insert(fx_cache, n, f1, 0, NULL,
+						 NULL),
+				 0);
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 2, f2, 0, NULL, NULL), 0);
+	fx_job(1, fab, 2, DL_JOB_RUNNING, 0);
+	p = fx_job(2, fab, 2, DL_JOB_PENDING, -1);
+	fx_job(3, fab, 2, DL_JOB_PENDING, -1);
+	fx_job(4, fab, 2, DL_JOB_PENDING, -1);
+	dl_place_params_default(&pp);
+	fx_plan(&plan, a, nodes);
+	ck_assert_uint_eq(dl__plan_keep(fx_state, &plan, prev, &pp), 1);
+	ck_assert_int_eq(a[p].node, 0);
+	ck_assert_int_eq(a[0].node, -1); /* running */
+	ck_assert_int_eq(a[2].node, 1);  /* no old node */
+	ck_assert_int_eq(a[3].node, -1); /* no node now */
+
+	nodes[1] = 2;
+	fx_plan(&plan, a, nodes);
+	ck_assert_uint_eq(dl__plan_keep(fx_state, &plan, prev, &pp), 0);
+	ck_assert_int_eq(a[p].node, 2);
+	pp.hysteresis = 0.6;
+	ck_assert_uint_eq(dl__plan_keep(fx_state, &plan, prev, &pp), 1);
+	ck_assert_int_eq(a[p].node, 0);
+
+	nodes[1] = 1;
+	/* The state owns and frees it. */
+	fx_state->jobs[p].eligible = malloc(3);
+	ck_assert_ptr_nonnull(fx_state->jobs[p].eligible);
+	memset(fx_state->jobs[p].eligible, 1, 3);
+	fx_state->jobs[p].eligible[0] = 0;
+	fx_plan(&plan, a, nodes);
+	ck_assert_uint_eq(dl__plan_keep(fx_state, &plan, prev, &pp), 0);
+	ck_assert_int_eq(a[p].node, 1);
+
+	plan.n = 2;
+	ck_assert_uint_eq(dl__plan_keep(fx_state, &plan, prev, &pp), 0);
+	fx_teardown();
+}
+END_TEST
+
 Suite *make_plan_follow_suite(void)
 {
 	Suite *s = suite_create("plan_follow");
@@ -179,6 +247,7 @@ Suite *make_plan_follow_suite(void)
 	tcase_add_test(tc, test_follow_leaves_alone);
 	tcase_add_test(tc, test_follow_queue_and_files);
 	tcase_add_test(tc, test_ohps_follows_data);
+	tcase_add_test(tc, test_plan_keep);
 	suite_add_tcase(s, tc);
 	return s;
 }

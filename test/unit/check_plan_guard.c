@@ -418,9 +418,12 @@ END_TEST
  * every plan.  Two idle nodes, node 0 caching f1, two pending jobs
  * reading it.  The partition balances them, one per node: 3 s on node 0,
  * 10 + 3 s on node 1, sum 16.  locality's plan, both on node 0, ends
- * them at 3 and 6: sum 9, so the guard takes it.  With guard=none, or
- * the paper's order (order=ect, where the guard stays off), the
- * partition's split stands.  follow=0 keeps plan_follow.h out of it.
+ * them at 3 and 6: sum 9, so the guard takes it.  Without the guard,
+ * mct's plan (both on node 0 too) is taken by the unbounded guard that
+ * follows it (guard_wait=mct, the default with order=priority).  With
+ * guard=none,guard_wait=none, or the paper's order (order=ect, where both
+ * stay off), the partition's split stands.  follow=0 keeps plan_follow.h
+ * out of it.
  */
 static int _ohps_on_node0(const char *params)
 {
@@ -444,6 +447,7 @@ static int _ohps_on_node0(const char *params)
 START_TEST(test_ohps_guard_default)
 {
 	uint32_t f1;
+	int err = 1;
 
 	_setup(2);
 	f1 = fx_file("/f1", 1000);
@@ -452,11 +456,61 @@ START_TEST(test_ohps_guard_default)
 	_job(2, &f1, 1);
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0"), 2);
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none"),
+			 2);
+	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none,"
+					"guard_wait=none"),
 			 1);
+	ck_assert_int_eq(_ohps_on_node0("order=ect,follow=0,guard_wait=mct"),
+			 2);
 	ck_assert_int_eq(_ohps_on_node0("order=ect,follow=0"), 1);
 	ck_assert_int_eq(_ohps_on_node0("order=ect,follow=0,guard=locality,"
 					"guard_pressure=0"),
 			 2);
+	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_wait=nosuch",
+					    &err));
+	ck_assert_ptr_null(dl_policy_create("online-hps", "hysteresis=-1",
+					    &err));
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * Bounded or unbounded waits.  Node 0 caches f1 and runs R, 5 s left (f1
+ * read 2 s, compute 3 s); pending J reads f1, planned on idle node 1:
+ * fetch 10 + 3, ends at 13.  Locality puts it on node 0.  With a bound of
+ * 2 s (wait factor 0.2) J waits 2 s there, then runs on node 1 at 15: the
+ * plan stays.  Waiting for node 0 however long, it ends at 5 + 3 = 8:
+ * the unbounded guard takes locality's node.
+ */
+START_TEST(test_guard_unbounded)
+{
+	int32_t nodes[2] = { -1, 1 };
+	dl_place_params_t pp;
+	dl__guard_t *g;
+	dl_assign_t a[2];
+	dl_plan_t plan;
+	uint32_t f1, r;
+	int sw = -1;
+
+	_setup(2);
+	f1 = fx_file("/f1", 1000);
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f1, 0, NULL, NULL), 0);
+	r = fx_job(1, &f1, 1, DL_JOB_RUNNING, 0);
+	fx_state->jobs[r].compute = 3;
+	_job(2, &f1, 1);
+	dl_place_params_default(&pp);
+	pp.wait_factor = 0.2;
+	g = dl__guard_create("locality", NULL, &pp);
+	ck_assert_ptr_nonnull(g);
+	fx_plan(&plan, a, nodes);
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 0);
+	ck_assert_int_eq(a[1].node, 1);
+	dl__guard_set_unbounded(g, 1);
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 1);
+	ck_assert_int_eq(a[1].node, 0);
+	dl__guard_destroy(g);
 	fx_teardown();
 }
 END_TEST
@@ -473,6 +527,7 @@ Suite *make_plan_guard_suite(void)
 	tcase_add_test(tc, test_guard_apply);
 	tcase_add_test(tc, test_guard_every);
 	tcase_add_test(tc, test_guard_margin);
+	tcase_add_test(tc, test_guard_unbounded);
 	tcase_add_test(tc, test_guard_pressure);
 	tcase_add_test(tc, test_ohps_guard_locality);
 	tcase_add_test(tc, test_ohps_guard_default);
