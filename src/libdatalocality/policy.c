@@ -54,6 +54,35 @@ const dl_policy_ops_t *const *dl_policy_list(void)
 	return policies;
 }
 
+/* Append key=value to the n-byte string out, a comma first if needed. */
+static void _param_append(char *out, size_t n, const char *kv)
+{
+	size_t used = strlen(out);
+
+	snprintf(out + used, n - used, "%s%s", used ? "," : "", kv);
+}
+
+char *dl_policy_mapping_params(const char *policy, const char *params,
+			       double hysteresis)
+{
+	char v[32], hyst[64];
+	size_t n = (params ? strlen(params) : 0) + sizeof(hyst) + 32;
+	char *out = malloc(n);
+
+	if (!out)
+		return NULL;
+	snprintf(out, n, "%s", params ? params : "");
+	if (!policy || strcmp(policy, "online-hps"))
+		return out;
+	if (!dl_params_get(params, "order", v, sizeof(v)))
+		_param_append(out, n, "order=priority");
+	if (!dl_params_get(params, "hysteresis", v, sizeof(v))) {
+		snprintf(hyst, sizeof(hyst), "hysteresis=%.17g", hysteresis);
+		_param_append(out, n, hyst);
+	}
+	return out;
+}
+
 dl_policy_t *dl_policy_create(const char *name, const char *params, int *err)
 {
 	const dl_policy_ops_t *const *o;

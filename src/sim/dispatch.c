@@ -224,18 +224,9 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 }
 
 char *dl_dispatch_policy_params(dl_dispatch_t d, const char *policy,
-				const char *params)
+				const char *params, double hysteresis)
 {
-	size_t len = (params ? strlen(params) : 0) + sizeof(",order=priority");
-	char v[16], *out = malloc(len);
-
-	if (!out)
-		return NULL;
-	if (d != DL_DISPATCH_SLURM || !policy || strcmp(policy, "online-hps") ||
-	    (params && dl_params_get(params, "order", v, sizeof(v))))
-		snprintf(out, len, "%s", params ? params : "");
-	else
-		snprintf(out, len, "%s%sorder=priority", params ? params : "",
-			 params && *params ? "," : "");
-	return out;
+	if (d != DL_DISPATCH_SLURM)
+		return strdup(params ? params : "");
+	return dl_policy_mapping_params(policy, params, hysteresis);
 }

@@ -165,6 +165,33 @@ START_TEST(test_params)
 }
 END_TEST
 
+/* What a mapping-only host (slurmctld, dl-sim's slurm dispatch) passes. */
+static void _mapping_is(const char *policy, const char *params,
+			const char *want)
+{
+	char *got = dl_policy_mapping_params(policy, params, 0.5);
+
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+START_TEST(test_mapping_params)
+{
+	_mapping_is("online-hps", NULL, "order=priority,hysteresis=0.5");
+	_mapping_is("online-hps", "", "order=priority,hysteresis=0.5");
+	_mapping_is("online-hps", "seed=3",
+		    "seed=3,order=priority,hysteresis=0.5");
+	_mapping_is("online-hps", "order=ect", "order=ect,hysteresis=0.5");
+	_mapping_is("online-hps", "hysteresis=0", "hysteresis=0,order=priority");
+	_mapping_is("online-hps", "order=ect,hysteresis=1",
+		    "order=ect,hysteresis=1");
+	_mapping_is("mct", "x=1", "x=1");
+	_mapping_is("mct", NULL, "");
+	_mapping_is(NULL, NULL, "");
+}
+END_TEST
+
 START_TEST(test_state_rejects)
 {
 	uint32_t bad = 12345;
@@ -781,6 +808,7 @@ Suite *make_policy_suite(void)
 	tcase_add_test(tc_core, test_ohps_deterministic);
 	tcase_add_test(tc_core, test_ohps_eligibility);
 	tcase_add_test(tc_core, test_ohps_starvation);
+	tcase_add_test(tc_core, test_mapping_params);
 	suite_add_tcase(s, tc_core);
 	return s;
 }

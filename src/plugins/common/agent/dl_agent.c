@@ -75,21 +75,21 @@ static dl_plan_t *last_plan;          /* of the last cycle, for saving */
 static dl_state_t *last_st;
 
 /*
- * The policy's parameters as the agent uses them.  Slurm's priority
- * decides the order jobs start in, so Online-HPS's ECT ordering of each
- * node's queue is skipped (it is what dl-sim's plan dispatch needs).
- * RET xmalloc'd.
+ * The policy's parameters as the agent uses them
+ * (dl_policy_mapping_params()).  Slurm's priority decides the order jobs
+ * start in, so Online-HPS's ECT ordering of each node's queue is skipped
+ * (it is what dl-sim's plan dispatch needs), and its plans are judged as
+ * the configured Hysteresis will apply them.  RET xmalloc'd.
  */
 static char *_policy_params(void)
 {
-	char v[32];
+	char *p = dl_policy_mapping_params(dl_conf.policy,
+					   dl_conf.policy_params,
+					   dl_conf.place.hysteresis);
+	char *x = p ? xstrdup(p) : NULL;
 
-	if (xstrcmp(dl_conf.policy, "online-hps") ||
-	    dl_params_get(dl_conf.policy_params, "order", v, sizeof(v)))
-		return xstrdup(dl_conf.policy_params);
-	return xstrdup_printf("%s%sorder=priority",
-			      dl_conf.policy_params ? dl_conf.policy_params : "",
-			      dl_conf.policy_params ? "," : "");
+	free(p);
+	return x;
 }
 
 /*
