@@ -29,9 +29,10 @@ JOBS_16=${JOBS_16:-400}
 JOBS_64=${JOBS_64:-800}
 BASELINES=${BASELINES:-"mct delay locality met"}
 # Online-HPS as shipped (guard=locality at every plan under the slurm
-# dispatch), and without the guard (the partition alone, as shipped
-# before).
-HPS_VARIANTS=${HPS_VARIANTS:-"default guard=none"}
+# dispatch), without the guard (the partition alone, as shipped before),
+# and with the two opt-in steps for the heavy class (mct's plan judged
+# with unbounded waits, plans kept as the placement rule will apply them).
+HPS_VARIANTS=${HPS_VARIANTS:-"default guard=none guard_wait=mct,hysteresis=0.25"}
 csv="$work/robustness.csv"
 
 for cls in $CLASSES; do

@@ -99,16 +99,15 @@ dl_policy_t *dl_policy_create(const char *name, const char *params, int *err);
 
 /**
  * dl_policy_mapping_params - the parameters a policy runs with under a
- * host that uses only the plan's nodes and starts jobs in its own order,
- * restricting them by dl_place.h's rule (slurmctld, dl-sim's slurm
- * dispatch): online-hps gets order=priority and the rule's hysteresis
- * (its plans are judged as the rule will apply them), each unless params
- * sets it.  Other policies' params are returned as they are.
+ * host that uses only the plan's nodes and starts jobs in its own order
+ * (slurmctld, dl-sim's slurm dispatch): online-hps gets order=priority
+ * unless params set an order (its ECT ordering would be computed and
+ * thrown away, and that mode selects its cheaper re-planning defaults).
+ * Other policies' params are returned as they are.
  * IN params - "key=value,..." or NULL
  * \return a new string (free()), NULL on ENOMEM.
  */
-char *dl_policy_mapping_params(const char *policy, const char *params,
-			       double hysteresis);
+char *dl_policy_mapping_params(const char *policy, const char *params);
 
 /* dl_policy_destroy - free a policy; NULL is a no-op. */
 void dl_policy_destroy(dl_policy_t *p);

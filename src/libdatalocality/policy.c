@@ -54,32 +54,19 @@ const dl_policy_ops_t *const *dl_policy_list(void)
 	return policies;
 }
 
-/* Append key=value to the n-byte string out, a comma first if needed. */
-static void _param_append(char *out, size_t n, const char *kv)
+char *dl_policy_mapping_params(const char *policy, const char *params)
 {
-	size_t used = strlen(out);
-
-	snprintf(out + used, n - used, "%s%s", used ? "," : "", kv);
-}
-
-char *dl_policy_mapping_params(const char *policy, const char *params,
-			       double hysteresis)
-{
-	char v[32], hyst[64];
-	size_t n = (params ? strlen(params) : 0) + sizeof(hyst) + 32;
-	char *out = malloc(n);
+	const char *pre = params ? params : "";
+	size_t n = strlen(pre) + sizeof(",order=priority");
+	char v[32], *out = malloc(n);
 
 	if (!out)
 		return NULL;
-	snprintf(out, n, "%s", params ? params : "");
-	if (!policy || strcmp(policy, "online-hps"))
-		return out;
-	if (!dl_params_get(params, "order", v, sizeof(v)))
-		_param_append(out, n, "order=priority");
-	if (!dl_params_get(params, "hysteresis", v, sizeof(v))) {
-		snprintf(hyst, sizeof(hyst), "hysteresis=%.17g", hysteresis);
-		_param_append(out, n, hyst);
-	}
+	if (!policy || strcmp(policy, "online-hps") ||
+	    dl_params_get(params, "order", v, sizeof(v)))
+		snprintf(out, n, "%s", pre);
+	else
+		snprintf(out, n, "%s%sorder=priority", pre, *pre ? "," : "");
 	return out;
 }
 

@@ -78,18 +78,18 @@
  *                            after the guard, compare the plan with these
  *                            policies' plans by the same model but with
  *                            every job waiting for its planned node, as
- *                            mct plans (mct with order=priority, none
- *                            with order=ect).  The bounded waits of the
- *                            guard's model rate the plans of a few very
- *                            large shared files wrongly: the zoo's heavy
- *                            class was 8-13% behind mct without this
+ *                            mct plans (none).  With hysteresis=0.25 and
+ *                            guard_wait=mct the zoo's heavy class (a few
+ *                            4 GiB files shared by most jobs) comes
+ *                            within 2-4% of mct instead of 8-13% behind,
+ *                            but the papers' biomed points lose 17%
+ *                            (geometric mean): robustness-notes.md
  *   hysteresis=<x>           a pending job keeps the node the last plan
  *                            gave it unless the new one caches at least
  *                            x of its input more, the placement rule's
- *                            own test (plan_keep.h), so the guard judges
- *                            the plan the host will apply (0.25, the
- *                            rule's default, with order=priority; 0 =
- *                            off, the default with order=ect)
+ *                            own test (plan_keep.h; set it to the host's
+ *                            Hysteresis), so the guard judges the plan
+ *                            the host will apply (0 = off, the default)
  *   follow=<x>               when at most x pending jobs per usable node
  *                            are planned, a job the partition put away
  *                            from its data waits for the node holding it
@@ -176,7 +176,7 @@ static int _create(const char *params, void **priv)
 	dl_partition_opts_t o;
 	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
 	       above = 2000, reuse = 0, pf = 0, gevery = 1, gpress = 1,
-	       gmargin = 0, follow, hyst;
+	       gmargin = 0, follow, hyst = 0;
 	char v[1024], guard[64] = "none", gwait[64] = "none";
 	ohps_t *h;
 
@@ -235,24 +235,11 @@ static int _create(const char *params, void **priv)
 		gpress = 0;
 	}
 	/*
-	 * And then against mct's plan, judged as mct makes it: every job
-	 * waits for its node.  With a few very large files shared by many
-	 * jobs (the zoo's heavy class: 4 GiB, 43 s each from storage) the
-	 * bounded waits of the guard's model rate mct's plans too low, and
-	 * Online-HPS was 8-13% behind mct there; with this and the
-	 * hysteresis below every zoo point is within 5% of the best greedy
-	 * policy by mean response (doc/experiments/robustness-notes.md).
-	 * The placement rule keeps a job's node unless the new one caches
-	 * clearly more of its input: the plan is made so before it is
-	 * judged (plan_keep.h), or the guard compares a plan that will not
-	 * happen.
-	 */
-	hyst = 0;
-	if (!h->order_ect) {
-		snprintf(gwait, sizeof(gwait), "mct");
-		hyst = 0.25;
-	}
-	/*
+	 * guard_wait and hysteresis stay off by default: together they
+	 * bring the zoo's heavy class within 2-4% of mct (8-13% behind
+	 * without), but cost 17% of mean response on the papers' biomed
+	 * workloads (doc/experiments/robustness-notes.md).
+	 *
 	 * Plan reuse stays off by default: a reused mapping does not see
 	 * what changed besides the pending jobs (jobs that started or ended,
 	 * the caches), and in slurmctld it planned a job away from the node

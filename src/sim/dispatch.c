@@ -224,9 +224,9 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 }
 
 char *dl_dispatch_policy_params(dl_dispatch_t d, const char *policy,
-				const char *params, double hysteresis)
+				const char *params)
 {
 	if (d != DL_DISPATCH_SLURM)
 		return strdup(params ? params : "");
-	return dl_policy_mapping_params(policy, params, hysteresis);
+	return dl_policy_mapping_params(policy, params);
 }

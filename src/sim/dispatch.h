@@ -97,13 +97,12 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
  * dl_dispatch_policy_params - the policy parameters a run uses under
  * dispatch d: under slurm, where jobs start in priority order and a plan
  * only says where, dl_policy_mapping_params(), as the plugin's agent does
- * (dl_agent.c): Online-HPS gets order=priority (its ECT ordering would be
- * computed and thrown away, and in that mapping-only mode its cheaper
- * re-planning defaults apply) and the dispatch's hysteresis, unless
- * params set them.
+ * (dl_agent.c): Online-HPS gets order=priority unless params set an
+ * order (its ECT ordering would be computed and thrown away, and in that
+ * mapping-only mode its cheaper re-planning defaults apply).
  * \return a new string to free() (possibly empty), NULL on ENOMEM.
  */
 char *dl_dispatch_policy_params(dl_dispatch_t d, const char *policy,
-				const char *params, double hysteresis);
+				const char *params);
 
 #endif /* DL_SIM_DISPATCH_H */

@@ -418,12 +418,11 @@ END_TEST
  * every plan.  Two idle nodes, node 0 caching f1, two pending jobs
  * reading it.  The partition balances them, one per node: 3 s on node 0,
  * 10 + 3 s on node 1, sum 16.  locality's plan, both on node 0, ends
- * them at 3 and 6: sum 9, so the guard takes it.  Without the guard,
- * mct's plan (both on node 0 too) is taken by the unbounded guard that
- * follows it (guard_wait=mct, the default with order=priority).  With
- * guard=none,guard_wait=none, or the paper's order (order=ect, where both
- * stay off), the partition's split stands.  follow=0 keeps plan_follow.h
- * out of it.
+ * them at 3 and 6: sum 9, so the guard takes it.  With guard=none, or
+ * the paper's order (order=ect, where the guard stays off), the
+ * partition's split stands, unless guard_wait=mct asks for mct's plan
+ * (both on node 0 too) judged with unbounded waits.  follow=0 keeps
+ * plan_follow.h out of it.
  */
 static int _ohps_on_node0(const char *params)
 {
@@ -456,10 +455,10 @@ START_TEST(test_ohps_guard_default)
 	_job(2, &f1, 1);
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0"), 2);
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none"),
-			 2);
-	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none,"
-					"guard_wait=none"),
 			 1);
+	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none,"
+					"guard_wait=mct,hysteresis=0.25"),
+			 2);
 	ck_assert_int_eq(_ohps_on_node0("order=ect,follow=0,guard_wait=mct"),
 			 2);
 	ck_assert_int_eq(_ohps_on_node0("order=ect,follow=0"), 1);

@@ -169,7 +169,7 @@ END_TEST
 static void _mapping_is(const char *policy, const char *params,
 			const char *want)
 {
-	char *got = dl_policy_mapping_params(policy, params, 0.5);
+	char *got = dl_policy_mapping_params(policy, params);
 
 	ck_assert_ptr_nonnull(got);
 	ck_assert_str_eq(got, want);
@@ -178,14 +178,11 @@ static void _mapping_is(const char *policy, const char *params,
 
 START_TEST(test_mapping_params)
 {
-	_mapping_is("online-hps", NULL, "order=priority,hysteresis=0.5");
-	_mapping_is("online-hps", "", "order=priority,hysteresis=0.5");
-	_mapping_is("online-hps", "seed=3",
-		    "seed=3,order=priority,hysteresis=0.5");
-	_mapping_is("online-hps", "order=ect", "order=ect,hysteresis=0.5");
-	_mapping_is("online-hps", "hysteresis=0", "hysteresis=0,order=priority");
-	_mapping_is("online-hps", "order=ect,hysteresis=1",
-		    "order=ect,hysteresis=1");
+	_mapping_is("online-hps", NULL, "order=priority");
+	_mapping_is("online-hps", "", "order=priority");
+	_mapping_is("online-hps", "seed=3", "seed=3,order=priority");
+	_mapping_is("online-hps", "order=ect", "order=ect");
+	_mapping_is("online-hps", "seed=1,order=ect", "seed=1,order=ect");
 	_mapping_is("mct", "x=1", "x=1");
 	_mapping_is("mct", NULL, "");
 	_mapping_is(NULL, NULL, "");

@@ -78,14 +78,12 @@ static dl_state_t *last_st;
  * The policy's parameters as the agent uses them
  * (dl_policy_mapping_params()).  Slurm's priority decides the order jobs
  * start in, so Online-HPS's ECT ordering of each node's queue is skipped
- * (it is what dl-sim's plan dispatch needs), and its plans are judged as
- * the configured Hysteresis will apply them.  RET xmalloc'd.
+ * (it is what dl-sim's plan dispatch needs).  RET xmalloc'd.
  */
 static char *_policy_params(void)
 {
 	char *p = dl_policy_mapping_params(dl_conf.policy,
-					   dl_conf.policy_params,
-					   dl_conf.place.hysteresis);
+					   dl_conf.policy_params);
 	char *x = p ? xstrdup(p) : NULL;
 
 	free(p);
