@@ -495,7 +495,7 @@ static int _window(const ohps_t *h, const dl_state_t *st,
  * pending job they can; a plan leaving more jobs unmapped than ours is
  * not comparable and loses.  Ties keep ours.
  */
-static int _guard(ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
+static int _guard(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 {
 	dl_plan_t alt = *plan;
 	double ours, theirs;
@@ -565,27 +565,54 @@ static int _follow(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 	return rc;
 }
 
-/* plan_keep.h with the last plan's nodes.  \return 0 or DL_ENOMEM. */
-static int _keep(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
+/*
+ * The last plan's node of each pending job (-1: none), for plan_keep.h.
+ * \return a new array (free()), or NULL on ENOMEM.
+ */
+static int32_t *_prev_nodes(const ohps_t *h, const dl_state_t *st)
 {
-	int32_t *prev;
-	dl_place_params_t pp;
+	int32_t *prev = malloc((st->njobs ? st->njobs : 1) * sizeof(*prev));
 	size_t i;
 
-	if (!h->nprev)
-		return 0;
-	prev = malloc((st->njobs ? st->njobs : 1) * sizeof(*prev));
-	if (!prev)
-		return DL_ENOMEM;
-	for (i = 0; i < st->njobs; i++)
+	for (i = 0; prev && i < st->njobs; i++)
 		prev[i] = st->jobs[i].state == DL_JOB_PENDING ?
 				  _prev_node(h, st->jobs[i].id) :
 				  -1;
+	return prev;
+}
+
+/*
+ * The guards on the partition's plan, each judging the plan as the host
+ * will apply it when hysteresis= is on: jobs get back their last node
+ * before the comparisons and again on the winner (plan_keep.h), from one
+ * look-up of the last plan (it changes only when this plan is saved).
+ * \return 0, DL_ENOMEM or a guard's error.
+ */
+static int _judge(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
+{
+	dl_place_params_t pp;
+	int32_t *prev = NULL;
+	int rc = 0;
+
 	dl_place_params_default(&pp);
 	pp.hysteresis = h->hysteresis;
-	dl__plan_keep(st, plan, prev, &pp);
+	if (h->hysteresis > 0 && h->nprev) {
+		if (!(prev = _prev_nodes(h, st)))
+			return DL_ENOMEM;
+		dl__plan_keep(st, plan, prev, &pp);
+	}
+	if (h->guard)
+		rc = _guard(h, st, plan);
+	if (!rc && h->lguard &&
+	    (!h->guard_pressure || dl__guard_pressure(st, plan)))
+		rc = dl__guard_apply(h->lguard, st, plan, NULL);
+	if (!rc && h->wguard)
+		rc = dl__guard_apply(h->wguard, st, plan, NULL);
+	/* A greedy plan's nodes too, as the host will apply them. */
+	if (!rc && prev)
+		dl__plan_keep(st, plan, prev, &pp);
 	free(prev);
-	return 0;
+	return rc;
 }
 
 /* Starving jobs first, keeping their priority order (prio: ranks). */
@@ -729,17 +756,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 						   (double)nitems + plan->a[i].order;
 		_starve(h, st, plan, key_prio);
 	}
-	if (h->hysteresis > 0 && (rc = _keep(h, st, plan)))
-		goto out;
-	if (h->guard && (rc = _guard(h, st, plan)))
-		goto out;
-	if (h->lguard && (!h->guard_pressure || dl__guard_pressure(st, plan)) &&
-	    (rc = dl__guard_apply(h->lguard, st, plan, NULL)))
-		goto out;
-	if (h->wguard && (rc = dl__guard_apply(h->wguard, st, plan, NULL)))
-		goto out;
-	/* A greedy plan's nodes too, as the host will apply them. */
-	if (h->hysteresis > 0 && (rc = _keep(h, st, plan)))
+	if ((rc = _judge(h, st, plan)))
 		goto out;
 	rc = _save_mapping(h, plan, st);
 	/* The copy hook: fetch ahead for the jobs queued on each node. */
