@@ -138,6 +138,20 @@ void dl_runtime_learn(double *mean, double seconds);
  */
 double dl_runtime_estimate(double mean, double limit);
 
+/* The least a running job of unknown run time is assumed to run on. */
+#define DL_RUNTIME_RUNNING_MIN 1.0
+
+/*
+ * dl_runtime_running - the run time to assume for a job that has run for
+ * elapsed seconds and is still running: estimate if above 0, else (no
+ * history, no time limit) as long again as it has run, and at least
+ * DL_RUNTIME_RUNNING_MIN seconds more.  The cost model alone (input
+ * size) would have such a job end at once once its files are cached,
+ * and a job with nothing cached anywhere would be queued behind it while
+ * another node is idle.  Never < 0.
+ */
+double dl_runtime_running(double estimate, double elapsed);
+
 /**
  * dl_cost_read_time - seconds to read bytes from node's local disk, at the
  * node's lbw if above 0, else dl_params_t.lbw (node out of range: the

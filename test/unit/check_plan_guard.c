@@ -13,6 +13,7 @@
 #include "check_suites.h"
 #include "fixture.h"
 #include "dl_cache.h"
+#include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_policy.h"
 #include "plan_guard.h"
@@ -497,6 +498,70 @@ END_TEST
  * plan stays.  Waiting for node 0 however long, it ends at 5 + 3 = 8:
  * the unbounded guard takes locality's node.
  */
+/*
+ * Three nodes busy with jobs whose files are cached there (as the agent
+ * records a started job's files), one idle; a fourth job reads files no
+ * node holds.  With compute < 0 the running jobs' remaining time is only
+ * a local read, so every node looks free; as the agent estimates a
+ * running job of unknown run time (dl_runtime_running()), the idle node
+ * is the only one free now, and every policy must send the job there.
+ * (With compute < 0, Online-HPS's partition sent it to busy node 3, and
+ * test_dispatch.sh saw it widened after waiting there: CI of stop 19.)
+ */
+static int32_t _idle_case(const char *policy, const char *params,
+			  double running_compute)
+{
+	uint32_t f[4][3], k, idx;
+	dl_plan_t *plan = NULL;
+	dl_policy_t *p;
+	int err = 1, g;
+	const int32_t busy[3] = { 2, 3, 1 };
+	int32_t node;
+
+	_setup(4);
+	for (g = 0; g < 4; g++)
+		for (k = 0; k < 3; k++) {
+			char path[32];
+
+			snprintf(path, sizeof(path), "/g%d/f%u", g, k);
+			f[g][k] = fx_file(path, 1000 * (k + 1));
+		}
+	for (g = 0; g < 3; g++) {
+		idx = fx_job((uint32_t)g + 1, f[g], 3, DL_JOB_RUNNING, busy[g]);
+		fx_state->jobs[idx].compute = running_compute;
+		for (k = 0; k < 3; k++)
+			ck_assert_int_eq(dl_cache_insert(fx_cache,
+							 (uint32_t)busy[g],
+							 f[g][k], 0, NULL,
+							 NULL), 0);
+	}
+	fx_state->now = 0.5;
+	fx_state->params.cpb = 0;
+	fx_state->params.lbw = 1e9;
+	idx = fx_job(4, f[3], 3, DL_JOB_PENDING, -1);
+	p = dl_policy_create(policy, params, &err);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(dl_policy_plan(p, fx_state, &plan), 0);
+	node = plan->a[idx].node;
+	dl_plan_free(plan);
+	dl_policy_destroy(p);
+	fx_teardown();
+	return node;
+}
+
+START_TEST(test_idle_node)
+{
+	double est = dl_runtime_running(-1, 0.5);
+	const char *pol[] = { "online-hps", "locality", "mct", "met" };
+	size_t i;
+
+	ck_assert_double_eq(est, 1.5);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(_idle_case(pol[i], NULL, est), 0);
+	ck_assert_int_eq(_idle_case("online-hps", "guard=none", est), 0);
+}
+END_TEST
+
 START_TEST(test_guard_unbounded)
 {
 	int32_t nodes[2] = { -1, 1 };
@@ -547,6 +612,7 @@ Suite *make_plan_guard_suite(void)
 	tcase_add_test(tc, test_ohps_guard_locality);
 	tcase_add_test(tc, test_ohps_guard_default);
 	tcase_add_test(tc, test_ohps_guard_wait);
+	tcase_add_test(tc, test_idle_node);
 	/* Each Online-HPS plan starts a partitioner helper: seconds under
 	 * ASan on a busy machine, more than Check's default 4 s. */
 	tcase_set_timeout(tc, 60);

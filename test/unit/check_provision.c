@@ -802,6 +802,14 @@ START_TEST(test_runtime_history)
 	ck_assert_double_eq_tol(dl_runtime_estimate(mean, 1), 1, EPS);
 	ck_assert_double_eq_tol(dl_runtime_estimate(mean, 0), 1.7, EPS);
 	dl_runtime_learn(NULL, 1); /* no crash */
+	/* Running: the estimate if known, else as long again, >= 1 s more. */
+	ck_assert_double_eq(dl_runtime_running(120, 30), 120);
+	ck_assert_double_eq(dl_runtime_running(-1, 30), 60);
+	ck_assert_double_eq(dl_runtime_running(-1, 0.25),
+			    0.25 + DL_RUNTIME_RUNNING_MIN);
+	ck_assert_double_eq(dl_runtime_running(-1, -5), DL_RUNTIME_RUNNING_MIN);
+	ck_assert_double_eq(dl_runtime_running(-1, 0.0 / 0.0),
+			    DL_RUNTIME_RUNNING_MIN);
 }
 END_TEST
 

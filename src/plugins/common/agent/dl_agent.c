@@ -26,6 +26,7 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_place.h"
 #include "dl_policy.h"
@@ -199,10 +200,13 @@ static int _add_job(dl_state_t *st, const snap_job_t *sj,
 	/*
 	 * What similar jobs took, or the time limit; not input size alone:
 	 * a running job without an estimate would look as if it ended at
-	 * once.
+	 * once (dl_runtime_running()).
 	 */
 	j.compute = agent_history_estimate(sj->uid, sj->name, sj->limit);
-	if (!(j.compute > 0))
+	if (sj->running)
+		j.compute = dl_runtime_running(j.compute,
+					       st->now - (double)sj->start);
+	else if (!(j.compute > 0))
 		j.compute = -1;
 	j.start = (double)sj->start;
 	j.node = sj->node;
