@@ -1,5 +1,6 @@
 /* cost.c - the cost model of online-hps-khanna section 4.2; see dl_cost.h. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "dl_cost.h"
@@ -170,6 +171,9 @@ double dl_cost_job_remaining(const dl_state_t *st, const dl_job_t *j)
 
 	if (!st || !j || j->node < 0 || (uint32_t)j->node >= st->nnodes)
 		return 0.0;
+	if (st->remaining && (uintptr_t)j >= (uintptr_t)st->jobs &&
+	    (uintptr_t)j < (uintptr_t)(st->jobs + st->njobs))
+		return st->remaining[j - st->jobs];
 	exec = dl_cost_job_on_node(st, j, (uint32_t)j->node);
 	ran = st->now - j->start;
 	if (!(ran > 0))

@@ -93,6 +93,16 @@ typedef struct dl_state {
 	 * thousands of jobs at every event (dl-sim). */
 	void *fblock;
 	size_t fblock_used, fblock_cap;
+	/*
+	 * While dl_policy_plan() runs: dl_cost_job_remaining() of each
+	 * running job, by job index (NULL otherwise; hosts leave it NULL).
+	 * Nothing changes the state or the cache during a plan, and its
+	 * modules (queues, hypergraph weights, the guard's base) ask for each
+	 * running job's remaining time several times: 6-10% of dl-sim's
+	 * instructions on bench_sim's trace.  Owned by that call, and set
+	 * only on its own view of the state, never on the host's.
+	 */
+	const double *remaining;
 } dl_state_t;
 
 /* dl_params_default - 100 MB/s storage, 500 MB/s disk, 1 ns/byte CPU. */

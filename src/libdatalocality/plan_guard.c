@@ -39,16 +39,21 @@ static size_t _slot(const _stamps_t *m, uint64_t key)
 	return i;
 }
 
-/* Room for one more key: grow at half full.  \return 0 or DL_ENOMEM. */
-static int _stamp_room(_stamps_t *m)
+/*
+ * Room for extra more keys: grow at half full, to the first power of two
+ * that keeps them under half.  \return 0 or DL_ENOMEM.
+ */
+static int _stamp_reserve(_stamps_t *m, size_t extra)
 {
 	size_t i;
 
-	if ((m->count + 1) * 2 > m->cap) {
+	if ((m->count + extra) * 2 > m->cap) {
 		_stamps_t n = { 0 };
 		size_t k;
 
 		n.cap = m->cap ? m->cap * 2 : 64;
+		while ((m->count + extra) * 2 > n.cap)
+			n.cap *= 2;
 		n.key = calloc(n.cap, sizeof(*n.key));
 		n.val = malloc(n.cap * sizeof(*n.val));
 		if (!n.key || !n.val) {
@@ -68,6 +73,12 @@ static int _stamp_room(_stamps_t *m)
 		*m = n;
 	}
 	return 0;
+}
+
+/* Room for one more key. */
+static int _stamp_room(_stamps_t *m)
+{
+	return _stamp_reserve(m, 1);
 }
 
 /* key's stamp is val, at its slot i (_slot()). */
@@ -173,9 +184,14 @@ static double _stage(_model_t *m, const dl_job_t *j, uint32_t node, double t,
  * their stamps (0) in *run. */
 static int _running(const dl_state_t *st, _stamps_t *run)
 {
-	size_t i;
+	size_t i, nkeys = 0;
 	uint32_t k;
 
+	for (i = 0; i < st->njobs; i++)
+		if (st->jobs[i].state == DL_JOB_RUNNING)
+			nkeys += st->jobs[i].nfiles;
+	if (_stamp_reserve(run, nkeys))
+		return DL_ENOMEM;
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 
@@ -287,6 +303,9 @@ typedef struct {
 	_stamps_t run;   /* _running() */
 	size_t *ord, n;
 	_bound_t *bound; /* [n] by position in ord */
+	size_t nstamps;  /* keys of the last estimate: the next one takes
+			    room for as many at once, instead of growing
+			    (and rehashing) from the running jobs' size */
 } _base_t;
 
 static void _base_fini(_base_t *b)
@@ -341,6 +360,9 @@ static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
 	m.fetched = calloc(st->nnodes ? st->nnodes : 1, sizeof(*m.fetched));
 	m.sfree = calloc(nst, sizeof(*m.sfree));
 	if (!m.fetched || !m.sfree || _stamps_copy(&m.stamps, &base->run) ||
+	    _stamp_reserve(&m.stamps, base->nstamps > m.stamps.count ?
+						base->nstamps - m.stamps.count :
+						0) ||
 	    dl__mintree_init(&free1, st->nnodes))
 		goto out;
 	for (k = 0; k < st->nnodes; k++)
@@ -362,6 +384,7 @@ static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
 	}
 	if (!rc)
 		*sum = total;
+	base->nstamps = m.stamps.count;
 out:
 	free(m.fetched);
 	free(m.sfree);

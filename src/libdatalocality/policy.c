@@ -315,9 +315,37 @@ static double _plan_imbalance(const dl_state_t *st, const dl_plan_t *plan)
 	return res;
 }
 
+/*
+ * A view of st carrying the running jobs' remaining times
+ * (dl_state_t.remaining) in *view, *rem owning them; st itself when it
+ * has them already (a plan within a plan: the guard's greedy plans) or
+ * on ENOMEM (each is then computed where it is needed, as before).
+ */
+static const dl_state_t *_with_remaining(const dl_state_t *st,
+					 dl_state_t *view, double **rem)
+{
+	size_t i;
+
+	*rem = NULL;
+	if (st->remaining ||
+	    !(*rem = malloc((st->njobs ? st->njobs : 1) * sizeof(**rem))))
+		return st;
+	*view = *st;
+	view->remaining = NULL; /* computed here, not read */
+	for (i = 0; i < st->njobs; i++)
+		(*rem)[i] = st->jobs[i].state == DL_JOB_RUNNING ?
+				    dl_cost_job_remaining(view, &st->jobs[i]) :
+				    0.0;
+	view->remaining = *rem;
+	return view;
+}
+
 int dl_policy_plan(dl_policy_t *p, const dl_state_t *st, dl_plan_t **out)
 {
 	struct timespec t0, t1;
+	const dl_state_t *ps;
+	dl_state_t view;
+	double *rem;
 	dl_plan_t *plan;
 	size_t i, nprio, *prio;
 	int rc;
@@ -349,7 +377,9 @@ int dl_policy_plan(dl_policy_t *p, const dl_state_t *st, dl_plan_t **out)
 	free(prio);
 	snprintf(plan->policy, sizeof(plan->policy), "%s", p->ops->name);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = p->ops->plan(p->priv, st, plan);
+	ps = _with_remaining(st, &view, &rem);
+	rc = p->ops->plan(p->priv, ps, plan);
+	free(rem);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc) {
 		dl_plan_free(plan);

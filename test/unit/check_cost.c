@@ -242,6 +242,18 @@ START_TEST(test_remaining)
 	j = _job(2, files, 2);
 	ck_assert_double_eq(dl_cost_job_remaining(ts, &j), 0.0);
 	ck_assert_double_eq(dl_cost_job_remaining(NULL, r), 0.0);
+	/* While a plan runs (dl_state_t.remaining): the state's own jobs
+	 * read the memo, by index; a copy outside its array is computed. */
+	{
+		const double memo[1] = { 7.5 };
+		dl_job_t copy = *r;
+
+		ts->remaining = memo;
+		ck_assert_double_eq(dl_cost_job_remaining(ts, r), 7.5);
+		ck_assert_double_eq_tol(dl_cost_job_remaining(ts, &copy), 19.0,
+					TOL);
+		ts->remaining = NULL;
+	}
 }
 END_TEST
 

@@ -542,6 +542,8 @@ static int32_t _idle_case(const char *policy, const char *params,
 	p = dl_policy_create(policy, params, &err);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(dl_policy_plan(p, fx_state, &plan), 0);
+	/* The plan's memo of remaining times was on its own view. */
+	ck_assert_ptr_null(fx_state->remaining);
 	node = plan->a[idx].node;
 	dl_plan_free(plan);
 	dl_policy_destroy(p);
