@@ -29,10 +29,11 @@ JOBS_16=${JOBS_16:-400}
 JOBS_64=${JOBS_64:-800}
 BASELINES=${BASELINES:-"mct delay locality met"}
 # Online-HPS as shipped (guard=locality at every plan under the slurm
-# dispatch), without the guard (the partition alone, as shipped before),
-# and with the two opt-in steps for the heavy class (mct's plan judged
-# with unbounded waits, plans kept as the placement rule will apply them).
-HPS_VARIANTS=${HPS_VARIANTS:-"default guard=none guard_wait=mct,hysteresis=0.25"}
+# dispatch; where a few large files dominate, also mct's plan judged with
+# unbounded waits and plans kept as the placement rule will apply them),
+# with the guard alone (the default before guard_wait_file), with the
+# partition alone (before the guard), and with the two steps at every plan.
+HPS_VARIANTS=${HPS_VARIANTS:-"default guard_wait=none,hysteresis=0 guard=none,guard_wait=none,hysteresis=0 guard_wait_file=0"}
 csv="$work/robustness.csv"
 
 for cls in $CLASSES; do

@@ -419,11 +419,12 @@ END_TEST
  * every plan.  Two idle nodes, node 0 caching f1, two pending jobs
  * reading it.  The partition balances them, one per node: 3 s on node 0,
  * 10 + 3 s on node 1, sum 16.  locality's plan, both on node 0, ends
- * them at 3 and 6: sum 9, so the guard takes it.  With guard=none, or
- * the paper's order (order=ect, where the guard stays off), the
- * partition's split stands, unless guard_wait=mct asks for mct's plan
- * (both on node 0 too) judged with unbounded waits.  follow=0 keeps
- * plan_follow.h out of it.
+ * them at 3 and 6: sum 9, so the guard takes it.  So does guard_wait's
+ * mct (both on node 0 too, judged with unbounded waits), on by default
+ * with order=priority where one file is most of the jobs' input (here
+ * all of it).  With guard=none,guard_wait=none, or the paper's order
+ * (order=ect, where both stay off), the partition's split stands.
+ * follow=0 keeps plan_follow.h out of it.
  */
 static int _ohps_on_node0(const char *params)
 {
@@ -454,7 +455,15 @@ START_TEST(test_ohps_guard_default)
 	_job(1, &f1, 1);
 	_job(2, &f1, 1);
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0"), 2);
+	/* guard_wait's mct (on here: one file is all of each job's input)
+	 * also takes node 0; without either guard the split stands. */
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none"),
+			 2);
+	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none,"
+					"guard_wait=none"),
+			 1);
+	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none,"
+					"guard_wait_file=1.5"),
 			 1);
 
 	ck_assert_int_eq(_ohps_on_node0("order=ect,follow=0"), 1);
@@ -466,7 +475,8 @@ START_TEST(test_ohps_guard_default)
 END_TEST
 
 /* The same state with guard_wait=mct, which takes mct's plan (both jobs
- * on node 0) in either order; bad values are refused. */
+ * on node 0) in either order, unless the jobs' largest file is too small
+ * a share of their input (guard_wait_file); bad values are refused. */
 START_TEST(test_ohps_guard_wait)
 {
 	uint32_t f1;
@@ -482,6 +492,19 @@ START_TEST(test_ohps_guard_wait)
 			 2);
 	ck_assert_int_eq(_ohps_on_node0("order=ect,follow=0,guard_wait=mct"),
 			 2);
+	/*
+	 * guard_wait_file: both jobs read one 1000-B file, as much as the
+	 * mean job's input, so a threshold up to 1 keeps the step and one
+	 * above turns it off (the partition's split stands).
+	 */
+	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none,"
+					"guard_wait=mct,guard_wait_file=1"),
+			 2);
+	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none,"
+					"guard_wait=mct,guard_wait_file=1.5"),
+			 1);
+	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_wait_file=-1",
+					    &err));
 	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_wait=nosuch",
 					    &err));
 	ck_assert_ptr_null(dl_policy_create("online-hps", "hysteresis=-1",
