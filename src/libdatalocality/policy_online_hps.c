@@ -601,13 +601,6 @@ static int32_t *_prev_nodes(const ohps_t *h, const dl_state_t *st)
 }
 
 /*
- * The guards on the partition's plan, each judging the plan as the host
- * will apply it when hysteresis= is on: jobs get back their last node
- * before the comparisons and again on the winner (plan_keep.h), from one
- * look-up of the last plan (it changes only when this plan is saved).
- * \return 0, DL_ENOMEM or a guard's error.
- */
-/*
  * Whether hysteresis and guard_wait apply to this plan: when one pending
  * job's input file is at least wait_file times the mean pending job's
  * input (0: always).  A job's cost is then where its big file is, it is
@@ -641,6 +634,14 @@ static int _big_file(const ohps_t *h, const dl_state_t *st)
 	return n && (double)big * (double)n >= h->wait_file * (double)total;
 }
 
+/*
+ * The guards on the partition's plan, each judging the plan as the host
+ * will apply it when hysteresis= is on: jobs get back their last node
+ * before the comparisons and again on the winner (plan_keep.h), from one
+ * look-up of the last plan (it changes only when this plan is saved).
+ * hysteresis= and guard_wait= apply only where _big_file() says so.
+ * \return 0, DL_ENOMEM or a guard's error.
+ */
 static int _judge(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 {
 	dl_place_params_t pp;
