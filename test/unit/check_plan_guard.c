@@ -514,14 +514,6 @@ START_TEST(test_ohps_guard_wait)
 END_TEST
 
 /*
- * Bounded or unbounded waits.  Node 0 caches f1 and runs R, 5 s left (f1
- * read 2 s, compute 3 s); pending J reads f1, planned on idle node 1:
- * fetch 10 + 3, ends at 13.  Locality puts it on node 0.  With a bound of
- * 2 s (wait factor 0.2) J waits 2 s there, then runs on node 1 at 15: the
- * plan stays.  Waiting for node 0 however long, it ends at 5 + 3 = 8:
- * the unbounded guard takes locality's node.
- */
-/*
  * Three nodes busy with jobs whose files are cached there (as the agent
  * records a started job's files), one idle; a fourth job reads files no
  * node holds.  With compute < 0 the running jobs' remaining time is only
@@ -587,6 +579,14 @@ START_TEST(test_idle_node)
 }
 END_TEST
 
+/*
+ * Bounded or unbounded waits.  Node 0 caches f1 and runs R, 5 s left (f1
+ * read 2 s, compute 3 s); pending J reads f1, planned on idle node 1:
+ * fetch 10 + 3, ends at 13.  Locality puts it on node 0.  With a bound of
+ * 2 s (wait factor 0.2) J waits 2 s there, then runs on node 1 at 15: the
+ * plan stays.  Waiting for node 0 however long, it ends at 5 + 3 = 8:
+ * the unbounded guard takes locality's node.
+ */
 START_TEST(test_guard_unbounded)
 {
 	int32_t nodes[2] = { -1, 1 };
