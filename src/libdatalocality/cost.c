@@ -127,9 +127,7 @@ double dl_runtime_running(double estimate, double elapsed)
 		return estimate;
 	if (!(elapsed > 0))
 		elapsed = 0.0; /* a start in the future (clock skew) or NaN */
-	return 2.0 * elapsed > elapsed + DL_RUNTIME_RUNNING_MIN ?
-		       2.0 * elapsed :
-		       elapsed + DL_RUNTIME_RUNNING_MIN;
+	return elapsed + fmax(elapsed, DL_RUNTIME_RUNNING_MIN);
 }
 
 double dl_cost_read_time(const dl_state_t *st, uint32_t node, uint64_t bytes)
