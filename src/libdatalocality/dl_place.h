@@ -144,9 +144,17 @@ double dl_place_blocked_for(const dl_state_t *st, const dl_job_t *j,
 			    uint32_t n, const dl_place_room_t *room,
 			    double last);
 
+/*
+ * dl_place_coming_bytes - bytes of job j's input on node n or on their
+ * way there: cached, or read by a job running on n
+ * (dl_state_node_reads()) and no larger than n's cache.
+ */
+uint64_t dl_place_coming_bytes(const dl_state_t *st, const dl_job_t *j,
+			       uint32_t n);
+
 /**
  * dl_place_bound - how long job j may wait for node n, in seconds:
- * wait_factor x bytes cached on n / rbw within [min_wait, max_wait];
+ * wait_factor x dl_place_coming_bytes() / rbw within [min_wait, max_wait];
  * infinite if strict; 0 if j is ahead of a waiting wide job
  * (st->wide_waiting and j->priority > st->wide_priority).  Where n serves
  * peers at a peer_bw above rbw, the bytes are priced at peer_bw: moving

@@ -14,6 +14,8 @@
 
 #include "dl_cache.h"
 
+struct dl__u64set;
+
 typedef struct dl_node {
 	char *name;      /* owned by the state */
 	uint32_t cpus;   /* job slots on the node */
@@ -103,6 +105,12 @@ typedef struct dl_state {
 	 * only on its own view of the state, never on the host's.
 	 */
 	const double *remaining;
+	/*
+	 * (node << 32 | file) of each running job's input, for
+	 * dl_state_node_reads(); NULL while no running job reads a file.
+	 * Owned; dl_state_add_job() fills it.
+	 */
+	struct dl__u64set *reads;
 } dl_state_t;
 
 /* dl_params_default - 100 MB/s storage, 500 MB/s disk, 1 ns/byte CPU. */
@@ -147,6 +155,14 @@ inline int dl_state_job_eligible(const dl_state_t *st, const dl_job_t *j,
 		return 0;
 	return j->eligible ? j->eligible[n] != 0 : 1;
 }
+
+/**
+ * dl_state_node_reads - whether a job running on node n reads file: the
+ * file is on n or on its way there (its job stages it into n's cache
+ * before it runs), so a pending job that reads it too gets it there
+ * without a new fetch.  O(1).
+ */
+int dl_state_node_reads(const dl_state_t *st, uint32_t n, uint32_t file);
 
 /* dl_job_bytes - total input bytes of a job (unknown sizes as params). */
 uint64_t dl_job_bytes(const dl_state_t *st, const dl_job_t *j);

@@ -165,6 +165,25 @@ double dl_place_blocked_for(const dl_state_t *st, const dl_job_t *j,
 	return since < 0 ? -1 : _held(st, since, last);
 }
 
+uint64_t dl_place_coming_bytes(const dl_state_t *st, const dl_job_t *j,
+			       uint32_t n)
+{
+	uint64_t b = 0, sz;
+	uint32_t i;
+
+	if (!st || !j || n >= st->nnodes)
+		return 0;
+	for (i = 0; i < j->nfiles; i++) {
+		sz = dl_file_bytes(st, j->files[i]);
+		/* A file larger than the cache is read past it, never kept. */
+		if (dl_cache_contains(st->cache, n, j->files[i]) ||
+		    (dl_state_node_reads(st, n, j->files[i]) &&
+		     sz <= dl_cache_capacity(st->cache, n)))
+			b += sz;
+	}
+	return b;
+}
+
 double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 		      const dl_place_params_t *p)
 {
@@ -180,8 +199,13 @@ double dl_place_bound(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 	 * The wait is worth what fetching the node's copy would cost, priced
 	 * by the cost model: a bandwidth that is not positive is infinite
 	 * there (dl_cost.h), so such a fetch is free and the floor applies.
+	 * A copy a running job is still staging counts: the job that waits
+	 * for it reads it there, where moving on would fetch the file a
+	 * second time (on heavy, doc/experiments/robustness-notes.md, the
+	 * jobs queued behind a 43-s fetch were widened after the 2-s floor
+	 * and fetched their 4 GiB file again elsewhere).
 	 */
-	bytes = dl_place_cached_bytes(st, j, n);
+	bytes = dl_place_coming_bytes(st, j, n);
 	if (st->params.rbw > 0 && p->peer_bw > st->params.rbw &&
 	    (!p->peer_src || p->peer_src[n]))
 		b = p->wait_factor * (double)bytes / p->peer_bw;

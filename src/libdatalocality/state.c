@@ -5,6 +5,7 @@
 #include "dl_error.h"
 #include "dl_files.h"
 #include "dl_state.h"
+#include "u64set.h"
 
 void dl_params_default(dl_params_t *p)
 {
@@ -47,6 +48,10 @@ void dl_state_destroy(dl_state_t *st)
 
 		free(st->fblock);
 		st->fblock = prev;
+	}
+	if (st->reads) {
+		dl__u64set_fini(st->reads);
+		free(st->reads);
 	}
 	free(st->nodes);
 	free(st->jobs);
@@ -102,6 +107,29 @@ static uint32_t *_files_alloc(dl_state_t *st, uint32_t n)
 	return ids;
 }
 
+static uint64_t _read_key(uint32_t n, uint32_t file)
+{
+	return (uint64_t)n << 32 | file;
+}
+
+/* Room in st->reads for a running job's n files, so that adding them
+ * after the job is in cannot fail. */
+static int _reads_reserve(dl_state_t *st, uint32_t n)
+{
+	if (!st->reads) {
+		st->reads = malloc(sizeof(*st->reads));
+		if (!st->reads)
+			return DL_ENOMEM;
+		dl__u64set_init(st->reads);
+	}
+	return dl__u64set_reserve(st->reads, st->reads->count + n);
+}
+
+int dl_state_node_reads(const dl_state_t *st, uint32_t n, uint32_t file)
+{
+	return st && st->reads && dl__u64set_has(st->reads, _read_key(n, file));
+}
+
 int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 {
 	dl_job_t j;
@@ -116,6 +144,9 @@ int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 	for (i = 0; i < job->nfiles; i++)
 		if (job->files[i] >= nfiles_total)
 			return DL_EINVAL;
+	if (job->state == DL_JOB_RUNNING && job->nfiles &&
+	    _reads_reserve(st, job->nfiles))
+		return DL_ENOMEM;
 	if (st->njobs == st->jobs_cap) {
 		size_t ncap = st->jobs_cap ? st->jobs_cap * 2 : 64;
 		dl_job_t *nj = realloc(st->jobs, ncap * sizeof(*nj));
@@ -147,6 +178,10 @@ int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 		j.cpus = 1;
 	if (j.state == DL_JOB_PENDING)
 		j.node = -1;
+	/* Cannot fail: _reads_reserve() made the room. */
+	for (i = 0; j.state == DL_JOB_RUNNING && i < j.nfiles; i++)
+		(void)dl__u64set_add(st->reads,
+				     _read_key((uint32_t)j.node, j.files[i]));
 	st->jobs[st->njobs] = j;
 	return (int)st->njobs++;
 }

@@ -50,24 +50,34 @@ int dl__u64set_has(const dl__u64set_t *s, uint64_t key)
 	return 0;
 }
 
+int dl__u64set_reserve(dl__u64set_t *s, size_t n)
+{
+	size_t ncap = s->cap ? s->cap : 64, i;
+	uint64_t *ns;
+
+	/* Keep the load factor under 1/2 so probes stay short. */
+	while (n * 2 > ncap)
+		ncap *= 2;
+	if (ncap == s->cap)
+		return 0;
+	ns = calloc(ncap, sizeof(*ns));
+	if (!ns)
+		return DL_ENOMEM;
+	for (i = 0; i < s->cap; i++)
+		if (s->slots[i])
+			_put(ns, ncap, s->slots[i]);
+	free(s->slots);
+	s->slots = ns;
+	s->cap = ncap;
+	return 0;
+}
+
 int dl__u64set_add(dl__u64set_t *s, uint64_t key)
 {
 	if (dl__u64set_has(s, key))
 		return 0;
-	/* Keep the load factor under 1/2 so probes stay short. */
-	if ((s->count + 1) * 2 > s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 64, i;
-		uint64_t *ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns)
-			return DL_ENOMEM;
-		for (i = 0; i < s->cap; i++)
-			if (s->slots[i])
-				_put(ns, ncap, s->slots[i]);
-		free(s->slots);
-		s->slots = ns;
-		s->cap = ncap;
-	}
+	if (dl__u64set_reserve(s, s->count + 1))
+		return DL_ENOMEM;
 	_put(s->slots, s->cap, key + 1);
 	s->count++;
 	return 1;

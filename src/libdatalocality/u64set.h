@@ -20,6 +20,9 @@ typedef struct dl__u64set {
 void dl__u64set_init(dl__u64set_t *s);
 /* Free the slots; the set is empty and reusable afterwards. */
 void dl__u64set_fini(dl__u64set_t *s);
+/* Room for n keys in all, so that adding up to n - count new keys cannot
+ * fail.  \return 0 or DL_ENOMEM (set unchanged). */
+int dl__u64set_reserve(dl__u64set_t *s, size_t n);
 /* key must not be UINT64_MAX (stored as key + 1).
  * \return 1 if added, 0 if already present, DL_ENOMEM (set unchanged). */
 int dl__u64set_add(dl__u64set_t *s, uint64_t key);

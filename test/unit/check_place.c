@@ -238,6 +238,61 @@ START_TEST(test_bound)
 
 END_TEST
 
+/* A running job on n staging its files: the pending job's wait for n is
+ * worth them (they will be there), unless they cannot fit n's cache. */
+START_TEST(test_bound_coming)
+{
+	dl_place_params_t p;
+	dl_job_t r = { 0 };
+	uint32_t f[3];
+	size_t j;
+
+	_setup(3, 1);
+	f[0] = fx_file("/heavy", 4000000000);  /* 40 s */
+	f[1] = fx_file("/private", 100000000); /* 1 s */
+	f[2] = fx_file("/huge", 9000000000);   /* 90 s, above node 2's cache */
+	r.id = 1;
+	r.state = DL_JOB_RUNNING;
+	r.node = 1;
+	r.files = f;
+	r.nfiles = 1;
+	r.compute = -1;
+	ck_assert_int_ge(dl_state_add_job(ts, &r), 0);
+	r.id = 2;
+	r.node = 2;
+	r.files = &f[2];
+	ck_assert_int_ge(dl_state_add_job(ts, &r), 0);
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 2, 5000000000), 0);
+	j = _job(3, f, 3, 1, NULL);
+	dl_place_params_default(&p);
+
+	ck_assert(dl_state_node_reads(ts, 1, f[0]));
+	ck_assert(!dl_state_node_reads(ts, 0, f[0]));
+	ck_assert(!dl_state_node_reads(ts, 1, f[1]));
+	ck_assert(!dl_state_node_reads(NULL, 1, f[0]));
+	/* Node 1 is fetching /heavy: 40 s; nobody fetches for node 0. */
+	ck_assert_uint_eq(dl_place_coming_bytes(ts, &ts->jobs[j], 1),
+			  4000000000);
+	ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[j], 1, &p), 40.0,
+				1e-9);
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[j], 0, &p), 2.0);
+	/* /huge is read past node 2's 5 GB cache: it never arrives. */
+	ck_assert_uint_eq(dl_place_coming_bytes(ts, &ts->jobs[j], 2), 0);
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[j], 2, &p), 2.0);
+	/* Cached and coming bytes add up, each once. */
+	_cache(1, f[1]);
+	_cache(1, f[0]);
+	ck_assert_uint_eq(dl_place_coming_bytes(ts, &ts->jobs[j], 1),
+			  4100000000);
+	ck_assert_uint_eq(dl_place_cached_bytes(ts, &ts->jobs[j], 1),
+			  4100000000);
+	ck_assert_uint_eq(dl_place_coming_bytes(ts, &ts->jobs[j], 3), 0);
+	ck_assert_uint_eq(dl_place_coming_bytes(NULL, &ts->jobs[j], 1), 0);
+	fx_teardown();
+}
+
+END_TEST
+
 /* Blocked: the job's node has no room while another eligible one has. */
 START_TEST(test_blocked)
 {
@@ -936,6 +991,7 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_first_step);
 	tcase_add_test(tc, test_hysteresis);
 	tcase_add_test(tc, test_bound);
+	tcase_add_test(tc, test_bound_coming);
 	tcase_add_test(tc, test_blocked);
 	tcase_add_test(tc, test_blocked_free);
 	tcase_add_test(tc, test_wait_only_while_blocked);
