@@ -14,8 +14,9 @@
  *     reasons do not flip between cycles;
  *   - it waits for its node only as long as the data there is worth:
  *     delay scheduling (Zaharia et al., EuroSys'10) with the bound set by
- *     the cost model, WaitFactor x (bytes cached on the node / storage
- *     bandwidth), at least MinWait (a node freed a moment ago is not a
+ *     the cost model, WaitFactor x (bytes of its input on the node, cached
+ *     or being staged there by a running job, / storage bandwidth), at
+ *     least MinWait (a node freed a moment ago is not a
  *     lost chance: Slurm fills it at its next pass) and at most MaxWait.
  *     Waiting counts only while the job is blocked, i.e. its node has no
  *     room (or is down) and another usable eligible node has, and only
@@ -46,7 +47,7 @@
 #include "dl_state.h"
 
 typedef struct dl_place_params {
-	double wait_factor;     /* bound = factor x cached bytes / rbw */
+	double wait_factor;     /* bound = factor x coming bytes / rbw */
 	double min_wait;        /* floor of the bound, seconds */
 	double max_wait;        /* cap on the bound, seconds */
 	double hysteresis;      /* a move needs this share of the job's

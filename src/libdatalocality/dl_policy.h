@@ -17,6 +17,8 @@
 
 #include "dl_state.h"
 
+struct dl_place_params;
+
 /* The decision for one job of the state (same index as state->jobs). */
 typedef struct dl_assign {
 	uint32_t job_id;
@@ -102,12 +104,17 @@ dl_policy_t *dl_policy_create(const char *name, const char *params, int *err);
  * host that uses only the plan's nodes and starts jobs in its own order
  * (slurmctld, dl-sim's slurm dispatch): online-hps gets order=priority
  * unless params set an order (its ECT ordering would be computed and
- * thrown away, and that mode selects its cheaper re-planning defaults).
+ * thrown away, and that mode selects its cheaper re-planning defaults),
+ * and, unless params set order=ect, the host's placement rule, which its
+ * guard models and its hysteresis follows: hysteresis=, wait_factor=,
+ * min_wait=, max_wait= and strict= from pp, each unless params set it.
  * Other policies' params are returned as they are.
  * IN params - "key=value,..." or NULL
+ * IN pp - the host's placement rule (dl_place.h); NULL: its defaults
  * \return a new string (free()), NULL on ENOMEM.
  */
-char *dl_policy_mapping_params(const char *policy, const char *params);
+char *dl_policy_mapping_params(const char *policy, const char *params,
+			       const struct dl_place_params *pp);
 
 /* dl_policy_destroy - free a policy; NULL is a no-op. */
 void dl_policy_destroy(dl_policy_t *p);

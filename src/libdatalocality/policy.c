@@ -7,6 +7,7 @@
 
 #include "dl_cost.h"
 #include "dl_error.h"
+#include "dl_place.h"
 #include "dl_policy.h"
 #include "policy_util.h"
 #include "u64set.h"
@@ -54,19 +55,48 @@ const dl_policy_ops_t *const *dl_policy_list(void)
 	return policies;
 }
 
-char *dl_policy_mapping_params(const char *policy, const char *params)
+/* Append ",key=value" to out (room: end) unless params sets key. */
+static void _put_param(char *out, size_t len, const char *params,
+		       const char *key, double value)
+{
+	char v[32];
+	size_t used = strlen(out);
+
+	if (dl_params_get(params, key, v, sizeof(v)))
+		return;
+	snprintf(out + used, len - used, "%s%s=%.17g", used ? "," : "", key,
+		 value);
+}
+
+char *dl_policy_mapping_params(const char *policy, const char *params,
+			       const struct dl_place_params *pp)
 {
 	const char *pre = params ? params : "";
-	size_t n = strlen(pre) + sizeof(",order=priority");
+	size_t n = strlen(pre) + 256; /* 6 keys of at most 40 bytes */
 	char v[32], *out = malloc(n);
+	dl_place_params_t def;
 
 	if (!out)
 		return NULL;
-	if (!policy || strcmp(policy, "online-hps") ||
-	    dl_params_get(params, "order", v, sizeof(v)))
-		snprintf(out, n, "%s", pre);
-	else
-		snprintf(out, n, "%s%sorder=priority", pre, *pre ? "," : "");
+	snprintf(out, n, "%s", pre);
+	if (!policy || strcmp(policy, "online-hps"))
+		return out;
+	if (dl_params_get(params, "order", v, sizeof(v))) {
+		if (!strcmp(v, "ect"))
+			return out; /* the paper's model: no placement rule */
+	} else {
+		snprintf(out + strlen(out), n - strlen(out), "%sorder=priority",
+			 *pre ? "," : "");
+	}
+	if (!pp) {
+		dl_place_params_default(&def);
+		pp = &def;
+	}
+	_put_param(out, n, params, "hysteresis", pp->hysteresis);
+	_put_param(out, n, params, "wait_factor", pp->wait_factor);
+	_put_param(out, n, params, "min_wait", pp->min_wait);
+	_put_param(out, n, params, "max_wait", pp->max_wait);
+	_put_param(out, n, params, "strict", pp->strict ? 1 : 0);
 	return out;
 }
 

@@ -83,10 +83,17 @@
  *   hysteresis=<x>           a pending job keeps the node the last plan
  *                            gave it unless the new one caches at least
  *                            x of its input more, the placement rule's
- *                            own test (plan_keep.h; set it to the host's
- *                            Hysteresis), so the guard judges the plan
- *                            the host will apply (0.25 with
- *                            order=priority; 0 = off, with order=ect)
+ *                            own test (plan_keep.h; the hosts set it to
+ *                            their Hysteresis, dl_policy_mapping_params()),
+ *                            so the guard judges the plan the host will
+ *                            apply (0.25 with order=priority; 0 = off,
+ *                            with order=ect)
+ *   wait_factor=, min_wait=, max_wait=, strict=0|1
+ *                            the host's placement rule (dl_place.h), whose
+ *                            bounded waits the guards and follow= model;
+ *                            the hosts set them from their own
+ *                            (dl_policy_mapping_params(); defaults: the
+ *                            rule's)
  *   guard_wait_file=<x>      guard_wait and hysteresis apply to a plan
  *                            only when one pending job's input file is at
  *                            least x times the mean pending job's input
@@ -106,6 +113,7 @@
  *                            off, the default with order=ect, the
  *                            paper's dispatch, kept as published)
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +154,8 @@ typedef struct {
 	dl__guard_t *wguard;    /* guard_wait=mct's, or NULL */
 	double wait_file;       /* guard_wait_file: when both steps apply */
 	double hysteresis;      /* plan_keep.h; 0: off */
+	dl_place_params_t place; /* the host's placement rule, as the guards,
+				  * follow= and plan_keep.h model it */
 	int guard_pressure;     /* only when the caches cannot hold it all */
 	uint32_t prefetch;      /* queued jobs per node to prefetch for */
 	uint32_t since_full;    /* plans since the last from-scratch one */
@@ -178,6 +188,27 @@ static int _parse_refine(const char *v, int *out)
 			return 0;
 		}
 	return DL_EINVAL;
+}
+
+/*
+ * The host's placement rule (dl_place.h) from params: wait_factor=,
+ * min_wait=, max_wait=, strict= (the host sets them,
+ * dl_policy_mapping_params(); absent: the rule's defaults).  The bound a
+ * guard estimates is then the bound the host applies.
+ */
+static int _place_params(const char *params, dl_place_params_t *pp)
+{
+	double strict = 0;
+
+	dl_place_params_default(pp);
+	if (dl_params_double(params, "wait_factor", 1e-9, 1e9,
+			     &pp->wait_factor) ||
+	    dl_params_double(params, "min_wait", 0, HUGE_VAL, &pp->min_wait) ||
+	    dl_params_double(params, "max_wait", 0, HUGE_VAL, &pp->max_wait) ||
+	    dl_params_double(params, "strict", 0, 1, &strict))
+		return DL_EINVAL;
+	pp->strict = strict != 0;
+	return 0;
 }
 
 static int _create(const char *params, void **priv)
@@ -280,14 +311,15 @@ static int _create(const char *params, void **priv)
 	    dl_params_double(params, "hysteresis", 0, 1e6, &hyst) ||
 	    dl_params_double(params, "guard_wait_file", 0, 1e6, &wfile))
 		goto bad;
-	if (dl_params_get(params, "refine", v, sizeof(v)) &&
-	    _parse_refine(v, &h->refine))
+	if ((dl_params_get(params, "refine", v, sizeof(v)) &&
+	     _parse_refine(v, &h->refine)) ||
+	    _place_params(params, &h->place))
 		goto bad;
 	dl_params_get(params, "guard", guard, sizeof(guard));
 	/* guard=mct: the old guard (dl__plan_estimate, mct's plan);
 	 * anything else but none: greedy policies for plan_guard.h. */
 	if (strcmp(guard, "mct") && strcmp(guard, "none") &&
-	    !(h->lguard = dl__guard_create(guard, NULL, NULL)))
+	    !(h->lguard = dl__guard_create(guard, NULL, &h->place)))
 		goto bad;
 	if (h->lguard) {
 		dl__guard_set_every(h->lguard, (uint32_t)gevery);
@@ -295,7 +327,7 @@ static int _create(const char *params, void **priv)
 	}
 	dl_params_get(params, "guard_wait", gwait, sizeof(gwait));
 	if (strcmp(gwait, "none") &&
-	    !(h->wguard = dl__guard_create(gwait, NULL, NULL)))
+	    !(h->wguard = dl__guard_create(gwait, NULL, &h->place)))
 		goto bad;
 	if (h->wguard)
 		dl__guard_set_unbounded(h->wguard, 1);
@@ -555,7 +587,6 @@ static int _guard(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
  */
 static int _follow(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 {
-	dl_place_params_t pp;
 	dl_plan_t alt = *plan;
 	uint32_t n, usable = 0;
 	size_t moved = 0, n1, n2, i;
@@ -572,10 +603,10 @@ static int _follow(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 	rc = dl__plan_follow_data(st, &alt, cap < 1 ? 1 : (size_t)cap,
 				  FOLLOW_FILES, &moved);
 	if (!rc && moved) {
-		dl_place_params_default(&pp);
-		rc = dl__plan_estimate_lru(st, plan, &pp, &ours, &n1);
+		rc = dl__plan_estimate_lru(st, plan, &h->place, &ours, &n1);
 		if (!rc)
-			rc = dl__plan_estimate_lru(st, &alt, &pp, &theirs, &n2);
+			rc = dl__plan_estimate_lru(st, &alt, &h->place, &theirs,
+						   &n2);
 		if (!rc && n2 >= n1 && dl__time_cmp(theirs, ours) < 0)
 			for (i = 0; i < plan->n; i++)
 				plan->a[i].node = alt.a[i].node;
@@ -649,7 +680,7 @@ static int _judge(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 	int rc = 0, steps;
 
 	steps = (h->hysteresis > 0 || h->wguard) && _big_file(h, st);
-	dl_place_params_default(&pp);
+	pp = h->place;
 	pp.hysteresis = h->hysteresis;
 	if (steps && h->hysteresis > 0 && h->nprev) {
 		if (!(prev = _prev_nodes(h, st)))

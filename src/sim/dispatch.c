@@ -224,9 +224,10 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 }
 
 char *dl_dispatch_policy_params(dl_dispatch_t d, const char *policy,
-				const char *params)
+				const char *params,
+				const dl_place_params_t *pp)
 {
 	if (d != DL_DISPATCH_SLURM)
 		return strdup(params ? params : "");
-	return dl_policy_mapping_params(policy, params);
+	return dl_policy_mapping_params(policy, params, pp);
 }

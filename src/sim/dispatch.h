@@ -99,10 +99,12 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
  * only says where, dl_policy_mapping_params(), as the plugin's agent does
  * (dl_agent.c): Online-HPS gets order=priority unless params set an
  * order (its ECT ordering would be computed and thrown away, and in that
- * mapping-only mode its cheaper re-planning defaults apply).
+ * mapping-only mode its cheaper re-planning defaults apply), and the
+ * run's placement rule pp, which its guard models.
  * \return a new string to free() (possibly empty), NULL on ENOMEM.
  */
 char *dl_dispatch_policy_params(dl_dispatch_t d, const char *policy,
-				const char *params);
+				const char *params,
+				const dl_place_params_t *pp);
 
 #endif /* DL_SIM_DISPATCH_H */

@@ -1556,7 +1556,7 @@ static int _setup(_sim_t *s)
 	if (cfg->peer_fetch && !s->place.peer_bw)
 		s->place.peer_bw = s->peer_bw;
 	pp = dl_dispatch_policy_params(cfg->dispatch, cfg->policy,
-				       cfg->policy_params);
+				       cfg->policy_params, &s->place);
 	s->policy = pp ? dl_policy_create(cfg->policy, pp, &err) : NULL;
 	free(pp);
 	if (!s->policy) {

@@ -7,6 +7,7 @@
 #include "check_suites.h"
 #include "fixture.h"
 #include "dl_error.h"
+#include "dl_place.h"
 #include "dl_policy.h"
 #include "policy_util.h"
 #include "mintree.h"
@@ -167,25 +168,56 @@ END_TEST
 
 /* What a mapping-only host (slurmctld, dl-sim's slurm dispatch) passes. */
 static void _mapping_is(const char *policy, const char *params,
-			const char *want)
+			const dl_place_params_t *pp, const char *want)
 {
-	char *got = dl_policy_mapping_params(policy, params);
+	char *got = dl_policy_mapping_params(policy, params, pp);
 
 	ck_assert_ptr_nonnull(got);
 	ck_assert_str_eq(got, want);
 	free(got);
 }
 
+#define RULE "hysteresis=0.25,wait_factor=1,min_wait=2,max_wait=300,strict=0"
+
 START_TEST(test_mapping_params)
 {
-	_mapping_is("online-hps", NULL, "order=priority");
-	_mapping_is("online-hps", "", "order=priority");
-	_mapping_is("online-hps", "seed=3", "seed=3,order=priority");
-	_mapping_is("online-hps", "order=ect", "order=ect");
-	_mapping_is("online-hps", "seed=1,order=ect", "seed=1,order=ect");
-	_mapping_is("mct", "x=1", "x=1");
-	_mapping_is("mct", NULL, "");
-	_mapping_is(NULL, NULL, "");
+	dl_place_params_t pp;
+	dl_policy_t *p;
+
+	_mapping_is("online-hps", NULL, NULL, "order=priority," RULE);
+	_mapping_is("online-hps", "", NULL, "order=priority," RULE);
+	_mapping_is("online-hps", "seed=3", NULL,
+		    "seed=3,order=priority," RULE);
+	_mapping_is("online-hps", "order=ect", NULL, "order=ect");
+	_mapping_is("online-hps", "seed=1,order=ect", NULL,
+		    "seed=1,order=ect");
+	_mapping_is("mct", "x=1", NULL, "x=1");
+	_mapping_is("mct", NULL, NULL, "");
+	_mapping_is(NULL, NULL, NULL, "");
+	/* The host's rule; what params set stays as set. */
+	dl_place_params_default(&pp);
+	pp.hysteresis = 0.5;
+	pp.wait_factor = 4;
+	pp.max_wait = 60;
+	pp.strict = 1;
+	_mapping_is("online-hps", "order=priority", &pp,
+		    "order=priority,hysteresis=0.5,wait_factor=4,min_wait=2,"
+		    "max_wait=60,strict=1");
+	_mapping_is("online-hps", "hysteresis=0,min_wait=9", &pp,
+		    "hysteresis=0,min_wait=9,order=priority,wait_factor=4,"
+		    "max_wait=60,strict=1");
+	_mapping_is("mct", "x=1", &pp, "x=1");
+	/* Online-HPS takes them, and refuses a bad one. */
+	p = dl_policy_create("online-hps",
+			     "order=priority,wait_factor=4,max_wait=inf,"
+			     "strict=1", NULL);
+	ck_assert_ptr_nonnull(p);
+	dl_policy_destroy(p);
+	ck_assert_ptr_null(dl_policy_create("online-hps", "wait_factor=0",
+					    NULL));
+	ck_assert_ptr_null(dl_policy_create("online-hps", "min_wait=-1",
+					    NULL));
+	ck_assert_ptr_null(dl_policy_create("online-hps", "strict=2", NULL));
 }
 END_TEST
 

@@ -63,21 +63,32 @@ static uint32_t _held(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 	return files;
 }
 
-/* "3/3 files, 6.0 MiB cached" for job j on node n. */
+/*
+ * "3/3 files, 6.0 MiB cached" for job j on node n, and "4.0 GiB being
+ * staged there" when a job running there fetches more of them: the wait
+ * bound prices both (dl_place_coming_bytes()).
+ */
 static void _cached(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 		    char *buf, size_t len)
 {
-	char bytes[32];
+	char bytes[32], staged[32];
 	uint32_t files = _held(st, j, n, bytes, sizeof(bytes));
+	uint64_t coming = dl_place_coming_bytes(st, j, n) -
+			  dl_place_cached_bytes(st, j, n);
 
 	/* A cold node: placed there, the job wakes it (power saving). */
-	if (st->nodes[n].wake > 0)
+	if (st->nodes[n].wake > 0) {
 		snprintf(buf, len, "%u/%u files, %s cached; %s is powered down, resume ~%.0f s",
 			 files, j->nfiles, bytes, st->nodes[n].name,
 			 st->nodes[n].wake);
-	else
+	} else if (coming) {
+		dl_files_format_size(coming, 1, staged, sizeof(staged));
+		snprintf(buf, len, "%u/%u files, %s cached, %s being staged there",
+			 files, j->nfiles, bytes, staged);
+	} else {
 		snprintf(buf, len, "%u/%u files, %s cached", files, j->nfiles,
 			 bytes);
+	}
 }
 
 /*

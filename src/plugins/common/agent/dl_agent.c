@@ -79,12 +79,15 @@ static dl_state_t *last_st;
  * The policy's parameters as the agent uses them
  * (dl_policy_mapping_params()).  Slurm's priority decides the order jobs
  * start in, so Online-HPS's ECT ordering of each node's queue is skipped
- * (it is what dl-sim's plan dispatch needs).  RET xmalloc'd.
+ * (it is what dl-sim's plan dispatch needs), and its guard models the
+ * placement rule of datalocality.conf (Hysteresis, WaitFactor, MinWait,
+ * MaxWait, StrictPlacement).  RET xmalloc'd.
  */
 static char *_policy_params(void)
 {
 	char *p = dl_policy_mapping_params(dl_conf.policy,
-					   dl_conf.policy_params);
+					   dl_conf.policy_params,
+					   &dl_conf.place);
 	char *x = p ? xstrdup(p) : NULL;
 
 	free(p);
