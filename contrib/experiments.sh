@@ -117,8 +117,10 @@ else
 			"'"$sim"'" -q $args --csv "'"$work"'/run.$id.csv" ||
 				{ echo "experiments: run $id failed: $args" >&2; exit 255; }
 			sed -i "1s/^/figure,/; 2s/^/$fig,/" "'"$work"'/run.$id.csv"'
-	first=$(ls "$work"/run.*.csv | head -1)
-	head -1 "$first" >"$work/new.csv"
+	# Not `ls | head -1`: with pipefail, ls killed by SIGPIPE after
+	# head's first line (960 names overflow the pipe) stopped the script.
+	runs=("$work"/run.*.csv)
+	head -1 "${runs[0]}" >"$work/new.csv"
 	for f in $(ls "$work"/run.*.csv | sort -t. -k2 -n); do tail -n +2 "$f"; done >>"$work/new.csv"
 	if [ -n "${ONLY_POLICY:-}" ]; then
 		only_runs=$n

@@ -116,7 +116,8 @@ awk -F'\t' '{ printf "%d\t%s\t%s\t%s\n", NR, $1, $2, $3 }' "$work/runs.tsv" |
 		sed -i "1s/^/figure,tag,/; 2s/^/$fig,$tag,/" "'"$work"'/run.$id.csv"
 		[ -z "'"${PARTS:-}"'" ] || cp "'"$work"'/run.$id.csv" "'"${PARTS:-}"'/"'
 new=$work/new.csv
-head -1 "$(ls "$work"/run.*.csv | head -1)" >"$new"
+runs=("$work"/run.*.csv) # not ls | head under pipefail: SIGPIPE
+head -1 "${runs[0]}" >"$new"
 for f in $(ls "$work"/run.*.csv | sort -t. -k2 -n); do tail -n +2 "$f"; done >>"$new"
 # Quoted fields (policy params, the provisioning spec) hold commas: ';'
 # instead, unquoted, so that awk -F, sees one field each.
