@@ -158,8 +158,8 @@ fuzz fuzz_persist 10 8192 $lib/persist.c $lib/cache.c $lib/files.c \
 	$lib/error.c $lib/log.c -lm
 # dl-sim's workload files, SWF traces and their sidecars.
 fuzz fuzz_workload 10 8192 -I src/sim src/sim/workload.c $lib/state.c \
-	$lib/cache.c $lib/cost.c $lib/files.c $lib/error.c $lib/log.c \
-	-lgsl -lgslcblas -lm
+	$lib/u64set.c $lib/cache.c $lib/cost.c $lib/files.c $lib/error.c \
+	$lib/log.c -lgsl -lgslcblas -lm
 # dl-stage: .meta files, pins and notes in a real cache, datalocality.conf.
 fuzz fuzz_stage 10 8192 -I src/stage -I src/net "${stage_src[@]}" \
 	src/net/sha256.c src/net/sha256_x86.c $lib/cache.c \
