@@ -89,14 +89,6 @@ static void _stamp_put(_stamps_t *m, size_t i, uint64_t key, double val)
 	m->val[i] = val;
 }
 
-static int _stamp_set(_stamps_t *m, uint64_t key, double val)
-{
-	if (_stamp_room(m))
-		return DL_ENOMEM;
-	_stamp_put(m, _slot(m, key), key, val);
-	return 0;
-}
-
 static void _stamps_fini(_stamps_t *m)
 {
 	free(m->key);
@@ -180,31 +172,23 @@ static double _stage(_model_t *m, const dl_job_t *j, uint32_t node, double t,
 	return t;
 }
 
+/* dl__u64set_foreach()'s callback: key's stamp is 0 (room made). */
+static void _run_stamp(uint64_t key, void *arg)
+{
+	_stamps_t *run = arg;
+
+	_stamp_put(run, _slot(run, key), key, 0);
+}
+
 /* Running jobs' files are on their nodes, read as the estimate begins:
- * their stamps (0) in *run. */
+ * their stamps (0) in *run, from the state's index of those reads. */
 static int _running(const dl_state_t *st, _stamps_t *run)
 {
-	size_t i, nkeys = 0;
-	uint32_t k;
-
-	for (i = 0; i < st->njobs; i++)
-		if (st->jobs[i].state == DL_JOB_RUNNING)
-			nkeys += st->jobs[i].nfiles;
-	if (_stamp_reserve(run, nkeys))
+	if (!st->reads)
+		return 0;
+	if (_stamp_reserve(run, st->reads->count))
 		return DL_ENOMEM;
-	for (i = 0; i < st->njobs; i++) {
-		const dl_job_t *j = &st->jobs[i];
-
-		if (j->state != DL_JOB_RUNNING || j->node < 0 ||
-		    (uint32_t)j->node >= st->nnodes)
-			continue;
-		for (k = 0; k < j->nfiles; k++)
-			if (_stamp_set(run,
-				       dl__nf_key((uint32_t)j->node,
-						  j->files[k]),
-				       0))
-				return DL_ENOMEM;
-	}
+	dl__u64set_foreach(st->reads, _run_stamp, run);
 	return 0;
 }
 

@@ -98,12 +98,6 @@ void dl__queues_push(dl__queues_t *q, uint32_t node, uint32_t cpus,
 /* The load of online-hps-khanna §5: completion of the node's last job. */
 double dl__queues_ready(const dl__queues_t *q, uint32_t node);
 
-/* The overlay key of (node, file). */
-static inline uint64_t dl__nf_key(uint32_t node, uint32_t file)
-{
-	return ((uint64_t)node << 32) | file;
-}
-
 /**
  * dl__overlay_add_job - record that j's files will be on node.
  * \return 0 or DL_ENOMEM (some of the files may have been added).

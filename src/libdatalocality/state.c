@@ -107,11 +107,6 @@ static uint32_t *_files_alloc(dl_state_t *st, uint32_t n)
 	return ids;
 }
 
-static uint64_t _read_key(uint32_t n, uint32_t file)
-{
-	return (uint64_t)n << 32 | file;
-}
-
 /* Room in st->reads for a running job's n files, so that adding them
  * after the job is in cannot fail. */
 static int _reads_reserve(dl_state_t *st, uint32_t n)
@@ -127,7 +122,8 @@ static int _reads_reserve(dl_state_t *st, uint32_t n)
 
 int dl_state_node_reads(const dl_state_t *st, uint32_t n, uint32_t file)
 {
-	return st && st->reads && dl__u64set_has(st->reads, _read_key(n, file));
+	return st && st->reads &&
+	       dl__u64set_has(st->reads, dl__nf_key(n, file));
 }
 
 int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
@@ -181,7 +177,7 @@ int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 	/* Cannot fail: _reads_reserve() made the room. */
 	for (i = 0; j.state == DL_JOB_RUNNING && i < j.nfiles; i++)
 		(void)dl__u64set_add(st->reads,
-				     _read_key((uint32_t)j.node, j.files[i]));
+				     dl__nf_key((uint32_t)j.node, j.files[i]));
 	st->jobs[st->njobs] = j;
 	return (int)st->njobs++;
 }

@@ -16,6 +16,12 @@ typedef struct dl__u64set {
 	size_t count;
 } dl__u64set_t;
 
+/* The key of (node, file): overlays, the state's running reads. */
+static inline uint64_t dl__nf_key(uint32_t node, uint32_t file)
+{
+	return ((uint64_t)node << 32) | file;
+}
+
 /* Initialise an empty set; no allocation until the first add. */
 void dl__u64set_init(dl__u64set_t *s);
 /* Free the slots; the set is empty and reusable afterwards. */

@@ -50,16 +50,22 @@ void agent_place_ops_free(place_ops_t *ops)
 /* Room for _cached()'s text with a node name of up to 64 bytes. */
 #define CACHED_LEN 192
 
-/* Files of job j node n caches; RET their count, bytes as "6.0 MiB". */
+/*
+ * Files of job j node n caches; RET their count, bytes as "6.0 MiB" and,
+ * if cached is not NULL, as a number.
+ */
 static uint32_t _held(const dl_state_t *st, const dl_job_t *j, uint32_t n,
-		      char *bytes, size_t len)
+		      char *bytes, size_t len, uint64_t *cached)
 {
+	uint64_t b = dl_place_cached_bytes(st, j, n);
 	uint32_t i, files = 0;
 
 	for (i = 0; i < j->nfiles; i++)
 		if (dl_cache_contains(st->cache, n, j->files[i]))
 			files++;
-	dl_files_format_size(dl_place_cached_bytes(st, j, n), 1, bytes, len);
+	dl_files_format_size(b, 1, bytes, len);
+	if (cached)
+		*cached = b;
 	return files;
 }
 
@@ -72,9 +78,10 @@ static void _cached(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 		    char *buf, size_t len)
 {
 	char bytes[32], staged[32];
-	uint32_t files = _held(st, j, n, bytes, sizeof(bytes));
-	uint64_t coming = dl_place_coming_bytes(st, j, n) -
-			  dl_place_cached_bytes(st, j, n);
+	uint64_t cached, coming;
+	uint32_t files = _held(st, j, n, bytes, sizeof(bytes), &cached);
+
+	coming = dl_place_coming_bytes(st, j, n) - cached;
 
 	/* A cold node: placed there, the job wakes it (power saving). */
 	if (st->nodes[n].wake > 0) {
@@ -100,7 +107,7 @@ static char *_placed_sc(const dl_state_t *st, const dl_job_t *j, uint32_t n,
 {
 	const dl_node_t *nd = &st->nodes[n];
 	char bytes[32], cold[96] = "";
-	uint32_t files = _held(st, j, n, bytes, sizeof(bytes));
+	uint32_t files = _held(st, j, n, bytes, sizeof(bytes), NULL);
 
 	if (nd->wake > 0)
 		snprintf(cold, sizeof(cold), ", powered down then (resume ~%.0f s)",
