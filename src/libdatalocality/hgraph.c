@@ -34,8 +34,17 @@ static int32_t _only_part(const dl_state_t *st, const dl_hgraph_t *h,
 	uint32_t n;
 
 	for (n = 0; n < st->nnodes; n++) {
-		if (h->node_part[n] < 0 || st->nodes[n].cpus < j->cpus ||
-		    (j->eligible && !j->eligible[n]))
+		/* A job the host pinned to a node has one 1 among the 0s:
+		 * find it at memchr()'s pace, not a byte per loop. */
+		if (j->eligible) {
+			const uint8_t *e = memchr(j->eligible + n, 1,
+						  st->nnodes - n);
+
+			if (!e)
+				break;
+			n = (uint32_t)(e - j->eligible);
+		}
+		if (h->node_part[n] < 0 || st->nodes[n].cpus < j->cpus)
 			continue;
 		if (only != -2)
 			return -1;

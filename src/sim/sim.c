@@ -1025,7 +1025,9 @@ static dl_state_t *_snapshot(_sim_t *s, int mode, uint32_t **map)
 		dj.cpus = wj->cpus;
 		dj.arrival = wj->arrival;
 		dj.compute = wj->compute;
-		dj.start = s->res->jobs[j].dispatch;
+		/* A running job's only: the records of 250K tasks are far
+		 * apart, and this loop reads thousands at every event. */
+		dj.start = i < s->nrunning ? s->res->jobs[j].dispatch : 0;
 		if (s->cfg->agent_limit > 0) {
 			/* What the plugin knows: Slurm's whole seconds. */
 			dj.compute = dl_runtime_estimate(s->runtime,
@@ -1336,14 +1338,18 @@ static int _place_pin(_sim_t *s, dl_state_t *st, const uint32_t *map)
  * After the plan: every node is eligible again (dl-sim has no partitions).
  * A pin is for the plan only; left in place it would hide the other nodes
  * from dl_place_blocked(), and a pinned job's wait would never count.
+ * No array at all rather than one of ones: the placement steps then
+ * answer a one-CPU job from their summary of the nodes instead of
+ * scanning every node for it (dl_place_blocked_free()).
  */
 static void _place_unpin(dl_state_t *st)
 {
 	size_t i;
 
-	for (i = 0; i < st->njobs; i++)
-		if (st->jobs[i].eligible)
-			memset(st->jobs[i].eligible, 1, st->nnodes);
+	for (i = 0; i < st->njobs; i++) {
+		free(st->jobs[i].eligible);
+		st->jobs[i].eligible = NULL;
+	}
 }
 
 /*

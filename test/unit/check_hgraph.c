@@ -149,10 +149,12 @@ START_TEST(test_build_drops_idle_nets)
 }
 END_TEST
 
-/* A job eligible on one node only is fixed there; on none, left out. */
+/* A job eligible on one node only is fixed there; on none, left out; on
+ * two, free; on two of which one is down, fixed on the other. */
 START_TEST(test_build_eligibility)
 {
 	uint8_t only1[3] = { 0, 1, 0 }, none[3] = { 0, 0, 0 };
+	uint8_t two[3] = { 1, 0, 1 }, last[3] = { 0, 1, 1 };
 	dl_job_t j = { 0 };
 	dl_hgraph_t *g;
 
@@ -163,9 +165,24 @@ START_TEST(test_build_eligibility)
 	j.id = 2;
 	j.eligible = none;
 	ck_assert_int_ge(dl_state_add_job(hs, &j), 0);
+	j.id = 3;
+	j.eligible = two;
+	ck_assert_int_ge(dl_state_add_job(hs, &j), 0);
+	j.id = 4;
+	j.eligible = last;
+	ck_assert_int_ge(dl_state_add_job(hs, &j), 0);
+	hs->nodes[1].usable = 0;
 	ck_assert_int_eq(dl_hgraph_build(hs, &g), 0);
-	ck_assert_uint_eq(g->nvtx, 1);
+	ck_assert_uint_eq(g->nvtx, 2); /* job 1: its only node is down */
+	ck_assert_int_eq(g->fixed[0], -1);
+	ck_assert_int_eq(g->fixed[1], g->node_part[2]);
+	dl_hgraph_free(g);
+	hs->nodes[1].usable = 1;
+	ck_assert_int_eq(dl_hgraph_build(hs, &g), 0);
+	ck_assert_uint_eq(g->nvtx, 3);
 	ck_assert_int_eq(g->fixed[0], g->node_part[1]);
+	ck_assert_int_eq(g->fixed[1], -1);
+	ck_assert_int_eq(g->fixed[2], -1);
 	dl_hgraph_free(g);
 	_teardown();
 }
