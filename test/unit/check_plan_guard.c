@@ -17,6 +17,7 @@
 #include "dl_error.h"
 #include "dl_policy.h"
 #include "plan_guard.h"
+#include "plan_head.h"
 #include "policy_util.h"
 
 static void _setup(uint32_t nnodes)
@@ -620,6 +621,123 @@ START_TEST(test_guard_unbounded)
 }
 END_TEST
 
+/*
+ * The head of the queue (plan_head.h).  State order: pending P10 (arrived
+ * 10), running R1 on node 0, pending P3 (priority 5), P4 (arrived 4), P2
+ * (arrived 2).  Priority order: P3, P2, P4, P10.  The head of two pending
+ * jobs is R1, P3, P2, in the state's order, with their plan entries and
+ * remaining times; storing writes back only the pending jobs' nodes.
+ */
+START_TEST(test_head_view)
+{
+	int32_t nodes[5] = { 2, -1, 1, 0, 2 };
+	double rem[5] = { 0, 7.5, 0, 0, 0 };
+	const size_t want[3] = { 1, 2, 4 };
+	dl_assign_t a[5];
+	dl__head_t h;
+	dl_plan_t plan;
+	uint32_t f1;
+	size_t i;
+
+	_setup(3);
+	f1 = fx_file("/f1", 1000);
+	fx_job(10, &f1, 1, DL_JOB_PENDING, -1);
+	fx_job(1, &f1, 1, DL_JOB_RUNNING, 0);
+	fx_state->jobs[fx_job(3, &f1, 1, DL_JOB_PENDING, -1)].priority = 5;
+	fx_job(4, &f1, 1, DL_JOB_PENDING, -1);
+	fx_job(2, &f1, 1, DL_JOB_PENDING, -1);
+	fx_plan(&plan, a, nodes);
+	fx_state->remaining = rem;
+	ck_assert_int_eq(dl__head_init(&h, fx_state, &plan, 4), 0);
+	ck_assert_int_eq(dl__head_init(&h, fx_state, &plan, 2), 1);
+	ck_assert_uint_eq(h.view.njobs, 3);
+	ck_assert_uint_eq(h.plan.n, 3);
+	ck_assert_ptr_eq(h.view.nodes, fx_state->nodes);
+	for (i = 0; i < 3; i++) {
+		ck_assert_uint_eq(h.idx[i], want[i]);
+		ck_assert_uint_eq(h.view.jobs[i].id, fx_state->jobs[want[i]].id);
+		ck_assert_int_eq(h.plan.a[i].node, a[want[i]].node);
+		ck_assert_double_eq(h.plan.a[i].order, a[want[i]].order);
+		ck_assert_double_eq(h.view.remaining[i], rem[want[i]]);
+		h.plan.a[i].node = 1;
+	}
+	dl__head_store(&h, fx_state, &plan);
+	dl__head_fini(&h);
+	ck_assert_int_eq(a[0].node, 2); /* not in the head */
+	ck_assert_int_eq(a[1].node, -1); /* running: not written */
+	ck_assert_int_eq(a[2].node, 1);
+	ck_assert_int_eq(a[3].node, 0);
+	ck_assert_int_eq(a[4].node, 1);
+	fx_state->remaining = NULL;
+	ck_assert_int_eq(dl__head_init(&h, fx_state, &plan, 3), 1);
+	ck_assert_ptr_null(h.view.remaining);
+	ck_assert_uint_eq(h.view.njobs, 4); /* R1, P3, P4, P2 */
+	ck_assert_uint_eq(h.idx[2], 3);
+	dl__head_fini(&h);
+	plan.n = 4;
+	ck_assert_int_eq(dl__head_init(&h, fx_state, &plan, 1), DL_EINVAL);
+	fx_teardown();
+}
+END_TEST
+
+/* Pending job id's node in a plan of online-hps with params. */
+static int32_t _ohps_node(const char *params, uint32_t id)
+{
+	dl_plan_t *plan = NULL;
+	dl_policy_t *p;
+	int err = 1;
+	int32_t node = -2;
+	size_t i;
+
+	p = dl_policy_create("online-hps", params, &err);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(dl_policy_plan(p, fx_state, &plan), 0);
+	for (i = 0; i < plan->n; i++)
+		if (fx_state->jobs[i].id == id)
+			node = plan->a[i].node;
+	dl_plan_free(plan);
+	dl_policy_destroy(p);
+	return node;
+}
+
+/*
+ * guard_horizon: test_ohps_guard_default's state, where the partition
+ * splits jobs 1 and 2 over the nodes (job 2 on node 0, which caches
+ * their file) and the guards put both on node 0.  Job 2 first in
+ * priority: with a horizon of one job the guards judge job 2 alone,
+ * whose node is already the best, and job 1, behind the horizon, keeps
+ * the partition's node 1.  A horizon of both jobs judges them both.
+ */
+START_TEST(test_ohps_guard_horizon)
+{
+	const char *none = "order=priority,follow=0,guard=none,"
+			   "guard_wait=none";
+	uint32_t f1;
+	int err = 1;
+
+	_setup(2);
+	f1 = fx_file("/f1", 1000);
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f1, 0, NULL, NULL), 0);
+	_job(1, &f1, 1);
+	_job(2, &f1, 1);
+	fx_state->jobs[1].priority = 1;
+	ck_assert_int_eq(_ohps_node(none, 1), 1);
+	ck_assert_int_eq(_ohps_node(none, 2), 0);
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0", 1), 0);
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
+				    "guard_horizon=1", 1), 1);
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
+				    "guard_horizon=1", 2), 0);
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
+				    "guard_horizon=2", 1), 0);
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
+				    "guard_horizon=0", 1), 0);
+	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_horizon=-1",
+					    &err));
+	fx_teardown();
+}
+END_TEST
+
 Suite *make_plan_guard_suite(void)
 {
 	Suite *s = suite_create("plan_guard");
@@ -638,6 +756,8 @@ Suite *make_plan_guard_suite(void)
 	tcase_add_test(tc, test_ohps_guard_default);
 	tcase_add_test(tc, test_ohps_guard_wait);
 	tcase_add_test(tc, test_idle_node);
+	tcase_add_test(tc, test_head_view);
+	tcase_add_test(tc, test_ohps_guard_horizon);
 	/* Each Online-HPS plan starts a partitioner helper: seconds under
 	 * ASan on a busy machine, more than Check's default 4 s. */
 	tcase_set_timeout(tc, 60);
