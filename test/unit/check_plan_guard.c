@@ -446,7 +446,8 @@ static int _ohps_on_node0(const char *params)
 	return n;
 }
 
-START_TEST(test_ohps_guard_default)
+/* Two idle nodes, node 0 caching f1, pending jobs 1 and 2 reading it. */
+static void _two_jobs_f1(void)
 {
 	uint32_t f1;
 
@@ -455,6 +456,11 @@ START_TEST(test_ohps_guard_default)
 	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f1, 0, NULL, NULL), 0);
 	_job(1, &f1, 1);
 	_job(2, &f1, 1);
+}
+
+START_TEST(test_ohps_guard_default)
+{
+	_two_jobs_f1();
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0"), 2);
 	/* guard_wait's mct (on here: one file is all of each job's input)
 	 * also takes node 0; without either guard the split stands. */
@@ -480,14 +486,9 @@ END_TEST
  * a share of their input (guard_wait_file); bad values are refused. */
 START_TEST(test_ohps_guard_wait)
 {
-	uint32_t f1;
 	int err = 1;
 
-	_setup(2);
-	f1 = fx_file("/f1", 1000);
-	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f1, 0, NULL, NULL), 0);
-	_job(1, &f1, 1);
-	_job(2, &f1, 1);
+	_two_jobs_f1();
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none,"
 					"guard_wait=mct,hysteresis=0.25"),
 			 2);
@@ -712,14 +713,9 @@ START_TEST(test_ohps_guard_horizon)
 {
 	const char *none = "order=priority,follow=0,guard=none,"
 			   "guard_wait=none";
-	uint32_t f1;
 	int err = 1;
 
-	_setup(2);
-	f1 = fx_file("/f1", 1000);
-	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f1, 0, NULL, NULL), 0);
-	_job(1, &f1, 1);
-	_job(2, &f1, 1);
+	_two_jobs_f1();
 	fx_state->jobs[1].priority = 1;
 	ck_assert_int_eq(_ohps_node(none, 1), 1);
 	ck_assert_int_eq(_ohps_node(none, 2), 0);
