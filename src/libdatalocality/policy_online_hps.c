@@ -294,7 +294,7 @@ static int _create(const char *params, void **priv)
 	 * Slurm's backfill tests per cycle (bf_max_job_test), and more than
 	 * any queue of the workload zoo (719) or of the papers' workloads
 	 * (994), whose results it leaves as they were; on the 250K-task
-	 * ramp it takes 40% off the CPU time for the same mean response
+	 * ramp it halves the CPU time for the same mean response
 	 * (doc/benchmarks.md).
 	 */
 	/*
