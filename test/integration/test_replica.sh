@@ -109,9 +109,15 @@ dl_t_check "(a) the plan's copy of $pop reaches n2 (sdatalocality files n2)" \
 	dl_t_wait_until 30 on_n2
 dl_t_check "(a) ... sent by the agent as a replica in the name of job $j (slurmctld's log)" \
 	eval 'ctld_log | grep -q "replica of $pop ([^)]*) to n2 as job $j'"'"'s user"'
+# Two records written apart from the model's update, checked at one
+# instant: they raced it once (CI on cd3b251, the copy made and n2's
+# log right).  Wait for both.
+copied_a() {
+	cached_log n2 | grep -q "prefetch for job $j: 1 files, 1 copied (1 from peers)" &&
+		ctld_log | grep -q "node n2 prefetch job $j done: 1 files, 1 cached, 1 from peers, 0 failed"
+}
 dl_t_check "(a) ... copied by n2's dl-cached for job $j, from n1 (its log, and its PREFETCH_DONE in slurmctld's)" \
-	eval 'cached_log n2 | grep -q "prefetch for job $j: 1 files, 1 copied (1 from peers)" &&
-		ctld_log | grep -q "node n2 prefetch job $j done: 1 files, 1 cached, 1 from peers, 0 failed"'
+	dl_t_wait_until 15 copied_a
 dl_t_check "(a) ... and n2's cache really holds it" \
 	eval 'real_files n2 | grep -qx "$pop"'
 
