@@ -687,14 +687,8 @@ static int _big_file(const ohps_t *h, const dl_state_t *st)
 	return n && (double)big * (double)n >= h->wait_file * (double)total;
 }
 
-/*
- * The guards on the partition's plan, each judging the plan as the host
- * will apply it when hysteresis= is on: jobs get back their last node
- * before the comparisons and again on the winner (plan_keep.h), from one
- * look-up of the last plan (it changes only when this plan is saved).
- * hysteresis= and guard_wait= apply only where _big_file() says so.
- * \return 0, DL_ENOMEM or a guard's error.
- */
+/* guard=, then guard_wait= where steps (_big_file()) says so, on plan.
+ * \return 0, DL_ENOMEM or a guard's error. */
 static int _guards(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan,
 		   int steps)
 {
@@ -711,7 +705,9 @@ static int _guards(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan,
 }
 
 /* _guards() on the head of the queue (plan_head.h): its first horizon
- * pending jobs; the others keep the partition's nodes. */
+ * pending jobs; the others keep the partition's nodes.  Only nodes come
+ * back: an order made on the head would rank its jobs alone, not against
+ * the jobs behind, so guard=mct's order for the head is dropped. */
 static int _guards_head(const ohps_t *h, const dl_state_t *st,
 			dl_plan_t *plan, int steps)
 {
@@ -727,11 +723,19 @@ static int _guards_head(const ohps_t *h, const dl_state_t *st,
 	return rc;
 }
 
+/*
+ * The guards on the partition's plan, each judging the plan as the host
+ * will apply it when hysteresis= is on: jobs get back their last node
+ * before the comparisons and again on the winner (plan_keep.h), from one
+ * look-up of the last plan (it changes only when this plan is saved).
+ * hysteresis= and guard_wait= apply only where _big_file() says so.
+ * \return 0, DL_ENOMEM or a guard's error.
+ */
 static int _judge(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 {
 	dl_place_params_t pp;
 	int32_t *prev = NULL;
-	int rc = 0, steps;
+	int rc, steps;
 
 	steps = (h->hysteresis > 0 || h->wguard) && _big_file(h, st);
 	pp = h->place;
