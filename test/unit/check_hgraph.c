@@ -153,24 +153,20 @@ END_TEST
  * two, free; on two of which one is down, fixed on the other. */
 START_TEST(test_build_eligibility)
 {
-	uint8_t only1[3] = { 0, 1, 0 }, none[3] = { 0, 0, 0 };
-	uint8_t two[3] = { 1, 0, 1 }, last[3] = { 0, 1, 1 };
+	/* Jobs 1-4: only node 1, none, nodes 0 and 2, nodes 1 and 2. */
+	uint8_t elig[4][3] = {
+		{ 0, 1, 0 }, { 0, 0, 0 }, { 1, 0, 1 }, { 0, 1, 1 }
+	};
 	dl_job_t j = { 0 };
 	dl_hgraph_t *g;
+	uint32_t k;
 
 	_setup(3);
-	j.id = 1;
-	j.eligible = only1;
-	ck_assert_int_ge(dl_state_add_job(hs, &j), 0);
-	j.id = 2;
-	j.eligible = none;
-	ck_assert_int_ge(dl_state_add_job(hs, &j), 0);
-	j.id = 3;
-	j.eligible = two;
-	ck_assert_int_ge(dl_state_add_job(hs, &j), 0);
-	j.id = 4;
-	j.eligible = last;
-	ck_assert_int_ge(dl_state_add_job(hs, &j), 0);
+	for (k = 0; k < 4; k++) {
+		j.id = k + 1;
+		j.eligible = elig[k];
+		ck_assert_int_ge(dl_state_add_job(hs, &j), 0);
+	}
 	hs->nodes[1].usable = 0;
 	ck_assert_int_eq(dl_hgraph_build(hs, &g), 0);
 	ck_assert_uint_eq(g->nvtx, 2); /* job 1: its only node is down */
