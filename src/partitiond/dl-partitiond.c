@@ -433,35 +433,37 @@ static int _set_extra(struct Zoltan_Struct *zz)
 	return rc;
 }
 
+static const char *const approach_name[] = {
+	[DL__PROTO_PARTITION] = "PARTITION",
+	[DL__PROTO_REPARTITION] = "REPARTITION",
+	[DL__PROTO_REFINE] = "REFINE",
+};
+
 /*
- * Run Zoltan on every rank.  On rank 0, part[] gets the result.
- * \return DL__PROTO_OK or DL__PROTO_EZOLTAN (same value on every rank).
+ * One Zoltan structure per approach, made at its first request and kept
+ * until exit: Zoltan_Create() duplicates the communicator and fills in
+ * every parameter's default, which cost as much as PHG itself on the
+ * small graphs of a short queue (a plan every event).  Zoltan keeps
+ * nothing of a partition in it (no PHG_KEEP_TREE), and the random
+ * generator is reset per request, so a request gives the same parts as
+ * on a new structure.
  */
-static int _partition(struct request *r, int32_t *part, double *seconds)
+static struct Zoltan_Struct *zz_of[DL__PROTO_REFINE + 1];
+
+/* The parameters that never change, on a new structure for approach a. */
+static struct Zoltan_Struct *_zz_new(uint32_t a)
 {
-	static const char *const approach[] = {
-		[DL__PROTO_PARTITION] = "PARTITION",
-		[DL__PROTO_REPARTITION] = "REPARTITION",
-		[DL__PROTO_REFINE] = "REFINE",
-	};
-	const dl__proto_req_t *h = &r->hdr;
 	struct Zoltan_Struct *zz = Zoltan_Create(MPI_COMM_WORLD);
-	int changes, ngid, nlid, nimp, nexp, rc, ok = 1, all_ok;
-	ZOLTAN_ID_PTR imp_gid = NULL, imp_lid = NULL, exp_gid = NULL,
-		      exp_lid = NULL;
-	int *imp_proc = NULL, *imp_part = NULL, *exp_proc = NULL,
-	    *exp_part = NULL;
-	char buf[64];
-	double t0;
+	int ok = 1;
 
 	if (!zz)
-		return DL__PROTO_EZOLTAN;
+		return NULL;
 	ok &= !_set(zz, "DEBUG_LEVEL", debug ? debug : "0");
 	/* Zoltan's own quality report (on stderr, i.e. the host's log). */
 	ok &= !_set(zz, "FINAL_OUTPUT", debug ? "1" : "0");
 	ok &= !_set(zz, "LB_METHOD", "HYPERGRAPH");
 	ok &= !_set(zz, "HYPERGRAPH_PACKAGE", "PHG");
-	ok &= !_set(zz, "LB_APPROACH", approach[h->approach]);
+	ok &= !_set(zz, "LB_APPROACH", approach_name[a]);
 	ok &= !_set(zz, "PHG_CUT_OBJECTIVE", "CONNECTIVITY");
 	ok &= !_set(zz, "NUM_GID_ENTRIES", "1");
 	ok &= !_set(zz, "NUM_LID_ENTRIES", "1");
@@ -479,6 +481,23 @@ static int _partition(struct request *r, int32_t *part, double *seconds)
 	ok &= !_set(zz, "REMAP", "0");
 	ok &= !_set(zz, "RETURN_LISTS", "PARTITION ASSIGNMENTS");
 	ok &= !_set(zz, "CHECK_HYPERGRAPH", "0");
+	ok &= !_set_extra(zz);
+	if (!ok)
+		Zoltan_Destroy(&zz);
+	return zz;
+}
+
+/* The structure for r's approach with r's parameters and callbacks, or
+ * NULL. */
+static struct Zoltan_Struct *_zz_for(struct request *r)
+{
+	const dl__proto_req_t *h = &r->hdr;
+	struct Zoltan_Struct *zz = zz_of[h->approach];
+	char buf[64];
+	int ok = 1;
+
+	if (!zz && !(zz = zz_of[h->approach] = _zz_new(h->approach)))
+		return NULL;
 	snprintf(buf, sizeof(buf), "%u", h->nparts);
 	ok &= !_set(zz, "NUM_GLOBAL_PARTS", buf);
 	snprintf(buf, sizeof(buf), "%.6f", h->imbalance);
@@ -487,9 +506,6 @@ static int _partition(struct request *r, int32_t *part, double *seconds)
 		snprintf(buf, sizeof(buf), "%.6g", h->repart_multiplier);
 		ok &= !_set(zz, "PHG_REPART_MULTIPLIER", buf);
 	}
-
-	ok &= !_set_extra(zz);
-
 	Zoltan_Set_Num_Obj_Fn(zz, _num_obj, r);
 	Zoltan_Set_Obj_List_Fn(zz, _obj_list, r);
 	Zoltan_Set_HG_Size_CS_Fn(zz, _hg_size_cs, r);
@@ -502,6 +518,30 @@ static int _partition(struct request *r, int32_t *part, double *seconds)
 		Zoltan_Set_Part_Multi_Fn(zz, _part_multi, r);
 		Zoltan_Set_Obj_Size_Multi_Fn(zz, _obj_size_multi, r);
 	}
+	return ok ? zz : NULL;
+}
+
+static void _zz_fini(void)
+{
+	for (size_t a = 0; a < sizeof(zz_of) / sizeof(zz_of[0]); a++)
+		if (zz_of[a])
+			Zoltan_Destroy(&zz_of[a]);
+}
+
+/*
+ * Run Zoltan on every rank.  On rank 0, part[] gets the result.
+ * \return DL__PROTO_OK or DL__PROTO_EZOLTAN (same value on every rank).
+ */
+static int _partition(struct request *r, int32_t *part, double *seconds)
+{
+	const dl__proto_req_t *h = &r->hdr;
+	struct Zoltan_Struct *zz = _zz_for(r);
+	int changes, ngid, nlid, nimp, nexp, rc, ok = zz != NULL, all_ok;
+	ZOLTAN_ID_PTR imp_gid = NULL, imp_lid = NULL, exp_gid = NULL,
+		      exp_lid = NULL;
+	int *imp_proc = NULL, *imp_part = NULL, *exp_proc = NULL,
+	    *exp_part = NULL;
+	double t0;
 
 	Zoltan_Srand(h->seed, NULL);
 	t0 = MPI_Wtime();
@@ -537,8 +577,11 @@ static int _partition(struct request *r, int32_t *part, double *seconds)
 	}
 	Zoltan_LB_Free_Part(&imp_gid, &imp_lid, &imp_proc, &imp_part);
 	Zoltan_LB_Free_Part(&exp_gid, &exp_lid, &exp_proc, &exp_part);
-	Zoltan_Destroy(&zz);
 	MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	/* A structure that failed once is not trusted again; every rank
+	 * drops its own, as they make the next one together. */
+	if (!all_ok && zz_of[h->approach])
+		Zoltan_Destroy(&zz_of[h->approach]);
 	return all_ok ? DL__PROTO_OK : DL__PROTO_EZOLTAN;
 }
 
@@ -721,6 +764,7 @@ int main(int argc, char **argv)
 		if (cmd == CMD_STOP)
 			break;
 	}
+	_zz_fini();
 	MPI_Finalize();
 	return 0;
 }
