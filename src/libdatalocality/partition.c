@@ -1160,6 +1160,7 @@ void dl_partition_opts_default(dl_partition_opts_t *o)
 	o->seed = 1;
 	o->refine = DL_REFINE_NONE;
 	o->polish = 1;
+	o->exact_single = 1;
 }
 
 dl_partitioner_t *dl_partitioner_create(const dl_partition_opts_t *o)
@@ -1328,13 +1329,14 @@ static int _solve(dl_partitioner_t *p, const dl_hgraph_t *h,
 	return rc;
 }
 
-/* Whether every vertex of h is fixed to a part (then out = fixed). */
-static int _all_fixed(const dl_hgraph_t *h)
+/* How many vertices of h are free, counting up to 2. */
+static uint32_t _nfree2(const dl_hgraph_t *h)
 {
-	for (uint32_t v = 0; v < h->nvtx; v++)
-		if (h->fixed[v] < 0)
-			return 0;
-	return 1;
+	uint32_t n = 0;
+
+	for (uint32_t v = 0; v < h->nvtx && n < 2; v++)
+		n += h->fixed[v] < 0;
+	return n;
 }
 
 int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
@@ -1343,7 +1345,8 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 {
 	double t0 = _now_s();
 	int32_t *out = NULL, *init = NULL;
-	int rc, fallback = 0, greedy_won = 0;
+	int rc, fallback = 0, greedy_won = 0, exact = 0;
+	uint32_t nfree;
 
 	if (!p || !h || !part)
 		return DL_EINVAL;
@@ -1354,13 +1357,27 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 	if (!out)
 		return DL_ENOMEM;
 
+	nfree = _nfree2(h);
 	if (h->nparts == 1) {
 		/* Nothing to decide; fixed parts are all 0 too. */
 		memset(out, 0, (size_t)h->nvtx * sizeof(*out));
-	} else if (_all_fixed(h)) {
+	} else if (!nfree) {
 		/* Nothing to decide either: no helper round trip (42% of the
 		 * plans of bench_sim's 5,000-job trace). */
 		memcpy(out, h->fixed, (size_t)h->nvtx * sizeof(*out));
+	} else if (nfree == 1 && !prev && p->o.exact_single) {
+		/*
+		 * One vertex to place, every other one fixed: greedy's choice
+		 * is then the optimum (the part whose present nets save the
+		 * most, within the cap, the lighter on a tie), under the
+		 * tolerance the helper would get (_effective_tol(), in
+		 * _topo_init()).  Half of the helper's requests on bench_sim's
+		 * trace.
+		 */
+		rc = _greedy(h, p->o.imbalance, NULL, out);
+		if (rc)
+			goto out;
+		exact = 1;
 	} else if (h->nvtx) {
 		uint32_t approach = DL__PROTO_PARTITION;
 
@@ -1392,6 +1409,7 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 	if (stats) {
 		dl_partition_stats_t s = {
 			.used_fallback = fallback,
+			.exact = exact,
 			.greedy_won = greedy_won,
 			.helper_restarts = p->restarts,
 		};

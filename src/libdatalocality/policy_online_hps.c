@@ -39,6 +39,11 @@
  *                            in priority order and move up as the queue
  *                            drains (8; 0 = all)
  *   seed=<n>                 Zoltan's seed (1)
+ *   exact_single=0|1         a from-scratch partition with one pending
+ *                            job to place is solved exactly in the
+ *                            library instead of by the helper
+ *                            (dl_partition.h; 1 with order=priority, 0
+ *                            with order=ect, the paper's as published)
  *   starve_after=<s>         a job pending longer than this goes before
  *                            the ECT order of its node, in priority order,
  *                            so short jobs cannot overtake it for ever
@@ -224,7 +229,7 @@ static int _create(const char *params, void **priv)
 	dl_partition_opts_t o;
 	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
 	       above = 2000, reuse = 0, pf = 0, gevery = 1, gpress = 1,
-	       gmargin = 0, follow, hyst = 0, wfile = 0, horizon = 0;
+	       gmargin = 0, follow, hyst = 0, wfile = 0, horizon = 0, exact;
 	char v[1024], guard[64] = "none", gwait[64] = "none";
 	ohps_t *h;
 
@@ -258,6 +263,12 @@ static int _create(const char *params, void **priv)
 	 */
 	if (!h->order_ect)
 		above = 100;
+	/*
+	 * A graph with one pending job to place (most plans of a short
+	 * queue) is solved exactly in the library (dl_partition.h); with
+	 * the plan's order the helper keeps every plan, as published.
+	 */
+	exact = h->order_ect ? 0 : 1;
 	/*
 	 * plan_follow.h: where slurmctld starts each job as soon as it is
 	 * placed, arrivals are planned one at a time, and the balance
@@ -330,7 +341,8 @@ static int _create(const char *params, void **priv)
 	    dl_params_double(params, "follow", 0, 1e6, &follow) ||
 	    dl_params_double(params, "hysteresis", 0, 1e6, &hyst) ||
 	    dl_params_double(params, "guard_wait_file", 0, 1e6, &wfile) ||
-	    dl_params_double(params, "guard_horizon", 0, 4e9, &horizon))
+	    dl_params_double(params, "guard_horizon", 0, 4e9, &horizon) ||
+	    dl_params_double(params, "exact_single", 0, 1, &exact))
 		goto bad;
 	if ((dl_params_get(params, "refine", v, sizeof(v)) &&
 	     _parse_refine(v, &h->refine)) ||
@@ -367,6 +379,7 @@ static int _create(const char *params, void **priv)
 	o.nprocs = (unsigned)np;
 	o.seed = (unsigned)seed;
 	o.refine = h->refine;
+	o.exact_single = exact != 0;
 	h->full_every = (uint32_t)full;
 	h->refine_above = (uint32_t)above;
 	h->ect_window = (uint32_t)win;

@@ -958,14 +958,96 @@ START_TEST(test_all_fixed_no_helper)
 	ck_assert_mem_eq(part, h->fixed, h->nvtx * sizeof(*part));
 	ck_assert(st.cut == _cut(h, part));
 	ck_assert_int_eq(dl__partitioner_pid(p), -1);
-	/* One free vertex: the helper is needed, and missing. */
+	/* Two free vertices: the helper is needed, and missing. */
 	h->fixed[3] = -1;
+	h->fixed[5] = -1;
 	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
 	ck_assert_int_eq(st.used_fallback, 1);
+	ck_assert_int_eq(st.exact, 0);
 	dl_partitioner_destroy(p);
 	_assert_no_children();
 	free(part);
 	_hg_free(h);
+}
+END_TEST
+
+/* The cut of h with vertex v moved to part q (part is restored). */
+static double _cut_with(const dl_hgraph_t *h, int32_t *part, uint32_t v,
+			int32_t q)
+{
+	int32_t was = part[v];
+	double c;
+
+	part[v] = q;
+	c = _cut(h, part);
+	part[v] = was;
+	return c;
+}
+
+/*
+ * One free vertex: solved in the library, no helper asked (none could be
+ * started), and optimal: no part that keeps within the tolerance the
+ * helper would get (dl_partition.h) has a lower cut, and of the parts
+ * with its cut it took the lightest.  With exact_single = 0 the helper is
+ * asked, and missing.
+ */
+START_TEST(test_exact_single)
+{
+	for (uint32_t seed = 1; seed <= 20; seed++) {
+		dl_hgraph_t *h = _gen_clustered(60, 6, seed);
+		int32_t *part = malloc(h->nvtx * sizeof(*part));
+		double *pw = calloc(h->nparts, sizeof(*pw));
+		double total = 0, wv, cap, best;
+		dl_partitioner_t *p = _partitioner("/nonexistent/dl-partitiond",
+						   0);
+		dl_partition_opts_t o;
+		dl_partition_stats_t st;
+		uint32_t v = seed % h->nvtx;
+
+		for (uint32_t u = 0; u < h->nvtx; u++) {
+			h->fixed[u] = u == v ? -1 : (int32_t)(u % h->nparts);
+			total += h->vwgt[u];
+			if (u != v)
+				pw[h->fixed[u]] += h->vwgt[u];
+		}
+		wv = h->vwgt[v];
+		/* _effective_tol(): the tolerance widens for a vertex heavier
+		 * than a mean part. */
+		cap = fmax(1.1, 1.1 * wv / (total / h->nparts)) * total /
+		      h->nparts * (1 + 1e-12);
+		ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+		ck_assert_int_eq(st.exact, 1);
+		ck_assert_int_eq(st.used_fallback, 0);
+		ck_assert_int_eq(dl__partitioner_pid(p), -1);
+		for (uint32_t u = 0; u < h->nvtx; u++)
+			if (u != v)
+				ck_assert_int_eq(part[u], h->fixed[u]);
+		best = _cut(h, part);
+		/* Some part fits here: the one taken does. */
+		ck_assert(pw[part[v]] + wv <= cap);
+		for (int32_t q = 0; q < (int32_t)h->nparts; q++) {
+			double c = _cut_with(h, part, v, q);
+
+			if (pw[q] + wv > cap)
+				continue;
+			ck_assert(c >= best);
+			if (c == best)
+				ck_assert(pw[q] >= pw[part[v]]);
+		}
+		dl_partitioner_destroy(p);
+		dl_partition_opts_default(&o);
+		o.helper = "/nonexistent/dl-partitiond";
+		o.exact_single = 0;
+		p = dl_partitioner_create(&o);
+		ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+		ck_assert_int_eq(st.exact, 0);
+		ck_assert_int_eq(st.used_fallback, 1);
+		dl_partitioner_destroy(p);
+		_assert_no_children();
+		free(pw);
+		free(part);
+		_hg_free(h);
+	}
 }
 END_TEST
 
@@ -1295,6 +1377,7 @@ Suite *make_partition_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_fail_missing_helper);
 	tcase_add_test(tc, test_all_fixed_no_helper);
+	tcase_add_test(tc, test_exact_single);
 	tcase_add_test(tc, test_fail_hang_at_start);
 	tcase_add_test(tc, test_fail_hang_in_request);
 	tcase_add_test(tc, test_fail_dies_in_request);
