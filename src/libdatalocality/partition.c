@@ -29,6 +29,7 @@
 #include "dl_error.h"
 #include "dl_log.h"
 #include "dl_partition.h"
+#include "partition_exact.h"
 
 /* Where the build installs the helper; a bare name is searched in PATH. */
 #ifndef DL_PARTITIOND_PATH
@@ -230,12 +231,22 @@ static double _effective_tol(const dl_hgraph_t *h, double imbalance)
 	return fmax(imbalance, imbalance * wmax / (total / h->nparts));
 }
 
+/* The largest part weight the tolerance allows, with slack so that exact
+ * balance is not lost to rounding. */
+static double _cap(const dl_hgraph_t *h, double imbalance)
+{
+	double total = 0;
+
+	for (uint32_t v = 0; v < h->nvtx; v++)
+		total += h->vwgt[v];
+	return _effective_tol(h, imbalance) * total / h->nparts * (1 + 1e-12);
+}
+
 /* An empty placement: no vertex has a part yet.  \return 0 or DL_ENOMEM. */
 static int _topo_init(struct topo *t, const dl_hgraph_t *h, double imbalance)
 {
 	const uint32_t nvtx = h->nvtx, npins = _npins(h), K = h->nparts;
 	uint32_t *fill;
-	double total = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->vx = calloc((size_t)nvtx + 1, sizeof(*t->vx));
@@ -272,10 +283,7 @@ static int _topo_init(struct topo *t, const dl_hgraph_t *h, double imbalance)
 			      sizeof(*t->slot_pins));
 	if (!t->slot_part || !t->slot_pins)
 		goto nomem;
-	for (uint32_t v = 0; v < nvtx; v++)
-		total += h->vwgt[v];
-	/* Slack so that exact balance is not lost to rounding. */
-	t->cap = _effective_tol(h, imbalance) * total / K * (1 + 1e-12);
+	t->cap = _cap(h, imbalance);
 	free(fill);
 	return 0;
 nomem:
@@ -1329,14 +1337,13 @@ static int _solve(dl_partitioner_t *p, const dl_hgraph_t *h,
 	return rc;
 }
 
-/* How many vertices of h are free, counting up to 2. */
-static uint32_t _nfree2(const dl_hgraph_t *h)
+/* Whether some vertex of h is free. */
+static int _any_free(const dl_hgraph_t *h)
 {
-	uint32_t n = 0;
-
-	for (uint32_t v = 0; v < h->nvtx && n < 2; v++)
-		n += h->fixed[v] < 0;
-	return n;
+	for (uint32_t v = 0; v < h->nvtx; v++)
+		if (h->fixed[v] < 0)
+			return 1;
+	return 0;
 }
 
 int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
@@ -1346,7 +1353,6 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 	double t0 = _now_s();
 	int32_t *out = NULL, *init = NULL;
 	int rc, fallback = 0, greedy_won = 0, exact = 0;
-	uint32_t nfree;
 
 	if (!p || !h || !part)
 		return DL_EINVAL;
@@ -1357,27 +1363,25 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 	if (!out)
 		return DL_ENOMEM;
 
-	nfree = _nfree2(h);
 	if (h->nparts == 1) {
 		/* Nothing to decide; fixed parts are all 0 too. */
 		memset(out, 0, (size_t)h->nvtx * sizeof(*out));
-	} else if (!nfree) {
+	} else if (!_any_free(h)) {
 		/* Nothing to decide either: no helper round trip (42% of the
 		 * plans of bench_sim's 5,000-job trace). */
 		memcpy(out, h->fixed, (size_t)h->nvtx * sizeof(*out));
-	} else if (nfree == 1 && !prev && p->o.exact_single) {
+	} else if (!prev && p->o.exact_single &&
+		   (exact = dl__exact_small(h, _cap(h, p->o.imbalance), out))) {
 		/*
-		 * One vertex to place, every other one fixed: greedy's choice
-		 * is then the optimum (the part whose present nets save the
-		 * most, within the cap, the lighter on a tie), under the
-		 * tolerance the helper would get (_effective_tol(), in
-		 * _topo_init()).  Half of the helper's requests on bench_sim's
-		 * trace.
+		 * One or two vertices to place, every other one fixed: tried
+		 * in every part (partition_exact.h), under the tolerance the
+		 * helper would get.  Most of the helper's requests on
+		 * bench_sim's trace.
 		 */
-		rc = _greedy(h, p->o.imbalance, NULL, out);
-		if (rc)
+		if (exact < 0) {
+			rc = exact;
 			goto out;
-		exact = 1;
+		}
 	} else if (h->nvtx) {
 		uint32_t approach = DL__PROTO_PARTITION;
 

@@ -958,9 +958,10 @@ START_TEST(test_all_fixed_no_helper)
 	ck_assert_mem_eq(part, h->fixed, h->nvtx * sizeof(*part));
 	ck_assert(st.cut == _cut(h, part));
 	ck_assert_int_eq(dl__partitioner_pid(p), -1);
-	/* Two free vertices: the helper is needed, and missing. */
+	/* Three free vertices: the helper is needed, and missing. */
 	h->fixed[3] = -1;
 	h->fixed[5] = -1;
+	h->fixed[8] = -1;
 	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
 	ck_assert_int_eq(st.used_fallback, 1);
 	ck_assert_int_eq(st.exact, 0);
@@ -971,69 +972,103 @@ START_TEST(test_all_fixed_no_helper)
 }
 END_TEST
 
-/* The cut of h with vertex v moved to part q (part is restored). */
-static double _cut_with(const dl_hgraph_t *h, int32_t *part, uint32_t v,
-			int32_t q)
-{
-	int32_t was = part[v];
-	double c;
+/* What decides between two choices of parts for the free vertices
+ * (partition_exact.h): overflow of the cap, cut, heaviest part, sum. */
+typedef struct {
+	double over, cut, heavy, sum;
+} _choice_t;
 
-	part[v] = q;
-	c = _cut(h, part);
-	part[v] = was;
+/* The choice that puts free vertex a in qa and b (if b != a) in qb, with
+ * pw[] the fixed vertices' part weights; part[] is restored. */
+static _choice_t _choice(const dl_hgraph_t *h, int32_t *part,
+			 const double *pw, double cap, uint32_t a, int32_t qa,
+			 uint32_t b, int32_t qb)
+{
+	int32_t wa = part[a], wb = part[b];
+	double ha = pw[qa] + h->vwgt[a], hb;
+	_choice_t c;
+
+	part[a] = qa;
+	if (b != a)
+		part[b] = qb;
+	c.cut = _cut(h, part);
+	part[a] = wa;
+	part[b] = wb;
+	if (b == a) {
+		c.heavy = c.sum = ha;
+	} else if (qa == qb) {
+		c.heavy = c.sum = ha + h->vwgt[b];
+	} else {
+		hb = pw[qb] + h->vwgt[b];
+		c.heavy = ha > hb ? ha : hb;
+		c.sum = ha + hb;
+	}
+	c.over = c.heavy > cap ? c.heavy - cap : 0;
 	return c;
 }
 
+static int _choice_better(const _choice_t *x, const _choice_t *y)
+{
+	if (x->over != y->over)
+		return x->over < y->over;
+	if (x->cut != y->cut)
+		return x->cut < y->cut;
+	if (x->heavy != y->heavy)
+		return x->heavy < y->heavy;
+	return x->sum < y->sum;
+}
+
 /*
- * One free vertex: solved in the library, no helper asked (none could be
- * started), and optimal: no part that keeps within the tolerance the
- * helper would get (dl_partition.h) has a lower cut, and of the parts
- * with its cut it took the lightest.  With exact_single = 0 the helper is
+ * One or two free vertices: solved in the library, no helper asked (none
+ * could be started), and optimal: against every choice of parts, judged
+ * by the real cut and the tolerance the helper would get, none is better
+ * (partition_exact.h's order).  With exact_single = 0 the helper is
  * asked, and missing.
  */
 START_TEST(test_exact_single)
 {
-	for (uint32_t seed = 1; seed <= 20; seed++) {
+	for (uint32_t seed = 1; seed <= 24; seed++) {
 		dl_hgraph_t *h = _gen_clustered(60, 6, seed);
 		int32_t *part = malloc(h->nvtx * sizeof(*part));
 		double *pw = calloc(h->nparts, sizeof(*pw));
-		double total = 0, wv, cap, best;
+		double total = 0, wmax = 0, cap;
 		dl_partitioner_t *p = _partitioner("/nonexistent/dl-partitiond",
 						   0);
 		dl_partition_opts_t o;
 		dl_partition_stats_t st;
-		uint32_t v = seed % h->nvtx;
+		uint32_t a = seed % h->nvtx, b = seed % 2 ? a : (a + 7) % h->nvtx;
+		_choice_t got;
 
 		for (uint32_t u = 0; u < h->nvtx; u++) {
-			h->fixed[u] = u == v ? -1 : (int32_t)(u % h->nparts);
+			int free_u = u == a || u == b;
+
+			h->fixed[u] = free_u ? -1 : (int32_t)(u % h->nparts);
 			total += h->vwgt[u];
-			if (u != v)
+			if (!free_u)
 				pw[h->fixed[u]] += h->vwgt[u];
+			else if (h->vwgt[u] > wmax)
+				wmax = h->vwgt[u];
 		}
-		wv = h->vwgt[v];
 		/* _effective_tol(): the tolerance widens for a vertex heavier
 		 * than a mean part. */
-		cap = fmax(1.1, 1.1 * wv / (total / h->nparts)) * total /
+		cap = fmax(1.1, 1.1 * wmax / (total / h->nparts)) * total /
 		      h->nparts * (1 + 1e-12);
 		ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
 		ck_assert_int_eq(st.exact, 1);
 		ck_assert_int_eq(st.used_fallback, 0);
 		ck_assert_int_eq(dl__partitioner_pid(p), -1);
 		for (uint32_t u = 0; u < h->nvtx; u++)
-			if (u != v)
+			if (u != a && u != b)
 				ck_assert_int_eq(part[u], h->fixed[u]);
-		best = _cut(h, part);
-		/* Some part fits here: the one taken does. */
-		ck_assert(pw[part[v]] + wv <= cap);
-		for (int32_t q = 0; q < (int32_t)h->nparts; q++) {
-			double c = _cut_with(h, part, v, q);
+		got = _choice(h, part, pw, cap, a, part[a], b, part[b]);
+		ck_assert(got.cut == st.cut);
+		for (int32_t qa = 0; qa < (int32_t)h->nparts; qa++)
+			for (int32_t qb = 0; qb < (int32_t)h->nparts; qb++) {
+				_choice_t c = _choice(h, part, pw, cap, a, qa,
+						      b, qb);
 
-			if (pw[q] + wv > cap)
-				continue;
-			ck_assert(c >= best);
-			if (c == best)
-				ck_assert(pw[q] >= pw[part[v]]);
-		}
+				ck_assert(!_choice_better(&c, &got));
+			}
 		dl_partitioner_destroy(p);
 		dl_partition_opts_default(&o);
 		o.helper = "/nonexistent/dl-partitiond";
