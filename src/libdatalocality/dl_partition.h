@@ -15,11 +15,12 @@
  * helper on a later call.  A caller therefore always gets a valid
  * partition unless its arguments are wrong or memory runs out.
  *
- * A graph with a single vertex to place is solved here, exactly: the lowest
- * cut within the balance tolerance the helper would be given, the lighter
- * part on a tie (opts.exact_single).  PHG would spend nparts - 1
- * bisections of ten tries each on that choice, and such graphs are most
- * of the requests of a short queue (a plan per arrival and completion).
+ * A graph with one or two vertices to place, partitioned from scratch, is
+ * solved here, exactly (partition_exact.h: the lowest cut within the
+ * balance tolerance the helper would be given, the lighter parts on a
+ * tie; opts.exact_single).  PHG would spend nparts - 1 bisections of ten
+ * tries each on that choice, and such graphs are most of the requests of
+ * a short queue (a plan per arrival and completion).
  *
  * Zoltan's recursive bisection handles heavy nets that span many parts
  * (popular files) poorly, and greedy handles them well; by default the
@@ -79,9 +80,9 @@ typedef struct dl_partition_opts {
 	 * the helper's parts as they are (the fallback is then plain
 	 * greedy). */
 	int polish;
-	/* 1 (default): a graph with one free vertex, partitioned from
-	 * scratch, is solved exactly in the library (above) without a helper
-	 * request.  0: it goes to the helper like any other. */
+	/* 1 (default): a graph with one or two free vertices, partitioned
+	 * from scratch, is solved exactly in the library (above) without a
+	 * helper request.  0: it goes to the helper like any other. */
 	int exact_single;
 } dl_partition_opts_t;
 
@@ -90,7 +91,7 @@ typedef struct dl_partition_stats {
 	double imbalance;	/* max part weight / mean part weight - 1 */
 	double seconds;		/* wall time of the call */
 	int used_fallback;	/* 1: the helper failed; greedy answered */
-	int exact;		/* 1: one free vertex, solved exactly here */
+	int exact;		/* 1: one or two free vertices, solved here */
 	int greedy_won;		/* 1: polish found greedy's parts better */
 	int helper_restarts;	/* helpers started after the first, so far */
 } dl_partition_stats_t;

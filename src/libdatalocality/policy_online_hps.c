@@ -39,11 +39,11 @@
  *                            in priority order and move up as the queue
  *                            drains (8; 0 = all)
  *   seed=<n>                 Zoltan's seed (1)
- *   exact_single=0|1         a from-scratch partition with one pending
- *                            job to place is solved exactly in the
- *                            library instead of by the helper
- *                            (dl_partition.h; 1 with order=priority, 0
- *                            with order=ect, the paper's as published)
+ *   exact_single=0|1         a from-scratch partition with one or two
+ *                            pending jobs to place is solved exactly in
+ *                            the library instead of by the helper
+ *                            (partition_exact.h; 1 with order=priority,
+ *                            0 with order=ect, the paper's as published)
  *   starve_after=<s>         a job pending longer than this goes before
  *                            the ECT order of its node, in priority order,
  *                            so short jobs cannot overtake it for ever
@@ -264,9 +264,10 @@ static int _create(const char *params, void **priv)
 	if (!h->order_ect)
 		above = 100;
 	/*
-	 * A graph with one pending job to place (most plans of a short
-	 * queue) is solved exactly in the library (dl_partition.h); with
-	 * the plan's order the helper keeps every plan, as published.
+	 * A graph with one or two pending jobs to place (most plans of a
+	 * short queue) is solved exactly in the library
+	 * (partition_exact.h); with the plan's order the helper keeps every
+	 * plan, as published.
 	 */
 	exact = h->order_ect ? 0 : 1;
 	/*
