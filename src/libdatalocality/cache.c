@@ -116,6 +116,7 @@ struct dl_cache {
 
 	struct cfile *files;
 	uint32_t nfiles;
+	uint64_t size_gen; /* dl_cache_size_gen() */
 	uint32_t fcap;
 	uint32_t *ftab; /* file ids, NIL = empty; fmask + 1 slots */
 	uint32_t fmask;
@@ -333,8 +334,11 @@ int64_t dl_cache_file_intern(dl_cache_t *c, const char *path, uint64_t size)
 	id = _ftab_find(c, path, len, h);
 	if (id != NIL) {
 		/* An unknown size means no node caches it: safe to set. */
-		if (c->files[id].size == DL_CACHE_SIZE_UNKNOWN)
+		if (c->files[id].size == DL_CACHE_SIZE_UNKNOWN &&
+		    size != DL_CACHE_SIZE_UNKNOWN) {
 			c->files[id].size = size;
+			c->size_gen++;
+		}
 		return id;
 	}
 	if (c->nfiles >= MAX_IDS)
@@ -382,7 +386,13 @@ int dl_cache_file_set_size(dl_cache_t *c, uint32_t file, uint64_t size)
 	if (c->files[file].copies)
 		return DL_EBUSY;
 	c->files[file].size = size;
+	c->size_gen++;
 	return 0;
+}
+
+uint64_t dl_cache_size_gen(const dl_cache_t *c)
+{
+	return c ? c->size_gen : 0;
 }
 
 const char *dl_cache_file_path(const dl_cache_t *c, uint32_t file)

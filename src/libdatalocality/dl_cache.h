@@ -193,6 +193,13 @@ const char *dl_cache_file_path(const dl_cache_t *cache, uint32_t file);
  */
 uint64_t dl_cache_file_size(const dl_cache_t *cache, uint32_t file);
 
+/*
+ * dl_cache_size_gen - a count that changes whenever an interned file's
+ * size does (a new file's does not change it), so that a sum of sizes can
+ * be kept while the count stands (dl_job_bytes()).
+ */
+uint64_t dl_cache_size_gen(const dl_cache_t *cache);
+
 /* dl_cache_file_count - \return the number of interned files. */
 uint32_t dl_cache_file_count(const dl_cache_t *cache);
 

@@ -58,6 +58,11 @@ typedef struct dl_job {
 	int32_t node;          /* running: its node; pending: -1 */
 	uint8_t *eligible;     /* pending: per-node 0/1, NULL = all usable;
 				* owned by the state */
+	/* Set by dl_state_add_job() for dl_job_bytes(), which the cost
+	 * model asks for at every step of every estimate: the job's input
+	 * bytes, summed under tracker size generation bytes_gen - 1 (0:
+	 * never summed) and params.unknown_size bytes_unknown. */
+	uint64_t bytes, bytes_gen, bytes_unknown;
 } dl_job_t;
 
 /* Cost-model parameters (online-hps-khanna §4.2, eqs. 5-6). */

@@ -126,6 +126,8 @@ int dl_state_node_reads(const dl_state_t *st, uint32_t n, uint32_t file)
 	       dl__u64set_has(st->reads, dl__nf_key(n, file));
 }
 
+static uint64_t _job_bytes_now(const dl_state_t *st, const dl_job_t *j);
+
 int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 {
 	dl_job_t j;
@@ -174,6 +176,9 @@ int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 		j.cpus = 1;
 	if (j.state == DL_JOB_PENDING)
 		j.node = -1;
+	j.bytes = _job_bytes_now(st, &j);
+	j.bytes_gen = dl_cache_size_gen(st->cache) + 1;
+	j.bytes_unknown = st->params.unknown_size;
 	/* Cannot fail: _reads_reserve() made the room. */
 	for (i = 0; j.state == DL_JOB_RUNNING && i < j.nfiles; i++)
 		(void)dl__u64set_add(st->reads,
@@ -193,7 +198,8 @@ uint64_t dl_file_bytes(const dl_state_t *st, uint32_t file)
 	return sz == DL_SIZE_UNKNOWN ? st->params.unknown_size : sz;
 }
 
-uint64_t dl_job_bytes(const dl_state_t *st, const dl_job_t *j)
+/* The sum of j's file sizes as the tracker has them now. */
+static uint64_t _job_bytes_now(const dl_state_t *st, const dl_job_t *j)
 {
 	uint64_t total = 0;
 	uint32_t i;
@@ -201,6 +207,14 @@ uint64_t dl_job_bytes(const dl_state_t *st, const dl_job_t *j)
 	for (i = 0; i < j->nfiles; i++)
 		total += dl_file_bytes(st, j->files[i]);
 	return total;
+}
+
+uint64_t dl_job_bytes(const dl_state_t *st, const dl_job_t *j)
+{
+	if (j->bytes_gen == dl_cache_size_gen(st->cache) + 1 &&
+	    j->bytes_unknown == st->params.unknown_size)
+		return j->bytes;
+	return _job_bytes_now(st, j);
 }
 
 /* Pending jobs by descending priority, then arrival, then id. */
