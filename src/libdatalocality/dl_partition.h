@@ -15,12 +15,13 @@
  * helper on a later call.  A caller therefore always gets a valid
  * partition unless its arguments are wrong or memory runs out.
  *
- * A graph with one or two vertices to place, partitioned from scratch, is
- * solved here, exactly (partition_exact.h: the lowest cut within the
- * balance tolerance the helper would be given, the lighter parts on a
- * tie; opts.exact_single).  PHG would spend nparts - 1 bisections of ten
- * tries each on that choice, and such graphs are most of the requests of
- * a short queue (a plan per arrival and completion).
+ * On request (opts.exact_free) a graph with one or two vertices to place,
+ * partitioned from scratch, is solved here, exactly (partition_exact.h:
+ * the lowest cut within the balance tolerance the helper would be given,
+ * the lighter parts on a tie).  PHG would spend nparts - 1 bisections of
+ * ten tries each on that choice, and such graphs are most of the requests
+ * of a short queue (a plan per arrival and completion); but the lowest
+ * cut is not always the better plan (policy_online_hps.c).
  *
  * Zoltan's recursive bisection handles heavy nets that span many parts
  * (popular files) poorly, and greedy handles them well; by default the
@@ -80,10 +81,10 @@ typedef struct dl_partition_opts {
 	 * the helper's parts as they are (the fallback is then plain
 	 * greedy). */
 	int polish;
-	/* 1 (default): a graph with one or two free vertices, partitioned
-	 * from scratch, is solved exactly in the library (above) without a
-	 * helper request.  0: it goes to the helper like any other. */
-	int exact_single;
+	/* A graph with at most this many free vertices (1 or 2; 0, the
+	 * default: none), partitioned from scratch, is solved exactly in
+	 * the library (above) without a helper request. */
+	unsigned exact_free;
 } dl_partition_opts_t;
 
 typedef struct dl_partition_stats {

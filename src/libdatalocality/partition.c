@@ -1168,7 +1168,7 @@ void dl_partition_opts_default(dl_partition_opts_t *o)
 	o->seed = 1;
 	o->refine = DL_REFINE_NONE;
 	o->polish = 1;
-	o->exact_single = 1;
+	o->exact_free = 0;
 }
 
 dl_partitioner_t *dl_partitioner_create(const dl_partition_opts_t *o)
@@ -1370,8 +1370,9 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 		/* Nothing to decide either: no helper round trip (42% of the
 		 * plans of bench_sim's 5,000-job trace). */
 		memcpy(out, h->fixed, (size_t)h->nvtx * sizeof(*out));
-	} else if (!prev && p->o.exact_single &&
-		   (exact = dl__exact_small(h, _cap(h, p->o.imbalance), out))) {
+	} else if (!prev && p->o.exact_free &&
+		   (exact = dl__exact_small(h, _cap(h, p->o.imbalance),
+					    p->o.exact_free, out))) {
 		/*
 		 * One or two vertices to place, every other one fixed: tried
 		 * in every part (partition_exact.h), under the tolerance the

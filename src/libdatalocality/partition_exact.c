@@ -47,7 +47,7 @@ static void _ex_free(_ex_t *x)
 }
 
 /* The free vertices of h (up to 3 counted) and the fixed weights. */
-static int _ex_init(_ex_t *x, const dl_hgraph_t *h)
+static int _ex_init(_ex_t *x, const dl_hgraph_t *h, uint32_t max_free)
 {
 	size_t K = h->nparts;
 
@@ -55,7 +55,7 @@ static int _ex_init(_ex_t *x, const dl_hgraph_t *h)
 	for (uint32_t v = 0; v < h->nvtx && x->n < 3; v++)
 		if (h->fixed[v] < 0 && x->n++ < 2)
 			x->v[x->n - 1] = v;
-	if (x->n < 1 || x->n > 2 ||
+	if (x->n < 1 || x->n > 2 || x->n > max_free ||
 	    (x->n == 2 && K > DL__EXACT_PAIR_MAX_PARTS))
 		return 0;
 	x->g[0] = calloc(K, sizeof(double));
@@ -139,11 +139,12 @@ static int _better(const _cand_t *c, const _cand_t *best)
 	return c->sum < best->sum;
 }
 
-int dl__exact_small(const dl_hgraph_t *h, double cap, int32_t *out)
+int dl__exact_small(const dl_hgraph_t *h, double cap, uint32_t max_free,
+		    int32_t *out)
 {
 	_cand_t best = { 0 };
 	_ex_t x;
-	int rc = _ex_init(&x, h);
+	int rc = _ex_init(&x, h, max_free);
 
 	if (rc <= 0)
 		return rc;

@@ -26,9 +26,11 @@
  * free vertex that is the greedy partitioner's choice (partition.c).
  * OUT out - [nvtx]: fixed vertices their part, the free ones the best;
  *           untouched unless 1 is returned
- * \return 1 (solved), 0 (not 1 or 2 free vertices, or 2 with more than
- * DL__EXACT_PAIR_MAX_PARTS parts), DL_ENOMEM.
+ * IN max_free - solve only graphs with at most this many (1 or 2)
+ * \return 1 (solved), 0 (no free vertex, more than max_free or 2, or 2
+ * with more than DL__EXACT_PAIR_MAX_PARTS parts), DL_ENOMEM.
  */
-int dl__exact_small(const dl_hgraph_t *h, double cap, int32_t *out);
+int dl__exact_small(const dl_hgraph_t *h, double cap, uint32_t max_free,
+		    int32_t *out);
 
 #endif /* DL_PARTITION_EXACT_H */

@@ -958,10 +958,9 @@ START_TEST(test_all_fixed_no_helper)
 	ck_assert_mem_eq(part, h->fixed, h->nvtx * sizeof(*part));
 	ck_assert(st.cut == _cut(h, part));
 	ck_assert_int_eq(dl__partitioner_pid(p), -1);
-	/* Three free vertices: the helper is needed, and missing. */
+	/* One free vertex: the helper is needed (exact_free is off by
+	 * default), and missing. */
 	h->fixed[3] = -1;
-	h->fixed[5] = -1;
-	h->fixed[8] = -1;
 	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
 	ck_assert_int_eq(st.used_fallback, 1);
 	ck_assert_int_eq(st.exact, 0);
@@ -1019,22 +1018,22 @@ static int _choice_better(const _choice_t *x, const _choice_t *y)
 }
 
 /*
- * One or two free vertices: solved in the library, no helper asked (none
- * could be started), and optimal: against every choice of parts, judged
- * by the real cut and the tolerance the helper would get, none is better
- * (partition_exact.h's order).  With exact_single = 0 the helper is
- * asked, and missing.
+ * exact_free = 2, one or two free vertices: solved in the library, no
+ * helper asked (none could be started), and optimal: against every choice
+ * of parts, judged by the real cut and the tolerance the helper would
+ * get, none is better (partition_exact.h's order).  exact_free = 1 leaves
+ * two free vertices to the helper, and exact_free = 0 (the default) one
+ * too: asked, and missing.
  */
-START_TEST(test_exact_single)
+START_TEST(test_exact_free)
 {
 	for (uint32_t seed = 1; seed <= 24; seed++) {
 		dl_hgraph_t *h = _gen_clustered(60, 6, seed);
 		int32_t *part = malloc(h->nvtx * sizeof(*part));
 		double *pw = calloc(h->nparts, sizeof(*pw));
 		double total = 0, wmax = 0, cap;
-		dl_partitioner_t *p = _partitioner("/nonexistent/dl-partitiond",
-						   0);
 		dl_partition_opts_t o;
+		dl_partitioner_t *p;
 		dl_partition_stats_t st;
 		uint32_t a = seed % h->nvtx, b = seed % 2 ? a : (a + 7) % h->nvtx;
 		_choice_t got;
@@ -1053,6 +1052,10 @@ START_TEST(test_exact_single)
 		 * than a mean part. */
 		cap = fmax(1.1, 1.1 * wmax / (total / h->nparts)) * total /
 		      h->nparts * (1 + 1e-12);
+		dl_partition_opts_default(&o);
+		o.helper = "/nonexistent/dl-partitiond";
+		o.exact_free = 2;
+		p = dl_partitioner_create(&o);
 		ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
 		ck_assert_int_eq(st.exact, 1);
 		ck_assert_int_eq(st.used_fallback, 0);
@@ -1070,9 +1073,7 @@ START_TEST(test_exact_single)
 				ck_assert(!_choice_better(&c, &got));
 			}
 		dl_partitioner_destroy(p);
-		dl_partition_opts_default(&o);
-		o.helper = "/nonexistent/dl-partitiond";
-		o.exact_single = 0;
+		o.exact_free = a == b ? 0 : 1;
 		p = dl_partitioner_create(&o);
 		ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
 		ck_assert_int_eq(st.exact, 0);
@@ -1412,7 +1413,7 @@ Suite *make_partition_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_fail_missing_helper);
 	tcase_add_test(tc, test_all_fixed_no_helper);
-	tcase_add_test(tc, test_exact_single);
+	tcase_add_test(tc, test_exact_free);
 	tcase_add_test(tc, test_fail_hang_at_start);
 	tcase_add_test(tc, test_fail_hang_in_request);
 	tcase_add_test(tc, test_fail_dies_in_request);

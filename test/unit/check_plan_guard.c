@@ -702,17 +702,16 @@ static int32_t _ohps_node(const char *params, uint32_t id)
 }
 
 /*
- * guard_horizon: test_ohps_guard_default's state, where PHG splits jobs
- * 1 and 2 over the nodes (job 2 on node 0, which caches their file) and
- * the guards put both on node 0 (exact_single=0: the exact placement of
- * two jobs puts both there already).  Job 2 first in
+ * guard_horizon: test_ohps_guard_default's state, where the partition
+ * splits jobs 1 and 2 over the nodes (job 2 on node 0, which caches
+ * their file) and the guards put both on node 0.  Job 2 first in
  * priority: with a horizon of one job the guards judge job 2 alone,
  * whose node is already the best, and job 1, behind the horizon, keeps
  * the partition's node 1.  A horizon of both jobs judges them both.
  */
 START_TEST(test_ohps_guard_horizon)
 {
-	const char *none = "order=priority,exact_single=0,follow=0,guard=none,"
+	const char *none = "order=priority,follow=0,guard=none,"
 			   "guard_wait=none";
 	int err = 1;
 
@@ -720,14 +719,14 @@ START_TEST(test_ohps_guard_horizon)
 	fx_state->jobs[1].priority = 1;
 	ck_assert_int_eq(_ohps_node(none, 1), 1);
 	ck_assert_int_eq(_ohps_node(none, 2), 0);
-	ck_assert_int_eq(_ohps_node("order=priority,exact_single=0,follow=0", 1), 0);
-	ck_assert_int_eq(_ohps_node("order=priority,exact_single=0,follow=0,"
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0", 1), 0);
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
 				    "guard_horizon=1", 1), 1);
-	ck_assert_int_eq(_ohps_node("order=priority,exact_single=0,follow=0,"
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
 				    "guard_horizon=1", 2), 0);
-	ck_assert_int_eq(_ohps_node("order=priority,exact_single=0,follow=0,"
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
 				    "guard_horizon=2", 1), 0);
-	ck_assert_int_eq(_ohps_node("order=priority,exact_single=0,follow=0,"
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
 				    "guard_horizon=0", 1), 0);
 	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_horizon=-1",
 					    &err));

@@ -1507,8 +1507,7 @@ START_TEST(test_fallback_labelled)
 	unlink(csv);
 	_cfg(&c, 4, 1, 4);
 	c.policy = "online-hps";
-	/* exact_single=0: one pending job to place asks the helper too. */
-	c.policy_params = "helper=/nonexistent/dl-partitiond,exact_single=0";
+	c.policy_params = "helper=/nonexistent/dl-partitiond";
 	r = fx_sim_run(&c, wl);
 	ck_assert_uint_gt(r->plans, 0);
 	/* Every plan that had a job to place fell back; one whose jobs
