@@ -942,6 +942,21 @@ START_TEST(test_fail_missing_helper)
 }
 END_TEST
 
+/* p, whose helper is missing, answers h with the greedy fallback and
+ * not exactly; then p is destroyed and no child is left. */
+static void _assert_falls_back(dl_partitioner_t *p, const dl_hgraph_t *h,
+			       int32_t *part)
+{
+	dl_partition_stats_t st;
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	ck_assert_int_eq(st.exact, 0);
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+}
+
 /* Every vertex fixed: nothing to decide, so no helper is asked (none
  * could be started here) and nothing fell back. */
 START_TEST(test_all_fixed_no_helper)
@@ -961,11 +976,7 @@ START_TEST(test_all_fixed_no_helper)
 	/* One free vertex: the helper is needed (exact_free is off by
 	 * default), and missing. */
 	h->fixed[3] = -1;
-	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
-	ck_assert_int_eq(st.used_fallback, 1);
-	ck_assert_int_eq(st.exact, 0);
-	dl_partitioner_destroy(p);
-	_assert_no_children();
+	_assert_falls_back(p, h, part);
 	free(part);
 	_hg_free(h);
 }
@@ -978,13 +989,15 @@ typedef struct {
 } _choice_t;
 
 /* The choice that puts free vertex a in qa and b (if b != a) in qb, with
- * pw[] the fixed vertices' part weights; part[] is restored. */
+ * pw[] the fixed vertices' part weights: the cut of the whole placement,
+ * and the weights of the parts entered once the vertices are in (the
+ * oracle of partition_exact.h's order); part[] is restored. */
 static _choice_t _choice(const dl_hgraph_t *h, int32_t *part,
 			 const double *pw, double cap, uint32_t a, int32_t qa,
 			 uint32_t b, int32_t qb)
 {
 	int32_t wa = part[a], wb = part[b];
-	double ha = pw[qa] + h->vwgt[a], hb;
+	double after_a = pw[qa], after_b = pw[qb];
 	_choice_t c;
 
 	part[a] = qa;
@@ -993,16 +1006,14 @@ static _choice_t _choice(const dl_hgraph_t *h, int32_t *part,
 	c.cut = _cut(h, part);
 	part[a] = wa;
 	part[b] = wb;
-	if (b == a) {
-		c.heavy = c.sum = ha;
-	} else if (qa == qb) {
-		c.heavy = c.sum = ha + h->vwgt[b];
-	} else {
-		hb = pw[qb] + h->vwgt[b];
-		c.heavy = ha > hb ? ha : hb;
-		c.sum = ha + hb;
-	}
-	c.over = c.heavy > cap ? c.heavy - cap : 0;
+	/* Each entered part's weight with every free vertex it took. */
+	after_a += h->vwgt[a] + (b != a && qb == qa ? h->vwgt[b] : 0);
+	after_b += h->vwgt[b] + (b != a && qb == qa ? h->vwgt[a] : 0);
+	if (b == a)
+		after_b = after_a;
+	c.heavy = fmax(after_a, after_b);
+	c.sum = after_a + (qb != qa && b != a ? after_b : 0);
+	c.over = fmax(c.heavy - cap, 0);
 	return c;
 }
 
@@ -1074,12 +1085,7 @@ START_TEST(test_exact_free)
 			}
 		dl_partitioner_destroy(p);
 		o.exact_free = a == b ? 0 : 1;
-		p = dl_partitioner_create(&o);
-		ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
-		ck_assert_int_eq(st.exact, 0);
-		ck_assert_int_eq(st.used_fallback, 1);
-		dl_partitioner_destroy(p);
-		_assert_no_children();
+		_assert_falls_back(dl_partitioner_create(&o), h, part);
 		free(pw);
 		free(part);
 		_hg_free(h);
