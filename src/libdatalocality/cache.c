@@ -11,9 +11,9 @@
  *     O(1) contains(), each slot holding the key's hash beside the entry
  *     id so that a probe reads no entry but the one it finds (most
  *     lookups, the cost model's, miss: at 70% load a miss probes about
- *     six slots, one random entry each without the hash); the copies of a file form a doubly linked list
- *     through the entries, so copies/holders/removal need no per-file
- *     allocation.
+ *     six slots, one random entry each without the hash); the copies of
+ *     a file form a doubly linked list through the entries, so
+ *     copies/holders/removal need no per-file allocation.
  *   - each node keeps an array of slots, one per entry, holding the entry's
  *     eviction key: the unpinned ones first, as a binary min-heap in
  *     eviction order (any order for random), then the pinned ones, which

@@ -25,7 +25,7 @@ typedef struct {
 	double *gab;		/* [K] G_ab */
 	double wab;		/* W_ab */
 	double *pw;		/* [K] weight of the fixed vertices */
-	uint32_t *mark;		/* [K] net + 1 that last counted the part */
+	uint32_t *mark;		/* [K] net + 1 last counting the part */
 } _ex_t;
 
 /* A choice of parts and what decides between choices. */
@@ -49,20 +49,18 @@ static void _ex_free(_ex_t *x)
 /* The free vertices of h (up to 3 counted) and the fixed weights. */
 static int _ex_init(_ex_t *x, const dl_hgraph_t *h, uint32_t max_free)
 {
-	size_t K = h->nparts;
-
 	*x = (_ex_t){ .K = h->nparts };
 	for (uint32_t v = 0; v < h->nvtx && x->n < 3; v++)
 		if (h->fixed[v] < 0 && x->n++ < 2)
 			x->v[x->n - 1] = v;
 	if (x->n < 1 || x->n > 2 || x->n > max_free ||
-	    (x->n == 2 && K > DL__EXACT_PAIR_MAX_PARTS))
+	    (x->n == 2 && x->K > DL__EXACT_PAIR_MAX_PARTS))
 		return 0;
-	x->g[0] = calloc(K, sizeof(double));
-	x->g[1] = calloc(K, sizeof(double));
-	x->gab = calloc(K, sizeof(double));
-	x->pw = calloc(K, sizeof(double));
-	x->mark = calloc(K, sizeof(uint32_t));
+	x->g[0] = calloc(x->K, sizeof(double));
+	x->g[1] = calloc(x->K, sizeof(double));
+	x->gab = calloc(x->K, sizeof(double));
+	x->pw = calloc(x->K, sizeof(double));
+	x->mark = calloc(x->K, sizeof(uint32_t));
 	if (!x->g[0] || !x->g[1] || !x->gab || !x->pw || !x->mark) {
 		_ex_free(x);
 		return DL_ENOMEM;

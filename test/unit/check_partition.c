@@ -1046,7 +1046,8 @@ START_TEST(test_exact_free)
 		dl_partition_opts_t o;
 		dl_partitioner_t *p;
 		dl_partition_stats_t st;
-		uint32_t a = seed % h->nvtx, b = seed % 2 ? a : (a + 7) % h->nvtx;
+		uint32_t a = seed % h->nvtx;
+		uint32_t b = seed % 2 ? a : (a + 7) % h->nvtx;
 		_choice_t got;
 
 		for (uint32_t u = 0; u < h->nvtx; u++) {
