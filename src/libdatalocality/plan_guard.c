@@ -95,22 +95,12 @@ static void _stamps_fini(_stamps_t *m)
 	free(m->val);
 }
 
-/* dst = a copy of src; \return 0 or DL_ENOMEM (dst then empty). */
-static int _stamps_copy(_stamps_t *dst, const _stamps_t *src)
+/* Empty m, keeping its room: one table serves estimate after estimate. */
+static void _stamps_clear(_stamps_t *m)
 {
-	*dst = *src;
-	if (!src->cap)
-		return 0;
-	dst->key = malloc(src->cap * sizeof(*dst->key));
-	dst->val = malloc(src->cap * sizeof(*dst->val));
-	if (!dst->key || !dst->val) {
-		_stamps_fini(dst);
-		memset(dst, 0, sizeof(*dst));
-		return DL_ENOMEM;
-	}
-	memcpy(dst->key, src->key, src->cap * sizeof(*dst->key));
-	memcpy(dst->val, src->val, src->cap * sizeof(*dst->val));
-	return 0;
+	if (m->cap)
+		memset(m->key, 0, m->cap * sizeof(*m->key));
+	m->count = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -118,7 +108,7 @@ static int _stamps_copy(_stamps_t *dst, const _stamps_t *src)
 
 typedef struct {
 	const dl_state_t *st;
-	_stamps_t stamps;
+	_stamps_t *stamps; /* the keys this estimate read; the caller's */
 	double *fetched; /* [nnodes] bytes fetched to each node so far */
 	double *sfree;   /* [nstorage] when each storage node is free */
 } _model_t;
@@ -126,8 +116,9 @@ typedef struct {
 /*
  * LRU: file (bytes b) is still on node if it and everything fetched there
  * since it was last read fit in the node's cache.  A file cached now, or
- * read by a running job, counts as read as the estimate begins.
- * s: its stamp, or -1 if it has none.
+ * read by a running job (the state's index of those reads, consulted
+ * rather than copied into every estimate), counts as read as the
+ * estimate begins.  s: its stamp, or -1 if it has none.
  */
 static int _held(const _model_t *m, uint32_t node, uint32_t file, uint64_t b,
 		 double s)
@@ -135,7 +126,10 @@ static int _held(const _model_t *m, uint32_t node, uint32_t file, uint64_t b,
 	uint64_t cap = dl_cache_capacity(m->st->cache, node);
 
 	if (s < 0)
-		s = dl_cache_contains(m->st->cache, node, file) ? 0 : -1;
+		s = dl_cache_contains(m->st->cache, node, file) ||
+				    dl_state_node_reads(m->st, node, file) ?
+			    0 :
+			    -1;
 	if (s < 0)
 		return 0;
 	return cap == DL_CACHE_UNLIMITED ||
@@ -146,7 +140,7 @@ static int _held(const _model_t *m, uint32_t node, uint32_t file, uint64_t b,
 static double _stage(_model_t *m, const dl_job_t *j, uint32_t node, double t,
 		     int *err)
 {
-	_stamps_t *sm = &m->stamps;
+	_stamps_t *sm = m->stamps;
 	uint32_t k;
 
 	for (k = 0; k < j->nfiles; k++) {
@@ -170,26 +164,6 @@ static double _stage(_model_t *m, const dl_job_t *j, uint32_t node, double t,
 		_stamp_put(sm, i, key, m->fetched[node]);
 	}
 	return t;
-}
-
-/* dl__u64set_foreach()'s callback: key's stamp is 0 (room made). */
-static void _run_stamp(uint64_t key, void *arg)
-{
-	_stamps_t *run = arg;
-
-	_stamp_put(run, _slot(run, key), key, 0);
-}
-
-/* Running jobs' files are on their nodes, read as the estimate begins:
- * their stamps (0) in *run, from the state's index of those reads. */
-static int _running(const dl_state_t *st, _stamps_t *run)
-{
-	if (!st->reads)
-		return 0;
-	if (_stamp_reserve(run, st->reads->count))
-		return DL_ENOMEM;
-	dl__u64set_foreach(st->reads, _run_stamp, run);
-	return 0;
 }
 
 /* A job's last dl_place_bound(): the two plans an estimate compares give
@@ -278,35 +252,35 @@ static int _queues_copy(dl__queues_t *dst, const dl__queues_t *src)
 }
 
 /*
- * What two plans of one state share: the running jobs' queues and files,
- * and the plan order (plans that give the same jobs a node, with the same
- * .order, have the same), made once for every estimate.
+ * What two plans of one state share: the running jobs' queues, the plan
+ * order (plans that give the same jobs a node, with the same .order, have
+ * the same), made once for every estimate, and a stamp table each
+ * estimate empties and fills.
  */
 typedef struct {
 	dl__queues_t q;
-	_stamps_t run;   /* _running() */
+	_stamps_t *stamps; /* the caller's: a guard keeps its own across
+			      plans, so that no estimate grows (rehashes) a
+			      table from empty */
 	size_t *ord, n;
 	_bound_t *bound; /* [n] by position in ord */
-	size_t nstamps;  /* keys of the last estimate: the next one takes
-			    room for as many at once, instead of growing
-			    (and rehashing) from the running jobs' size */
 } _base_t;
 
 static void _base_fini(_base_t *b)
 {
 	dl__queues_fini(&b->q);
-	_stamps_fini(&b->run);
 	free(b->ord);
 	free(b->bound);
 }
 
-static int _base_init(_base_t *b, const dl_state_t *st, const dl_plan_t *plan)
+static int _base_init(_base_t *b, const dl_state_t *st, const dl_plan_t *plan,
+		      _stamps_t *stamps)
 {
 	memset(b, 0, sizeof(*b));
+	b->stamps = stamps;
 	if (dl__queues_init(&b->q, st))
 		return DL_ENOMEM;
-	if (_running(st, &b->run) ||
-	    dl__plan_order(st, plan, &b->ord, &b->n) ||
+	if (dl__plan_order(st, plan, &b->ord, &b->n) ||
 	    !(b->bound = calloc(b->n ? b->n : 1, sizeof(*b->bound)))) {
 		_base_fini(b);
 		return DL_ENOMEM;
@@ -341,13 +315,11 @@ static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
 	if (_queues_copy(&q, &base->q))
 		return DL_ENOMEM;
 	m.st = st;
+	m.stamps = base->stamps;
+	_stamps_clear(m.stamps);
 	m.fetched = calloc(st->nnodes ? st->nnodes : 1, sizeof(*m.fetched));
 	m.sfree = calloc(nst, sizeof(*m.sfree));
-	if (!m.fetched || !m.sfree || _stamps_copy(&m.stamps, &base->run) ||
-	    _stamp_reserve(&m.stamps, base->nstamps > m.stamps.count ?
-						base->nstamps - m.stamps.count :
-						0) ||
-	    dl__mintree_init(&free1, st->nnodes))
+	if (!m.fetched || !m.sfree || dl__mintree_init(&free1, st->nnodes))
 		goto out;
 	for (k = 0; k < st->nnodes; k++)
 		_free1_set(&free1, st, &q, k);
@@ -368,11 +340,9 @@ static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
 	}
 	if (!rc)
 		*sum = total;
-	base->nstamps = m.stamps.count;
 out:
 	free(m.fetched);
 	free(m.sfree);
-	_stamps_fini(&m.stamps);
 	dl__mintree_fini(&free1);
 	dl__queues_fini(&q);
 	return rc;
@@ -382,17 +352,19 @@ int dl__plan_estimate_lru(const dl_state_t *st, const dl_plan_t *plan,
 			  const dl_place_params_t *pp, double *sum,
 			  size_t *nplanned)
 {
+	_stamps_t stamps = { 0 };
 	_base_t base;
 	int rc;
 
 	if (!st || !plan || !sum || plan->n != st->njobs)
 		return DL_EINVAL;
-	if (_base_init(&base, st, plan))
+	if (_base_init(&base, st, plan, &stamps))
 		return DL_ENOMEM;
 	rc = _estimate(st, plan, pp, &base, sum);
 	if (!rc && nplanned)
 		*nplanned = base.n;
 	_base_fini(&base);
+	_stamps_fini(&stamps);
 	return rc;
 }
 
@@ -408,6 +380,7 @@ struct dl__guard {
 	double margin;        /* an alternative must be this much sooner */
 	int unbounded;        /* model jobs waiting for their node for ever */
 	int last;             /* its winner: 0 the plan, k + 1 policy k */
+	_stamps_t stamps;     /* the estimates' table (_base_t), kept */
 	size_t n;
 	const dl_policy_ops_t *ops[GUARD_MAX];
 	void *priv[GUARD_MAX];
@@ -462,6 +435,7 @@ void dl__guard_destroy(dl__guard_t *g)
 	for (k = 0; k < g->n; k++)
 		if (g->ops[k]->destroy)
 			g->ops[k]->destroy(g->priv[k]);
+	_stamps_fini(&g->stamps);
 	free(g);
 }
 
@@ -639,7 +613,8 @@ int dl__guard_apply(dl__guard_t *g, const dl_state_t *st, dl_plan_t *plan,
 		 * the comparisons on bench_sim's 5,000-job trace). */
 		if (rc || _same_nodes(plan, won ? best : NULL, &alt))
 			continue;
-		if (!have_base && !(rc = _base_init(&base, st, plan)))
+		if (!have_base &&
+		    !(rc = _base_init(&base, st, plan, &g->stamps)))
 			have_base = 1;
 		if (!rc && isnan(ours))
 			rc = _estimate(st, plan, pp, &base, &ours);

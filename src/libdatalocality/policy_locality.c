@@ -16,7 +16,7 @@
 #include "dl_error.h"
 #include "dl_cache.h"
 #include "dl_policy.h"
-#include "u64set.h"
+#include "mintree.h"
 
 typedef struct {
 	double slack;
@@ -138,11 +138,23 @@ static void _pfree(_planned_t *m)
 	free(m->ent);
 }
 
+/* Whether node is already in file's list of planned nodes. */
+static int _planned_on(const _planned_t *m, uint32_t file, uint32_t node)
+{
+	uint32_t e;
+
+	for (e = _phead(m, file); e; e = m->ent[e - 1].next)
+		if (m->ent[e - 1].node == node)
+			return 1;
+	return 0;
+}
+
 typedef struct {
 	uint64_t *bytes;  /* [nnodes] j's bytes on each node */
 	uint32_t *mark;   /* [nnodes] last file pass that counted the node */
 	uint32_t *hold;   /* [nnodes] holder list buffer */
-	uint32_t *touch;  /* [nnodes] nodes with bytes > 0 */
+	uint32_t *touch;  /* [nnodes] nodes holding some of j's files */
+	uint8_t *in;      /* [nnodes] whether a node is in touch */
 	uint8_t *elig;    /* [nnodes] _choose()'s scratch */
 	uint32_t ntouch, pass;
 } _scratch_t;
@@ -152,9 +164,23 @@ static void _count(_scratch_t *w, uint32_t node, uint64_t b)
 	if (w->mark[node] == w->pass)
 		return; /* cached and planned there: once */
 	w->mark[node] = w->pass;
-	if (!w->bytes[node])
+	/* Listed once even if its files are empty (bytes stay 0). */
+	if (!w->in[node]) {
+		w->in[node] = 1;
 		w->touch[w->ntouch++] = node;
+	}
 	w->bytes[node] += b;
+}
+
+/* Forget the last job's bytes (the touched nodes only). */
+static void _untouch(_scratch_t *w)
+{
+	while (w->ntouch) {
+		uint32_t k = w->touch[--w->ntouch];
+
+		w->bytes[k] = 0;
+		w->in[k] = 0;
+	}
 }
 
 /* w->bytes[k]: j's bytes cached on k or planned there. */
@@ -213,31 +239,72 @@ static int32_t _choose(const locality_t *l, const dl_state_t *st,
 	return best;
 }
 
+/*
+ * _choose() for a one-CPU job any usable node may run (most jobs), without
+ * a scan of every node: the least loaded usable node from lt (the loads
+ * of the usable nodes; ties to the lowest index), and among the nodes
+ * holding some of j's files (w->touch) the one _choose() would prefer to
+ * it.  Only a node with bytes of j can beat the least loaded one there.
+ */
+static int32_t _choose_one(const locality_t *l, const dl_state_t *st,
+			   const double *load, const _scratch_t *w,
+			   const dl__mintree_t *lt)
+{
+	int64_t m = dl__mintree_argmin(lt, UINT32_MAX);
+	uint64_t best_bytes = 0;
+	int32_t best = -1;
+	uint32_t t;
+
+	if (m < 0)
+		return -1;
+	for (t = 0; t < w->ntouch; t++) {
+		uint32_t k = w->touch[t];
+		uint64_t b = w->bytes[k];
+
+		if (!st->nodes[k].usable || load[k] > load[m] + l->slack ||
+		    !b)
+			continue;
+		/* _choose()'s order: bytes, then load, then index. */
+		if (best < 0 || b > best_bytes ||
+		    (b == best_bytes &&
+		     (load[k] < load[best] ||
+		      (load[k] == load[best] && k < (uint32_t)best)))) {
+			best = (int32_t)k;
+			best_bytes = b;
+		}
+	}
+	return best >= 0 ? best : (int32_t)m;
+}
+
 static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 {
 	locality_t *l = priv;
 	_planned_t planned = { 0 };
-	dl__u64set_t seen; /* (node << 32 | file) in planned: once each */
 	size_t nn = st->nnodes ? st->nnodes : 1, *idx = NULL, n = 0, i;
 	_scratch_t w = { 0 };
+	dl__mintree_t lt = { 0 };
 	double *load = calloc(nn, sizeof(*load));
 	uint32_t k, f;
 	int rc = DL_ENOMEM;
 
-	dl__u64set_init(&seen);
 	w.bytes = calloc(nn, sizeof(*w.bytes));
 	w.mark = calloc(nn, sizeof(*w.mark));
 	w.hold = malloc(nn * sizeof(*w.hold));
 	w.touch = malloc(nn * sizeof(*w.touch));
+	w.in = calloc(nn, 1);
 	w.elig = malloc(nn);
-	if (!load || !w.bytes || !w.mark || !w.hold || !w.touch || !w.elig ||
+	if (!load || !w.bytes || !w.mark || !w.hold || !w.touch || !w.in ||
+	    !w.elig || dl__mintree_init(&lt, st->nnodes) ||
 	    dl_state_priority_order(st, &idx, &n))
 		goto out;
 	for (i = 0; i < st->njobs; i++)
 		if (st->jobs[i].state == DL_JOB_RUNNING)
 			load[st->jobs[i].node] += st->jobs[i].cpus;
-	for (k = 0; k < st->nnodes; k++)
+	for (k = 0; k < st->nnodes; k++) {
 		load[k] /= st->nodes[k].cpus;
+		if (st->nodes[k].usable)
+			dl__mintree_set(&lt, k, load[k]);
+	}
 	rc = 0;
 	for (i = 0; i < n && !rc; i++) {
 		const dl_job_t *j = &st->jobs[idx[i]];
@@ -246,28 +313,29 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		if (!j->nfiles)
 			continue; /* no data: no preference, runs anywhere */
 		_job_bytes(st, &planned, j, &w);
-		best = _choose(l, st, j, load, w.bytes, w.elig);
-		while (w.ntouch)
-			w.bytes[w.touch[--w.ntouch]] = 0;
+		best = j->cpus == 1 && !j->eligible ?
+			       _choose_one(l, st, load, &w, &lt) :
+			       _choose(l, st, j, load, w.bytes, w.elig);
+		_untouch(&w);
 		if (best < 0)
 			continue; /* no node can take it now */
 		plan->a[idx[i]].node = best;
 		load[best] += (double)j->cpus / st->nodes[best].cpus;
-		for (f = 0; f < j->nfiles && !rc; f++) {
-			rc = dl__u64set_add(&seen, ((uint64_t)best << 32) |
-							   j->files[f]);
-			if (rc == 1)
+		if (st->nodes[best].usable)
+			dl__mintree_set(&lt, (uint32_t)best, load[best]);
+		for (f = 0; f < j->nfiles && !rc; f++)
+			if (!_planned_on(&planned, j->files[f], (uint32_t)best))
 				rc = _padd(&planned, j->files[f],
 					   (uint32_t)best);
-		}
 	}
 out:
-	dl__u64set_fini(&seen);
 	_pfree(&planned);
+	dl__mintree_fini(&lt);
 	free(w.bytes);
 	free(w.mark);
 	free(w.hold);
 	free(w.touch);
+	free(w.in);
 	free(w.elig);
 	free(load);
 	free(idx);

@@ -425,6 +425,99 @@ START_TEST(test_locality_constraints)
 }
 END_TEST
 
+/*
+ * A one-CPU job any node may run is placed without a scan of every node
+ * (_choose_one()); the same job with an all-ones eligibility list takes
+ * the scan.  Both must agree on every job, over random caches, running
+ * jobs, unusable nodes and slacks.
+ */
+START_TEST(test_locality_fast_path_matches_scan)
+{
+	static const char *slacks[] = { "slack=0", NULL, "slack=2.5" };
+	uint32_t files[30], fj[3], seed = 12345, i, k, t, s;
+	uint8_t ones[16];
+	char path[32];
+
+	memset(ones, 1, sizeof(ones));
+	for (t = 0; t < 12; t++) {
+		dl_plan_t *fast, *scan;
+		dl_job_t j = { 0 };
+
+		_setup(16);
+		for (i = 0; i < 30; i++) {
+			snprintf(path, sizeof(path), "/d/f%u", i);
+			/* some empty files: ties on 0 bytes */
+			files[i] = _file(path, (i % 7) * MB);
+		}
+		for (i = 0; i < 40; i++) {
+			seed = seed * 1103515245u + 12345u;
+			ck_assert_int_eq(dl_cache_insert(tc, (seed >> 8) % 16,
+							 files[(seed >> 16) %
+							       30],
+							 1, NULL, NULL),
+					 0);
+		}
+		ts->nodes[(t * 5) % 16].usable = 0;
+		for (i = 0; i < 10; i++) /* running jobs: the loads */
+			_add_job(1 + i, &files[i], 1, DL_JOB_RUNNING,
+				 (int32_t)((i * t + 3) % 16), 1);
+		for (i = 0; i < 60; i++) {
+			seed = seed * 1103515245u + 12345u;
+			for (k = 0; k < 3; k++)
+				fj[k] = files[(seed >> (8 + 5 * k)) % 30];
+			j.id = 100 + i;
+			j.files = fj;
+			j.nfiles = 1 + (seed >> 28) % 3;
+			j.priority = i * 7 % 11;
+			j.arrival = i;
+			j.compute = -1;
+			ck_assert_int_ge(dl_state_add_job(ts, &j), 0);
+		}
+		s = (uint32_t)ts->njobs;
+		fast = _plan_with("locality", slacks[t % 3]);
+		/* The same jobs again, in a state where they take the scan. */
+		for (i = 10; i < s; i++)
+			ts->jobs[i].eligible = ones;
+		scan = _plan_with("locality", slacks[t % 3]);
+		for (i = 10; i < s; i++)
+			ts->jobs[i].eligible = NULL;
+		for (i = 0; i < fast->n; i++)
+			ck_assert_int_eq(fast->a[i].node, scan->a[i].node);
+		dl_plan_free(fast);
+		dl_plan_free(scan);
+		_teardown();
+	}
+}
+END_TEST
+
+/* A job reading more empty files than there are nodes, all cached on one
+ * node: each node is listed once (the list holds nnodes entries). */
+START_TEST(test_locality_many_empty_files)
+{
+	uint32_t files[12], i;
+	char path[32];
+	dl_plan_t *plan;
+
+	_setup(2);
+	for (i = 0; i < 12; i++) {
+		snprintf(path, sizeof(path), "/d/empty%u", i);
+		files[i] = _file(path, 0);
+		ck_assert_int_eq(dl_cache_insert(tc, 1, files[i], 1, NULL,
+						 NULL),
+				 0);
+	}
+	ts->params.unknown_size = 0;
+	_add_job(1, files, 12, DL_JOB_PENDING, -1, 1);
+	_add_job(2, files, 12, DL_JOB_PENDING, -1, 1);
+	plan = _plan(NULL);
+	/* No bytes anywhere: the least loaded node, the lowest index. */
+	ck_assert_int_eq(plan->a[0].node, 0);
+	ck_assert_int_eq(plan->a[1].node, 1);
+	dl_plan_free(plan);
+	_teardown();
+}
+END_TEST
+
 /* The same state gives the same plan. */
 START_TEST(test_locality_deterministic)
 {
@@ -827,6 +920,8 @@ Suite *make_policy_suite(void)
 	tcase_add_test(tc_core, test_locality_groups_burst);
 	tcase_add_test(tc_core, test_locality_constraints);
 	tcase_add_test(tc_core, test_locality_deterministic);
+	tcase_add_test(tc_core, test_locality_fast_path_matches_scan);
+	tcase_add_test(tc_core, test_locality_many_empty_files);
 	tcase_add_test(tc_core, test_plan_starts);
 	tcase_add_test(tc_core, test_ohps_groups_clusters);
 	tcase_add_test(tc_core, test_ohps_fixed_and_cached);
