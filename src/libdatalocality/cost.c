@@ -61,36 +61,39 @@ double dl_cost_job_estimate(const dl_state_t *st, const dl_job_t *j,
 	return total;
 }
 
+/* A count's top bit: its file was counted for the job being counted. */
+#define SHARER_SEEN 0x80000000u
+
 int dl_cost_sharers(const dl_state_t *st, uint32_t **out)
 {
 	uint32_t nf, *count, k;
-	size_t *last, i; /* last[f]: 1 + the last job that counted f */
+	size_t i;
 
 	if (!st || !out)
 		return DL_EINVAL;
 	nf = dl_cache_file_count(st->cache);
+	/* One array: no second one to tell a job's repeated files (this
+	 * runs twice per plan, for a few thousand files). */
 	count = calloc(nf ? nf : 1, sizeof(*count));
-	last = calloc(nf ? nf : 1, sizeof(*last));
-	if (!count || !last) {
-		free(count);
-		free(last);
+	if (!count)
 		return DL_ENOMEM;
-	}
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 
 		if (j->state != DL_JOB_PENDING)
 			continue;
 		for (k = 0; k < j->nfiles; k++) {
-			uint32_t f = j->files[k];
+			uint32_t f = j->files[k], c;
 
-			if (f >= nf || last[f] == i + 1)
+			if (f >= nf || ((c = count[f]) & SHARER_SEEN))
 				continue;
-			last[f] = i + 1;
-			count[f]++;
+			/* Saturating below the bit (2^31 jobs: never). */
+			count[f] = (c + (c < SHARER_SEEN - 1)) | SHARER_SEEN;
 		}
+		for (k = 0; k < j->nfiles; k++)
+			if (j->files[k] < nf)
+				count[j->files[k]] &= ~SHARER_SEEN;
 	}
-	free(last);
 	*out = count;
 	return 0;
 }

@@ -243,6 +243,10 @@ int dl__overlay_add_running(dl__u64set_t *ov, const dl_state_t *st)
 {
 	size_t i;
 
+	/* The state indexes exactly these pairs (dl_state_node_reads()):
+	 * into an empty overlay, a copy of that index (no rehash). */
+	if (!ov->count && st->reads)
+		return dl__u64set_copy(ov, st->reads);
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 

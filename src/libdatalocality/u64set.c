@@ -1,5 +1,6 @@
 /* u64set.c - open addressing with linear probing; keys stored as key + 1. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "dl_error.h"
 #include "u64set.h"
@@ -47,6 +48,23 @@ int dl__u64set_has(const dl__u64set_t *s, uint64_t key)
 	     i = (i + 1) & (s->cap - 1))
 		if (s->slots[i] == key + 1)
 			return 1;
+	return 0;
+}
+
+int dl__u64set_copy(dl__u64set_t *dst, const dl__u64set_t *src)
+{
+	uint64_t *slots = NULL;
+
+	if (src->cap) {
+		slots = malloc(src->cap * sizeof(*slots));
+		if (!slots)
+			return DL_ENOMEM;
+		memcpy(slots, src->slots, src->cap * sizeof(*slots));
+	}
+	free(dst->slots);
+	dst->slots = slots;
+	dst->cap = src->cap;
+	dst->count = src->count;
 	return 0;
 }
 

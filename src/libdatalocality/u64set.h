@@ -26,6 +26,9 @@ static inline uint64_t dl__nf_key(uint32_t node, uint32_t file)
 void dl__u64set_init(dl__u64set_t *s);
 /* Free the slots; the set is empty and reusable afterwards. */
 void dl__u64set_fini(dl__u64set_t *s);
+/* dst = a copy of src (dst's old keys are dropped).  \return 0 or
+ * DL_ENOMEM (dst unchanged). */
+int dl__u64set_copy(dl__u64set_t *dst, const dl__u64set_t *src);
 /* Room for n keys in all, so that adding up to n - count new keys cannot
  * fail.  \return 0 or DL_ENOMEM (set unchanged). */
 int dl__u64set_reserve(dl__u64set_t *s, size_t n);

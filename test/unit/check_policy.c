@@ -62,7 +62,7 @@ static dl_plan_t *_plan(const char *params)
 
 START_TEST(test_u64set)
 {
-	dl__u64set_t s;
+	dl__u64set_t s, c;
 	uint64_t k;
 
 	dl__u64set_init(&s);
@@ -75,8 +75,23 @@ START_TEST(test_u64set)
 		ck_assert_int_eq(dl__u64set_has(&s, k * 7919), 1);
 		ck_assert_int_eq(dl__u64set_has(&s, k * 7919 + 1), 0);
 	}
+	/* A copy holds the same keys and is its own: adding to it leaves
+	 * the original as it was; an empty source empties the copy. */
+	dl__u64set_init(&c);
+	ck_assert_int_eq(dl__u64set_add(&c, 3), 1);
+	ck_assert_int_eq(dl__u64set_copy(&c, &s), 0);
+	ck_assert_uint_eq(c.count, 10000);
+	ck_assert_int_eq(dl__u64set_has(&c, 3), 0);
+	for (k = 0; k < 10000; k++)
+		ck_assert_int_eq(dl__u64set_has(&c, k * 7919), 1);
+	ck_assert_int_eq(dl__u64set_add(&c, 1), 1);
+	ck_assert_int_eq(dl__u64set_has(&s, 1), 0);
 	dl__u64set_fini(&s);
 	ck_assert_int_eq(dl__u64set_has(&s, 0), 0);
+	ck_assert_int_eq(dl__u64set_copy(&c, &s), 0);
+	ck_assert_uint_eq(c.count, 0);
+	ck_assert_int_eq(dl__u64set_has(&c, 1), 0);
+	dl__u64set_fini(&c);
 }
 END_TEST
 
