@@ -119,6 +119,13 @@ dl_partitioner_t *dl_partitioner_create(const dl_partition_opts_t *o);
 void dl_partitioner_destroy(dl_partitioner_t *p);
 
 /**
+ * dl_partitioner_set_exact - opts.exact_free from the next run on (a
+ * policy decides plan by plan whether small graphs are solved exactly).
+ * Values above 2 count as 2.  NULL is a no-op.
+ */
+void dl_partitioner_set_exact(dl_partitioner_t *p, unsigned max_free);
+
+/**
  * dl_partitioner_start - start the helper now, if none runs, so that the
  * first dl_partitioner_run() does not pay its start (fork, exec, Zoltan's
  * and MPI's initialisation: a quarter of a second).  A failure counts as

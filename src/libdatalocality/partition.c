@@ -1215,6 +1215,12 @@ void dl_partitioner_destroy(dl_partitioner_t *p)
 	free(p);
 }
 
+void dl_partitioner_set_exact(dl_partitioner_t *p, unsigned max_free)
+{
+	if (p)
+		p->o.exact_free = max_free > 2 ? 2 : max_free;
+}
+
 pid_t dl__partitioner_pid(const dl_partitioner_t *p)
 {
 	return p ? p->pid : -1;

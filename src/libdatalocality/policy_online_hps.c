@@ -42,8 +42,12 @@
  *   exact_free=0|1|2         a from-scratch partition with at most this
  *                            many pending jobs to place is solved
  *                            exactly in the library instead of by the
- *                            helper (partition_exact.h; 0, off: see the
- *                            constructor)
+ *                            helper (partition_exact.h; 2 with
+ *                            order=priority, 0 = off, with order=ect:
+ *                            see the constructor)
+ *   exact_file=<x>           ... but only when no pending job's input
+ *                            file is at least x times the mean pending
+ *                            job's input (0.5; 0: always)
  *   starve_after=<s>         a job pending longer than this goes before
  *                            the ECT order of its node, in priority order,
  *                            so short jobs cannot overtake it for ever
@@ -166,6 +170,8 @@ typedef struct {
 	dl__guard_t *lguard;    /* guard=locality's, or NULL */
 	dl__guard_t *wguard;    /* guard_wait=mct's, or NULL */
 	double wait_file;       /* guard_wait_file: when both steps apply */
+	unsigned exact;         /* exact_free: at most this many to place */
+	double exact_file;      /* exact_file: solved exactly only below it */
 	double hysteresis;      /* plan_keep.h; 0: off */
 	dl_place_params_t place; /* the host's placement rule, as the guards,
 				  * follow= and plan_keep.h model it */
@@ -229,7 +235,8 @@ static int _create(const char *params, void **priv)
 	dl_partition_opts_t o;
 	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
 	       above = 2000, reuse = 0, pf = 0, gevery = 1, gpress = 1,
-	       gmargin = 0, follow, hyst = 0, wfile = 0, horizon = 0, exact;
+	       gmargin = 0, follow, hyst = 0, wfile = 0, horizon = 0, exact,
+	       exfile = 0.5;
 	char v[1024], guard[64] = "none", gwait[64] = "none";
 	ohps_t *h;
 
@@ -265,14 +272,16 @@ static int _create(const char *params, void **priv)
 		above = 100;
 	/*
 	 * exact_free=2 solves a graph with one or two pending jobs to place
-	 * (most plans of a short queue) in the library: 17% less CPU on
-	 * bench_sim's trace for the same mean response (+0.19% +- 1.17%
-	 * over 15 seeds), but on the zoo's heavy class at 16 nodes the
-	 * exact lowest cut keeps jobs on the few nodes holding the 4 GiB
+	 * (most plans of a short queue) in the library instead of by a
+	 * helper round trip: 17% less CPU on bench_sim's trace for the same
+	 * mean response (+0.19% +- 1.17% over 15 seeds).  Not where a few
+	 * large files dominate the pending jobs' input (exact_file, the
+	 * test of guard_wait_file): on the zoo's heavy class at 16 nodes the
+	 * exact lowest cut kept jobs on the few nodes holding the 4 GiB
 	 * files where PHG's spread them, 13-16% slower (doc/benchmarks.md).
-	 * So it is off unless asked for.
+	 * The paper's dispatch keeps PHG at every plan, as published.
 	 */
-	exact = 0;
+	exact = h->order_ect ? 0 : 2;
 	/*
 	 * plan_follow.h: where slurmctld starts each job as soon as it is
 	 * placed, arrivals are planned one at a time, and the balance
@@ -346,7 +355,8 @@ static int _create(const char *params, void **priv)
 	    dl_params_double(params, "hysteresis", 0, 1e6, &hyst) ||
 	    dl_params_double(params, "guard_wait_file", 0, 1e6, &wfile) ||
 	    dl_params_double(params, "guard_horizon", 0, 4e9, &horizon) ||
-	    dl_params_double(params, "exact_free", 0, 2, &exact))
+	    dl_params_double(params, "exact_free", 0, 2, &exact) ||
+	    dl_params_double(params, "exact_file", 0, 1e6, &exfile))
 		goto bad;
 	if ((dl_params_get(params, "refine", v, sizeof(v)) &&
 	     _parse_refine(v, &h->refine)) ||
@@ -383,7 +393,8 @@ static int _create(const char *params, void **priv)
 	o.nprocs = (unsigned)np;
 	o.seed = (unsigned)seed;
 	o.refine = h->refine;
-	o.exact_free = (unsigned)exact;
+	h->exact = (unsigned)exact;
+	h->exact_file = exfile;
 	h->full_every = (uint32_t)full;
 	h->refine_above = (uint32_t)above;
 	h->ect_window = (uint32_t)win;
@@ -671,21 +682,23 @@ static int32_t *_prev_nodes(const ohps_t *h, const dl_state_t *st)
 }
 
 /*
- * Whether hysteresis and guard_wait apply to this plan: when one pending
- * job's input file is at least wait_file times the mean pending job's
- * input (0: always).  A job's cost is then where its big file is, it is
- * worth a long wait for the node caching it, and the host's dispatch is
- * close to guard_wait's model, in which every job waits for its node.
- * With many small files (the papers' biomed images, 4 and 64 MB, some
- * 240 MB per job) both steps cost 17% (robustness-notes.md).
+ * Whether one pending job's input file is at least x times the mean
+ * pending job's input (x <= 0: always).  A job's cost is then where its
+ * big file is.  It decides whether hysteresis and guard_wait apply
+ * (guard_wait_file): such a job is worth a long wait for the node caching
+ * its file, and the host's dispatch is close to guard_wait's model, in
+ * which every job waits for its node; with many small files (the papers'
+ * biomed images, 4 and 64 MB, some 240 MB per job) both steps cost 17%
+ * (robustness-notes.md).  And whether small partitions are solved
+ * exactly (exact_file): only where no such file is.
  */
-static int _big_file(const ohps_t *h, const dl_state_t *st)
+static int _big_file(const dl_state_t *st, double x)
 {
 	uint64_t big = 0, total = 0;
 	size_t i, n = 0;
 	uint32_t k;
 
-	if (!(h->wait_file > 0))
+	if (!(x > 0))
 		return 1;
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
@@ -701,7 +714,7 @@ static int _big_file(const ohps_t *h, const dl_state_t *st)
 				big = b;
 		}
 	}
-	return n && (double)big * (double)n >= h->wait_file * (double)total;
+	return n && (double)big * (double)n >= x * (double)total;
 }
 
 /* guard=, then guard_wait= where steps (_big_file()) says so, on plan.
@@ -745,7 +758,8 @@ static int _guards_head(const ohps_t *h, const dl_state_t *st,
  * will apply it when hysteresis= is on: jobs get back their last node
  * before the comparisons and again on the winner (plan_keep.h), from one
  * look-up of the last plan (it changes only when this plan is saved).
- * hysteresis= and guard_wait= apply only where _big_file() says so.
+ * hysteresis= and guard_wait= apply only where _big_file() says so
+ * (guard_wait_file).
  * \return 0, DL_ENOMEM or a guard's error.
  */
 static int _judge(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
@@ -754,7 +768,8 @@ static int _judge(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 	int32_t *prev = NULL;
 	int rc, steps;
 
-	steps = (h->hysteresis > 0 || h->wguard) && _big_file(h, st);
+	steps = (h->hysteresis > 0 || h->wguard) &&
+		_big_file(st, h->wait_file);
 	pp = h->place;
 	pp.hysteresis = h->hysteresis;
 	if (steps && h->hysteresis > 0 && h->nprev) {
@@ -813,7 +828,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	dl_order_item_t *items = NULL;
 	size_t nitems = 0, i;
 	uint32_t v;
-	int rc, done;
+	int rc, done, big;
 
 	if ((rc = _plan_reused(h, st, plan, &done)) || done)
 		return rc ? rc :
@@ -855,6 +870,9 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	}
 	if (!prev)
 		h->since_full = 0;
+	/* exact_free, unless a few large files dominate (exact_file). */
+	big = h->exact && h->exact_file > 0 && _big_file(st, h->exact_file);
+	dl_partitioner_set_exact(h->part, big ? 0 : h->exact);
 	if ((rc = dl_partitioner_run(h->part, g, prev, part, &stats)))
 		goto out;
 	plan->fallback = h->prev_fallback = stats.used_fallback != 0;

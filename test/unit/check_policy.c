@@ -533,6 +533,62 @@ START_TEST(test_locality_many_empty_files)
 }
 END_TEST
 
+/* Whether online-hps (order=priority, params p, no helper) planned the
+ * state greedily: a plan the helper should have made. */
+static int _hps_fell_back(const char *p)
+{
+	char params[256];
+	dl_plan_t *plan;
+	int fb;
+
+	snprintf(params, sizeof(params),
+		 "order=priority,helper=/nonexistent/dl-partitiond%s%s",
+		 p ? "," : "", p ? p : "");
+	plan = _plan_with("online-hps", params);
+	fb = plan->fallback;
+	ck_assert_int_ge(plan->a[0].node, 0);
+	dl_plan_free(plan);
+	return fb;
+}
+
+/*
+ * Under the host's order, a plan with one or two jobs to place is solved
+ * exactly in the library (no helper asked), unless one pending job's
+ * input file is at least exact_file (0.5) of the mean pending job's
+ * input: then the helper partitions it, as before (here it is missing,
+ * so the plan is the greedy fallback's).
+ */
+START_TEST(test_online_hps_exact_gate)
+{
+	uint32_t f[4], big, i;
+	char path[32];
+
+	_setup(4);
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "/d/small%u", i);
+		f[i] = _file(path, 10 * MB);
+	}
+	_add_job(1, f, 4, DL_JOB_PENDING, -1, 1); /* largest file: 1/4 */
+	ck_assert_int_eq(_hps_fell_back(NULL), 0);
+	ck_assert_int_eq(_hps_fell_back("exact_free=0"), 1);
+	ck_assert_int_eq(_hps_fell_back("exact_file=0.2"), 1);
+	_teardown();
+
+	_setup(4);
+	big = _file("/d/big", 400 * MB);
+	f[0] = _file("/d/small", 10 * MB);
+	f[1] = big;
+	_add_job(1, f, 2, DL_JOB_PENDING, -1, 1); /* largest file: 40/41 */
+	ck_assert_int_eq(_hps_fell_back(NULL), 1);
+	ck_assert_int_eq(_hps_fell_back("exact_file=0"), 0);
+	ck_assert_int_eq(_hps_fell_back("exact_file=0.97"), 1);
+	ck_assert_int_eq(_hps_fell_back("exact_file=0.98"), 0);
+	ck_assert_int_eq(_hps_fell_back("exact_file=0.98,exact_free=1"), 0);
+	ck_assert_int_eq(_hps_fell_back("exact_file=0.98,exact_free=0"), 1);
+	_teardown();
+}
+END_TEST
+
 /* The same state gives the same plan. */
 START_TEST(test_locality_deterministic)
 {
@@ -937,6 +993,7 @@ Suite *make_policy_suite(void)
 	tcase_add_test(tc_core, test_locality_deterministic);
 	tcase_add_test(tc_core, test_locality_fast_path_matches_scan);
 	tcase_add_test(tc_core, test_locality_many_empty_files);
+	tcase_add_test(tc_core, test_online_hps_exact_gate);
 	tcase_add_test(tc_core, test_plan_starts);
 	tcase_add_test(tc_core, test_ohps_groups_clusters);
 	tcase_add_test(tc_core, test_ohps_fixed_and_cached);
