@@ -45,9 +45,9 @@
  *                            helper (partition_exact.h; 2 with
  *                            order=priority, 0 = off, with order=ect:
  *                            see the constructor)
- *   exact_file=<x>           ... but only when no pending job's input
- *                            file is at least x times the mean pending
- *                            job's input (0.5; 0: always)
+ *   exact_file=<x>           ... but only when no pending or running
+ *                            job's input file is at least x times the
+ *                            mean such job's input (0.5; 0: always)
  *   starve_after=<s>         a job pending longer than this goes before
  *                            the ECT order of its node, in priority order,
  *                            so short jobs cannot overtake it for ever
@@ -682,17 +682,19 @@ static int32_t *_prev_nodes(const ohps_t *h, const dl_state_t *st)
 }
 
 /*
- * Whether one pending job's input file is at least x times the mean
- * pending job's input (x <= 0: always).  A job's cost is then where its
- * big file is.  It decides whether hysteresis and guard_wait apply
+ * Whether one job's input file is at least x times the mean job's input
+ * (x <= 0: always), over the pending jobs, and the running ones too if
+ * running.  A job's cost is then where its big file is.  Over the pending
+ * jobs it decides whether hysteresis and guard_wait apply
  * (guard_wait_file): such a job is worth a long wait for the node caching
  * its file, and the host's dispatch is close to guard_wait's model, in
  * which every job waits for its node; with many small files (the papers'
  * biomed images, 4 and 64 MB, some 240 MB per job) both steps cost 17%
- * (robustness-notes.md).  And whether small partitions are solved
- * exactly (exact_file): only where no such file is.
+ * (robustness-notes.md).  Over every job it decides whether small
+ * partitions are solved exactly (exact_file): only where no such file is,
+ * and a queue of one or two jobs says little on its own.
  */
-static int _big_file(const dl_state_t *st, double x)
+static int _big_file(const dl_state_t *st, double x, int running)
 {
 	uint64_t big = 0, total = 0;
 	size_t i, n = 0;
@@ -703,7 +705,8 @@ static int _big_file(const dl_state_t *st, double x)
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 
-		if (j->state != DL_JOB_PENDING)
+		if (j->state != DL_JOB_PENDING &&
+		    !(running && j->state == DL_JOB_RUNNING))
 			continue;
 		n++;
 		for (k = 0; k < j->nfiles; k++) {
@@ -769,7 +772,7 @@ static int _judge(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 	int rc, steps;
 
 	steps = (h->hysteresis > 0 || h->wguard) &&
-		_big_file(st, h->wait_file);
+		_big_file(st, h->wait_file, 0);
 	pp = h->place;
 	pp.hysteresis = h->hysteresis;
 	if (steps && h->hysteresis > 0 && h->nprev) {
@@ -871,7 +874,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	if (!prev)
 		h->since_full = 0;
 	/* exact_free, unless a few large files dominate (exact_file). */
-	big = h->exact && h->exact_file > 0 && _big_file(st, h->exact_file);
+	big = h->exact && h->exact_file > 0 &&
+	      _big_file(st, h->exact_file, 1);
 	dl_partitioner_set_exact(h->part, big ? 0 : h->exact);
 	if ((rc = dl_partitioner_run(h->part, g, prev, part, &stats)))
 		goto out;
