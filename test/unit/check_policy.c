@@ -553,8 +553,8 @@ static int _hps_fell_back(const char *p)
 
 /*
  * Under the host's order, a plan with one or two jobs to place is solved
- * exactly in the library (no helper asked), unless one pending job's
- * input file is at least exact_file (0.5) of the mean pending job's
+ * exactly in the library (no helper asked), unless one pending or running
+ * job's input file is at least exact_file (0.5) of the mean such job's
  * input: then the helper partitions it, as before (here it is missing,
  * so the plan is the greedy fallback's).
  */
@@ -572,6 +572,12 @@ START_TEST(test_online_hps_exact_gate)
 	ck_assert_int_eq(_hps_fell_back(NULL), 0);
 	ck_assert_int_eq(_hps_fell_back("exact_free=0"), 1);
 	ck_assert_int_eq(_hps_fell_back("exact_file=0.2"), 1);
+	/* A running job's big file counts too: one short queue alone
+	 * does not tell a workload of large shared files. */
+	big = _file("/d/big", 400 * MB);
+	_add_job(2, &big, 1, DL_JOB_RUNNING, 0, 1);
+	ck_assert_int_eq(_hps_fell_back(NULL), 1);
+	ck_assert_int_eq(_hps_fell_back("exact_file=0"), 0);
 	_teardown();
 
 	_setup(4);
