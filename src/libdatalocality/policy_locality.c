@@ -155,7 +155,7 @@ typedef struct {
 	uint32_t *hold;   /* [nnodes] holder list buffer */
 	uint32_t *touch;  /* [nnodes] nodes holding some of j's files */
 	uint8_t *in;      /* [nnodes] whether a node is in touch */
-	uint8_t *elig;    /* [nnodes] _choose()'s scratch */
+	uint32_t *cand;   /* [nnodes] _choose()'s eligible nodes */
 	uint32_t ntouch, pass;
 } _scratch_t;
 
@@ -208,26 +208,37 @@ static void _job_bytes(const dl_state_t *st, const _planned_t *pl,
 
 /*
  * The node locality picks for j, or -1 (none eligible).
- * elig: [nnodes] scratch for the nodes' eligibility.
+ * cand: [nnodes] scratch for the eligible nodes.
  */
 static int32_t _choose(const locality_t *l, const dl_state_t *st,
 		       const dl_job_t *j, const double *load,
-		       const uint64_t *bytes, uint8_t *elig)
+		       const uint64_t *bytes, uint32_t *cand)
 {
 	double min_load = -1;
 	uint64_t best_bytes = 0;
 	int32_t best = -1;
-	uint32_t k;
+	uint32_t k, n = 0, c;
 
+	/* The eligible nodes, in order; a job the host pinned to a node has
+	 * one 1 in its list: found at memchr()'s pace. */
 	for (k = 0; k < st->nnodes; k++) {
-		elig[k] = (uint8_t)dl_state_job_eligible(st, j, k);
-		if (elig[k] && (min_load < 0 || load[k] < min_load))
+		if (j->eligible) {
+			const uint8_t *e = memchr(j->eligible + k, 1,
+						  st->nnodes - k);
+
+			if (!e)
+				break;
+			k = (uint32_t)(e - j->eligible);
+		}
+		if (!dl_state_job_eligible(st, j, k))
+			continue;
+		cand[n++] = k;
+		if (min_load < 0 || load[k] < min_load)
 			min_load = load[k];
 	}
-	if (min_load < 0)
-		return -1;
-	for (k = 0; k < st->nnodes; k++) {
-		if (!elig[k] || load[k] > min_load + l->slack)
+	for (c = 0; c < n; c++) {
+		k = cand[c];
+		if (load[k] > min_load + l->slack)
 			continue;
 		/* Most bytes wins; then the lighter node; then index. */
 		if (best < 0 || bytes[k] > best_bytes ||
@@ -292,9 +303,9 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	w.hold = malloc(nn * sizeof(*w.hold));
 	w.touch = malloc(nn * sizeof(*w.touch));
 	w.in = calloc(nn, 1);
-	w.elig = malloc(nn);
+	w.cand = malloc(nn * sizeof(*w.cand));
 	if (!load || !w.bytes || !w.mark || !w.hold || !w.touch || !w.in ||
-	    !w.elig || dl__mintree_init(&lt, st->nnodes) ||
+	    !w.cand || dl__mintree_init(&lt, st->nnodes) ||
 	    dl_state_priority_order(st, &idx, &n))
 		goto out;
 	for (i = 0; i < st->njobs; i++)
@@ -315,7 +326,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		_job_bytes(st, &planned, j, &w);
 		best = j->cpus == 1 && !j->eligible ?
 			       _choose_one(l, st, load, &w, &lt) :
-			       _choose(l, st, j, load, w.bytes, w.elig);
+			       _choose(l, st, j, load, w.bytes, w.cand);
 		_untouch(&w);
 		if (best < 0)
 			continue; /* no node can take it now */
@@ -336,7 +347,7 @@ out:
 	free(w.hold);
 	free(w.touch);
 	free(w.in);
-	free(w.elig);
+	free(w.cand);
 	free(load);
 	free(idx);
 	return rc;

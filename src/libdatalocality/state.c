@@ -161,7 +161,9 @@ int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 		j.eligible = malloc(st->nnodes);
 		if (!j.eligible)
 			return DL_ENOMEM;
-		memcpy(j.eligible, job->eligible, st->nnodes);
+		/* 0/1 exactly: the planners find the 1s with memchr(). */
+		for (i = 0; i < st->nnodes; i++)
+			j.eligible[i] = job->eligible[i] != 0;
 	}
 	/* Last: a block's room taken is not given back on error. */
 	if (job->nfiles) {

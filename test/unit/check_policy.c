@@ -595,6 +595,35 @@ START_TEST(test_online_hps_exact_gate)
 }
 END_TEST
 
+/* Any non-zero eligibility byte allows the node (the state stores 1):
+ * the planners' memchr() scans find it. */
+START_TEST(test_eligible_nonzero)
+{
+	uint8_t elig[4] = { 0, 0, 7, 0 };
+	uint32_t a;
+	dl_job_t j = { 0 };
+	dl_plan_t *plan;
+
+	_setup(4);
+	a = _file("/d/a", 10 * MB);
+	ck_assert_int_eq(dl_cache_insert(tc, 0, a, 1, NULL, NULL), 0);
+	j.id = 1;
+	j.files = &a;
+	j.nfiles = 1;
+	j.eligible = elig;
+	j.compute = -1;
+	ck_assert_int_eq(dl_state_add_job(ts, &j), 0);
+	ck_assert_uint_eq(ts->jobs[0].eligible[2], 1);
+	plan = _plan(NULL);
+	ck_assert_int_eq(plan->a[0].node, 2);
+	dl_plan_free(plan);
+	plan = _plan_with("online-hps", "order=priority,exact_free=0");
+	ck_assert_int_eq(plan->a[0].node, 2);
+	dl_plan_free(plan);
+	_teardown();
+}
+END_TEST
+
 /* The same state gives the same plan. */
 START_TEST(test_locality_deterministic)
 {
@@ -1000,6 +1029,7 @@ Suite *make_policy_suite(void)
 	tcase_add_test(tc_core, test_locality_fast_path_matches_scan);
 	tcase_add_test(tc_core, test_locality_many_empty_files);
 	tcase_add_test(tc_core, test_online_hps_exact_gate);
+	tcase_add_test(tc_core, test_eligible_nonzero);
 	tcase_add_test(tc_core, test_plan_starts);
 	tcase_add_test(tc_core, test_ohps_groups_clusters);
 	tcase_add_test(tc_core, test_ohps_fixed_and_cached);
