@@ -57,7 +57,7 @@ static int32_t _only_part(const dl_state_t *st, const dl_hgraph_t *h,
 #define HELD_END UINT32_MAX
 
 /* Room for n more entries in *list of *cap, n used; RET 0 or DL_ENOMEM. */
-static int _held_grow(uint32_t **list, size_t used, size_t *cap, size_t n)
+static int _u32_grow(uint32_t **list, size_t used, size_t *cap, size_t n)
 {
 	size_t ncap = *cap ? *cap : 256;
 	uint32_t *tmp;
@@ -72,6 +72,13 @@ static int _held_grow(uint32_t **list, size_t used, size_t *cap, size_t n)
 	*list = tmp;
 	*cap = ncap;
 	return 0;
+}
+
+static int _u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
 }
 
 /* Allocation of every array once the sizes are known. */
@@ -100,7 +107,8 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 {
 	uint32_t nfiles = dl_cache_file_count(st->cache);
 	uint32_t *sharers = NULL, *holders = NULL, *fill = NULL, *held = NULL;
-	size_t nheld = 0, heldcap = 0, c;
+	uint32_t *byfile = NULL; /* the files with a net, ascending */
+	size_t nheld = 0, heldcap = 0, nbyfile = 0, bycap = 0, c, x;
 	int32_t *net_of = NULL, *vtx_of = NULL, *anchor_of = NULL, *only = NULL;
 	uint32_t nvtx = 0, nnets = 0, n, k, net;
 	size_t npins = 0, i;
@@ -149,24 +157,34 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 		vtx_of[i] = (int32_t)nvtx++;
 		if (j->state != DL_JOB_PENDING)
 			continue;
+		if (_u32_grow(&byfile, nbyfile, &bycap, j->nfiles))
+			goto out;
 		for (k = 0; k < j->nfiles; k++)
-			if (net_of[j->files[k]] < 0)
+			if (net_of[j->files[k]] < 0) {
 				net_of[j->files[k]] = (int32_t)nnets++;
+				byfile[nbyfile++] = j->files[k];
+			}
 	}
+	/*
+	 * The loops over files below go in file order, as a scan of every
+	 * file id would, but over the few files with a net only (a scan was
+	 * the tracker's thousands of files, three times per plan).
+	 */
+	if (nbyfile)
+		qsort(byfile, nbyfile, sizeof(*byfile), _u32_cmp);
 	/*
 	 * Anchors: a vertex per usable node caching a file some net has.
 	 * The usable holders are kept (held, in file order) for the pins
 	 * below instead of asking the tracker again.
 	 */
-	for (i = 0; i < nfiles; i++) {
+	for (x = 0; x < nbyfile; x++) {
 		uint32_t nh;
 
-		if (net_of[i] < 0)
-			continue;
+		i = byfile[x];
 		nh = dl_cache_holders(st->cache, i, holders, st->nnodes);
 		if (nh > st->nnodes)
 			nh = st->nnodes;
-		if (_held_grow(&held, nheld, &heldcap, nh + 1))
+		if (_u32_grow(&held, nheld, &heldcap, nh + 1))
 			goto out;
 		for (k = 0; k < nh; k++) {
 			if (h->node_part[holders[k]] < 0)
@@ -234,9 +252,8 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 			if (net_of[j->files[k]] >= 0)
 				h->xpins[net_of[j->files[k]] + 1]++;
 	}
-	for (i = 0, c = 0; i < nfiles; i++) {
-		if (net_of[i] < 0)
-			continue;
+	for (x = 0, c = 0; x < nbyfile; x++) {
+		i = byfile[x];
 		h->net_file[net_of[i]] = (uint32_t)i;
 		h->ncost[net_of[i]] = (double)dl_file_bytes(st, (uint32_t)i);
 		for (; c < nheld && held[c] != HELD_END; c++)
@@ -258,11 +275,9 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 					(uint32_t)vtx_of[i];
 		}
 	}
-	for (i = 0, c = 0; i < nfiles; i++) {
-		int32_t e = net_of[i];
+	for (x = 0, c = 0; x < nbyfile; x++) {
+		int32_t e = net_of[byfile[x]];
 
-		if (e < 0)
-			continue;
 		for (; c < nheld && held[c] != HELD_END; c++)
 			h->pins[h->xpins[e] + fill[e]++] =
 				(uint32_t)anchor_of[held[c]];
@@ -272,6 +287,7 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 out:
 	free(sharers);
 	free(fill);
+	free(byfile);
 	free(net_of);
 	free(vtx_of);
 	free(only);
