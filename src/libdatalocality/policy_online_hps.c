@@ -273,13 +273,14 @@ static int _create(const char *params, void **priv)
 	/*
 	 * exact_free=2 solves a graph with one or two pending jobs to place
 	 * (most plans of a short queue) in the library instead of by a
-	 * helper round trip: 17% less CPU on bench_sim's trace for the same
-	 * mean response (+0.19% +- 1.17% over 15 seeds).  Not where a few
-	 * large files dominate the pending jobs' input (exact_file, the
-	 * test of guard_wait_file): on the zoo's heavy class at 16 nodes the
-	 * exact lowest cut kept jobs on the few nodes holding the 4 GiB
-	 * files where PHG's spread them, 13-16% slower (doc/benchmarks.md).
-	 * The paper's dispatch keeps PHG at every plan, as published.
+	 * helper round trip: two thirds of the helper's requests on
+	 * bench_sim's trace, for the same mean response (+0.4% +- 1.1% over
+	 * 15 seeds).  Not where a few large files dominate the input
+	 * (exact_file, guard_wait_file's test over the running jobs too):
+	 * on the zoo's heavy class at 16 nodes the exact lowest cut kept
+	 * jobs on the few nodes holding the 4 GiB files where PHG's spread
+	 * them, 13-16% slower (doc/benchmarks.md).  The paper's dispatch
+	 * keeps PHG at every plan, as published.
 	 */
 	exact = h->order_ect ? 0 : 2;
 	/*
