@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "dl_cache.h"
 
@@ -159,6 +160,25 @@ inline int dl_state_job_eligible(const dl_state_t *st, const dl_job_t *j,
 	if (st->nodes[n].cpus < j->cpus)
 		return 0;
 	return j->eligible ? j->eligible[n] != 0 : 1;
+}
+
+/*
+ * dl_state_job_next - the first node >= n that j's eligibility list does
+ * not exclude (n itself for a job without one), or st->nnodes: a job the
+ * host pinned to a node has one 1 among nnodes bytes (stored as 0/1),
+ * found at memchr()'s pace.  Usability and CPUs are left to
+ * dl_state_job_eligible().  Inline, as it: planners walk every node of
+ * every job with it.
+ */
+inline uint32_t dl_state_job_next(const dl_state_t *st, const dl_job_t *j,
+				  uint32_t n)
+{
+	const uint8_t *e;
+
+	if (n >= st->nnodes || !j->eligible)
+		return n < st->nnodes ? n : st->nnodes;
+	e = memchr(j->eligible + n, 1, st->nnodes - n);
+	return e ? (uint32_t)(e - j->eligible) : st->nnodes;
 }
 
 /**

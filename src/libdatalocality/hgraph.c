@@ -33,17 +33,8 @@ static int32_t _only_part(const dl_state_t *st, const dl_hgraph_t *h,
 	int32_t only = -2;
 	uint32_t n;
 
-	for (n = 0; n < st->nnodes; n++) {
-		/* A job the host pinned to a node has one 1 among the 0s:
-		 * find it at memchr()'s pace, not a byte per loop. */
-		if (j->eligible) {
-			const uint8_t *e = memchr(j->eligible + n, 1,
-						  st->nnodes - n);
-
-			if (!e)
-				break;
-			n = (uint32_t)(e - j->eligible);
-		}
+	for (n = dl_state_job_next(st, j, 0); n < st->nnodes;
+	     n = dl_state_job_next(st, j, n + 1)) {
 		if (h->node_part[n] < 0 || st->nodes[n].cpus < j->cpus)
 			continue;
 		if (only != -2)

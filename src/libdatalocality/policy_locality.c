@@ -219,17 +219,9 @@ static int32_t _choose(const locality_t *l, const dl_state_t *st,
 	int32_t best = -1;
 	uint32_t k, n = 0, c;
 
-	/* The eligible nodes, in order; a job the host pinned to a node has
-	 * one 1 in its list: found at memchr()'s pace. */
-	for (k = 0; k < st->nnodes; k++) {
-		if (j->eligible) {
-			const uint8_t *e = memchr(j->eligible + k, 1,
-						  st->nnodes - k);
-
-			if (!e)
-				break;
-			k = (uint32_t)(e - j->eligible);
-		}
+	/* The eligible nodes, in order (a pinned job's one at once). */
+	for (k = dl_state_job_next(st, j, 0); k < st->nnodes;
+	     k = dl_state_job_next(st, j, k + 1)) {
 		if (!dl_state_job_eligible(st, j, k))
 			continue;
 		cand[n++] = k;

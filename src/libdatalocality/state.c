@@ -189,9 +189,11 @@ int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 	return (int)st->njobs++;
 }
 
-/* The external definition of dl_state.h's inline function. */
+/* The external definitions of dl_state.h's inline functions. */
 extern inline int dl_state_job_eligible(const dl_state_t *st,
 					const dl_job_t *j, uint32_t n);
+extern inline uint32_t dl_state_job_next(const dl_state_t *st,
+					 const dl_job_t *j, uint32_t n);
 
 uint64_t dl_file_bytes(const dl_state_t *st, uint32_t file)
 {
