@@ -90,135 +90,170 @@ static int _alloc(dl_hgraph_t *h, uint32_t nvtx, uint32_t nnets,
 }
 
 /*
- * Two passes over the jobs: the first numbers vertices and nets and counts
- * pins, the second fills the CSR arrays.  net_of[file] maps a tracker file
- * id to its net (-1: no pending job needs it, so no net).
+ * dl_hgraph_build()'s working state.  net_of[file] maps a tracker file id
+ * to its net (-1: no pending job needs it, so no net); byfile lists the
+ * files with a net in ascending order, so that the loops over files go in
+ * file order, as a scan of every file id would, over the few with a net
+ * (a scan was the tracker's thousands of files, three times per plan).
+ * Every array is owned here and freed by _b_fini(); h is the result.
  */
-int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
-{
-	uint32_t nfiles = dl_cache_file_count(st->cache);
-	uint32_t *sharers = NULL, *holders = NULL, *fill = NULL, *held = NULL;
-	uint32_t *byfile = NULL; /* the files with a net, ascending */
-	size_t nheld = 0, heldcap = 0, nbyfile = 0, bycap = 0, c, x;
-	int32_t *net_of = NULL, *vtx_of = NULL, *anchor_of = NULL, *only = NULL;
-	uint32_t nvtx = 0, nnets = 0, n, k, net;
-	size_t npins = 0, i;
+typedef struct {
+	const dl_state_t *st;
 	dl_hgraph_t *h;
-	int rc = DL_ENOMEM;
+	int32_t *net_of, *vtx_of, *anchor_of, *only;
+	uint32_t *holders; /* [nnodes] a file's holders, from the tracker */
+	uint32_t *held;    /* usable holders per byfile entry, HELD_END */
+	uint32_t *byfile;
+	uint32_t *fill;    /* [nnets] pins placed per net so far */
+	size_t nheld, heldcap, nbyfile, bycap, npins;
+	uint32_t nfiles, nvtx, nnets;
+} _build_t;
 
-	*out = NULL;
-	h = calloc(1, sizeof(*h));
-	if (!h)
+static void _b_fini(_build_t *b)
+{
+	free(b->net_of);
+	free(b->vtx_of);
+	free(b->anchor_of);
+	free(b->only);
+	free(b->holders);
+	free(b->held);
+	free(b->byfile);
+	free(b->fill);
+}
+
+/* The arrays, and a part per usable node.  \return 0, DL_ENOMEM or
+ * DL_EINVAL (no usable node). */
+static int _b_init(_build_t *b, const dl_state_t *st, dl_hgraph_t *h)
+{
+	size_t nn = st->nnodes ? st->nnodes : 1, nj = st->njobs ? st->njobs : 1;
+	uint32_t n;
+
+	memset(b, 0, sizeof(*b));
+	b->st = st;
+	b->h = h;
+	b->nfiles = dl_cache_file_count(st->cache);
+	h->part_node = calloc(nn, sizeof(uint32_t));
+	h->node_part = calloc(nn, sizeof(int32_t));
+	b->net_of = malloc((b->nfiles ? b->nfiles : 1) * sizeof(*b->net_of));
+	b->vtx_of = malloc(nj * sizeof(*b->vtx_of));
+	b->only = malloc(nj * sizeof(*b->only));
+	b->anchor_of = malloc(nn * sizeof(*b->anchor_of));
+	b->holders = malloc(nn * sizeof(*b->holders));
+	if (!h->part_node || !h->node_part || !b->net_of || !b->vtx_of ||
+	    !b->only || !b->anchor_of || !b->holders)
 		return DL_ENOMEM;
-	h->part_node = calloc(st->nnodes ? st->nnodes : 1, sizeof(uint32_t));
-	h->node_part = calloc(st->nnodes ? st->nnodes : 1, sizeof(int32_t));
-	net_of = malloc((nfiles ? nfiles : 1) * sizeof(*net_of));
-	vtx_of = malloc((st->njobs ? st->njobs : 1) * sizeof(*vtx_of));
-	only = malloc((st->njobs ? st->njobs : 1) * sizeof(*only));
-	anchor_of = malloc((st->nnodes ? st->nnodes : 1) * sizeof(*anchor_of));
-	holders = malloc((st->nnodes ? st->nnodes : 1) * sizeof(*holders));
-	if (!h->part_node || !h->node_part || !net_of || !vtx_of || !only ||
-	    !anchor_of || !holders)
-		goto out;
 	for (n = 0; n < st->nnodes; n++) {
 		h->node_part[n] = -1;
-		anchor_of[n] = -1;
+		b->anchor_of[n] = -1;
 		if (st->nodes[n].usable) {
 			h->node_part[n] = (int32_t)h->nparts;
 			h->part_node[h->nparts++] = n;
 		}
 	}
-	if (!h->nparts) {
-		rc = DL_EINVAL;
-		goto out;
-	}
-	memset(net_of, 0xff, (nfiles ? nfiles : 1) * sizeof(*net_of));
+	memset(b->net_of, 0xff, (b->nfiles ? b->nfiles : 1) *
+					sizeof(*b->net_of));
+	return h->nparts ? 0 : DL_EINVAL;
+}
 
-	/* Pass 1: vertices for jobs, nets for files pending jobs need. */
+/* Pass 1: vertices for jobs, nets for files pending jobs need.
+ * \return 0 or DL_ENOMEM. */
+static int _b_vertices(_build_t *b)
+{
+	const dl_state_t *st = b->st;
+	uint32_t k;
+	size_t i;
+
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 
-		vtx_of[i] = -1;
+		b->vtx_of[i] = -1;
 		if (j->state == DL_JOB_RUNNING) {
-			if (h->node_part[j->node] < 0)
+			if (b->h->node_part[j->node] < 0)
 				continue; /* its node takes no new work */
-		} else if ((only[i] = _only_part(st, h, j)) == -2) {
+		} else if ((b->only[i] = _only_part(st, b->h, j)) == -2) {
 			continue; /* can run nowhere now */
 		}
-		vtx_of[i] = (int32_t)nvtx++;
+		b->vtx_of[i] = (int32_t)b->nvtx++;
 		if (j->state != DL_JOB_PENDING)
 			continue;
-		if (_u32_grow(&byfile, nbyfile, &bycap, j->nfiles))
-			goto out;
+		if (_u32_grow(&b->byfile, b->nbyfile, &b->bycap, j->nfiles))
+			return DL_ENOMEM;
 		for (k = 0; k < j->nfiles; k++)
-			if (net_of[j->files[k]] < 0) {
-				net_of[j->files[k]] = (int32_t)nnets++;
-				byfile[nbyfile++] = j->files[k];
+			if (b->net_of[j->files[k]] < 0) {
+				b->net_of[j->files[k]] = (int32_t)b->nnets++;
+				b->byfile[b->nbyfile++] = j->files[k];
 			}
 	}
-	/*
-	 * The loops over files below go in file order, as a scan of every
-	 * file id would, but over the few files with a net only (a scan was
-	 * the tracker's thousands of files, three times per plan).
-	 */
-	if (nbyfile)
-		qsort(byfile, nbyfile, sizeof(*byfile), _u32_cmp);
-	/*
-	 * Anchors: a vertex per usable node caching a file some net has.
-	 * The usable holders are kept (held, in file order) for the pins
-	 * below instead of asking the tracker again.
-	 */
-	for (x = 0; x < nbyfile; x++) {
-		uint32_t nh;
+	if (b->nbyfile)
+		qsort(b->byfile, b->nbyfile, sizeof(*b->byfile), _u32_cmp);
+	return 0;
+}
 
-		i = byfile[x];
-		nh = dl_cache_holders(st->cache, i, holders, st->nnodes);
+/*
+ * Anchors: a vertex per usable node caching a file some net has.  The
+ * usable holders are kept (held, in file order) for the pins instead of
+ * asking the tracker again.  Then the jobs' pins are counted.
+ * \return 0 or DL_ENOMEM.
+ */
+static int _b_anchors(_build_t *b)
+{
+	const dl_state_t *st = b->st;
+	uint32_t k, nh;
+	size_t x, i;
+
+	for (x = 0; x < b->nbyfile; x++) {
+		nh = dl_cache_holders(st->cache, b->byfile[x], b->holders,
+				      st->nnodes);
 		if (nh > st->nnodes)
 			nh = st->nnodes;
-		if (_u32_grow(&held, nheld, &heldcap, nh + 1))
-			goto out;
+		if (_u32_grow(&b->held, b->nheld, &b->heldcap, nh + 1))
+			return DL_ENOMEM;
 		for (k = 0; k < nh; k++) {
-			if (h->node_part[holders[k]] < 0)
+			uint32_t n = b->holders[k];
+
+			if (b->h->node_part[n] < 0)
 				continue;
-			if (anchor_of[holders[k]] < 0)
-				anchor_of[holders[k]] = (int32_t)nvtx++;
-			held[nheld++] = holders[k];
-			npins++;
+			if (b->anchor_of[n] < 0)
+				b->anchor_of[n] = (int32_t)b->nvtx++;
+			b->held[b->nheld++] = n;
+			b->npins++;
 		}
-		held[nheld++] = HELD_END;
+		b->held[b->nheld++] = HELD_END;
 	}
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 
-		if (vtx_of[i] < 0)
+		if (b->vtx_of[i] < 0)
 			continue;
 		for (k = 0; k < j->nfiles; k++)
-			if (net_of[j->files[k]] >= 0)
-				npins++;
+			if (b->net_of[j->files[k]] >= 0)
+				b->npins++;
 	}
-	if ((rc = _alloc(h, nvtx, nnets, npins)))
-		goto out;
-	h->nvtx = nvtx;
-	h->nnets = nnets;
-	if ((rc = dl_cost_sharers(st, &sharers)))
-		goto out;
-	fill = calloc(nnets ? nnets : 1, sizeof(*fill));
-	if (!fill) {
-		rc = DL_ENOMEM;
-		goto out;
-	}
+	return 0;
+}
 
-	/* Vertex weights and fixed parts. */
+/* Vertex weights and fixed parts.  \return 0 or DL_ENOMEM. */
+static int _b_weights(_build_t *b)
+{
+	const dl_state_t *st = b->st;
+	dl_hgraph_t *h = b->h;
+	uint32_t *sharers, n;
+	size_t i;
+
+	if (dl_cost_sharers(st, &sharers))
+		return DL_ENOMEM;
 	for (n = 0; n < st->nnodes; n++) {
-		if (anchor_of[n] < 0)
+		int32_t a = b->anchor_of[n];
+
+		if (a < 0)
 			continue;
-		h->vwgt[anchor_of[n]] = 0;
-		h->fixed[anchor_of[n]] = h->node_part[n];
-		h->vjob[anchor_of[n]] = DL_HG_ANCHOR;
+		h->vwgt[a] = 0;
+		h->fixed[a] = h->node_part[n];
+		h->vjob[a] = DL_HG_ANCHOR;
 	}
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
-		int32_t v = vtx_of[i];
+		int32_t v = b->vtx_of[i];
 
 		if (v < 0)
 			continue;
@@ -229,62 +264,109 @@ int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
 		} else {
 			h->vwgt[v] = dl_cost_job_estimate(st, j, sharers,
 							  h->nparts);
-			h->fixed[v] = only[i];
+			h->fixed[v] = b->only[i];
 		}
 	}
+	free(sharers);
+	return 0;
+}
 
-	/* Pass 2: pins.  First count per net, then place. */
+/* Pass 2, jobs: every job vertex's pins, counted (place = 0) or placed. */
+static void _b_job_pins(_build_t *b, int place)
+{
+	const dl_state_t *st = b->st;
+	dl_hgraph_t *h = b->h;
+	uint32_t k;
+	size_t i;
+
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 
-		if (vtx_of[i] < 0)
-			continue;
-		for (k = 0; k < j->nfiles; k++)
-			if (net_of[j->files[k]] >= 0)
-				h->xpins[net_of[j->files[k]] + 1]++;
-	}
-	for (x = 0, c = 0; x < nbyfile; x++) {
-		i = byfile[x];
-		h->net_file[net_of[i]] = (uint32_t)i;
-		h->ncost[net_of[i]] = (double)dl_file_bytes(st, (uint32_t)i);
-		for (; c < nheld && held[c] != HELD_END; c++)
-			h->xpins[net_of[i] + 1]++;
-		c++;
-	}
-	for (net = 0; net < nnets; net++)
-		h->xpins[net + 1] += h->xpins[net];
-	for (i = 0; i < st->njobs; i++) {
-		const dl_job_t *j = &st->jobs[i];
-
-		if (vtx_of[i] < 0)
+		if (b->vtx_of[i] < 0)
 			continue;
 		for (k = 0; k < j->nfiles; k++) {
-			int32_t e = net_of[j->files[k]];
+			int32_t e = b->net_of[j->files[k]];
 
-			if (e >= 0)
-				h->pins[h->xpins[e] + fill[e]++] =
-					(uint32_t)vtx_of[i];
+			if (e < 0)
+				continue;
+			if (place)
+				h->pins[h->xpins[e] + b->fill[e]++] =
+					(uint32_t)b->vtx_of[i];
+			else
+				h->xpins[e + 1]++;
 		}
 	}
-	for (x = 0, c = 0; x < nbyfile; x++) {
-		int32_t e = net_of[byfile[x]];
+}
 
-		for (; c < nheld && held[c] != HELD_END; c++)
-			h->pins[h->xpins[e] + fill[e]++] =
-				(uint32_t)anchor_of[held[c]];
-		c++;
+/* Pass 2, anchors: the same for the held lists, in file order; counting
+ * also fills each net's file and cost. */
+static void _b_anchor_pins(_build_t *b, int place)
+{
+	dl_hgraph_t *h = b->h;
+	size_t x, c;
+
+	for (x = 0, c = 0; x < b->nbyfile; x++, c++) {
+		uint32_t f = b->byfile[x];
+		int32_t e = b->net_of[f];
+
+		if (!place) {
+			h->net_file[e] = f;
+			h->ncost[e] = (double)dl_file_bytes(b->st, f);
+		}
+		for (; c < b->nheld && b->held[c] != HELD_END; c++) {
+			if (place)
+				h->pins[h->xpins[e] + b->fill[e]++] =
+					(uint32_t)b->anchor_of[b->held[c]];
+			else
+				h->xpins[e + 1]++;
+		}
 	}
-	rc = 0;
-out:
-	free(sharers);
-	free(fill);
-	free(byfile);
-	free(net_of);
-	free(vtx_of);
-	free(only);
-	free(held);
-	free(anchor_of);
-	free(holders);
+}
+
+/* Pass 2: pins.  First count per net, then place.  \return 0 or
+ * DL_ENOMEM. */
+static int _b_pins(_build_t *b)
+{
+	dl_hgraph_t *h = b->h;
+	uint32_t net;
+
+	b->fill = calloc(b->nnets ? b->nnets : 1, sizeof(*b->fill));
+	if (!b->fill)
+		return DL_ENOMEM;
+	_b_job_pins(b, 0);
+	_b_anchor_pins(b, 0);
+	for (net = 0; net < b->nnets; net++)
+		h->xpins[net + 1] += h->xpins[net];
+	_b_job_pins(b, 1);
+	_b_anchor_pins(b, 1);
+	return 0;
+}
+
+/* Two passes over the jobs: the first numbers vertices and nets and
+ * counts pins, the second fills the CSR arrays. */
+int dl_hgraph_build(const dl_state_t *st, dl_hgraph_t **out)
+{
+	dl_hgraph_t *h;
+	_build_t b;
+	int rc;
+
+	*out = NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return DL_ENOMEM;
+	rc = _b_init(&b, st, h);
+	if (!rc)
+		rc = _b_vertices(&b);
+	if (!rc)
+		rc = _b_anchors(&b);
+	if (!rc && !(rc = _alloc(h, b.nvtx, b.nnets, b.npins))) {
+		h->nvtx = b.nvtx;
+		h->nnets = b.nnets;
+		rc = _b_weights(&b);
+	}
+	if (!rc)
+		rc = _b_pins(&b);
+	_b_fini(&b);
 	if (rc) {
 		dl_hgraph_free(h);
 		return rc;
