@@ -822,69 +822,52 @@ static int _plan_reused(ohps_t *h, const dl_state_t *st, dl_plan_t *plan,
 	return 0;
 }
 
-static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
+/*
+ * The previous partition of g's vertices for a refine (running jobs and
+ * anchors fixed, pending jobs their last node's part, -1 if new), or NULL
+ * when a fresh partition is due: refine off, a small graph, full_every
+ * plans since the last fresh one, or more than a fifth of the free
+ * vertices new.  *err: DL_ENOMEM, else unchanged.
+ */
+static int32_t *_refine_from(ohps_t *h, const dl_state_t *st,
+			     const dl_hgraph_t *g, int *err)
 {
-	ohps_t *h = priv;
-	dl_partition_stats_t stats;
-	dl_hgraph_t *g = NULL;
-	int32_t *part = NULL, *prev = NULL, *assign = NULL;
-	double *key = NULL, *key_prio = NULL;
-	dl_order_item_t *items = NULL;
-	size_t nitems = 0, i;
-	uint32_t v;
-	int rc, done, big;
+	uint32_t nfree = 0, nnew = 0, v;
+	int32_t *prev;
 
-	if ((rc = _plan_reused(h, st, plan, &done)) || done)
-		return rc ? rc :
-			    dl__plan_prefetch(st, plan, h->prefetch, 0,
-					      DL__PF_QUEUE);
-	h->reused = 0;
-	rc = dl_hgraph_build(st, &g);
-	if (rc == DL_EINVAL)
-		return 0; /* no usable node: nobody gets one */
-	if (rc)
-		return rc;
-	rc = DL_ENOMEM;
-	part = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*part));
-	if (!part)
-		goto out;
-	if (h->refine != DL_REFINE_NONE && h->nprev &&
-	    g->nvtx > h->refine_above && ++h->since_full < h->full_every) {
-		uint32_t nfree = 0, nnew = 0;
-
-		prev = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*prev));
-		if (!prev)
-			goto out;
-		for (v = 0; v < g->nvtx; v++) {
-			int32_t node;
-
-			prev[v] = g->fixed[v];
-			if (prev[v] >= 0 || g->vjob[v] == DL_HG_ANCHOR)
-				continue;
-			node = _prev_node(h, st->jobs[g->vjob[v]].id);
-			prev[v] = node >= 0 ? g->node_part[node] : -1;
-			nfree++;
-			nnew += prev[v] < 0;
-		}
-		/* Too much is new: a fresh partition is worth its time. */
-		if (nnew * 5 > nfree) {
-			free(prev);
-			prev = NULL;
-		}
+	if (h->refine == DL_REFINE_NONE || !h->nprev ||
+	    g->nvtx <= h->refine_above || ++h->since_full >= h->full_every)
+		return NULL;
+	prev = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*prev));
+	if (!prev) {
+		*err = DL_ENOMEM;
+		return NULL;
 	}
-	if (!prev)
-		h->since_full = 0;
-	/* exact_free, unless a few large files dominate (exact_file). */
-	big = h->exact && h->exact_file > 0 &&
-	      _big_file(st, h->exact_file, 1);
-	dl_partitioner_set_exact(h->part, big ? 0 : h->exact);
-	if ((rc = dl_partitioner_run(h->part, g, prev, part, &stats)))
-		goto out;
-	plan->fallback = h->prev_fallback = stats.used_fallback != 0;
-	if (stats.used_fallback)
-		dl__log(DL_LOG_ERROR,
-			"online-hps: partitioner helper failed, greedy plan used (cut %.0f)",
-			stats.cut);
+	for (v = 0; v < g->nvtx; v++) {
+		int32_t node;
+
+		prev[v] = g->fixed[v];
+		if (prev[v] >= 0 || g->vjob[v] == DL_HG_ANCHOR)
+			continue;
+		node = _prev_node(h, st->jobs[g->vjob[v]].id);
+		prev[v] = node >= 0 ? g->node_part[node] : -1;
+		nfree++;
+		nnew += prev[v] < 0;
+	}
+	/* Too much is new: a fresh partition is worth its time. */
+	if (nnew * 5 > nfree) {
+		free(prev);
+		return NULL;
+	}
+	return prev;
+}
+
+/* Each pending vertex's part as its node in plan; a node the job may not
+ * use is repaired (_repair()). */
+static void _map(const dl_state_t *st, const dl_hgraph_t *g,
+		 const int32_t *part, dl_plan_t *plan)
+{
+	uint32_t v;
 
 	for (v = 0; v < g->nvtx; v++) {
 		const dl_job_t *j;
@@ -900,40 +883,90 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 			node = _repair(st, j);
 		plan->a[g->vjob[v]].node = node;
 	}
+}
 
+/*
+ * The plan's order by earliest completion (the paper's dispatch): the
+ * window's jobs first, in ECT order; the others after them, keeping
+ * their priority order; starving jobs before all.
+ * \return 0 or DL_ENOMEM.
+ */
+static int _order_ect(const ohps_t *h, const dl_state_t *st,
+		      dl_plan_t *plan)
+{
+	size_t n = st->njobs ? st->njobs : 1, nitems = 0, i;
+	int32_t *assign = malloc(n * sizeof(*assign));
+	double *key = malloc(n * sizeof(*key));
+	double *key_prio = malloc(n * sizeof(*key_prio));
+	dl_order_item_t *items = NULL;
+	int rc = DL_ENOMEM;
+
+	if (!assign || !key || !key_prio || (rc = _window(h, st, plan, assign)))
+		goto out;
+	for (i = 0; i < st->njobs; i++) {
+		key_prio[i] = plan->a[i].order; /* priority rank */
+		key[i] = -1;
+	}
+	if ((rc = dl_order_ect(st, assign, &items, &nitems, key)))
+		goto out;
+	for (i = 0; i < st->njobs; i++)
+		plan->a[i].order = key[i] >= 0 ?
+					   key[i] :
+					   (double)nitems + plan->a[i].order;
+	_starve(h, st, plan, key_prio);
+out:
+	free(items);
+	free(key_prio);
+	free(key);
+	free(assign);
+	return rc;
+}
+
+/* A real plan: partition (from scratch, refined or exact), map, follow
+ * the data, order, judge by the guards, remember, prefetch. */
+static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
+{
+	ohps_t *h = priv;
+	dl_partition_stats_t stats;
+	dl_hgraph_t *g = NULL;
+	int32_t *part = NULL, *prev = NULL;
+	int rc, done, big;
+
+	if ((rc = _plan_reused(h, st, plan, &done)) || done)
+		return rc ? rc :
+			    dl__plan_prefetch(st, plan, h->prefetch, 0,
+					      DL__PF_QUEUE);
+	h->reused = 0;
+	rc = dl_hgraph_build(st, &g);
+	if (rc == DL_EINVAL)
+		return 0; /* no usable node: nobody gets one */
+	if (rc)
+		return rc;
+	rc = 0;
+	part = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*part));
+	prev = _refine_from(h, st, g, &rc);
+	if (!part || rc) {
+		rc = DL_ENOMEM;
+		goto out;
+	}
+	if (!prev)
+		h->since_full = 0;
+	/* exact_free, unless a few large files dominate (exact_file). */
+	big = h->exact && h->exact_file > 0 &&
+	      _big_file(st, h->exact_file, 1);
+	dl_partitioner_set_exact(h->part, big ? 0 : h->exact);
+	if ((rc = dl_partitioner_run(h->part, g, prev, part, &stats)))
+		goto out;
+	plan->fallback = h->prev_fallback = stats.used_fallback != 0;
+	if (stats.used_fallback)
+		dl__log(DL_LOG_ERROR,
+			"online-hps: partitioner helper failed, greedy plan used (cut %.0f)",
+			stats.cut);
+	_map(st, g, part, plan);
 	if (h->follow > 0 && (rc = _follow(h, st, plan)))
 		goto out;
-	if (h->order_ect) {
-		assign = malloc((st->njobs ? st->njobs : 1) * sizeof(*assign));
-		key = malloc((st->njobs ? st->njobs : 1) * sizeof(*key));
-		if (!assign || !key) {
-			rc = DL_ENOMEM;
-			goto out;
-		}
-		if ((rc = _window(h, st, plan, assign)))
-			goto out;
-		key_prio = malloc((st->njobs ? st->njobs : 1) *
-				  sizeof(*key_prio));
-		if (!key_prio) {
-			rc = DL_ENOMEM;
-			goto out;
-		}
-		for (i = 0; i < st->njobs; i++)
-			key_prio[i] = plan->a[i].order; /* priority rank */
-		for (i = 0; i < st->njobs; i++)
-			key[i] = -1;
-		if ((rc = dl_order_ect(st, assign, &items, &nitems, key)))
-			goto out;
-		/*
-		 * The window's jobs first, in ECT order; the others after
-		 * them, keeping their priority order.
-		 */
-		for (i = 0; i < st->njobs; i++)
-			plan->a[i].order = key[i] >= 0 ?
-						   key[i] :
-						   (double)nitems + plan->a[i].order;
-		_starve(h, st, plan, key_prio);
-	}
+	if (h->order_ect && (rc = _order_ect(h, st, plan)))
+		goto out;
 	if ((rc = _judge(h, st, plan)))
 		goto out;
 	rc = _save_mapping(h, plan, st);
@@ -942,10 +975,6 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		rc = dl__plan_prefetch(st, plan, h->prefetch, 0,
 				       DL__PF_QUEUE);
 out:
-	free(items);
-	free(key_prio);
-	free(key);
-	free(assign);
 	free(prev);
 	free(part);
 	dl_hgraph_free(g);
