@@ -230,34 +230,35 @@ static int _place_params(const char *params, dl_place_params_t *pp)
 	return 0;
 }
 
-static int _create(const char *params, void **priv)
-{
-	dl_partition_opts_t o;
-	double imb, tmo, np, seed, full = 50, win = 8, starve = 600,
-	       above = 2000, reuse = 0, pf = 0, gevery = 1, gpress = 1,
-	       gmargin = 0, follow, hyst = 0, wfile = 0, horizon = 0, exact,
-	       exfile = 0.5;
-	char v[1024], guard[64] = "none", gwait[64] = "none";
-	ohps_t *h;
+/* The numeric and named parameters of _create(), before they are set. */
+typedef struct {
+	double imb, tmo, np, seed, full, win, starve, above, reuse, pf;
+	double gevery, gpress, gmargin, follow, hyst, wfile, horizon;
+	double exact, exfile;
+	char guard[64], gwait[64];
+} _knobs_t;
 
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		return DL_ENOMEM;
-	dl_partition_opts_default(&o);
-	imb = o.imbalance;
-	tmo = o.timeout_ms;
-	np = o.nprocs ? o.nprocs : 1;
-	seed = o.seed;
-	h->order_ect = 1;
-	h->refine = DL_REFINE_LIBRARY;
-	if (dl_params_get(params, "order", v, sizeof(v))) {
-		if (!strcmp(v, "ect"))
-			h->order_ect = 1;
-		else if (!strcmp(v, "priority"))
-			h->order_ect = 0;
-		else
-			goto bad;
-	}
+/* The defaults of each mode: order_ect, the paper's dispatch; else the
+ * host's order (slurmctld, dl-sim --dispatch=slurm). */
+static void _knobs_default(_knobs_t *k, int order_ect,
+			   const dl_partition_opts_t *o)
+{
+	memset(k, 0, sizeof(*k));
+	k->imb = o->imbalance;
+	k->tmo = o->timeout_ms;
+	k->np = o->nprocs ? o->nprocs : 1;
+	k->seed = o->seed;
+	k->full = 50;
+	k->win = 8;
+	k->starve = 600;
+	k->above = 2000;
+	k->gevery = 1;
+	k->gpress = 1;
+	k->exfile = 0.5;
+	snprintf(k->guard, sizeof(k->guard), "none");
+	snprintf(k->gwait, sizeof(k->gwait), "none");
+	if (order_ect)
+		return;
 	/*
 	 * Mapping only (the host starts jobs in its own order: slurmctld,
 	 * dl-sim --dispatch=slurm): a per-event helper round trip and full
@@ -268,8 +269,7 @@ static int _create(const char *params, void **priv)
 	 * with a few jobs it sends a job away from its busy data node
 	 * (test/integration/test_dispatch.sh, (e)), which PHG does not.
 	 */
-	if (!h->order_ect)
-		above = 100;
+	k->above = 100;
 	/*
 	 * exact_free=2 solves a graph with one or two pending jobs to place
 	 * (most plans of a short queue) in the library instead of by a
@@ -282,13 +282,13 @@ static int _create(const char *params, void **priv)
 	 * them, 13-16% slower (doc/benchmarks.md).  The paper's dispatch
 	 * keeps PHG at every plan, as published.
 	 */
-	exact = h->order_ect ? 0 : 2;
+	k->exact = 2;
 	/*
 	 * plan_follow.h: where slurmctld starts each job as soon as it is
 	 * placed, arrivals are planned one at a time, and the balance
 	 * constraint alone would decide where they go.
 	 */
-	follow = h->order_ect ? 0 : 1;
+	k->follow = 1;
 	/*
 	 * The guard (plan_guard.h) is on at every plan where the host starts
 	 * jobs in its own order (order=priority: slurmctld, dl-sim's slurm
@@ -303,14 +303,12 @@ static int _create(const char *params, void **priv)
 	 * costs nothing measurable now, and it takes 19-58% more CPU time
 	 * in dl-sim (doc/experiments/robustness-notes.md, doc/benchmarks.md).
 	 */
-	if (!h->order_ect) {
-		snprintf(guard, sizeof(guard), "locality");
-		gpress = 0;
-		snprintf(gwait, sizeof(gwait), "mct");
-		hyst = 0.25;
-		wfile = 0.5;
-		horizon = 1000;
-	}
+	snprintf(k->guard, sizeof(k->guard), "locality");
+	k->gpress = 0;
+	snprintf(k->gwait, sizeof(k->gwait), "mct");
+	k->hyst = 0.25;
+	k->wfile = 0.5;
+	k->horizon = 1000;
 	/*
 	 * The guards judge the head of a deep queue only (plan_head.h): a
 	 * guard's greedy plan and estimates cost more than the partition on
@@ -339,78 +337,128 @@ static int _create(const char *params, void **priv)
 	 * caching its files (test/integration/test_state.sh).  reuse=<n>
 	 * turns it on.
 	 */
-	if (dl_params_double(params, "imbalance", 1.0, 100.0, &imb) ||
-	    dl_params_double(params, "full_every", 1, 1e9, &full) ||
-	    dl_params_double(params, "refine_above", 0, 4e9, &above) ||
-	    dl_params_double(params, "ect_window", 0, 1e9, &win) ||
-	    dl_params_double(params, "starve_after", 0, 1e12, &starve) ||
-	    dl_params_double(params, "reuse", 0, 1e9, &reuse) ||
-	    dl_params_double(params, "timeout_ms", 1, 3600e3, &tmo) ||
-	    dl_params_double(params, "nprocs", 1, 65536, &np) ||
-	    dl_params_double(params, "seed", 0, 4294967295.0, &seed) ||
-	    dl_params_double(params, "prefetch", 0, 64, &pf) ||
-	    dl_params_double(params, "guard_every", 1, 1e6, &gevery) ||
-	    dl_params_double(params, "guard_pressure", 0, 1, &gpress) ||
-	    dl_params_double(params, "guard_margin", 0, 0.99, &gmargin) ||
-	    dl_params_double(params, "follow", 0, 1e6, &follow) ||
-	    dl_params_double(params, "hysteresis", 0, 1e6, &hyst) ||
-	    dl_params_double(params, "guard_wait_file", 0, 1e6, &wfile) ||
-	    dl_params_double(params, "guard_horizon", 0, 4e9, &horizon) ||
-	    dl_params_double(params, "exact_free", 0, 2, &exact) ||
-	    dl_params_double(params, "exact_file", 0, 1e6, &exfile))
-		goto bad;
-	if ((dl_params_get(params, "refine", v, sizeof(v)) &&
-	     _parse_refine(v, &h->refine)) ||
-	    _place_params(params, &h->place))
-		goto bad;
-	dl_params_get(params, "guard", guard, sizeof(guard));
-	/* guard=mct: the old guard (dl__plan_estimate, mct's plan);
-	 * anything else but none: greedy policies for plan_guard.h. */
-	if (strcmp(guard, "mct") && strcmp(guard, "none") &&
-	    !(h->lguard = dl__guard_create(guard, NULL, &h->place)))
-		goto bad;
+}
+
+/* params over the defaults in k.  \return 0 or DL_EINVAL. */
+static int _knobs_parse(_knobs_t *k, const char *params)
+{
+	if (dl_params_double(params, "imbalance", 1.0, 100.0, &k->imb) ||
+	    dl_params_double(params, "full_every", 1, 1e9, &k->full) ||
+	    dl_params_double(params, "refine_above", 0, 4e9, &k->above) ||
+	    dl_params_double(params, "ect_window", 0, 1e9, &k->win) ||
+	    dl_params_double(params, "starve_after", 0, 1e12, &k->starve) ||
+	    dl_params_double(params, "reuse", 0, 1e9, &k->reuse) ||
+	    dl_params_double(params, "timeout_ms", 1, 3600e3, &k->tmo) ||
+	    dl_params_double(params, "nprocs", 1, 65536, &k->np) ||
+	    dl_params_double(params, "seed", 0, 4294967295.0, &k->seed) ||
+	    dl_params_double(params, "prefetch", 0, 64, &k->pf) ||
+	    dl_params_double(params, "guard_every", 1, 1e6, &k->gevery) ||
+	    dl_params_double(params, "guard_pressure", 0, 1, &k->gpress) ||
+	    dl_params_double(params, "guard_margin", 0, 0.99, &k->gmargin) ||
+	    dl_params_double(params, "follow", 0, 1e6, &k->follow) ||
+	    dl_params_double(params, "hysteresis", 0, 1e6, &k->hyst) ||
+	    dl_params_double(params, "guard_wait_file", 0, 1e6, &k->wfile) ||
+	    dl_params_double(params, "guard_horizon", 0, 4e9, &k->horizon) ||
+	    dl_params_double(params, "exact_free", 0, 2, &k->exact) ||
+	    dl_params_double(params, "exact_file", 0, 1e6, &k->exfile))
+		return DL_EINVAL;
+	dl_params_get(params, "guard", k->guard, sizeof(k->guard));
+	dl_params_get(params, "guard_wait", k->gwait, sizeof(k->gwait));
+	return 0;
+}
+
+/*
+ * h's guards from k (h->place set).  guard=mct: the old guard
+ * (dl__plan_estimate, mct's plan); anything else but none: greedy
+ * policies for plan_guard.h.  \return 0, DL_EINVAL (an unknown policy)
+ * or DL_ENOMEM; what was made is h's, freed by _free().
+ */
+static int _guards_create(ohps_t *h, const _knobs_t *k)
+{
+	if (strcmp(k->guard, "mct") && strcmp(k->guard, "none") &&
+	    !(h->lguard = dl__guard_create(k->guard, NULL, &h->place)))
+		return DL_EINVAL;
 	if (h->lguard) {
-		dl__guard_set_every(h->lguard, (uint32_t)gevery);
-		dl__guard_set_margin(h->lguard, gmargin);
+		dl__guard_set_every(h->lguard, (uint32_t)k->gevery);
+		dl__guard_set_margin(h->lguard, k->gmargin);
 	}
-	dl_params_get(params, "guard_wait", gwait, sizeof(gwait));
-	if (strcmp(gwait, "none") &&
-	    !(h->wguard = dl__guard_create(gwait, NULL, &h->place)))
-		goto bad;
+	if (strcmp(k->gwait, "none") &&
+	    !(h->wguard = dl__guard_create(k->gwait, NULL, &h->place)))
+		return DL_EINVAL;
 	if (h->wguard)
 		dl__guard_set_unbounded(h->wguard, 1);
-	h->hysteresis = hyst;
-	h->wait_file = wfile;
-	h->guard_pressure = (int)gpress;
-	if (!strcmp(guard, "mct") &&
-	    !(h->guard = dl__mapper_create(DL__MAP_MCT, 0.0, 0.0))) {
-		free(h);
+	if (!strcmp(k->guard, "mct") &&
+	    !(h->guard = dl__mapper_create(DL__MAP_MCT, 0.0, 0.0)))
 		return DL_ENOMEM;
-	}
+	return 0;
+}
+
+/* k into h and the partitioner's options o. */
+static void _knobs_apply(ohps_t *h, const _knobs_t *k,
+			 dl_partition_opts_t *o)
+{
+	o->imbalance = k->imb;
+	o->timeout_ms = (unsigned)k->tmo;
+	o->nprocs = (unsigned)k->np;
+	o->seed = (unsigned)k->seed;
+	o->refine = h->refine;
+	h->hysteresis = k->hyst;
+	h->wait_file = k->wfile;
+	h->guard_pressure = (int)k->gpress;
+	h->exact = (unsigned)k->exact;
+	h->exact_file = k->exfile;
+	h->full_every = (uint32_t)k->full;
+	h->refine_above = (uint32_t)k->above;
+	h->ect_window = (uint32_t)k->win;
+	h->horizon = (uint32_t)k->horizon;
+	h->starve_after = k->starve;
+	h->follow = k->follow;
+	h->prefetch = (uint32_t)k->pf;
+	h->reuse_max = (uint32_t)k->reuse;
+}
+
+/* Whether the order= parameter is valid; *ect: its mode (ect without). */
+static int _parse_order(const char *params, int *ect)
+{
+	char v[64];
+
+	*ect = 1;
+	if (!dl_params_get(params, "order", v, sizeof(v)))
+		return 1;
+	if (!strcmp(v, "priority"))
+		*ect = 0;
+	return *ect == 0 || !strcmp(v, "ect");
+}
+
+static int _create(const char *params, void **priv)
+{
+	dl_partition_opts_t o;
+	_knobs_t k;
+	char v[1024];
+	ohps_t *h;
+	int rc = DL_EINVAL;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return DL_ENOMEM;
+	dl_partition_opts_default(&o);
+	h->refine = DL_REFINE_LIBRARY;
+	if (!_parse_order(params, &h->order_ect))
+		goto bad;
+	_knobs_default(&k, h->order_ect, &o);
+	if (_knobs_parse(&k, params) ||
+	    (dl_params_get(params, "refine", v, sizeof(v)) &&
+	     _parse_refine(v, &h->refine)) ||
+	    _place_params(params, &h->place) ||
+	    (rc = _guards_create(h, &k)))
+		goto bad;
 	if (dl_params_get(params, "helper", h->helper, sizeof(h->helper)))
 		o.helper = h->helper;
-	o.imbalance = imb;
-	o.timeout_ms = (unsigned)tmo;
-	o.nprocs = (unsigned)np;
-	o.seed = (unsigned)seed;
-	o.refine = h->refine;
-	h->exact = (unsigned)exact;
-	h->exact_file = exfile;
-	h->full_every = (uint32_t)full;
-	h->refine_above = (uint32_t)above;
-	h->ect_window = (uint32_t)win;
-	h->horizon = (uint32_t)horizon;
-	h->starve_after = starve;
-	h->follow = follow;
-	h->prefetch = (uint32_t)pf;
-	h->reuse_max = (uint32_t)reuse;
+	_knobs_apply(h, &k, &o);
 	h->part = dl_partitioner_create(&o);
 	if (!h->part) {
-		dl__mapper_destroy(h->guard);
-		dl__guard_destroy(h->lguard);
-		dl__guard_destroy(h->wguard);
-		free(h);
-		return DL_ENOMEM;
+		rc = DL_ENOMEM;
+		goto bad;
 	}
 	*priv = h;
 	return 0;
@@ -419,7 +467,7 @@ bad:
 	dl__guard_destroy(h->lguard);
 	dl__guard_destroy(h->wguard);
 	free(h);
-	return DL_EINVAL;
+	return rc;
 }
 
 static void _destroy(void *priv)
