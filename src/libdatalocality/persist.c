@@ -533,176 +533,227 @@ int dl_persist_read(const char *path, char **text, char *err,
 /* A restored access count stays far from wrapping at the next use. */
 #define MAX_ACC (UINT64_MAX >> 2)
 
-int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
-		    char *err, size_t errlen)
+/*
+ * dl_persist_load()'s records, read and checked before any is applied.
+ * files, cached and stats are owned here (_ld_fini()); the paths point
+ * into the file's text, which the caller owns.
+ */
+typedef struct {
+	const dl_persist_t *p;
+	char *err;
+	size_t errlen;
+	int version;
+	lfile_t *files;
+	size_t nfiles, fcap;
+	lcached_t *cached;
+	size_t ncached, ccap;
+	dl_node_stats_t *stats; /* [p->nnodes] or NULL: not wanted */
+	dl_sched_stats_t sched;
+	int have_sched;
+} _load_t;
+
+static void _ld_fini(_load_t *ld)
 {
-	lfile_t *files = NULL;
-	lcached_t *cached = NULL;
-	dl_node_stats_t *stats = NULL;
-	dl_sched_stats_t sched = { 0 };
-	size_t nfiles = 0, fcap = 0, ncached = 0, ccap = 0, i;
-	char *buf = NULL, *line, *next;
-	unsigned lineno = 0;
-	int rc, version = 0, have_sched = 0;
+	free(ld->files);
+	free(ld->cached);
+	free(ld->stats);
+}
 
-	if (!path || !cache || !p)
-		return DL_EINVAL;
-	if ((rc = dl_persist_read(path, &buf, err, errlen)))
-		return rc;
-	if (p->stats) {
-		stats = calloc(p->nnodes ? p->nnodes : 1, sizeof(*stats));
-		if (!stats) {
-			free(buf);
+/* line's fields into tok; a "file" record keeps the rest of the line as
+ * its path.  \return the number of fields. */
+static int _tokens(char *line, char *tok[MAX_FIELDS])
+{
+	char *sp;
+	int nt = 0;
+
+	for (sp = line; nt < MAX_FIELDS && sp; nt++) {
+		tok[nt] = sp;
+		if (nt == 3 && !strcmp(tok[0], "file"))
+			return nt + 1;
+		sp = strchr(sp, ' ');
+		if (sp)
+			*sp++ = '\0';
+	}
+	return nt;
+}
+
+/* "node NAME - HITS MISSES HIT_BYTES MISS_BYTES": the node's counters. */
+static int _ld_node(_load_t *ld, char **tok, unsigned lineno)
+{
+	int32_t n = _node_index(ld->p, tok[1]);
+	uint64_t v[4];
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		if (_parse_u64(tok[3 + i], &v[i]))
+			return _fail(ld->err, ld->errlen, DL_EFORMAT,
+				     "line %u: bad node counter", lineno);
+	if (n >= 0 && ld->stats) {
+		ld->stats[n].hits = v[0];
+		ld->stats[n].misses = v[1];
+		ld->stats[n].hit_bytes = v[2];
+		ld->stats[n].miss_bytes = v[3];
+	}
+	return 0;
+}
+
+/* "file SIZE|- ACCESSES /PATH". */
+static int _ld_file(_load_t *ld, char **tok, unsigned lineno)
+{
+	lfile_t f = { 0 };
+
+	if ((strcmp(tok[1], "-") && _parse_u64(tok[1], &f.size)) ||
+	    _parse_u64(tok[2], &f.acc) || tok[3][0] != '/')
+		return _fail(ld->err, ld->errlen, DL_EFORMAT,
+			     "line %u: bad file record", lineno);
+	if (!strcmp(tok[1], "-"))
+		f.size = DL_SIZE_UNKNOWN;
+	f.path = tok[3];
+	if (ld->nfiles == ld->fcap) {
+		size_t cap = ld->fcap ? ld->fcap * 2 : 1024;
+		lfile_t *nf = realloc(ld->files, cap * sizeof(*nf));
+
+		if (!nf)
 			return DL_ENOMEM;
-		}
+		ld->files = nf;
+		ld->fcap = cap;
 	}
-	for (line = buf; line && !rc; line = next) {
-		char *tok[MAX_FIELDS], *sp;
-		int nt = 0;
+	ld->files[ld->nfiles++] = f;
+	return 0;
+}
 
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		if (lineno == 1) {
-			if (!(version = _version(line)))
-				rc = _fail(err, errlen, DL_EFORMAT,
-					   "line %u: not a slurm-datalocality state file of version 1 to 4",
-					   lineno);
-			continue;
-		}
-		/* "file" keeps the rest of the line as the path. */
-		for (sp = line; nt < MAX_FIELDS && sp; nt++) {
-			tok[nt] = sp;
-			if (nt == 3 && !strcmp(tok[0], "file")) {
-				nt++;
-				break;
-			}
-			sp = strchr(sp, ' ');
-			if (sp)
-				*sp++ = '\0';
-		}
-		if (!strcmp(tok[0], "saved") || !strcmp(tok[0], "plan") ||
-		    !strcmp(tok[0], "job")) {
-			continue; /* informational: a new plan comes at once */
-		} else if (!strcmp(tok[0], "stats") && version >= 2) {
-			if (have_sched++)
-				rc = _fail(err, errlen, DL_EFORMAT,
-					   "line %u: second stats record",
-					   lineno);
-			else if (_parse_sched(tok, nt, &sched))
-				rc = _fail(err, errlen, DL_EFORMAT,
-					   "line %u: bad stats record", lineno);
-		} else if (!strcmp(tok[0], "service") && version >= 3) {
-			if (_check_service(tok, nt))
-				rc = _fail(err, errlen, DL_EFORMAT,
-					   "line %u: bad service record",
-					   lineno);
-		} else if (!strcmp(tok[0], "power") && version >= 4) {
-			if (_check_power(tok, nt))
-				rc = _fail(err, errlen, DL_EFORMAT,
-					   "line %u: bad power record", lineno);
-		} else if (!strcmp(tok[0], "node") && nt == 7) {
-			int32_t n = _node_index(p, tok[1]);
-			uint64_t v[4];
+/* "cached NODE FILENO": a copy of an earlier file record on a node. */
+static int _ld_cached(_load_t *ld, char **tok, unsigned lineno)
+{
+	uint64_t fno;
 
-			for (i = 0; i < 4; i++)
-				if (_parse_u64(tok[3 + i], &v[i]))
-					rc = _fail(err, errlen, DL_EFORMAT,
-						   "line %u: bad node counter",
-						   lineno);
-			if (!rc && n >= 0 && stats) {
-				stats[n].hits = v[0];
-				stats[n].misses = v[1];
-				stats[n].hit_bytes = v[2];
-				stats[n].miss_bytes = v[3];
-			}
-		} else if (!strcmp(tok[0], "file") && nt == 4) {
-			lfile_t f = { 0 };
+	if (_parse_u64(tok[2], &fno) || fno >= ld->nfiles)
+		return _fail(ld->err, ld->errlen, DL_EFORMAT,
+			     "line %u: cached entry names no file", lineno);
+	if (ld->ncached == ld->ccap) {
+		size_t cap = ld->ccap ? ld->ccap * 2 : 1024;
+		lcached_t *nc = realloc(ld->cached, cap * sizeof(*nc));
 
-			if ((strcmp(tok[1], "-") && _parse_u64(tok[1], &f.size)) ||
-			    _parse_u64(tok[2], &f.acc) || tok[3][0] != '/') {
-				rc = _fail(err, errlen, DL_EFORMAT,
-					   "line %u: bad file record", lineno);
-				break;
-			}
-			if (!strcmp(tok[1], "-"))
-				f.size = DL_SIZE_UNKNOWN;
-			f.path = tok[3];
-			if (nfiles == fcap) {
-				lfile_t *nf;
-
-				fcap = fcap ? fcap * 2 : 1024;
-				nf = realloc(files, fcap * sizeof(*nf));
-				if (!nf) {
-					rc = DL_ENOMEM;
-					break;
-				}
-				files = nf;
-			}
-			files[nfiles++] = f;
-		} else if (!strcmp(tok[0], "cached") && nt == 3) {
-			uint64_t fno;
-
-			if (_parse_u64(tok[2], &fno) || fno >= nfiles) {
-				rc = _fail(err, errlen, DL_EFORMAT,
-					   "line %u: cached entry names no file",
-					   lineno);
-				break;
-			}
-			if (ncached == ccap) {
-				lcached_t *nc;
-
-				ccap = ccap ? ccap * 2 : 1024;
-				nc = realloc(cached, ccap * sizeof(*nc));
-				if (!nc) {
-					rc = DL_ENOMEM;
-					break;
-				}
-				cached = nc;
-			}
-			cached[ncached].node = _node_index(p, tok[1]);
-			cached[ncached++].file = (uint32_t)fno;
-		} else {
-			rc = _fail(err, errlen, DL_EFORMAT,
-				   "line %u: unknown record", lineno);
-		}
+		if (!nc)
+			return DL_ENOMEM;
+		ld->cached = nc;
+		ld->ccap = cap;
 	}
-	if (!rc && lineno < 2)
-		rc = _fail(err, errlen, DL_EFORMAT, "empty state file%.0u", 0);
+	ld->cached[ld->ncached].node = _node_index(ld->p, tok[1]);
+	ld->cached[ld->ncached++].file = (uint32_t)fno;
+	return 0;
+}
 
-	/* Verified: now apply. */
-	for (i = 0; !rc && i < nfiles; i++)
-		files[i].id = dl_cache_file_intern(cache, files[i].path,
-						   files[i].size);
-	for (i = 0; !rc && i < ncached; i++) {
-		const lfile_t *f = &files[cached[i].file];
+/* One record (a line after the header).  \return 0, DL_EFORMAT (err
+ * says which line) or DL_ENOMEM. */
+static int _ld_line(_load_t *ld, char *line, unsigned lineno)
+{
+	char *tok[MAX_FIELDS];
+	int nt = _tokens(line, tok);
 
-		if (cached[i].node < 0 || f->id < 0 ||
-		    (uint32_t)cached[i].node >= dl_cache_node_count(cache) ||
+	if (!strcmp(tok[0], "saved") || !strcmp(tok[0], "plan") ||
+	    !strcmp(tok[0], "job"))
+		return 0; /* informational: a new plan comes at once */
+	if (!strcmp(tok[0], "stats") && ld->version >= 2) {
+		if (ld->have_sched++)
+			return _fail(ld->err, ld->errlen, DL_EFORMAT,
+				     "line %u: second stats record", lineno);
+		if (_parse_sched(tok, nt, &ld->sched))
+			return _fail(ld->err, ld->errlen, DL_EFORMAT,
+				     "line %u: bad stats record", lineno);
+		return 0;
+	}
+	if (!strcmp(tok[0], "service") && ld->version >= 3)
+		return _check_service(tok, nt) ?
+			       _fail(ld->err, ld->errlen, DL_EFORMAT,
+				     "line %u: bad service record", lineno) :
+			       0;
+	if (!strcmp(tok[0], "power") && ld->version >= 4)
+		return _check_power(tok, nt) ?
+			       _fail(ld->err, ld->errlen, DL_EFORMAT,
+				     "line %u: bad power record", lineno) :
+			       0;
+	if (!strcmp(tok[0], "node") && nt == 7)
+		return _ld_node(ld, tok, lineno);
+	if (!strcmp(tok[0], "file") && nt == 4)
+		return _ld_file(ld, tok, lineno);
+	if (!strcmp(tok[0], "cached") && nt == 3)
+		return _ld_cached(ld, tok, lineno);
+	return _fail(ld->err, ld->errlen, DL_EFORMAT,
+		     "line %u: unknown record", lineno);
+}
+
+/* The verified records into the tracker and p. */
+static void _ld_apply(const _load_t *ld, dl_cache_t *cache, dl_persist_t *p)
+{
+	size_t i;
+
+	for (i = 0; i < ld->nfiles; i++)
+		ld->files[i].id = dl_cache_file_intern(cache,
+						       ld->files[i].path,
+						       ld->files[i].size);
+	for (i = 0; i < ld->ncached; i++) {
+		const lfile_t *f = &ld->files[ld->cached[i].file];
+		int32_t n = ld->cached[i].node;
+
+		if (n < 0 || f->id < 0 ||
+		    (uint32_t)n >= dl_cache_node_count(cache) ||
 		    f->size == DL_SIZE_UNKNOWN)
 			continue; /* node gone, or never accountable */
 		/* A node's capacity may have shrunk: skip what no longer fits. */
-		dl_cache_insert(cache, (uint32_t)cached[i].node, (uint32_t)f->id,
-				0, NULL, NULL);
+		dl_cache_insert(cache, (uint32_t)n, (uint32_t)f->id, 0, NULL,
+				NULL);
 	}
 	/*
 	 * After the copies, which count a use each: raising to the saved
 	 * count then restores it exactly (a restart adds nothing), and it is
 	 * capped far from wrapping at the next use.
 	 */
-	for (i = 0; !rc && i < nfiles; i++)
-		if (files[i].id >= 0)
-			dl_cache_file_raise_access(cache, (uint32_t)files[i].id,
-						   files[i].acc < MAX_ACC ?
-							   files[i].acc : MAX_ACC);
-	if (!rc && stats)
-		memcpy(p->stats, stats, p->nnodes * sizeof(*stats));
-	if (!rc && have_sched && p->sched)
-		*p->sched = sched;
-	free(stats);
-	free(files);
-	free(cached);
+	for (i = 0; i < ld->nfiles; i++)
+		if (ld->files[i].id >= 0)
+			dl_cache_file_raise_access(
+				cache, (uint32_t)ld->files[i].id,
+				ld->files[i].acc < MAX_ACC ? ld->files[i].acc :
+							     MAX_ACC);
+	if (ld->stats)
+		memcpy(p->stats, ld->stats, p->nnodes * sizeof(*ld->stats));
+	if (ld->have_sched && p->sched)
+		*p->sched = ld->sched;
+}
+
+int dl_persist_load(const char *path, dl_cache_t *cache, dl_persist_t *p,
+		    char *err, size_t errlen)
+{
+	_load_t ld = { .p = p, .err = err, .errlen = errlen };
+	char *buf = NULL, *line, *next;
+	unsigned lineno = 0;
+	int rc;
+
+	if (!path || !cache || !p)
+		return DL_EINVAL;
+	if ((rc = dl_persist_read(path, &buf, err, errlen)))
+		return rc;
+	if (p->stats &&
+	    !(ld.stats = calloc(p->nnodes ? p->nnodes : 1, sizeof(*ld.stats)))) {
+		free(buf);
+		return DL_ENOMEM;
+	}
+	for (line = buf; line && !rc; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (++lineno > 1)
+			rc = _ld_line(&ld, line, lineno);
+		else if (!(ld.version = _version(line)))
+			rc = _fail(err, errlen, DL_EFORMAT,
+				   "line %u: not a slurm-datalocality state file of version 1 to 4",
+				   lineno);
+	}
+	if (!rc && lineno < 2)
+		rc = _fail(err, errlen, DL_EFORMAT, "empty state file%.0u", 0);
+	if (!rc) /* verified: now apply */
+		_ld_apply(&ld, cache, p);
+	_ld_fini(&ld);
 	free(buf);
 	return rc;
 }
