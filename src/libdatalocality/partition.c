@@ -901,21 +901,11 @@ static char **_helper_env(int singleton)
 	return env;
 }
 
-/*
- * Start the helper and wait for its greeting.
- * \return 0, DL_EIO (cannot start, bad greeting), DL_ETIMEDOUT, DL_ENOMEM.
- */
-static int _start(dl_partitioner_t *p)
+/* argv of the helper (under mpirun with nprocs > 1); np: its -np. */
+static void _helper_argv(const dl_partitioner_t *p, char *argv[8],
+			 char np[16])
 {
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, dflt;
-	char np[16], *argv[8];
-	char **env = NULL;
-	dl__proto_hello_t hello;
-	int k = 0, rc, spawn_rc;
-	pid_t pid;
+	int k = 0;
 
 	if (p->o.nprocs > 1) {
 		argv[k++] = DL_MPIRUN_PATH;
@@ -924,26 +914,33 @@ static int _start(dl_partitioner_t *p)
 			argv[k++] = "--allow-run-as-root";
 		argv[k++] = "--oversubscribe";
 		argv[k++] = "-np";
-		snprintf(np, sizeof(np), "%u", p->o.nprocs);
+		snprintf(np, 16, "%u", p->o.nprocs);
 		argv[k++] = np;
 	}
 	argv[k++] = p->helper;
 	argv[k] = NULL;
+}
 
-	env = _helper_env(p->o.nprocs <= 1);
-	if (!env)
-		return DL_ENOMEM;
-	if (_pipe(in) || _pipe(out) || _pipe(err)) {
-		dl__log(DL_LOG_ERROR, "partitioner: pipe: %s", strerror(errno));
-		rc = DL_EIO;
-		goto fail;
-	}
+/*
+ * Spawn argv with in[0], out[1], err[1] as its stdin, stdout and stderr.
+ * posix_spawn, not fork: the host may be a multi-threaded slurmctld, and
+ * nothing but exec may run in a forked child there.  Every fd of ours is
+ * O_CLOEXEC; closefrom also covers the host's other fds.  The child gets
+ * its own process group (killed as a whole) and default signal state.
+ * \return posix_spawnp()'s result.
+ */
+static int _spawn(pid_t *pid, char *const argv[], char *const env[],
+		  const int in[2], const int out[2], const int err[2])
+{
+	static const int dflt_signals[] = { SIGPIPE, SIGINT,  SIGTERM,
+					    SIGHUP,  SIGQUIT, SIGCHLD,
+					    SIGUSR1, SIGUSR2, SIGALRM };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, dflt;
+	size_t i;
+	int rc;
 
-	/*
-	 * posix_spawn, not fork: the host may be a multi-threaded slurmctld,
-	 * and nothing but exec may run in a forked child there.  Every fd of
-	 * ours is O_CLOEXEC; closefrom also covers the host's other fds.
-	 */
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
@@ -952,52 +949,30 @@ static int _start(dl_partitioner_t *p)
 	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 #endif
-	/* Own process group (killed as a whole), default signal state. */
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
 	sigemptyset(&dflt);
-	sigaddset(&dflt, SIGPIPE);
-	sigaddset(&dflt, SIGINT);
-	sigaddset(&dflt, SIGTERM);
-	sigaddset(&dflt, SIGHUP);
-	sigaddset(&dflt, SIGQUIT);
-	sigaddset(&dflt, SIGCHLD);
-	sigaddset(&dflt, SIGUSR1);
-	sigaddset(&dflt, SIGUSR2);
-	sigaddset(&dflt, SIGALRM);
+	for (i = 0; i < sizeof(dflt_signals) / sizeof(dflt_signals[0]); i++)
+		sigaddset(&dflt, dflt_signals[i]);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &dflt);
 	posix_spawnattr_setpgroup(&attr, 0);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
 						POSIX_SPAWN_SETSIGDEF |
 						POSIX_SPAWN_SETPGROUP);
-	spawn_rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, env);
+	rc = posix_spawnp(pid, argv[0], &fa, &attr, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
-	_close(&in[0]);
-	_close(&out[1]);
-	_close(&err[1]);
-	if (spawn_rc) {
-		dl__log(DL_LOG_ERROR, "partitioner: cannot start %s: %s",
-			argv[0], strerror(spawn_rc));
-		rc = DL_EIO;
-		goto fail;
-	}
-	free(env);
-	env = NULL;
+	return rc;
+}
 
-	if (p->started)
-		p->restarts++;
-	p->started = 1;
-	p->pid = pid;
-	p->to_fd = in[1];
-	p->from_fd = out[0];
-	p->err_fd = err[0];
-	_nonblock(p->to_fd);
-	_nonblock(p->from_fd);
-	_nonblock(p->err_fd);
-	dl__log(DL_LOG_DEBUG, "partitioner: started %s as pid %d", p->helper,
-		(int)pid);
+/* The new helper's greeting, within the timeout; on failure it is
+ * stopped.  \return 0, DL_EIO (not our helper) or DL_ETIMEDOUT. */
+static int _greeting(dl_partitioner_t *p)
+{
+	dl__proto_hello_t hello;
+	pid_t pid = p->pid;
+	int rc;
 
 	rc = _read_all(p, &hello, sizeof(hello), _now_ms() + p->o.timeout_ms);
 	if (!rc && (hello.magic != DL__PROTO_HELLO ||
@@ -1013,9 +988,53 @@ static int _start(dl_partitioner_t *p)
 				"partitioner: helper %d silent for %u ms",
 				(int)pid, p->o.timeout_ms);
 		_stop(p, 0);
-		return rc;
 	}
-	return 0;
+	return rc;
+}
+
+/*
+ * Start the helper and wait for its greeting.
+ * \return 0, DL_EIO (cannot start, bad greeting), DL_ETIMEDOUT, DL_ENOMEM.
+ */
+static int _start(dl_partitioner_t *p)
+{
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
+	char np[16], *argv[8];
+	char **env;
+	int rc = DL_EIO, spawn_rc;
+	pid_t pid;
+
+	_helper_argv(p, argv, np);
+	env = _helper_env(p->o.nprocs <= 1);
+	if (!env)
+		return DL_ENOMEM;
+	if (_pipe(in) || _pipe(out) || _pipe(err)) {
+		dl__log(DL_LOG_ERROR, "partitioner: pipe: %s", strerror(errno));
+		goto fail;
+	}
+	spawn_rc = _spawn(&pid, argv, env, in, out, err);
+	_close(&in[0]);
+	_close(&out[1]);
+	_close(&err[1]);
+	if (spawn_rc) {
+		dl__log(DL_LOG_ERROR, "partitioner: cannot start %s: %s",
+			argv[0], strerror(spawn_rc));
+		goto fail;
+	}
+	free(env);
+	if (p->started)
+		p->restarts++;
+	p->started = 1;
+	p->pid = pid;
+	p->to_fd = in[1];
+	p->from_fd = out[0];
+	p->err_fd = err[0];
+	_nonblock(p->to_fd);
+	_nonblock(p->from_fd);
+	_nonblock(p->err_fd);
+	dl__log(DL_LOG_DEBUG, "partitioner: started %s as pid %d", p->helper,
+		(int)pid);
+	return _greeting(p);
 
 fail:
 	free(env);
@@ -1045,12 +1064,12 @@ static int _ensure_helper(dl_partitioner_t *p)
 }
 
 /*
- * One request to the helper; out[] gets validated parts.
- * \return 0; DL_EPARTITION (the helper reported an error and stays up);
- * DL_EIO, DL_ETIMEDOUT, DL_EFORMAT (the helper was stopped); DL_ENOMEM.
+ * The request for h (and init, a refine's starting parts, or NULL), every
+ * array in one go under one deadline.  \return 0, DL_EIO (connection
+ * lost) or DL_ETIMEDOUT.
  */
-static int _helper_run(dl_partitioner_t *p, const dl_hgraph_t *h,
-		       const int32_t *init, uint32_t approach, int32_t *out)
+static int _send(dl_partitioner_t *p, const dl_hgraph_t *h,
+		 const int32_t *init, uint32_t approach, int64_t deadline)
 {
 	static const uint32_t zero = 0;
 	const uint32_t npins = _npins(h);
@@ -1067,73 +1086,69 @@ static int _helper_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 		.imbalance = _effective_tol(h, p->o.imbalance),
 		.repart_multiplier = REPART_MULTIPLIER,
 	};
-	dl__proto_resp_t resp;
+	const struct {
+		const void *buf;
+		size_t len;
+	} part[] = {
+		{ &req, sizeof(req) },
+		{ h->vwgt, h->nvtx * sizeof(*h->vwgt) },
+		{ h->fixed, h->nvtx * sizeof(*h->fixed) },
+		{ init, init ? h->nvtx * sizeof(*init) : 0 },
+		{ h->ncost, h->nnets * sizeof(*h->ncost) },
+		{ h->nnets ? (const void *)h->xpins : (const void *)&zero,
+		  h->nnets ? ((size_t)h->nnets + 1) * sizeof(*h->xpins) :
+			     sizeof(zero) },
+		{ h->pins, (size_t)npins * sizeof(*h->pins) },
+	};
 	struct sigpipe_guard g;
-	int64_t deadline;
-	int rc, epipe = 0;
+	size_t i;
+	int rc = 0, epipe = 0;
 
-	if ((rc = _ensure_helper(p)))
-		return rc;
-
-	deadline = _now_ms() + p->o.timeout_ms;
 	_sigpipe_block(&g);
-	rc = _write_all(p, &req, sizeof(req), deadline, &epipe);
-	if (!rc)
-		rc = _write_all(p, h->vwgt, h->nvtx * sizeof(*h->vwgt),
-				deadline, &epipe);
-	if (!rc)
-		rc = _write_all(p, h->fixed, h->nvtx * sizeof(*h->fixed),
-				deadline, &epipe);
-	if (!rc && init)
-		rc = _write_all(p, init, h->nvtx * sizeof(*init), deadline,
-				&epipe);
-	if (!rc)
-		rc = _write_all(p, h->ncost, h->nnets * sizeof(*h->ncost),
-				deadline, &epipe);
-	if (!rc)
-		rc = h->nnets ? _write_all(p, h->xpins,
-					   ((size_t)h->nnets + 1) *
-						   sizeof(*h->xpins),
-					   deadline, &epipe) :
-				_write_all(p, &zero, sizeof(zero), deadline,
-					   &epipe);
-	if (!rc)
-		rc = _write_all(p, h->pins, (size_t)npins * sizeof(*h->pins),
-				deadline, &epipe);
+	for (i = 0; !rc && i < sizeof(part) / sizeof(part[0]); i++)
+		if (part[i].len)
+			rc = _write_all(p, part[i].buf, part[i].len, deadline,
+					&epipe);
 	_sigpipe_unblock(&g, epipe);
-	if (!rc)
-		rc = _read_all(p, &resp, sizeof(resp), deadline);
-	if (rc) {
+	return rc;
+}
+
+/*
+ * The helper's answer into out, trusting nothing: a wrong part number
+ * would index out of bounds.  \return 0; DL_EPARTITION (Zoltan failed,
+ * the helper lives on); or DL_EIO, DL_EFORMAT, DL_ETIMEDOUT with *kill
+ * set (the helper is to be stopped).
+ */
+static int _answer(dl_partitioner_t *p, const dl_hgraph_t *h, int32_t *out,
+		   int64_t deadline, int *kill)
+{
+	dl__proto_resp_t resp;
+	int rc;
+
+	*kill = 1;
+	if ((rc = _read_all(p, &resp, sizeof(resp), deadline))) {
 		dl__log(DL_LOG_ERROR, "partitioner: helper %d: %s", (int)p->pid,
 			rc == DL_ETIMEDOUT ? "no answer in time" :
 					     "connection lost");
-		goto kill;
+		return rc;
 	}
 	if (resp.magic != DL__PROTO_RESP || resp.version != DL__PROTO_VERSION) {
 		dl__log(DL_LOG_ERROR, "partitioner: helper %d: garbled answer",
 			(int)p->pid);
-		rc = DL_EFORMAT;
-		goto kill;
+		return DL_EFORMAT;
 	}
 	if (resp.status != DL__PROTO_OK) {
 		dl__log(DL_LOG_ERROR, "partitioner: helper %d: error %d",
 			(int)p->pid, (int)resp.status);
 		/* After EBADREQ/ENOMEM the helper exits: reap it. */
-		if (resp.status == DL__PROTO_EBADREQ ||
-		    resp.status == DL__PROTO_ENOMEM) {
-			rc = DL_EIO;
-			goto kill;
-		}
-		return DL_EPARTITION;
+		*kill = resp.status == DL__PROTO_EBADREQ ||
+			resp.status == DL__PROTO_ENOMEM;
+		return *kill ? DL_EIO : DL_EPARTITION;
 	}
-	if (resp.nvtx != h->nvtx) {
-		rc = DL_EFORMAT;
-		goto kill;
-	}
-	rc = _read_all(p, out, h->nvtx * sizeof(*out), deadline);
-	if (rc)
-		goto kill;
-	/* Trust nothing: a wrong part number would index out of bounds. */
+	if (resp.nvtx != h->nvtx)
+		return DL_EFORMAT;
+	if ((rc = _read_all(p, out, h->nvtx * sizeof(*out), deadline)))
+		return rc;
 	for (uint32_t v = 0; v < h->nvtx; v++) {
 		if (out[v] < 0 || out[v] >= (int32_t)h->nparts ||
 		    (h->fixed[v] >= 0 && out[v] != h->fixed[v])) {
@@ -1142,15 +1157,38 @@ static int _helper_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 				"(nparts %u, fixed %d)",
 				(int)p->pid, v, (int)out[v], h->nparts,
 				(int)h->fixed[v]);
-			rc = DL_EFORMAT;
-			goto kill;
+			return DL_EFORMAT;
 		}
 	}
+	*kill = 0;
 	dl__log(DL_LOG_DEBUG, "partitioner: %u vertices, %u parts: %.3f s in "
 		"Zoltan", h->nvtx, h->nparts, resp.seconds);
 	return 0;
-kill:
-	_stop(p, 0);
+}
+
+/*
+ * One request to the helper; out[] gets validated parts.
+ * \return 0; DL_EPARTITION (the helper reported an error and stays up);
+ * DL_EIO, DL_ETIMEDOUT, DL_EFORMAT (the helper was stopped); DL_ENOMEM.
+ */
+static int _helper_run(dl_partitioner_t *p, const dl_hgraph_t *h,
+		       const int32_t *init, uint32_t approach, int32_t *out)
+{
+	int64_t deadline;
+	int rc, kill = 1;
+
+	if ((rc = _ensure_helper(p)))
+		return rc;
+	deadline = _now_ms() + p->o.timeout_ms;
+	rc = _send(p, h, init, approach, deadline);
+	if (rc)
+		dl__log(DL_LOG_ERROR, "partitioner: helper %d: %s", (int)p->pid,
+			rc == DL_ETIMEDOUT ? "no answer in time" :
+					     "connection lost");
+	else
+		rc = _answer(p, h, out, deadline, &kill);
+	if (rc && kill)
+		_stop(p, 0);
 	return rc;
 }
 
