@@ -577,6 +577,22 @@ static int _tokens(char *line, char *tok[MAX_FIELDS])
 	return nt;
 }
 
+/* Room for one more element of size bytes in *arr, n of *cap used:
+ * doubled from 1024.  \return 0 or DL_ENOMEM (*arr unchanged). */
+static int _room(void **arr, size_t n, size_t *cap, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 1024;
+	void *a;
+
+	if (n < *cap)
+		return 0;
+	if (!(a = realloc(*arr, c * size)))
+		return DL_ENOMEM;
+	*arr = a;
+	*cap = c;
+	return 0;
+}
+
 /* "node NAME - HITS MISSES HIT_BYTES MISS_BYTES": the node's counters. */
 static int _ld_node(_load_t *ld, char **tok, unsigned lineno)
 {
@@ -601,6 +617,7 @@ static int _ld_node(_load_t *ld, char **tok, unsigned lineno)
 static int _ld_file(_load_t *ld, char **tok, unsigned lineno)
 {
 	lfile_t f = { 0 };
+	void *a = ld->files;
 
 	if ((strcmp(tok[1], "-") && _parse_u64(tok[1], &f.size)) ||
 	    _parse_u64(tok[2], &f.acc) || tok[3][0] != '/')
@@ -609,15 +626,9 @@ static int _ld_file(_load_t *ld, char **tok, unsigned lineno)
 	if (!strcmp(tok[1], "-"))
 		f.size = DL_SIZE_UNKNOWN;
 	f.path = tok[3];
-	if (ld->nfiles == ld->fcap) {
-		size_t cap = ld->fcap ? ld->fcap * 2 : 1024;
-		lfile_t *nf = realloc(ld->files, cap * sizeof(*nf));
-
-		if (!nf)
-			return DL_ENOMEM;
-		ld->files = nf;
-		ld->fcap = cap;
-	}
+	if (_room(&a, ld->nfiles, &ld->fcap, sizeof(f)))
+		return DL_ENOMEM;
+	ld->files = a;
 	ld->files[ld->nfiles++] = f;
 	return 0;
 }
@@ -626,19 +637,14 @@ static int _ld_file(_load_t *ld, char **tok, unsigned lineno)
 static int _ld_cached(_load_t *ld, char **tok, unsigned lineno)
 {
 	uint64_t fno;
+	void *a = ld->cached;
 
 	if (_parse_u64(tok[2], &fno) || fno >= ld->nfiles)
 		return _fail(ld->err, ld->errlen, DL_EFORMAT,
 			     "line %u: cached entry names no file", lineno);
-	if (ld->ncached == ld->ccap) {
-		size_t cap = ld->ccap ? ld->ccap * 2 : 1024;
-		lcached_t *nc = realloc(ld->cached, cap * sizeof(*nc));
-
-		if (!nc)
-			return DL_ENOMEM;
-		ld->cached = nc;
-		ld->ccap = cap;
-	}
+	if (_room(&a, ld->ncached, &ld->ccap, sizeof(*ld->cached)))
+		return DL_ENOMEM;
+	ld->cached = a;
 	ld->cached[ld->ncached].node = _node_index(ld->p, tok[1]);
 	ld->cached[ld->ncached++].file = (uint32_t)fno;
 	return 0;
