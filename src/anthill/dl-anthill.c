@@ -47,7 +47,60 @@ static int _uint(const char *s, uint32_t *out)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct {
+	const char *path, *params;
+	dl_anthill_opts_t o;
+	int verbose;
+} _args_t;
+
+/* One option into a; \return 0, or an exit status (usage or a bad
+ * value said on stderr; 0 after --help is -1). */
+static int _option(_args_t *a, int opt, int *have_procs)
+{
+	char *end;
+
+	switch (opt) {
+	case 'f':
+		a->path = optarg;
+		return 0;
+	case 'p':
+		if (_uint(optarg, &a->o.procs))
+			break;
+		*have_procs = 1;
+		return 0;
+	case 'a':
+		a->params = optarg;
+		return 0;
+	case 't':
+		errno = 0;
+		a->o.threshold = strtod(optarg, &end);
+		if (end == optarg || *end || errno || !(a->o.threshold >= 0) ||
+		    !isfinite(a->o.threshold))
+			break;
+		return 0;
+	case 'm':
+		if (_uint(optarg, &a->o.iterations))
+			break;
+		return 0;
+	case 'v':
+		a->verbose = 1;
+		return 0;
+	case 'h':
+		_usage(stdout);
+		return -1;
+	default:
+		_usage(stderr);
+		return 2;
+	}
+	fprintf(stderr, "dl-anthill: bad --%s '%s'\n",
+		opt == 'p' ? "procs" : opt == 't' ? "threshold" : "iterations",
+		optarg);
+	return 2;
+}
+
+/* The command line into a.  \return -2 to go on, else the exit status. */
+static int _parse(int argc, char **argv, _args_t *a)
 {
 	static const struct option longopts[] = {
 		{ "profile", required_argument, NULL, 'f' },
@@ -59,93 +112,54 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = NULL, *params = NULL;
-	dl_anthill_profile_t *prof = NULL;
-	dl_anthill_opts_t o;
-	uint32_t *copies = NULL, n, j;
-	double *bytes = NULL, *secs = NULL, wall = 0;
-	unsigned errline = 0;
-	int opt, rc, parallel = 0, verbose = 0, have_procs = 0;
-	char *end;
+	int opt, rc, have_procs = 0;
 
-	dl_anthill_opts_default(&o);
+	memset(a, 0, sizeof(*a));
+	dl_anthill_opts_default(&a->o);
 	while ((opt = getopt_long(argc, argv, "f:p:a:t:m:vh", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			path = optarg;
-			break;
-		case 'p':
-			if (_uint(optarg, &o.procs)) {
-				fprintf(stderr,
-					"dl-anthill: bad --procs '%s'\n",
-					optarg);
-				return 2;
-			}
-			have_procs = 1;
-			break;
-		case 'a':
-			params = optarg;
-			break;
-		case 't':
-			errno = 0;
-			o.threshold = strtod(optarg, &end);
-			if (end == optarg || *end || errno ||
-			    !(o.threshold >= 0) || !isfinite(o.threshold)) {
-				fprintf(stderr,
-					"dl-anthill: bad --threshold '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'm':
-			if (_uint(optarg, &o.iterations)) {
-				fprintf(stderr,
-					"dl-anthill: bad --iterations '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			_usage(stdout);
-			return 0;
-		default:
-			_usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc || !path || !have_procs) {
+				  NULL)) != -1)
+		if ((rc = _option(a, opt, &have_procs)))
+			return rc < 0 ? 0 : rc;
+	if (optind < argc || !a->path || !have_procs) {
 		_usage(stderr);
 		return 2;
 	}
-	rc = dl_anthill_profile_load(path, &prof, &errline);
-	if (rc == DL_EFORMAT && errline) {
+	return -2;
+}
+
+/* The profile at path, or NULL (said on stderr). */
+static dl_anthill_profile_t *_load(const char *path)
+{
+	dl_anthill_profile_t *prof = NULL;
+	unsigned errline = 0;
+	int rc = dl_anthill_profile_load(path, &prof, &errline);
+
+	if (rc == DL_EFORMAT && errline)
 		fprintf(stderr, "dl-anthill: %s:%u: malformed profile line\n",
 			path, errline);
-		return 1;
-	}
-	if (rc) {
+	else if (rc)
 		fprintf(stderr, "dl-anthill: %s: cannot use the profile: %s\n",
 			path, dl_strerror(rc));
-		return 1;
-	}
-	n = dl_anthill_filter_count(prof);
-	copies = malloc(n * sizeof(*copies));
-	bytes = malloc(n * sizeof(*bytes));
-	secs = malloc(n * sizeof(*secs));
-	if (!copies || !bytes || !secs) {
-		rc = DL_ENOMEM;
+	return rc ? NULL : prof;
+}
+
+/* Each filter's copies (and with --verbose the estimates behind them). */
+static int _run(const _args_t *a, const dl_anthill_profile_t *prof)
+{
+	uint32_t n = dl_anthill_filter_count(prof), j;
+	uint32_t *copies = malloc((n ? n : 1) * sizeof(*copies));
+	double *bytes = malloc((n ? n : 1) * sizeof(*bytes));
+	double *secs = malloc((n ? n : 1) * sizeof(*secs)), wall = 0;
+	int rc = DL_ENOMEM, parallel = 0;
+
+	if (!copies || !bytes || !secs ||
+	    (rc = dl_anthill_estimate(prof, a->params, bytes, secs, &wall)) ||
+	    (rc = dl_anthill_schedule(prof, a->params, &a->o, copies,
+				      &parallel)))
 		goto out;
-	}
-	if ((rc = dl_anthill_estimate(prof, params, bytes, secs, &wall)) ||
-	    (rc = dl_anthill_schedule(prof, params, &o, copies, &parallel)))
-		goto out;
-	if (verbose) {
+	if (a->verbose) {
 		printf("# procs %u, controlled execution %g s, threshold %g s: %s\n",
-		       o.procs, wall, o.threshold,
+		       a->o.procs, wall, a->o.threshold,
 		       parallel ? "parallel" : "sequential");
 		printf("# filter bytes seconds copies\n");
 		for (j = 0; j < n; j++)
@@ -156,14 +170,28 @@ int main(int argc, char **argv)
 	for (j = 0; j < n; j++)
 		printf("%s %u\n", dl_anthill_filter_name(prof, j), copies[j]);
 out:
+	free(copies);
+	free(bytes);
+	free(secs);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	dl_anthill_profile_t *prof;
+	_args_t a;
+	int rc = _parse(argc, argv, &a);
+
+	if (rc != -2)
+		return rc;
+	if (!(prof = _load(a.path)))
+		return 1;
+	rc = _run(&a, prof);
 	if (rc == DL_EINVAL)
 		fprintf(stderr,
 			"dl-anthill: --params must give every parameter of the profile once, as numbers\n");
 	else if (rc)
 		fprintf(stderr, "dl-anthill: %s\n", dl_strerror(rc));
-	free(copies);
-	free(bytes);
-	free(secs);
 	dl_anthill_profile_free(prof);
 	if (fflush(stdout) && !rc) {
 		fprintf(stderr, "dl-anthill: write error\n");

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_suites.h"
@@ -433,6 +434,81 @@ START_TEST(test_load)
 
 END_TEST
 
+/* dl-anthill's output and exit status for args (the built binary,
+ * $DL_ANTHILL, set by make check); out: its stdout and stderr. */
+static int _cli(const char *args, char *out, size_t len)
+{
+	char cmd[1024];
+	size_t n;
+	FILE *f;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", getenv("DL_ANTHILL"),
+		 args);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(out, 1, len - 1, f);
+	out[n] = '\0';
+	st = pclose(f);
+	ck_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* The man page's example, end to end, and its command-line errors. */
+START_TEST(test_cli)
+{
+	char path[] = "/tmp/check_anthill_cliXXXXXX", args[256], out[4096];
+	int fd;
+	FILE *f;
+
+	if (!getenv("DL_ANTHILL")) {
+		fprintf(stderr, "test_cli: DL_ANTHILL unset (make check sets "
+				"it): dl-anthill not run\n");
+		return;
+	}
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fputs("# ID3 decision trees: read -> split -> count -> (read)\n"
+	      "filter read\nfilter split\nfilter count broadcast\n"
+	      "run minsize=2\nread  800 8\nsplit 160 8\ncount 160 0\n"
+	      "run minsize=10\nread  0   0\nsplit 800 0\ncount 0   16\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof(args), "-f %s -p 16 -a minsize=5", path);
+	ck_assert_int_eq(_cli(args, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "read 10\nsplit 3\ncount 3\n");
+	/* Below the threshold: sequential, one copy each. */
+	snprintf(args, sizeof(args), "-f %s -p 16 -a minsize=5 -t 100", path);
+	ck_assert_int_eq(_cli(args, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "read 1\nsplit 1\ncount 1\n");
+	snprintf(args, sizeof(args), "-f %s -p 16 -a minsize=5 -v", path);
+	ck_assert_int_eq(_cli(args, out, sizeof(out)), 0);
+	ck_assert_ptr_nonnull(strstr(out, ": parallel\n"));
+	snprintf(args, sizeof(args), "-f %s -p x", path);
+	ck_assert_int_eq(_cli(args, out, sizeof(out)), 2);
+	ck_assert_ptr_nonnull(strstr(out, "bad --procs 'x'"));
+	snprintf(args, sizeof(args), "-f %s -p 4 -t -1", path);
+	ck_assert_int_eq(_cli(args, out, sizeof(out)), 2);
+	ck_assert_ptr_nonnull(strstr(out, "bad --threshold '-1'"));
+	snprintf(args, sizeof(args), "-f %s -p 4 -m 0", path);
+	ck_assert_int_eq(_cli(args, out, sizeof(out)), 2);
+	ck_assert_ptr_nonnull(strstr(out, "bad --iterations '0'"));
+	snprintf(args, sizeof(args), "-f %s", path);
+	ck_assert_int_eq(_cli(args, out, sizeof(out)), 2); /* no --procs */
+	snprintf(args, sizeof(args), "-f %s -p 16", path);
+	ck_assert_int_eq(_cli(args, out, sizeof(out)), 1); /* no params */
+	ck_assert_ptr_nonnull(strstr(out, "--params must give"));
+	ck_assert_int_eq(_cli("-h", out, sizeof(out)), 0);
+	unlink(path);
+	ck_assert_int_eq(_cli("-f /nonexistent/x.prof -p 2", out,
+			      sizeof(out)),
+			 1);
+	ck_assert_ptr_nonnull(strstr(out, "cannot use the profile"));
+}
+
+END_TEST
+
 Suite *make_anthill_suite(void)
 {
 	Suite *s = suite_create("anthill");
@@ -449,6 +525,7 @@ Suite *make_anthill_suite(void)
 	tcase_add_test(tc_core, test_schedule_broadcast);
 	tcase_add_test(tc_core, test_parse_errors);
 	tcase_add_test(tc_core, test_load);
+	tcase_add_test(tc_core, test_cli);
 	suite_add_tcase(s, tc_core);
 	return s;
 }
