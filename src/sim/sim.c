@@ -172,21 +172,23 @@ typedef struct {
 	int rc;
 } _sim_t;
 
-static void _fail(_sim_t *s, int rc, const char *fmt, ...)
+static int _fail(_sim_t *s, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void _fail(_sim_t *s, int rc, const char *fmt, ...)
+/* Record the first error (rc and its message).  \return s->rc. */
+static int _fail(_sim_t *s, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (s->rc)
-		return; /* keep the first error */
+		return s->rc; /* keep the first error */
 	s->rc = rc;
 	if (!s->err || !s->errlen)
-		return;
+		return s->rc;
 	va_start(ap, fmt);
 	vsnprintf(s->err, s->errlen, fmt, ap);
 	va_end(ap);
+	return s->rc;
 }
 
 void dl_sim_config_default(dl_sim_config_t *cfg)
@@ -1511,47 +1513,33 @@ static int _check_place(_sim_t *s)
 	return s->rc;
 }
 
-static int _setup(_sim_t *s)
+/* Every job fits a node and the jobs come sorted by arrival. */
+static int _check_jobs(_sim_t *s)
+{
+	const dl_workload_t *wl = s->wl;
+	size_t i;
+
+	for (i = 0; i < wl->njobs; i++) {
+		if (wl->jobs[i].cpus > s->cfg->cores)
+			return _fail(s, DL_EINVAL,
+				     "job %u needs %u slots, a node has %u",
+				     wl->jobs[i].id, wl->jobs[i].cpus,
+				     s->cfg->cores);
+		if (i && (wl->jobs[i].arrival < wl->jobs[i - 1].arrival))
+			return _fail(s, DL_EINVAL,
+				     "jobs are not sorted by arrival (job %u)",
+				     wl->jobs[i].id);
+	}
+	return 0;
+}
+
+/* The platform's figures and the policy, with the dispatch's params. */
+static int _setup_policy(_sim_t *s)
 {
 	const dl_sim_config_t *cfg = s->cfg;
-	const dl_workload_t *wl = s->wl;
-	uint64_t njf = 0;
-	size_t i;
-	uint32_t n;
 	char *pp;
 	int err = 0;
 
-	if (!cfg->nodes || !cfg->cores || !cfg->storage) {
-		_fail(s, DL_EINVAL,
-		      "nodes, cores and storage must be at least 1");
-		return s->rc;
-	}
-	if (_check_place(s))
-		return s->rc;
-	err = dl_prov_pool_init(&s->pool, &cfg->prov, cfg->nodes, cfg->seed,
-				s->t0);
-	if (err) {
-		_fail(s, err, "provisioning: %s (min above max?)",
-		      dl_strerror(err));
-		return s->rc;
-	}
-	err = 0;
-	for (i = 0; i < wl->njobs; i++) {
-		if (wl->jobs[i].cpus > cfg->cores) {
-			_fail(s, DL_EINVAL,
-			      "job %u needs %u slots, a node has %u",
-			      wl->jobs[i].id, wl->jobs[i].cpus, cfg->cores);
-			return s->rc;
-		}
-		if (i && (wl->jobs[i].arrival < wl->jobs[i - 1].arrival)) {
-			_fail(s, DL_EINVAL,
-			      "jobs are not sorted by arrival (job %u)",
-			      wl->jobs[i].id);
-			return s->rc;
-		}
-		njf += wl->jobs[i].nfiles;
-	}
-	(void) njf;
 	s->P = cfg->nodes;
 	s->S = cfg->storage;
 	s->slots = cfg->nodes * cfg->cores;
@@ -1565,68 +1553,83 @@ static int _setup(_sim_t *s)
 				       cfg->policy_params, &s->place);
 	s->policy = pp ? dl_policy_create(cfg->policy, pp, &err) : NULL;
 	free(pp);
-	if (!s->policy) {
-		_fail(s, err ? err : DL_ENOPOLICY, "policy '%s'%s%s: %s",
-		      cfg->policy ? cfg->policy : "(none)",
-		      cfg->policy_params ? " with params " : "",
-		      cfg->policy_params ? cfg->policy_params : "",
-		      dl_strerror(err ? err : DL_ENOPOLICY));
-		return s->rc;
-	}
+	if (!s->policy)
+		return _fail(s, err ? err : DL_ENOPOLICY, "policy '%s'%s%s: %s",
+			     cfg->policy ? cfg->policy : "(none)",
+			     cfg->policy_params ? " with params " : "",
+			     cfg->policy_params ? cfg->policy_params : "",
+			     dl_strerror(err ? err : DL_ENOPOLICY));
 	/* dl-sim reads no plan's figures for people: skip them. */
 	dl_policy_set_annotate(s->policy, 0);
-	s->cache = dl_cache_create(s->P, cfg->eviction, cfg->seed);
+	return 0;
+}
+
+/* The tracker and the per-node, per-job and per-source arrays. */
+static int _setup_arrays(_sim_t *s)
+{
+	const dl_workload_t *wl = s->wl;
+	size_t nj = wl->njobs ? wl->njobs : 1;
+
+	s->cache = dl_cache_create(s->P, s->cfg->eviction, s->cfg->seed);
 	s->storage_of =
 		malloc((wl->nfiles ? wl->nfiles : 1) * sizeof(*s->storage_of));
 	s->names = calloc(s->P, sizeof(*s->names));
-	s->jobs = calloc(wl->njobs ? wl->njobs : 1, sizeof(*s->jobs));
+	s->jobs = calloc(nj, sizeof(*s->jobs));
 	s->nodes = calloc(s->P, sizeof(*s->nodes));
 	s->src = calloc(s->S + s->P, sizeof(*s->src));
-	s->pending = malloc((wl->njobs ? wl->njobs : 1) * sizeof(*s->pending));
-	s->running = malloc((wl->njobs ? wl->njobs : 1) * sizeof(*s->running));
+	s->pending = malloc(nj * sizeof(*s->pending));
+	s->running = malloc(nj * sizeof(*s->running));
 	s->hold = malloc(s->P * sizeof(*s->hold));
 	s->alloc_node = malloc(s->P * sizeof(*s->alloc_node));
 	s->alloc_ready = malloc(s->P * sizeof(*s->alloc_ready));
 	if (!s->cache || !s->storage_of || !s->names || !s->jobs || !s->nodes ||
 	    !s->src || !s->pending || !s->running || !s->hold ||
-	    !s->alloc_node || !s->alloc_ready) {
-		_fail(s, DL_ENOMEM, "out of memory");
-		return s->rc;
-	}
+	    !s->alloc_node || !s->alloc_ready)
+		return _fail(s, DL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Nodes n0..: names and cache sizes; the sources' bandwidths; file i of
+ * the workload as file id i of the tracker, on its storage node. */
+static int _setup_nodes_files(_sim_t *s)
+{
+	const dl_workload_t *wl = s->wl;
+	size_t i;
+	uint32_t n;
+
 	for (n = 0; n < s->P; n++) {
 		char name[16];
 
 		snprintf(name, sizeof(name), "n%u", n);
 		s->names[n] = strdup(name);
 		if (!s->names[n] ||
-		    dl_cache_set_capacity(s->cache, n, cfg->cache_bytes)) {
-			_fail(s, DL_ENOMEM, "out of memory");
-			return s->rc;
-		}
+		    dl_cache_set_capacity(s->cache, n, s->cfg->cache_bytes))
+			return _fail(s, DL_ENOMEM, "out of memory");
 	}
 	for (i = 0; i < s->S + s->P; i++)
-		s->src[i].bw = i < s->S ? cfg->params.rbw : s->peer_bw;
-	/* File i of the workload is file id i of the tracker. */
+		s->src[i].bw = i < s->S ? s->cfg->params.rbw : s->peer_bw;
 	for (i = 0; i < wl->nfiles; i++) {
 		int64_t id = dl_cache_file_intern(s->cache, wl->files[i].path,
 						  wl->files[i].size);
 
-		if (id != (int64_t) i) {
-			_fail(s, id < 0 ? (int) id : DL_EINVAL,
-			      "file %zu (%s) cannot be tracked", i,
-			      wl->files[i].path);
-			return s->rc;
-		}
+		if (id != (int64_t) i)
+			return _fail(s, id < 0 ? (int) id : DL_EINVAL,
+				     "file %zu (%s) cannot be tracked", i,
+				     wl->files[i].path);
 		s->storage_of[i] =
 			wl->files[i].storage >= 0 ?
 				(uint32_t) wl->files[i].storage % s->S :
 				(uint32_t) (i % s->S);
 	}
-	if (cfg->prefetch &&
-	    dl_pfpin_init(&s->pfpin, s->cache, s->P, (uint32_t)wl->nfiles)) {
-		_fail(s, DL_ENOMEM, "out of memory (prefetch pins)");
-		return s->rc;
-	}
+	return 0;
+}
+
+/* Every job's result record and its arrival event. */
+static int _setup_jobs(_sim_t *s)
+{
+	const dl_workload_t *wl = s->wl;
+	size_t i;
+
 	for (i = 0; i < wl->njobs; i++) {
 		const dl_wl_job_t *wj = &wl->jobs[i];
 		dl_sim_job_t *r = &s->res->jobs[i];
@@ -1634,10 +1637,8 @@ static int _setup(_sim_t *s)
 
 		dl_place_init(&s->jobs[i].place);
 		s->jobs[i].pinned = calloc(wj->nfiles ? wj->nfiles : 1, 1);
-		if (!s->jobs[i].pinned) {
-			_fail(s, DL_ENOMEM, "out of memory");
-			return s->rc;
-		}
+		if (!s->jobs[i].pinned)
+			return _fail(s, DL_ENOMEM, "out of memory");
 		r->id = wj->id;
 		r->node = -1;
 		r->cpus = wj->cpus;
@@ -1653,6 +1654,31 @@ static int _setup(_sim_t *s)
 				     s->params.cpb * (double) r->bytes;
 		_push(s, wj->arrival, EV_ARRIVAL, (uint32_t) i);
 	}
+	return 0;
+}
+
+static int _setup(_sim_t *s)
+{
+	const dl_sim_config_t *cfg = s->cfg;
+	int err;
+
+	if (!cfg->nodes || !cfg->cores || !cfg->storage)
+		return _fail(s, DL_EINVAL,
+			     "nodes, cores and storage must be at least 1");
+	if (_check_place(s))
+		return s->rc;
+	err = dl_prov_pool_init(&s->pool, &cfg->prov, cfg->nodes, cfg->seed,
+				s->t0);
+	if (err)
+		return _fail(s, err, "provisioning: %s (min above max?)",
+			     dl_strerror(err));
+	if (_check_jobs(s) || _setup_policy(s) || _setup_arrays(s) ||
+	    _setup_nodes_files(s))
+		return s->rc;
+	if (cfg->prefetch &&
+	    dl_pfpin_init(&s->pfpin, s->cache, s->P, (uint32_t)s->wl->nfiles))
+		return _fail(s, DL_ENOMEM, "out of memory (prefetch pins)");
+	_setup_jobs(s);
 	return s->rc;
 }
 
