@@ -1742,13 +1742,128 @@ static void _finish(_sim_t *s)
 	r->peak_nodes = s->pool.peak;
 }
 
+/* One event of the instant s->now. */
+static void _event(_sim_t *s, _ev_t ev)
+{
+	const dl_sim_config_t *cfg = s->cfg;
+
+	s->res->events++;
+	switch (ev.type) {
+	case EV_ARRIVAL:
+		s->jobs[ev.arg].state = J_PENDING;
+		s->pending[s->phead + s->npending++] = ev.arg;
+		s->arrived++;
+		s->dirty = 1;
+		/* A provisioner gone quiet looks again. */
+		if (cfg->prov.enabled && !s->prov_wake)
+			s->prov_due = 1;
+		break;
+	case EV_XFER_DONE:
+		_xfer_done(s, ev.arg);
+		break;
+	case EV_JOB_DONE:
+		_job_done(s, ev.arg);
+		break;
+	case EV_ALLOC:
+		dl_prov_pool_ready(&s->pool, ev.arg, s->now);
+		s->dirty = 1;
+		_touch(s, ev.arg);
+		break;
+	default:
+		if (ev.arg == WAKE_PROV) {
+			s->prov_wake = 0;
+			s->prov_due = 1;
+		} else if (ev.arg == WAKE_REPLAN) {
+			s->wake_pending = 0;
+		} else {
+			if (s->now >= s->place_wake)
+				s->place_wake = INFINITY;
+			s->dirty = 1;
+		}
+		break;
+	}
+}
+
+/*
+ * The next instant with events: samples due by then, the dispatch's
+ * accounting of waits, every event of the instant, then scheduling,
+ * provisioning and copies.  \return 0 when no event is left.
+ */
+static int _instant(_sim_t *s)
+{
+	const dl_sim_config_t *cfg = s->cfg;
+
+	if (!s->nheap)
+		return 0;
+	s->now = s->heap[0].t;
+	while (cfg->timeline_every > 0 && s->next_sample <= s->now &&
+	       s->res->ntimeline < DL_SIM_TIMELINE_MAX) {
+		_sample(s, s->next_sample);
+		s->next_sample += cfg->timeline_every;
+	}
+	if (cfg->dispatch == DL_DISPATCH_SLURM)
+		_place_account(s);
+	while (s->nheap && s->heap[0].t == s->now && !s->rc)
+		_event(s, _pop(s));
+	if (s->npending > s->res->max_pending)
+		s->res->max_pending = s->npending;
+	_schedule(s, 0);
+	if (s->prov_due && !s->rc)
+		_provision(s);
+	if (s->ncopyq && !s->rc)
+		_copies_pump(s);
+	return 1;
+}
+
+/* The event loop, to the last event.  Nothing will happen any more once
+ * the heap is empty: one last chance then for the policy to start what
+ * waits. */
+static void _loop(_sim_t *s, double wall0)
+{
+	double next_progress = wall0;
+	uint64_t instants = 0;
+
+	while (!s->rc) {
+		if (!_instant(s)) {
+			size_t before = s->res->completed + s->nrunning;
+
+			if (!s->npending)
+				break;
+			s->dirty = 1;
+			_schedule(s, 1);
+			if (s->res->completed + s->nrunning == before)
+				break;
+			continue;
+		}
+		if ((++instants & 255) == 0)
+			_progress(s, wall0, &next_progress);
+	}
+}
+
+/* A result for wl's jobs, or NULL (err says so). */
+static dl_sim_result_t *_result_new(const dl_workload_t *wl, char *err,
+				    size_t errlen)
+{
+	dl_sim_result_t *res = calloc(1, sizeof(*res));
+
+	if (res && !(res->jobs = calloc(wl->njobs ? wl->njobs : 1,
+					sizeof(*res->jobs)))) {
+		free(res);
+		res = NULL;
+	}
+	if (!res && err && errlen)
+		snprintf(err, errlen, "out of memory");
+	if (res)
+		res->njobs = wl->njobs;
+	return res;
+}
+
 int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 	       dl_sim_result_t **out, char *err, size_t errlen)
 {
 	_sim_t s;
 	dl_sim_result_t *res;
-	double wall0 = _wall(), next_progress = wall0;
-	uint64_t instants = 0;
+	double wall0 = _wall();
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -1757,6 +1872,8 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 			snprintf(err, errlen, "invalid argument");
 		return DL_EINVAL;
 	}
+	if (!(res = _result_new(wl, err, errlen)))
+		return DL_ENOMEM;
 	memset(&s, 0, sizeof(s));
 	s.runtime = -1; /* the agent has learnt nothing yet */
 	s.cfg = cfg;
@@ -1765,108 +1882,22 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 	s.errlen = errlen;
 	s.place_wake = INFINITY;
 	s.t0 = wl->njobs ? wl->jobs[0].arrival : 0;
-	res = calloc(1, sizeof(*res));
-	if (res)
-		res->jobs =
-			calloc(wl->njobs ? wl->njobs : 1, sizeof(*res->jobs));
-	if (!res || !res->jobs) {
-		if (res)
-			free(res);
-		if (err && errlen)
-			snprintf(err, errlen, "out of memory");
-		return DL_ENOMEM;
-	}
-	res->njobs = wl->njobs;
 	s.res = res;
-	if (_setup(&s))
-		goto out;
-	/* The first decision comes with the first arrival. */
-	s.prov_due = cfg->prov.enabled;
-	s.next_sample = s.t0;
-	res->nodes = s.P;
-	res->slots = s.slots;
-	res->storage = s.S;
-	snprintf(res->policy, sizeof(res->policy), "%s",
-		 dl_policy_name(s.policy));
-	snprintf(res->dispatch, sizeof(res->dispatch), "%s",
-		 dl_dispatch_name(cfg->dispatch));
-
-	while (!s.rc) {
-		if (!s.nheap) {
-			/* Nothing will happen any more: one last chance for
-			 * the policy to start what waits. */
-			size_t before = s.res->completed + s.nrunning;
-
-			if (!s.npending)
-				break;
-			s.dirty = 1;
-			_schedule(&s, 1);
-			if (s.res->completed + s.nrunning == before)
-				break;
-			continue;
-		}
-		s.now = s.heap[0].t;
-		while (cfg->timeline_every > 0 && s.next_sample <= s.now &&
-		       res->ntimeline < DL_SIM_TIMELINE_MAX) {
-			_sample(&s, s.next_sample);
-			s.next_sample += cfg->timeline_every;
-		}
-		if (cfg->dispatch == DL_DISPATCH_SLURM)
-			_place_account(&s);
-		while (s.nheap && s.heap[0].t == s.now && !s.rc) {
-			_ev_t ev = _pop(&s);
-
-			res->events++;
-			switch (ev.type) {
-			case EV_ARRIVAL:
-				s.jobs[ev.arg].state = J_PENDING;
-				s.pending[s.phead + s.npending++] = ev.arg;
-				s.arrived++;
-				s.dirty = 1;
-				/* A provisioner gone quiet looks again. */
-				if (cfg->prov.enabled && !s.prov_wake)
-					s.prov_due = 1;
-				break;
-			case EV_XFER_DONE:
-				_xfer_done(&s, ev.arg);
-				break;
-			case EV_JOB_DONE:
-				_job_done(&s, ev.arg);
-				break;
-			case EV_ALLOC:
-				dl_prov_pool_ready(&s.pool, ev.arg, s.now);
-				s.dirty = 1;
-				_touch(&s, ev.arg);
-				break;
-			default:
-				if (ev.arg == WAKE_PROV) {
-					s.prov_wake = 0;
-					s.prov_due = 1;
-					break;
-				}
-				if (ev.arg == WAKE_REPLAN) {
-					s.wake_pending = 0;
-					break;
-				}
-				if (s.now >= s.place_wake)
-					s.place_wake = INFINITY;
-				s.dirty = 1;
-				break;
-			}
-		}
-		if (s.npending > res->max_pending)
-			res->max_pending = s.npending;
-		_schedule(&s, 0);
-		if (s.prov_due && !s.rc)
-			_provision(&s);
-		if (s.ncopyq && !s.rc)
-			_copies_pump(&s);
-		if ((++instants & 255) == 0)
-			_progress(&s, wall0, &next_progress);
+	if (!_setup(&s)) {
+		/* The first decision comes with the first arrival. */
+		s.prov_due = cfg->prov.enabled;
+		s.next_sample = s.t0;
+		res->nodes = s.P;
+		res->slots = s.slots;
+		res->storage = s.S;
+		snprintf(res->policy, sizeof(res->policy), "%s",
+			 dl_policy_name(s.policy));
+		snprintf(res->dispatch, sizeof(res->dispatch), "%s",
+			 dl_dispatch_name(cfg->dispatch));
+		_loop(&s, wall0);
+		res->end_time = s.now;
+		_finish(&s);
 	}
-	res->end_time = s.now;
-	_finish(&s);
-out:
 	res->wall_seconds = _wall() - wall0;
 	_teardown(&s);
 	if (s.rc) {
