@@ -30,87 +30,121 @@ static double _quantile(const double *v, size_t n, double q)
 	return v[i] + frac * (v[i + 1] - v[i]);
 }
 
-int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
+/* The sums over the completed jobs, and the span of the arrivals. */
+typedef struct {
+	double *resp, *wait, *slow; /* [n] per completed job */
+	size_t n;
+	double first, last_arr, last_end, ideal_end;
+	double sum_resp, sum_wait, sum_slow, sum_exec, sum_mu, sum_y;
+	double held, cpu;
+	uint64_t bytes;
+} _sums_t;
+
+/* Every job of r into su (its arrays sized r->njobs). */
+static void _sum_jobs(const dl_sim_result_t *r, _sums_t *su)
 {
-	double *resp, *wait, *slow, first = 0, last_arr = 0, last_end = 0;
-	double sum_resp = 0, sum_wait = 0, sum_slow = 0, sum_exec = 0;
-	double sum_mu = 0, sum_y = 0, held = 0, cpu = 0, ideal_end = 0;
-	uint64_t bytes = 0;
-	size_t i, n = 0;
+	size_t i;
 	int have = 0;
 
-	if (!r || !m)
-		return DL_EINVAL;
-	memset(m, 0, sizeof(*m));
-	resp = malloc((r->njobs ? r->njobs : 1) * sizeof(*resp));
-	wait = malloc((r->njobs ? r->njobs : 1) * sizeof(*wait));
-	slow = malloc((r->njobs ? r->njobs : 1) * sizeof(*slow));
-	if (!resp || !wait || !slow) {
-		free(resp);
-		free(wait);
-		free(slow);
-		return DL_ENOMEM;
-	}
 	for (i = 0; i < r->njobs; i++) {
 		const dl_sim_job_t *j = &r->jobs[i];
 		double mu = j->read + j->compute, exec;
+		size_t n = su->n;
 
-		if (!i || j->arrival < first)
-			first = j->arrival;
-		if (!i || j->arrival > last_arr)
-			last_arr = j->arrival;
-		if (!i || j->arrival + mu > ideal_end)
-			ideal_end = j->arrival + mu;
+		if (!i || j->arrival < su->first)
+			su->first = j->arrival;
+		if (!i || j->arrival > su->last_arr)
+			su->last_arr = j->arrival;
+		if (!i || j->arrival + mu > su->ideal_end)
+			su->ideal_end = j->arrival + mu;
 		if (j->completions != 1)
 			continue;
 		exec = j->end - j->start;
-		resp[n] = j->end - j->arrival;
-		wait[n] = j->start - j->arrival;
+		su->resp[n] = j->end - j->arrival;
+		su->wait[n] = j->start - j->arrival;
 		/* A job that took no time cannot be slowed down. */
-		slow[n] = exec > 0 ? resp[n] / exec : 1.0;
-		sum_resp += resp[n];
-		sum_wait += wait[n];
-		sum_slow += slow[n];
-		sum_exec += exec;
-		sum_mu += mu;
-		sum_y += j->end - j->dispatch;
-		held += (j->end - j->dispatch) * j->cpus;
-		cpu += j->compute * j->cpus;
-		bytes += j->bytes;
-		if (!have || j->end > last_end)
-			last_end = j->end;
+		su->slow[n] = exec > 0 ? su->resp[n] / exec : 1.0;
+		su->sum_resp += su->resp[n];
+		su->sum_wait += su->wait[n];
+		su->sum_slow += su->slow[n];
+		su->sum_exec += exec;
+		su->sum_mu += mu;
+		su->sum_y += j->end - j->dispatch;
+		su->held += (j->end - j->dispatch) * j->cpus;
+		su->cpu += j->compute * j->cpus;
+		su->bytes += j->bytes;
+		if (!have || j->end > su->last_end)
+			su->last_end = j->end;
 		have = 1;
-		n++;
+		su->n++;
 	}
+}
+
+/* Means, quantiles (the arrays get sorted), makespan and utilisations. */
+static void _response(const dl_sim_result_t *r, _sums_t *su,
+		      dl_metrics_t *m)
+{
+	size_t n = su->n;
+
 	m->jobs = r->njobs;
 	m->completed = n;
 	if (n) {
-		m->resp_mean = sum_resp / (double) n;
-		m->wait_mean = sum_wait / (double) n;
-		m->slowdown_mean = sum_slow / (double) n;
-		m->exec_mean = sum_exec / (double) n;
-		qsort(resp, n, sizeof(*resp), _cmp_double);
-		qsort(wait, n, sizeof(*wait), _cmp_double);
-		qsort(slow, n, sizeof(*slow), _cmp_double);
-		m->resp_median = _quantile(resp, n, 0.5);
-		m->resp_p95 = _quantile(resp, n, 0.95);
-		m->resp_max = resp[n - 1];
-		m->wait_median = _quantile(wait, n, 0.5);
-		m->wait_p95 = _quantile(wait, n, 0.95);
-		m->slowdown_median = _quantile(slow, n, 0.5);
-		m->makespan = last_end - first;
+		m->resp_mean = su->sum_resp / (double) n;
+		m->wait_mean = su->sum_wait / (double) n;
+		m->slowdown_mean = su->sum_slow / (double) n;
+		m->exec_mean = su->sum_exec / (double) n;
+		qsort(su->resp, n, sizeof(*su->resp), _cmp_double);
+		qsort(su->wait, n, sizeof(*su->wait), _cmp_double);
+		qsort(su->slow, n, sizeof(*su->slow), _cmp_double);
+		m->resp_median = _quantile(su->resp, n, 0.5);
+		m->resp_p95 = _quantile(su->resp, n, 0.95);
+		m->resp_max = su->resp[n - 1];
+		m->wait_median = _quantile(su->wait, n, 0.5);
+		m->wait_p95 = _quantile(su->wait, n, 0.95);
+		m->slowdown_median = _quantile(su->slow, n, 0.5);
+		m->makespan = su->last_end - su->first;
 	}
 	if (m->makespan > 0) {
 		m->throughput = (double) n / m->makespan;
-		m->throughput_bytes = (double) bytes / m->makespan;
+		m->throughput_bytes = (double) su->bytes / m->makespan;
 		if (r->slots) {
-			m->slot_util = held / (r->slots * m->makespan);
-			m->cpu_util = cpu / (r->slots * m->makespan);
+			m->slot_util = su->held / (r->slots * m->makespan);
+			m->cpu_util = su->cpu / (r->slots * m->makespan);
 		}
 		if (r->storage)
 			m->storage_util =
 				r->storage_busy / (r->storage * m->makespan);
 	}
+}
+
+/* data-diffusion-raicu's efficiencies: §4.3's and §5's. */
+static void _efficiency(const dl_sim_result_t *r, const _sums_t *su,
+			dl_metrics_t *m)
+{
+	if (su->n && r->slots) {
+		double T = r->slots, K = (double) su->n, V, W, inv_a;
+
+		m->eff_B = su->sum_mu / K;
+		m->eff_Y = su->sum_y / K;
+		m->eff_A = su->last_arr > su->first ?
+				   K / (su->last_arr - su->first) :
+				   INFINITY;
+		inv_a = isfinite(m->eff_A) ? 1.0 / m->eff_A : 0.0;
+		V = fmax(m->eff_B / T, inv_a) * K;
+		W = fmax(m->eff_Y / T, inv_a) * K;
+		m->efficiency = W > 0 ? V / W : 1.0;
+		m->speedup = m->efficiency * T;
+	}
+	m->wet_ideal = su->ideal_end - su->first;
+	m->wet_slowdown = m->wet_ideal > 0 ? m->makespan / m->wet_ideal : 0.0;
+	/* §5: efficiency as ideal over actual run time; unlike §4.3's it
+	 * falls when jobs wait, even if arrivals bound the run. */
+	m->efficiency_wet = m->makespan > 0 ? m->wet_ideal / m->makespan : 0.0;
+}
+
+/* The counters r carries as they are. */
+static void _counters(const dl_sim_result_t *r, dl_metrics_t *m)
+{
 	m->accesses = r->accesses;
 	if (r->accesses) {
 		m->hit_local_pct = 100.0 * (double) r->hit_local / r->accesses;
@@ -123,26 +157,6 @@ int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
 	m->peer_bytes = r->peer_bytes;
 	m->evictions = r->evictions;
 	m->bypass = r->bypass;
-
-	/* data-diffusion-raicu §4.3 */
-	if (n && r->slots) {
-		double T = r->slots, K = (double) n, V, W, inv_a;
-
-		m->eff_B = sum_mu / K;
-		m->eff_Y = sum_y / K;
-		m->eff_A = last_arr > first ? K / (last_arr - first) : INFINITY;
-		inv_a = isfinite(m->eff_A) ? 1.0 / m->eff_A : 0.0;
-		V = fmax(m->eff_B / T, inv_a) * K;
-		W = fmax(m->eff_Y / T, inv_a) * K;
-		m->efficiency = W > 0 ? V / W : 1.0;
-		m->speedup = m->efficiency * T;
-	}
-	m->wet_ideal = ideal_end - first;
-	m->wet_slowdown = m->wet_ideal > 0 ? m->makespan / m->wet_ideal : 0.0;
-	/* data-diffusion-raicu §5: efficiency as ideal over actual run time;
-	 * unlike §4.3's it falls when jobs wait, even if arrivals bound the
-	 * run. */
-	m->efficiency_wet = m->makespan > 0 ? m->wet_ideal / m->makespan : 0.0;
 	m->fallback_plans = r->fallback_plans;
 	m->plans = r->plans;
 	m->carried = r->carried;
@@ -166,10 +180,32 @@ int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
 	m->copy_bytes_peer = r->copy_bytes_peer;
 	m->events = r->events;
 	m->wall = r->wall_seconds;
-	free(resp);
-	free(wait);
-	free(slow);
-	return 0;
+}
+
+int dl_metrics_compute(const dl_sim_result_t *r, dl_metrics_t *m)
+{
+	_sums_t su = { 0 };
+	size_t nj;
+	int rc = DL_ENOMEM;
+
+	if (!r || !m)
+		return DL_EINVAL;
+	memset(m, 0, sizeof(*m));
+	nj = r->njobs ? r->njobs : 1;
+	su.resp = malloc(nj * sizeof(*su.resp));
+	su.wait = malloc(nj * sizeof(*su.wait));
+	su.slow = malloc(nj * sizeof(*su.slow));
+	if (su.resp && su.wait && su.slow) {
+		_sum_jobs(r, &su);
+		_response(r, &su, m);
+		_counters(r, m);
+		_efficiency(r, &su, m);
+		rc = 0;
+	}
+	free(su.resp);
+	free(su.wait);
+	free(su.slow);
+	return rc;
 }
 
 char *dl_metrics_fmt_bytes(double bytes, char *buf, size_t len)
