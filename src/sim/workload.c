@@ -1330,6 +1330,105 @@ static int _job_numbers(char **tok, dl_wl_job_t *job, char *why, size_t len)
 	return 0;
 }
 
+/* dl_workload_read()'s state: the workload so far, the job ids seen
+ * (lines of their first record) and a file list buffer (owned). */
+typedef struct {
+	dl_workload_t *wl;
+	dl_wl_diag_t *diag;
+	_idset_t ids;
+	uint32_t *files;
+	size_t fcap;
+} _rd_t;
+
+/* "file INDEX SIZE STORAGE|- PATH".  \return 0 (taken, or a bad record
+ * diagnosed) or DL_ENOMEM. */
+static int _rd_file(_rd_t *r, char **tok, size_t lineno)
+{
+	dl_workload_t *wl = r->wl;
+	uint32_t idx, st = 0;
+	uint64_t size;
+	int64_t rc;
+
+	if (_parse_u32(tok[1], &idx) || idx != wl->nfiles ||
+	    dl_wl_parse_size(tok[2], &size) ||
+	    (strcmp(tok[3], "-") && _parse_u32(tok[3], &st)) ||
+	    st > INT32_MAX) {
+		_diag(r->diag, 1,
+		      "workload line %zu: malformed file record (index %zu expected)",
+		      lineno, wl->nfiles);
+		return 0;
+	}
+	rc = dl_workload_add_file(wl, tok[4], size,
+				  strcmp(tok[3], "-") ? (int32_t) st :
+							DL_WL_STORAGE_RR);
+	if (rc == DL_ENOMEM)
+		return DL_ENOMEM;
+	if (rc < 0)
+		_diag(r->diag, 1, "workload line %zu: bad or repeated path",
+		      lineno);
+	return 0;
+}
+
+/* The file list "F,F,...|-" into r->files, *n entries.  \return 0, 1 (a
+ * bad index) or DL_ENOMEM. */
+static int _rd_files(_rd_t *r, char *list, uint32_t *n)
+{
+	char *save = NULL, *p;
+
+	*n = 0;
+	if (!strcmp(list, "-"))
+		return 0;
+	for (p = strtok_r(list, ",", &save); p;
+	     p = strtok_r(NULL, ",", &save)) {
+		uint32_t f;
+
+		if (_parse_u32(p, &f) || f >= r->wl->nfiles)
+			return 1;
+		if (*n == r->fcap) {
+			size_t nc = r->fcap ? r->fcap * 2 : 16;
+			uint32_t *nf = realloc(r->files, nc * sizeof(*nf));
+
+			if (!nf)
+				return DL_ENOMEM;
+			r->files = nf;
+			r->fcap = nc;
+		}
+		r->files[(*n)++] = f;
+	}
+	return 0;
+}
+
+/* "job ID ARRIVAL COMPUTE|- CPUS FILE,FILE,...|-".  \return 0 (taken,
+ * or a bad record diagnosed) or DL_ENOMEM. */
+static int _rd_job(_rd_t *r, char **tok, size_t lineno)
+{
+	dl_wl_job_t job = { 0 };
+	char why[160];
+	size_t first;
+	int bad;
+
+	if (_job_numbers(tok, &job, why, sizeof(why))) {
+		_diag(r->diag, 1, "workload line %zu: %s", lineno, why);
+		return 0;
+	}
+	first = _idset_put(&r->ids, job.id, lineno);
+	if (first == (size_t) -1)
+		return DL_ENOMEM;
+	if (first) {
+		_diag(r->diag, 1,
+		      "workload line %zu: job %u repeated (first on line %zu)",
+		      lineno, job.id, first);
+		return 0;
+	}
+	if ((bad = _rd_files(r, tok[5], &job.nfiles)) == DL_ENOMEM)
+		return DL_ENOMEM;
+	job.files = r->files;
+	if (bad || dl_workload_add_job(r->wl, &job))
+		_diag(r->diag, 1, "workload line %zu: job %u: bad file list",
+		      lineno, job.id);
+	return 0;
+}
+
 /*
  * The simulator's own format, one record per line, '#' comments:
  *   file INDEX SIZE STORAGE|- PATH
@@ -1338,19 +1437,14 @@ static int _job_numbers(char **tok, dl_wl_job_t *job, char *why, size_t len)
  */
 dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag)
 {
-	dl_workload_t *wl;
+	_rd_t r = { .diag = diag };
 	char *buf = NULL, *line, *tok[7];
-	_idset_t ids = { 0 };
-	uint32_t *files = NULL;
-	size_t cap = 0, fcap = 0, lineno = 0;
-	int ok = 0;
+	size_t cap = 0, lineno = 0;
+	int rc = 0;
 
-	if (!in)
+	if (!in || !(r.wl = dl_workload_create("file")))
 		return NULL;
-	wl = dl_workload_create("file");
-	if (!wl)
-		return NULL;
-	while ((line = _getline(in, &buf, &cap))) {
+	while (!rc && (line = _getline(in, &buf, &cap))) {
 		int n;
 
 		lineno++;
@@ -1359,102 +1453,25 @@ dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag)
 		if (!*line || *line == '#')
 			continue;
 		n = _split(line, tok, 6);
-		if (n == 5 && !strcmp(tok[0], "file")) {
-			uint32_t idx, st = 0;
-			uint64_t size;
-			int64_t rc;
-
-			if (_parse_u32(tok[1], &idx) || idx != wl->nfiles ||
-			    dl_wl_parse_size(tok[2], &size) ||
-			    (strcmp(tok[3], "-") && _parse_u32(tok[3], &st)) ||
-			    st > INT32_MAX) {
-				_diag(diag, 1,
-				      "workload line %zu: malformed file record (index %zu expected)",
-				      lineno, wl->nfiles);
-				continue;
-			}
-			rc = dl_workload_add_file(wl, tok[4], size,
-						  strcmp(tok[3], "-") ?
-							  (int32_t) st :
-							  DL_WL_STORAGE_RR);
-			if (rc == DL_ENOMEM)
-				goto out;
-			if (rc < 0)
-				_diag(diag, 1,
-				      "workload line %zu: bad or repeated path",
-				      lineno);
-		} else if (n == 6 && !strcmp(tok[0], "job")) {
-			dl_wl_job_t job = { 0 };
-			char *save = NULL, *p;
-			char why[160];
-			int bad = _job_numbers(tok, &job, why, sizeof(why));
-			size_t first;
-
-			if (bad) {
-				_diag(diag, 1, "workload line %zu: %s", lineno,
-				      why);
-				continue;
-			}
-			first = _idset_put(&ids, job.id, lineno);
-			if (first == (size_t) -1)
-				goto out;
-			if (first) {
-				_diag(diag, 1,
-				      "workload line %zu: job %u repeated (first on line %zu)",
-				      lineno, job.id, first);
-				continue;
-			}
-			if (strcmp(tok[5], "-")) {
-				for (p = strtok_r(tok[5], ",", &save);
-				     p && !bad;
-				     p = strtok_r(NULL, ",", &save)) {
-					uint32_t f;
-
-					if (_parse_u32(p, &f) ||
-					    f >= wl->nfiles) {
-						bad = 1;
-						break;
-					}
-					if (job.nfiles == fcap) {
-						size_t nc =
-							fcap ? fcap * 2 : 16;
-						uint32_t *nf = realloc(
-							files,
-							nc * sizeof(*nf));
-
-						if (!nf)
-							goto out;
-						files = nf;
-						fcap = nc;
-					}
-					files[job.nfiles++] = f;
-				}
-			}
-			job.files = files;
-			if (bad || dl_workload_add_job(wl, &job)) {
-				_diag(diag, 1,
-				      "workload line %zu: job %u: bad file list",
-				      lineno, job.id);
-				continue;
-			}
-		} else {
+		if (n == 5 && !strcmp(tok[0], "file"))
+			rc = _rd_file(&r, tok, lineno);
+		else if (n == 6 && !strcmp(tok[0], "job"))
+			rc = _rd_job(&r, tok, lineno);
+		else
 			_diag(diag, 1,
 			      "workload line %zu: not a file or job record",
 			      lineno);
-		}
 	}
-	dl_workload_sort(wl);
-	ok = 1;
-out:
-	free(ids.id);
-	free(ids.line);
-	free(files);
+	free(r.ids.id);
+	free(r.ids.line);
+	free(r.files);
 	free(buf);
-	if (!ok) {
-		dl_workload_destroy(wl);
+	if (rc) {
+		dl_workload_destroy(r.wl);
 		return NULL;
 	}
-	return wl;
+	dl_workload_sort(r.wl);
+	return r.wl;
 }
 
 int dl_workload_write(const dl_workload_t *wl, FILE *out, const char *comment)
