@@ -1116,27 +1116,67 @@ static int _read_sidecar(FILE *in, dl_workload_t *wl, _swfjob_t *jobs,
 	return rc;
 }
 
-dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
-				    uint64_t default_size, uint32_t max_cpus,
-				    dl_wl_diag_t *diag)
+/*
+ * One SWF record (its n fields in tok) into j.  Field 1: job number, 2:
+ * submit, 4: run time, 5: allocated processors, 8: requested processors.
+ * \return 1 if taken, 0 if malformed (diagnosed).
+ */
+static int _swf_record(char **tok, int n, size_t lineno, uint32_t max_cpus,
+		       dl_wl_diag_t *diag, _swfjob_t *j)
 {
-	_swfjob_t *jobs = NULL;
-	dl_workload_t *wl = NULL;
-	char *buf = NULL, *line, *tok[19];
-	size_t cap = 0, njobs = 0, jcap = 0, lineno = 0, i, k;
-	uint8_t *known = NULL;
-	double t0 = 0;
-	int ok = 0;
+	double v[18];
+	int fi;
 
-	if (!swf)
-		return NULL;
-	wl = dl_workload_create("swf");
-	if (!wl)
-		return NULL;
+	for (fi = 0; fi < n; fi++)
+		if (_parse_double(tok[fi], &v[fi]))
+			break;
+	if (fi < n || v[0] < 1 || v[0] > UINT32_MAX || v[0] != floor(v[0])) {
+		_diag(diag, 1,
+		      "swf line %zu: malformed (bad number or job number)",
+		      lineno);
+		return 0;
+	}
+	if (v[1] < 0 || v[1] > DL_WL_TIME_MAX) {
+		_diag(diag, 1,
+		      "swf line %zu: job %.0f: submit time %g outside [0, %g]",
+		      lineno, v[0], v[1], DL_WL_TIME_MAX);
+		return 0;
+	}
+	/* -1 is SWF's "unknown"; other negatives are corrupt. */
+	if ((v[3] < 0 && v[3] != -1) || v[3] > DL_WL_TIME_MAX) {
+		_diag(diag, 1,
+		      "swf line %zu: job %.0f: run time %g neither -1 nor in [0, %g]",
+		      lineno, v[0], v[3], DL_WL_TIME_MAX);
+		return 0;
+	}
+	memset(j, 0, sizeof(*j));
+	j->id = (uint32_t) v[0];
+	j->line = lineno;
+	j->submit = v[1];
+	j->run = v[3] >= 0 ? v[3] : -1.0;
+	j->cpus = v[4] >= 1 ? (uint32_t) fmin(v[4], UINT32_MAX) :
+		  (n >= 8 && v[7] >= 1) ? (uint32_t) fmin(v[7], UINT32_MAX) :
+					  1;
+	if (max_cpus && j->cpus > max_cpus) {
+		_diag(diag, 0,
+		      "swf line %zu: job %u wants %u processors, a node has %u: cut down",
+		      lineno, j->id, j->cpus, max_cpus);
+		j->cpus = max_cpus;
+	}
+	return 1;
+}
+
+/* The trace's records into *jobs (*njobs of them; owned by the caller).
+ * \return 0 or DL_ENOMEM. */
+static int _swf_records(FILE *swf, uint32_t max_cpus, dl_wl_diag_t *diag,
+			_swfjob_t **jobs, size_t *njobs)
+{
+	char *buf = NULL, *line, *tok[19];
+	size_t cap = 0, jcap = 0, lineno = 0;
+	int rc = 0;
+
 	while ((line = _getline(swf, &buf, &cap))) {
-		double v[18];
-		int n, fi, bad = 0;
-		_swfjob_t *j;
+		int n;
 
 		lineno++;
 		while (isspace((unsigned char) *line))
@@ -1149,72 +1189,88 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 			      lineno, n);
 			continue;
 		}
-		for (fi = 0; fi < n && !bad; fi++)
-			bad = _parse_double(tok[fi], &v[fi]) != 0;
-		/* Field 1: job number, 2: submit, 4: run time, 5: allocated
-		 * processors, 8: requested processors. */
-		if (bad || v[0] < 1 || v[0] > UINT32_MAX ||
-		    v[0] != floor(v[0])) {
-			_diag(diag, 1,
-			      "swf line %zu: malformed (bad number or job number)",
-			      lineno);
-			continue;
-		}
-		if (v[1] < 0 || v[1] > DL_WL_TIME_MAX) {
-			_diag(diag, 1,
-			      "swf line %zu: job %.0f: submit time %g outside [0, %g]",
-			      lineno, v[0], v[1], DL_WL_TIME_MAX);
-			continue;
-		}
-		/* -1 is SWF's "unknown"; other negatives are corrupt. */
-		if ((v[3] < 0 && v[3] != -1) || v[3] > DL_WL_TIME_MAX) {
-			_diag(diag, 1,
-			      "swf line %zu: job %.0f: run time %g neither -1 nor in [0, %g]",
-			      lineno, v[0], v[3], DL_WL_TIME_MAX);
-			continue;
-		}
-		if (njobs == jcap) {
+		if (*njobs == jcap) {
 			size_t ncap = jcap ? jcap * 2 : 256;
-			_swfjob_t *nj = realloc(jobs, ncap * sizeof(*nj));
+			_swfjob_t *nj = realloc(*jobs, ncap * sizeof(*nj));
 
-			if (!nj)
-				goto out;
-			jobs = nj;
+			if (!nj) {
+				rc = DL_ENOMEM;
+				break;
+			}
+			*jobs = nj;
 			jcap = ncap;
 		}
-		j = &jobs[njobs];
-		memset(j, 0, sizeof(*j));
-		j->id = (uint32_t) v[0];
-		j->line = lineno;
-		j->submit = v[1];
-		j->run = v[3] >= 0 ? v[3] : -1.0;
-		j->cpus = v[4] >= 1 ? (uint32_t) fmin(v[4], UINT32_MAX) :
-			  (n >= 8 && v[7] >= 1) ?
-				      (uint32_t) fmin(v[7], UINT32_MAX) :
-				      1;
-		if (max_cpus && j->cpus > max_cpus) {
-			_diag(diag, 0,
-			      "swf line %zu: job %u wants %u processors, a node has %u: cut down",
-			      lineno, j->id, j->cpus, max_cpus);
-			j->cpus = max_cpus;
-		}
-		njobs++;
+		*njobs += (size_t)_swf_record(tok, n, lineno, max_cpus, diag,
+					      &(*jobs)[*njobs]);
 	}
-	if (!njobs) {
-		_diag(diag, 0, "swf: no job in the trace");
-		goto out;
-	}
+	free(buf);
+	return rc;
+}
+
+/* Jobs sorted by number, the repeats after the first dropped (said).
+ * \return how many are left. */
+static size_t _swf_dedupe(_swfjob_t *jobs, size_t njobs, dl_wl_diag_t *diag)
+{
+	size_t i, k;
+
 	qsort(jobs, njobs, sizeof(*jobs), _cmp_swf_id_line);
 	for (i = k = 1; i < njobs; i++) {
 		if (jobs[i].id == jobs[k - 1].id) {
 			_diag(diag, 1,
 			      "swf line %zu: job number %u repeated (first on line %zu), dropped",
 			      jobs[i].line, jobs[i].id, jobs[k - 1].line);
+			free(jobs[i].files);
 			continue;
 		}
 		jobs[k++] = jobs[i];
 	}
-	njobs = k;
+	return k;
+}
+
+/* The jobs into wl, the trace's clock starting at its first submission.
+ * \return 0 or DL_ENOMEM. */
+static int _swf_jobs(dl_workload_t *wl, const _swfjob_t *jobs, size_t njobs)
+{
+	double t0 = jobs[0].submit;
+	size_t i;
+
+	for (i = 1; i < njobs; i++)
+		if (jobs[i].submit < t0)
+			t0 = jobs[i].submit;
+	for (i = 0; i < njobs; i++) {
+		dl_wl_job_t job = { 0 };
+
+		job.id = jobs[i].id;
+		job.arrival = jobs[i].submit - t0;
+		job.compute = jobs[i].run;
+		job.cpus = jobs[i].cpus;
+		job.nfiles = jobs[i].nfiles;
+		job.files = jobs[i].files;
+		if (dl_workload_add_job(wl, &job))
+			return DL_ENOMEM;
+	}
+	return 0;
+}
+
+dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
+				    uint64_t default_size, uint32_t max_cpus,
+				    dl_wl_diag_t *diag)
+{
+	_swfjob_t *jobs = NULL;
+	dl_workload_t *wl = NULL;
+	size_t njobs = 0, i;
+	uint8_t *known = NULL;
+	int ok = 0;
+
+	if (!swf || !(wl = dl_workload_create("swf")))
+		return NULL;
+	if (_swf_records(swf, max_cpus, diag, &jobs, &njobs))
+		goto out;
+	if (!njobs) {
+		_diag(diag, 0, "swf: no job in the trace");
+		goto out;
+	}
+	njobs = _swf_dedupe(jobs, njobs, diag);
 	if (sidecar && _read_sidecar(sidecar, wl, jobs, njobs, &known, diag))
 		goto out;
 	for (i = 0; sidecar && i < njobs; i++)
@@ -1225,23 +1281,8 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 	for (i = 0; i < wl->nfiles; i++)
 		if (!known || !known[i])
 			wl->files[i].size = default_size;
-	t0 = jobs[0].submit;
-	for (i = 1; i < njobs; i++)
-		if (jobs[i].submit < t0)
-			t0 = jobs[i].submit;
-	for (i = 0; i < njobs; i++) {
-		dl_wl_job_t job = { 0 };
-
-		/* The trace's clock starts at its first submission. */
-		job.id = jobs[i].id;
-		job.arrival = jobs[i].submit - t0;
-		job.compute = jobs[i].run;
-		job.cpus = jobs[i].cpus;
-		job.nfiles = jobs[i].nfiles;
-		job.files = jobs[i].files;
-		if (dl_workload_add_job(wl, &job))
-			goto out;
-	}
+	if (_swf_jobs(wl, jobs, njobs))
+		goto out;
 	dl_workload_sort(wl);
 	ok = 1;
 out:
@@ -1249,7 +1290,6 @@ out:
 		free(jobs[i].files);
 	free(jobs);
 	free(known);
-	free(buf);
 	if (!ok) {
 		dl_workload_destroy(wl);
 		return NULL;
