@@ -462,97 +462,90 @@ typedef struct {
  * supply the new images wanted, then moves to the next patient the access
  * pattern gives.
  */
-dl_workload_t *dl_workload_gen_biomed(const dl_wl_biomed_opts_t *o,
-				      uint64_t seed)
+/* Whether o describes a workload the generator can make. */
+static int _biomed_ok(const dl_wl_biomed_opts_t *o)
 {
-	dl_workload_t *wl = NULL;
-	_bjob_t *jobs = NULL;
-	uint32_t *frontier = NULL, *base = NULL;
-	uint8_t *mri = NULL;
-	_sampler_t smp = { 0 };
-	gsl_rng *r = NULL;
-	uint64_t A = 0, D = 0;
-	uint32_t cur, p, i, span;
+	return o && o->jobs && o->patients && o->files_min >= 1 &&
+	       o->files_max >= o->files_min && o->files_max <= 64 &&
+	       o->images >= o->files_max && o->overlap >= 0 &&
+	       o->overlap < 1 && o->files_mean >= o->files_min &&
+	       o->files_mean <= o->files_max && o->mri_fraction >= 0 &&
+	       o->mri_fraction <= 1 &&
+	       (uint64_t) o->patients * o->images <= UINT32_MAX;
+}
+
+/* The generator's walk over the patients (see dl_workload_gen_biomed()). */
+typedef struct {
+	const dl_wl_biomed_opts_t *o;
+	gsl_rng *r;
+	_sampler_t smp;
+	uint32_t *frontier; /* [patients] images requested so far */
+	uint32_t cur, span;
 	double pbin;
-	size_t j, total;
-	int ok = 0;
+	uint64_t A, D; /* files requested, distinct files requested */
+} _walk_t;
 
-	if (!o || !o->jobs || !o->patients || o->files_min < 1 ||
-	    o->files_max < o->files_min || o->files_max > 64 ||
-	    o->images < o->files_max || !(o->overlap >= 0) ||
-	    !(o->overlap < 1) || !(o->files_mean >= o->files_min) ||
-	    !(o->files_mean <= o->files_max) || !(o->mri_fraction >= 0) ||
-	    !(o->mri_fraction <= 1) ||
-	    (uint64_t) o->patients * o->images > UINT32_MAX)
-		return NULL;
-	r = _rng(seed);
-	jobs = malloc(o->jobs * sizeof(*jobs));
-	frontier = calloc(o->patients, sizeof(*frontier));
-	base = calloc(o->patients, sizeof(*base));
-	mri = malloc((size_t) o->patients * o->images);
-	wl = dl_workload_create("biomed");
-	if (!r || !jobs || !frontier || !base || !mri || !wl ||
-	    _sampler_init(&smp, &o->access, o->patients))
-		goto out;
-	/* Modality of every image, drawn up front: independent of requests. */
-	for (i = 0; i < o->patients * o->images; i++)
-		mri[i] = gsl_rng_uniform(r) < o->mri_fraction;
+/* The next job's request into b: n images of the current patient (or of
+ * the next one the access pattern gives, if this one cannot supply the
+ * new images wanted), that many new ones as keeps the overlap. */
+static void _biomed_request(_walk_t *w, _bjob_t *b)
+{
+	const dl_wl_biomed_opts_t *o = w->o;
+	uint32_t n, k, reuse, f, start, lo, hi, tries, i, p = w->cur;
+	int64_t want;
 
-	span = o->files_max - o->files_min;
-	pbin = span ? (o->files_mean - o->files_min) / span : 0.0;
-	cur = _sampler_next(&smp, r);
-	for (j = 0; j < o->jobs; j++) {
-		_bjob_t *b = &jobs[j];
-		uint32_t n, k, reuse, f, start, lo, hi, tries;
-		double target;
-		int64_t want;
-
-		/* 4-10 files, mean 6: min + Binomial(max - min, p). */
-		n = o->files_min + (span ? gsl_ran_binomial(r, pbin, span) : 0);
-		target = (1.0 - o->overlap) * (double) (A + n) - (double) D;
-		want = llround(target);
-		if (want < 0)
-			want = 0;
-		if (want > n)
-			want = n;
-		if ((uint32_t) want > o->images - frontier[cur]) {
-			/* This patient is (nearly) exhausted: move on. */
-			for (tries = 0; tries < 64; tries++) {
-				p = _sampler_next(&smp, r);
-				if (o->images - frontier[p] >= (uint32_t) want)
-					break;
-			}
-			cur = p;
+	/* 4-10 files, mean 6: min + Binomial(max - min, p). */
+	n = o->files_min + (w->span ? gsl_ran_binomial(w->r, w->pbin, w->span) :
+				      0);
+	want = llround((1.0 - o->overlap) * (double) (w->A + n) -
+		       (double) w->D);
+	if (want < 0)
+		want = 0;
+	if (want > n)
+		want = n;
+	if ((uint32_t) want > o->images - w->frontier[w->cur]) {
+		/* This patient is (nearly) exhausted: move on. */
+		for (tries = 0; tries < 64; tries++) {
+			p = _sampler_next(&w->smp, w->r);
+			if (o->images - w->frontier[p] >= (uint32_t) want)
+				break;
 		}
-		f = frontier[cur];
-		lo = n > f ? n - f : 0; /* too few old images */
-		hi = n < o->images - f ? n : o->images - f;
-		k = (uint32_t) want;
-		if (k < lo)
-			k = lo;
-		if (k > hi)
-			k = hi;
-		reuse = n - k;
-		start = reuse ? (uint32_t) gsl_rng_uniform_int(r,
-							       f - reuse + 1) :
-				0;
-		b->patient = cur;
-		b->n = n;
-		for (i = 0; i < reuse; i++)
-			b->img[i] = start + i;
-		for (i = 0; i < k; i++)
-			b->img[reuse + i] = f + i;
-		frontier[cur] = f + k;
-		A += n;
-		D += k;
+		w->cur = p;
 	}
-	if (!o->clustered)
-		gsl_ran_shuffle(r, jobs, o->jobs, sizeof(*jobs));
+	f = w->frontier[w->cur];
+	lo = n > f ? n - f : 0; /* too few old images */
+	hi = n < o->images - f ? n : o->images - f;
+	k = (uint32_t) want;
+	if (k < lo)
+		k = lo;
+	if (k > hi)
+		k = hi;
+	reuse = n - k;
+	start = reuse ? (uint32_t) gsl_rng_uniform_int(w->r, f - reuse + 1) : 0;
+	b->patient = w->cur;
+	b->n = n;
+	for (i = 0; i < reuse; i++)
+		b->img[i] = start + i;
+	for (i = 0; i < k; i++)
+		b->img[reuse + i] = f + i;
+	w->frontier[w->cur] = f + k;
+	w->A += n;
+	w->D += k;
+}
 
-	/* Every image below a frontier was requested: number them densely,
-	 * patient by patient, so a patient's images are consecutive ids and
-	 * round-robin placement spreads them over the storage nodes. */
-	total = 0;
+/*
+ * Every image below a frontier was requested: number them densely,
+ * patient by patient, so a patient's images are consecutive ids and
+ * round-robin placement spreads them over the storage nodes.
+ * base[p]: patient p's first file id.  \return 0 or DL_ENOMEM.
+ */
+static int _biomed_files(const dl_wl_biomed_opts_t *o, dl_workload_t *wl,
+			 const uint32_t *frontier, const uint8_t *mri,
+			 uint32_t *base)
+{
+	size_t total = 0;
+	uint32_t p, i;
+
 	for (p = 0; p < o->patients; p++) {
 		base[p] = (uint32_t) total;
 		for (i = 0; i < frontier[p]; i++) {
@@ -566,10 +559,20 @@ dl_workload_t *dl_workload_gen_biomed(const dl_wl_biomed_opts_t *o,
 						 is_mri ? o->mri_size :
 							  o->ct_size,
 						 DL_WL_STORAGE_RR) < 0)
-				goto out;
+				return DL_ENOMEM;
 			total++;
 		}
 	}
+	return 0;
+}
+
+/* The requests as jobs 1, 2, ... of wl.  \return 0 or DL_ENOMEM. */
+static int _biomed_jobs(const dl_wl_biomed_opts_t *o, dl_workload_t *wl,
+			const _bjob_t *jobs, const uint32_t *base)
+{
+	size_t j;
+	uint32_t i;
+
 	for (j = 0; j < o->jobs; j++) {
 		dl_wl_job_t job = { 0 };
 		uint32_t files[64];
@@ -582,15 +585,52 @@ dl_workload_t *dl_workload_gen_biomed(const dl_wl_biomed_opts_t *o,
 		job.nfiles = jobs[j].n;
 		job.files = files;
 		if (dl_workload_add_job(wl, &job))
-			goto out;
+			return DL_ENOMEM;
 	}
-	ok = 1;
+	return 0;
+}
+
+dl_workload_t *dl_workload_gen_biomed(const dl_wl_biomed_opts_t *o,
+				      uint64_t seed)
+{
+	_walk_t w = { .o = o };
+	dl_workload_t *wl = NULL;
+	_bjob_t *jobs = NULL;
+	uint32_t *base = NULL;
+	uint8_t *mri = NULL;
+	size_t j;
+	uint32_t i;
+	int ok = 0;
+
+	if (!_biomed_ok(o))
+		return NULL;
+	w.r = _rng(seed);
+	jobs = malloc(o->jobs * sizeof(*jobs));
+	w.frontier = calloc(o->patients, sizeof(*w.frontier));
+	base = calloc(o->patients, sizeof(*base));
+	mri = malloc((size_t) o->patients * o->images);
+	wl = dl_workload_create("biomed");
+	if (!w.r || !jobs || !w.frontier || !base || !mri || !wl ||
+	    _sampler_init(&w.smp, &o->access, o->patients))
+		goto out;
+	/* Modality of every image, drawn up front: independent of requests. */
+	for (i = 0; i < o->patients * o->images; i++)
+		mri[i] = gsl_rng_uniform(w.r) < o->mri_fraction;
+	w.span = o->files_max - o->files_min;
+	w.pbin = w.span ? (o->files_mean - o->files_min) / w.span : 0.0;
+	w.cur = _sampler_next(&w.smp, w.r);
+	for (j = 0; j < o->jobs; j++)
+		_biomed_request(&w, &jobs[j]);
+	if (!o->clustered)
+		gsl_ran_shuffle(w.r, jobs, o->jobs, sizeof(*jobs));
+	ok = !_biomed_files(o, wl, w.frontier, mri, base) &&
+	     !_biomed_jobs(o, wl, jobs, base);
 out:
-	_sampler_fini(&smp);
-	if (r)
-		gsl_rng_free(r);
+	_sampler_fini(&w.smp);
+	if (w.r)
+		gsl_rng_free(w.r);
 	free(jobs);
-	free(frontier);
+	free(w.frontier);
 	free(base);
 	free(mri);
 	if (!ok) {
