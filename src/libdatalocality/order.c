@@ -957,23 +957,13 @@ static void _setup_groups(_order_t *o, uint32_t nord, uint32_t *gcount,
 	}
 }
 
-/*
- * Everything but the picks: node availability and files of running jobs,
- * the tie-break ranks, the per-job lists of files to transfer and the
- * per-file lists of jobs, and the groups.
- * \return the number of ordered jobs (>= 0) or DL_ENOMEM.
- */
-static int64_t _setup(_order_t *o, const int32_t *assign)
+/* The per-node and per-job arrays of o.  \return 0 or DL_ENOMEM (what
+ * was made is o's, freed with it). */
+static int _alloc_jobs(_order_t *o)
 {
-	const dl_state_t *st = o->st;
-	uint32_t nn = st->nnodes, nfiles = dl_cache_file_count(st->cache);
-	uint32_t nj = (uint32_t)st->njobs, i, x, maxc = 0, nord = 0;
-	uint32_t *gcount = NULL, *byprio = NULL, *bynode = NULL;
-	size_t *seen = NULL;
-	dl__u64set_t held; /* node << 32 | file: a running job's files */
-	int64_t rc = DL_ENOMEM;
+	uint32_t nn = o->st->nnodes, nj = (uint32_t)o->st->njobs;
+	uint32_t nfiles = dl_cache_file_count(o->st->cache);
 
-	dl__u64set_init(&held);
 	o->gantt = calloc(o->nstorage, sizeof(*o->gantt));
 	o->group = calloc(nn ? nn : 1, sizeof(*o->group));
 	o->done = calloc(nj ? nj : 1, sizeof(*o->done));
@@ -982,8 +972,6 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	o->vgen = calloc(nj ? nj : 1, sizeof(*o->vgen));
 	o->jf_off = calloc((size_t)nj + 1, sizeof(*o->jf_off));
 	o->inv_off = calloc((size_t)nfiles + 1, sizeof(*o->inv_off));
-	gcount = calloc((size_t)nn + 1, sizeof(*gcount));
-	seen = calloc(nfiles ? nfiles : 1, sizeof(*seen));
 	ALLOC(o->avail, nn);
 	ALLOC(o->gkey, nn);
 	ALLOC(o->gtie, nn);
@@ -994,30 +982,21 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	ALLOC(o->tail, nj);
 	ALLOC(o->c, nj);
 	ALLOC(o->last, nj);
-	ALLOC(byprio, nj);
-	ALLOC(bynode, nj);
-	if (!o->gantt || !o->group || !o->done || !o->rem || !o->jn ||
-	    !o->vgen || !o->jf_off || !o->inv_off || !gcount || !seen ||
-	    !o->avail || !o->gkey || !o->gtie || !o->gpos || !o->gheap ||
-	    !o->node_of || !o->rank || !o->tail || !o->c || !o->last ||
-	    !byprio || !bynode)
-		goto out;
-	if ((rc = _setup_jobs(o, assign, &held, gcount, byprio)) < 0)
-		goto out;
-	nord = (uint32_t)rc;
-	rc = DL_ENOMEM;
+	return o->gantt && o->group && o->done && o->rem && o->jn &&
+			       o->vgen && o->jf_off && o->inv_off && o->avail &&
+			       o->gkey && o->gtie && o->gpos && o->gheap &&
+			       o->node_of && o->rank && o->tail && o->c &&
+			       o->last ?
+		       0 :
+		       DL_ENOMEM;
+}
 
-	/* The files each job has to transfer: count, then fill. */
-	for (i = 0; i < nj; i++) {
-		o->jf_off[i + 1] = o->jf_off[i];
-		if (o->node_of[i] < 0)
-			continue;
-		o->jn[i] = _collect(o, i, &held, seen, NULL);
-		o->jf_off[i + 1] += o->jn[i];
-		if (o->jn[i] > maxc)
-			maxc = o->jn[i];
-	}
-	o->maxc = maxc;
+/* The arrays sized by the files to transfer (o->jf_off, o->maxc) and by
+ * the nord ordered jobs.  \return 0 or DL_ENOMEM. */
+static int _alloc_needs(_order_t *o, uint32_t nord)
+{
+	uint32_t nj = (uint32_t)o->st->njobs, maxc = o->maxc;
+
 	ALLOC(o->jf, o->jf_off[nj]);
 	ALLOC(o->inv, o->jf_off[nj]);
 	ALLOC(o->cpos, maxc);
@@ -1034,20 +1013,47 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 	ALLOC(o->xf, maxc);
 	ALLOC(o->gbuf0, nord);
 	ALLOC(o->gbuf1, nord);
-	if (!o->jf || !o->inv || !o->cpos || !o->cheap || !o->ct || !o->xf ||
-	    !o->fpos || !o->fheap || !o->dk || !o->ridx || !o->rlo ||
-	    !o->rhi || !o->rst || !o->rtie ||
-	    !o->gbuf0 || !o->gbuf1)
-		goto out;
-	memset(seen, 0, (nfiles ? nfiles : 1) * sizeof(*seen));
+	return o->jf && o->inv && o->cpos && o->cheap && o->ct && o->xf &&
+			       o->fpos && o->fheap && o->dk && o->ridx &&
+			       o->rlo && o->rhi && o->rst && o->rtie &&
+			       o->gbuf0 && o->gbuf1 ?
+		       0 :
+		       DL_ENOMEM;
+}
+
+/* How many files each placed job has to transfer (o->jn, o->jf_off,
+ * o->maxc). */
+static void _count_needs(_order_t *o, const dl__u64set_t *held, size_t *seen)
+{
+	uint32_t nj = (uint32_t)o->st->njobs, i;
+
+	o->maxc = 0;
 	for (i = 0; i < nj; i++) {
+		o->jf_off[i + 1] = o->jf_off[i];
+		if (o->node_of[i] < 0)
+			continue;
+		o->jn[i] = _collect(o, i, held, seen, NULL);
+		o->jf_off[i + 1] += o->jn[i];
+		if (o->jn[i] > o->maxc)
+			o->maxc = o->jn[i];
+	}
+}
+
+/* Those files (o->jf), the per-file job counts, the bytes left per job,
+ * each group's nearest storage and each job's read and compute time. */
+static void _fill_needs(_order_t *o, const dl__u64set_t *held, size_t *seen)
+{
+	const dl_state_t *st = o->st;
+	uint32_t i, x;
+
+	for (i = 0; i < (uint32_t)st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 		_need_t *need = &o->jf[o->jf_off[i]];
 		uint32_t n = (uint32_t)o->node_of[i];
 
 		if (o->node_of[i] < 0)
 			continue;
-		_collect(o, i, &held, seen, need);
+		_collect(o, i, held, seen, need);
 		for (x = 0; x < o->jn[i]; x++) {
 			o->inv_off[need[x].file + 1]++;
 			o->rem[i] += dl_file_bytes(st, need[x].file);
@@ -1057,6 +1063,39 @@ static int64_t _setup(_order_t *o, const int32_t *assign)
 		o->tail[i] = dl_cost_read_time(st, n, dl_job_bytes(st, j)) +
 			     dl_cost_job_compute(st, j);
 	}
+}
+
+/*
+ * Everything but the picks: node availability and files of running jobs,
+ * the tie-break ranks, the per-job lists of files to transfer and the
+ * per-file lists of jobs, and the groups.
+ * \return the number of ordered jobs (>= 0) or DL_ENOMEM.
+ */
+static int64_t _setup(_order_t *o, const int32_t *assign)
+{
+	const dl_state_t *st = o->st;
+	uint32_t nn = st->nnodes, nfiles = dl_cache_file_count(st->cache);
+	uint32_t nj = (uint32_t)st->njobs, nord = 0;
+	uint32_t *gcount = calloc((size_t)nn + 1, sizeof(*gcount));
+	size_t *seen = calloc(nfiles ? nfiles : 1, sizeof(*seen));
+	uint32_t *byprio, *bynode;
+	dl__u64set_t held; /* node << 32 | file: a running job's files */
+	int64_t rc = DL_ENOMEM;
+
+	dl__u64set_init(&held);
+	ALLOC(byprio, nj);
+	ALLOC(bynode, nj);
+	if (!gcount || !seen || !byprio || !bynode || _alloc_jobs(o))
+		goto out;
+	if ((rc = _setup_jobs(o, assign, &held, gcount, byprio)) < 0)
+		goto out;
+	nord = (uint32_t)rc;
+	rc = DL_ENOMEM;
+	_count_needs(o, &held, seen);
+	if (_alloc_needs(o, nord))
+		goto out;
+	memset(seen, 0, (nfiles ? nfiles : 1) * sizeof(*seen));
+	_fill_needs(o, &held, seen);
 	_setup_groups(o, nord, gcount, seen, bynode);
 	rc = nord;
 out:
