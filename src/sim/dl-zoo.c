@@ -36,7 +36,18 @@ static double _num(const char *opt, const char *s, double lo, double hi)
 	return v;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct {
+	dl_zoo_class_t cls;
+	size_t jobs;
+	double load, cores, nodes, storage;
+	uint64_t seed;
+	const char *out;
+} _args_t;
+
+/* The command line into a.  \return -1 to go on, else the exit status
+ * (usage, or an unknown class, said on stderr). */
+static int _parse(int argc, char **argv, _args_t *a)
 {
 	static const struct option lo[] = {
 		{ "class", required_argument, NULL, 'c' },
@@ -50,47 +61,39 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	dl_zoo_opts_t o;
-	dl_zoo_class_t cls = DL_ZOO_NCLASSES;
-	dl_wl_platform_t pf;
-	dl_workload_t *wl;
-	size_t jobs = 2000;
-	double load = 1.0, cores = 1, nodes = 4, storage = 4;
-	uint64_t seed = 1;
-	const char *out = NULL;
-	char comment[256];
-	FILE *f = stdout;
-	int c, rc;
+	int c;
 
+	*a = (_args_t){ .cls = DL_ZOO_NCLASSES, .jobs = 2000, .load = 1.0,
+			.cores = 1, .nodes = 4, .storage = 4, .seed = 1 };
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			if (dl_zoo_class_from_name(optarg, &cls)) {
+			if (dl_zoo_class_from_name(optarg, &a->cls)) {
 				fprintf(stderr, "dl-zoo: unknown class '%s'\n",
 					optarg);
 				return 2;
 			}
 			break;
 		case 'j':
-			jobs = (size_t)_num("--jobs", optarg, 1, 1e7);
+			a->jobs = (size_t)_num("--jobs", optarg, 1, 1e7);
 			break;
 		case 's':
-			seed = (uint64_t)_num("--seed", optarg, 0, 1e18);
+			a->seed = (uint64_t)_num("--seed", optarg, 0, 1e18);
 			break;
 		case 'n':
-			nodes = _num("--nodes", optarg, 1, 65536);
+			a->nodes = _num("--nodes", optarg, 1, 65536);
 			break;
 		case 'C':
-			cores = _num("--cores", optarg, 1, 4096);
+			a->cores = _num("--cores", optarg, 1, 4096);
 			break;
 		case 'S':
-			storage = _num("--storage", optarg, 1, 65536);
+			a->storage = _num("--storage", optarg, 1, 65536);
 			break;
 		case 'l':
-			load = _num("--load", optarg, 1e-6, 1e6);
+			a->load = _num("--load", optarg, 1e-6, 1e6);
 			break;
 		case 'o':
-			out = optarg;
+			a->out = optarg;
 			break;
 		case 'h':
 			_usage(stdout);
@@ -100,35 +103,68 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (cls == DL_ZOO_NCLASSES || optind < argc) {
+	if (a->cls == DL_ZOO_NCLASSES || optind < argc) {
 		_usage(stderr);
 		return 2;
 	}
-	dl_zoo_opts_default(&o, cls);
-	o.jobs = jobs;
-	o.load = load;
-	pf.nodes = (uint32_t)nodes;
-	pf.slots = (uint32_t)(nodes * cores);
+	return -1;
+}
+
+/* The workload a asks for, or NULL (said on stderr). */
+static dl_workload_t *_generate(const _args_t *a)
+{
+	dl_zoo_opts_t o;
+	dl_wl_platform_t pf;
+	dl_workload_t *wl;
+
+	dl_zoo_opts_default(&o, a->cls);
+	o.jobs = a->jobs;
+	o.load = a->load;
+	pf.nodes = (uint32_t)a->nodes;
+	pf.slots = (uint32_t)(a->nodes * a->cores);
 	dl_params_default(&pf.params);
-	pf.params.nstorage = (uint32_t)storage;
-	wl = dl_zoo_gen(&o, &pf, seed);
-	if (!wl) {
+	pf.params.nstorage = (uint32_t)a->storage;
+	wl = dl_zoo_gen(&o, &pf, a->seed);
+	if (!wl)
 		fprintf(stderr, "dl-zoo: cannot generate class %s\n",
-			dl_zoo_class_name(cls));
-		return 1;
-	}
-	if (out && !(f = fopen(out, "w"))) {
-		perror(out);
-		dl_workload_destroy(wl);
+			dl_zoo_class_name(a->cls));
+	return wl;
+}
+
+/* wl to a->out (stdout without), headed by the command that made it.
+ * \return 0 or 1 (said on stderr). */
+static int _write(const _args_t *a, const dl_workload_t *wl)
+{
+	char comment[256];
+	FILE *f = stdout;
+	int rc;
+
+	if (a->out && !(f = fopen(a->out, "w"))) {
+		perror(a->out);
 		return 1;
 	}
 	snprintf(comment, sizeof(comment),
 		 "dl-zoo --class %s --jobs %zu --seed %llu --nodes %g --cores %g --storage %g --load %g",
-		 dl_zoo_class_name(cls), jobs, (unsigned long long)seed, nodes,
-		 cores, storage, load);
+		 dl_zoo_class_name(a->cls), a->jobs,
+		 (unsigned long long)a->seed, a->nodes, a->cores, a->storage,
+		 a->load);
 	rc = dl_workload_write(wl, f, comment);
-	if (out && fclose(f))
+	if (a->out && fclose(f))
 		rc = 1;
-	dl_workload_destroy(wl);
 	return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	dl_workload_t *wl;
+	_args_t a;
+	int rc = _parse(argc, argv, &a);
+
+	if (rc >= 0)
+		return rc;
+	if (!(wl = _generate(&a)))
+		return 1;
+	rc = _write(&a, wl);
+	dl_workload_destroy(wl);
+	return rc;
 }
