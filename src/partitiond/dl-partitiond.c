@@ -677,10 +677,88 @@ static int _setup_fds(void)
 	return 0;
 }
 
+/* MPI and Zoltan up, and (rank 0) the greeting the library waits for.
+ * \return 0, or 1 if this process cannot serve (said on stderr). */
+static int _init(int *argc, char ***argv, int *rank)
+{
+	int nprocs = 1;
+	float ver;
+
+	if (_setup_fds()) {
+		perror("dl-partitiond: fd setup");
+		return 1;
+	}
+	if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+		fprintf(stderr, "dl-partitiond: MPI_Init failed\n");
+		return 1;
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+	if (Zoltan_Initialize(*argc, *argv, &ver) != ZOLTAN_OK) {
+		fprintf(stderr, "dl-partitiond: Zoltan_Initialize failed\n");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	if (*rank == 0) {
+		dl__proto_hello_t hello = {
+			.magic = DL__PROTO_HELLO,
+			.version = DL__PROTO_VERSION,
+			.nprocs = (uint32_t)nprocs,
+		};
+
+		if (_write_full(&hello, sizeof(hello))) {
+			fprintf(stderr, "dl-partitiond: cannot greet\n");
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+	}
+	return 0;
+}
+
+/*
+ * One request, on every rank: rank 0 reads it and everyone learns what
+ * to do; every rank enters Zoltan; rank 0 answers.
+ * \return CMD_RUN to go on, CMD_STOP when the library is gone.
+ */
+static int _serve_one(int rank)
+{
+	struct request r = { 0 };
+	int32_t *part = NULL;
+	double seconds = 0;
+	int status, cmd = CMD_RUN;
+
+	if (rank == 0)
+		cmd = _serve_read(&r);
+	_bcast_cmd(&cmd, rank);
+	if (cmd == CMD_STOP || cmd == CMD_SKIP) {
+		_request_free(&r);
+		return cmd == CMD_STOP ? CMD_STOP : CMD_RUN;
+	}
+	MPI_Bcast(&r.hdr, sizeof(r.hdr), MPI_BYTE, 0, MPI_COMM_WORLD);
+	r.owner = rank == 0;
+	if (r.owner) {
+		part = _xalloc(r.hdr.nvtx, sizeof(*part));
+		status = part ? DL__PROTO_OK : DL__PROTO_ENOMEM;
+	} else {
+		status = DL__PROTO_OK;
+	}
+	/* Every rank must enter Zoltan, so agree on memory first. */
+	MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (status == DL__PROTO_OK)
+		status = _partition(&r, part, &seconds);
+	cmd = CMD_RUN;
+	if (rank == 0 && _respond(status, r.hdr.nvtx, seconds, part)) {
+		fprintf(stderr, "dl-partitiond: cannot answer\n");
+		/* The library is gone: stop every rank. */
+		cmd = CMD_STOP;
+	}
+	free(part);
+	_request_free(&r);
+	_bcast_cmd(&cmd, rank);
+	return cmd;
+}
+
 int main(int argc, char **argv)
 {
-	int rank = 0, nprocs = 1, cmd;
-	float ver;
+	int rank = 0;
 
 	if (argc > 1 &&
 	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -695,75 +773,10 @@ int main(int argc, char **argv)
 	}
 	debug = getenv("DL_PARTITIOND_DEBUG");
 	parent = getppid();
-	if (_setup_fds()) {
-		perror("dl-partitiond: fd setup");
+	if (_init(&argc, &argv, &rank))
 		return 1;
-	}
-	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-		fprintf(stderr, "dl-partitiond: MPI_Init failed\n");
-		return 1;
-	}
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-	if (Zoltan_Initialize(argc, argv, &ver) != ZOLTAN_OK) {
-		fprintf(stderr, "dl-partitiond: Zoltan_Initialize failed\n");
-		MPI_Abort(MPI_COMM_WORLD, 1);
-	}
-	if (rank == 0) {
-		dl__proto_hello_t hello = {
-			.magic = DL__PROTO_HELLO,
-			.version = DL__PROTO_VERSION,
-			.nprocs = (uint32_t)nprocs,
-		};
-
-		if (_write_full(&hello, sizeof(hello))) {
-			fprintf(stderr, "dl-partitiond: cannot greet\n");
-			MPI_Abort(MPI_COMM_WORLD, 1);
-		}
-	}
-
-	for (;;) {
-		struct request r = { 0 };
-		int32_t *part = NULL;
-		double seconds = 0;
-		int status;
-
-		if (rank == 0)
-			cmd = _serve_read(&r);
-		_bcast_cmd(&cmd, rank);
-		if (cmd == CMD_STOP) {
-			_request_free(&r);
-			break;
-		}
-		if (cmd == CMD_SKIP) {
-			_request_free(&r);
-			continue;
-		}
-		MPI_Bcast(&r.hdr, sizeof(r.hdr), MPI_BYTE, 0, MPI_COMM_WORLD);
-		r.owner = rank == 0;
-		if (r.owner) {
-			part = _xalloc(r.hdr.nvtx, sizeof(*part));
-			status = part ? DL__PROTO_OK : DL__PROTO_ENOMEM;
-		} else {
-			status = DL__PROTO_OK;
-		}
-		/* Every rank must enter Zoltan, so agree on memory first. */
-		MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
-		if (status == DL__PROTO_OK)
-			status = _partition(&r, part, &seconds);
-		if (rank == 0 && _respond(status, r.hdr.nvtx, seconds, part)) {
-			fprintf(stderr, "dl-partitiond: cannot answer\n");
-			/* The library is gone: stop every rank. */
-			cmd = CMD_STOP;
-		} else {
-			cmd = CMD_RUN;
-		}
-		free(part);
-		_request_free(&r);
-		_bcast_cmd(&cmd, rank);
-		if (cmd == CMD_STOP)
-			break;
-	}
+	while (_serve_one(rank) != CMD_STOP)
+		;
 	_zz_fini();
 	MPI_Finalize();
 	return 0;
