@@ -457,7 +457,25 @@ static int _cli(const char *args, char *out, size_t len)
 /* The man page's example, end to end, and its command-line errors. */
 START_TEST(test_cli)
 {
+	static const struct {
+		const char *args; /* after "-f PROFILE" */
+		int rc;
+		const char *out;  /* what the output holds */
+		int whole;        /* ... and nothing else */
+	} cases[] = {
+		{ "-p 16 -a minsize=5", 0, "read 10\nsplit 3\ncount 3\n", 1 },
+		/* below the threshold: sequential, one copy each */
+		{ "-p 16 -a minsize=5 -t 100", 0,
+		  "read 1\nsplit 1\ncount 1\n", 1 },
+		{ "-p 16 -a minsize=5 -v", 0, ": parallel\n", 0 },
+		{ "-p x", 2, "bad --procs 'x'", 0 },
+		{ "-p 4 -t -1", 2, "bad --threshold '-1'", 0 },
+		{ "-p 4 -m 0", 2, "bad --iterations '0'", 0 },
+		{ "", 2, "Usage: dl-anthill", 0 }, /* no --procs */
+		{ "-p 16", 1, "--params must give", 0 },
+	};
 	char path[] = "/tmp/check_anthill_cliXXXXXX", args[256], out[4096];
+	size_t i;
 	int fd;
 	FILE *f;
 
@@ -475,30 +493,15 @@ START_TEST(test_cli)
 	      "run minsize=10\nread  0   0\nsplit 800 0\ncount 0   16\n",
 	      f);
 	fclose(f);
-	snprintf(args, sizeof(args), "-f %s -p 16 -a minsize=5", path);
-	ck_assert_int_eq(_cli(args, out, sizeof(out)), 0);
-	ck_assert_str_eq(out, "read 10\nsplit 3\ncount 3\n");
-	/* Below the threshold: sequential, one copy each. */
-	snprintf(args, sizeof(args), "-f %s -p 16 -a minsize=5 -t 100", path);
-	ck_assert_int_eq(_cli(args, out, sizeof(out)), 0);
-	ck_assert_str_eq(out, "read 1\nsplit 1\ncount 1\n");
-	snprintf(args, sizeof(args), "-f %s -p 16 -a minsize=5 -v", path);
-	ck_assert_int_eq(_cli(args, out, sizeof(out)), 0);
-	ck_assert_ptr_nonnull(strstr(out, ": parallel\n"));
-	snprintf(args, sizeof(args), "-f %s -p x", path);
-	ck_assert_int_eq(_cli(args, out, sizeof(out)), 2);
-	ck_assert_ptr_nonnull(strstr(out, "bad --procs 'x'"));
-	snprintf(args, sizeof(args), "-f %s -p 4 -t -1", path);
-	ck_assert_int_eq(_cli(args, out, sizeof(out)), 2);
-	ck_assert_ptr_nonnull(strstr(out, "bad --threshold '-1'"));
-	snprintf(args, sizeof(args), "-f %s -p 4 -m 0", path);
-	ck_assert_int_eq(_cli(args, out, sizeof(out)), 2);
-	ck_assert_ptr_nonnull(strstr(out, "bad --iterations '0'"));
-	snprintf(args, sizeof(args), "-f %s", path);
-	ck_assert_int_eq(_cli(args, out, sizeof(out)), 2); /* no --procs */
-	snprintf(args, sizeof(args), "-f %s -p 16", path);
-	ck_assert_int_eq(_cli(args, out, sizeof(out)), 1); /* no params */
-	ck_assert_ptr_nonnull(strstr(out, "--params must give"));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(args, sizeof(args), "-f %s %s", path, cases[i].args);
+		ck_assert_int_eq(_cli(args, out, sizeof(out)), cases[i].rc);
+		if (cases[i].whole)
+			ck_assert_str_eq(out, cases[i].out);
+		else
+			ck_assert_msg(strstr(out, cases[i].out), "%s: %s",
+				      cases[i].args, out);
+	}
 	ck_assert_int_eq(_cli("-h", out, sizeof(out)), 0);
 	unlink(path);
 	ck_assert_int_eq(_cli("-f /nonexistent/x.prof -p 2", out,
