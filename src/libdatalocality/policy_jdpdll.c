@@ -148,12 +148,56 @@ static uint64_t _popularity(const dl_state_t *st, const dl_job_t *j,
 	return best;
 }
 
+/* For j: the eligible node holding most of its bytes (caches and this
+ * plan's stagings; the lighter on ties), -1 if none holds any, and the
+ * least loaded eligible node, -1 if none is eligible. */
+static void _hold_least(const dl_state_t *st, const dl_job_t *j,
+			const double *load, const dl__u64set_t *ov,
+			int32_t *hold, int32_t *least)
+{
+	uint64_t best_bytes = 0;
+	uint32_t k;
+
+	*hold = *least = -1;
+	for (k = 0; k < st->nnodes; k++) {
+		uint64_t b;
+
+		if (!dl_state_job_eligible(st, j, k))
+			continue;
+		if (*least < 0 || load[k] < load[*least])
+			*least = (int32_t)k;
+		b = dl__bytes_on_node(st, j, k, ov);
+		if (b > best_bytes ||
+		    (b && b == best_bytes && load[k] < load[*hold])) {
+			*hold = (int32_t)k;
+			best_bytes = b;
+		}
+	}
+}
+
+/* j's files counted once more in demand (last: per file, 1 + the last
+ * job position r that counted it). */
+static void _count_demand(const dl_job_t *j, size_t r, size_t *last,
+			  uint32_t *demand)
+{
+	uint32_t k;
+
+	for (k = 0; k < j->nfiles; k++) {
+		uint32_t f = j->files[k];
+
+		if (last[f] != r + 1) {
+			last[f] = r + 1;
+			demand[f]++;
+		}
+	}
+}
+
 static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 {
 	jdpdll_t *p = priv;
 	dl__u64set_t ov; /* replicas and stagings this plan decided */
 	dl__room_t room;
-	uint32_t nf = dl_cache_file_count(st->cache), k, f;
+	uint32_t nf = dl_cache_file_count(st->cache), k;
 	uint32_t *demand = NULL; /* per file: jobs of this plan needing it */
 	size_t *last = NULL;     /* per file: 1 + last job that counted it */
 	size_t *idx = NULL, n = 0, r;
@@ -183,25 +227,11 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 
 	for (r = 0; r < n && !rc; r++) {
 		const dl_job_t *j = &st->jobs[idx[r]];
-		uint64_t best_bytes = 0;
-		int32_t hold = -1, least = -1, node;
+		int32_t hold, least, node;
 
 		plan->a[idx[r]].order = (double)r;
 		plan->a[idx[r]].node = -1;
-		for (k = 0; k < st->nnodes; k++) {
-			uint64_t b;
-
-			if (!dl_state_job_eligible(st, j, k))
-				continue;
-			if (least < 0 || load[k] < load[least])
-				least = (int32_t)k;
-			b = dl__bytes_on_node(st, j, k, &ov);
-			if (b > best_bytes ||
-			    (b && b == best_bytes && load[k] < load[hold])) {
-				hold = (int32_t)k;
-				best_bytes = b;
-			}
-		}
+		_hold_least(st, j, load, &ov, &hold, &least);
 		if (least < 0)
 			continue; /* no node can take it now */
 		node = hold;
@@ -222,13 +252,7 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		load[node] += (double)j->cpus / st->nodes[node].cpus;
 		if (!rc)
 			rc = dl__overlay_add_job(&ov, (uint32_t)node, j);
-		for (k = 0; k < j->nfiles; k++) {
-			f = j->files[k];
-			if (last[f] != r + 1) {
-				last[f] = r + 1;
-				demand[f]++;
-			}
-		}
+		_count_demand(j, r, last, demand);
 	}
 out:
 	dl__room_fini(&room);
