@@ -403,34 +403,12 @@ static double _job_time(ctx_t *c, const dl_job_t *j, uint32_t n)
 	return t;
 }
 
-static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
+/* The compute still ahead of the running jobs, in slot-seconds, per
+ * node (qcomp[]). */
+static void _backlog(const ctx_t *c, const dl_state_t *st, double *qcomp)
 {
-	hjs_t *h = priv;
-	ctx_t c;
-	double *qdata = NULL, *qcomp = NULL, *jt = NULL, mean_speed = 0;
-	size_t *idx = NULL, nidx = 0, i;
-	uint32_t n, usable = 0, k;
-	int rc;
+	size_t i;
 
-	if ((rc = _ctx_init(&c, h, st)))
-		return rc;
-	rc = DL_ENOMEM;
-	qdata = calloc(st->nnodes ? st->nnodes : 1, sizeof(*qdata));
-	qcomp = calloc(st->nnodes ? st->nnodes : 1, sizeof(*qcomp));
-	jt = calloc(st->nnodes ? st->nnodes : 1, sizeof(*jt));
-	if (!qdata || !qcomp || !jt || dl_state_priority_order(st, &idx, &nidx))
-		goto out;
-	for (n = 0; n < st->nnodes; n++)
-		if (st->nodes[n].usable) {
-			mean_speed += c.speed[n];
-			usable++;
-		}
-	rc = 0;
-	if (!usable)
-		goto out; /* nobody gets a node */
-	/* eq. 7 in hjs-mansouri */
-	mean_speed /= usable;
-	/* The compute still ahead of the running jobs, in slot-seconds. */
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 		double rem, ran;
@@ -439,50 +417,101 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		    (uint32_t) j->node >= st->nnodes)
 			continue;
 		ran = st->now - j->start;
-		rem = dl_cost_job_compute(st, j) / c.speed[j->node] -
+		rem = dl_cost_job_compute(st, j) / c->speed[j->node] -
 		      (ran > 0 ? ran : 0);
 		if (rem > 0)
 			qcomp[j->node] += rem * j->cpus;
 	}
+}
 
+/* The queues a plan fills: transfer time (qdata), compute (qcomp), per
+ * node; jt[], the job at hand's transfer time there. */
+typedef struct {
+	double *qdata, *qcomp, *jt;
+	double mean_speed;
+	uint32_t usable;
+} _queues_t;
+
+/* eqs. 5-11 of hjs-mansouri: j's node, the lowest weighted cost of
+ * transfer and compute, or -1 if it may run nowhere; the queues take it. */
+static int32_t _choose(const hjs_t *h, ctx_t *c, const dl_state_t *st,
+		       const dl_job_t *j, _queues_t *q)
+{
+	double cp = dl_cost_job_compute(st, j), tt = 0, cc, w;
+	double best_cost = INFINITY;
+	int32_t best = -1;
+	uint32_t n;
+
+	for (n = 0; n < st->nnodes; n++)
+		if (st->nodes[n].usable) {
+			q->jt[n] = _job_time(c, j, n);
+			tt += q->jt[n];
+		}
+	/* eqs. 8-10 in hjs-mansouri, TT and CC as seconds */
+	tt /= q->usable;
+	cc = cp / q->mean_speed;
+	w = cc + tt > 0 ? cc / (cc + tt) : 0.5;
+	for (n = 0; n < st->nnodes; n++) {
+		double total, cs, cost;
+
+		if (!dl_state_job_eligible(st, j, n))
+			continue;
+		/* eq. 5 */
+		total = q->qdata[n] + q->jt[n];
+		/* eq. 6, plus the node's backlog with queue=both */
+		cs = cp / c->speed[n];
+		if (h->queue_both)
+			cs += q->qcomp[n] / st->nodes[n].cpus;
+		/* eq. 11 */
+		cost = (1.0 - w) * total + w * cs;
+		if (cost < best_cost) {
+			best_cost = cost;
+			best = (int32_t) n;
+		}
+	}
+	if (best >= 0) {
+		q->qdata[best] += q->jt[best];
+		q->qcomp[best] += cp / c->speed[best] * j->cpus;
+	}
+	return best;
+}
+
+static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
+{
+	hjs_t *h = priv;
+	ctx_t c;
+	_queues_t q = { 0 };
+	size_t nn = st->nnodes ? st->nnodes : 1, *idx = NULL, nidx = 0, i;
+	uint32_t n, k;
+	int rc;
+
+	if ((rc = _ctx_init(&c, h, st)))
+		return rc;
+	rc = DL_ENOMEM;
+	q.qdata = calloc(nn, sizeof(*q.qdata));
+	q.qcomp = calloc(nn, sizeof(*q.qcomp));
+	q.jt = calloc(nn, sizeof(*q.jt));
+	if (!q.qdata || !q.qcomp || !q.jt ||
+	    dl_state_priority_order(st, &idx, &nidx))
+		goto out;
+	for (n = 0; n < st->nnodes; n++)
+		if (st->nodes[n].usable) {
+			q.mean_speed += c.speed[n];
+			q.usable++;
+		}
+	rc = 0;
+	if (!q.usable)
+		goto out; /* nobody gets a node */
+	/* eq. 7 in hjs-mansouri */
+	q.mean_speed /= q.usable;
+	_backlog(&c, st, q.qcomp);
 	for (i = 0; i < nidx && rc >= 0; i++) {
 		const dl_job_t *j = &st->jobs[idx[i]];
-		double cp = dl_cost_job_compute(st, j), tt = 0, cc, w;
-		double best_cost = INFINITY;
-		int32_t best = -1;
+		int32_t best = _choose(h, &c, st, j, &q);
 
-		for (n = 0; n < st->nnodes; n++)
-			if (st->nodes[n].usable) {
-				jt[n] = _job_time(&c, j, n);
-				tt += jt[n];
-			}
-		/* eqs. 8-10 in hjs-mansouri, TT and CC as seconds */
-		tt /= usable;
-		cc = cp / mean_speed;
-		w = cc + tt > 0 ? cc / (cc + tt) : 0.5;
-		for (n = 0; n < st->nnodes; n++) {
-			double total, cs, cost;
-
-			if (!dl_state_job_eligible(st, j, n))
-				continue;
-			/* eq. 5 */
-			total = qdata[n] + jt[n];
-			/* eq. 6, plus the node's backlog with queue=both */
-			cs = cp / c.speed[n];
-			if (h->queue_both)
-				cs += qcomp[n] / st->nodes[n].cpus;
-			/* eq. 11 */
-			cost = (1.0 - w) * total + w * cs;
-			if (cost < best_cost) {
-				best_cost = cost;
-				best = (int32_t) n;
-			}
-		}
 		if (best < 0)
 			continue; /* no node can take it: no preference */
 		plan->a[idx[i]].node = best;
-		qdata[best] += jt[best];
-		qcomp[best] += cp / c.speed[best] * j->cpus;
 		for (k = 0; k < j->nfiles && rc >= 0; k++)
 			rc = dl__u64set_add(&c.planned,
 					    ((uint64_t) best << 32) |
@@ -492,9 +521,9 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		rc = 0;
 out:
 	free(idx);
-	free(qdata);
-	free(qcomp);
-	free(jt);
+	free(q.qdata);
+	free(q.qcomp);
+	free(q.jt);
 	_ctx_free(&c);
 	return rc;
 }
