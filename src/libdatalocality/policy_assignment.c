@@ -477,24 +477,92 @@ static double _estimate(const dl_state_t *st, const dl_job_t *j,
 	       (cnt[n] ? sum[n] / cnt[n] : global);
 }
 
+/* Free slots per usable node, in all. */
+static size_t _free_slots(const dl_state_t *st)
+{
+	size_t total = 0;
+	uint32_t n;
+
+	for (n = 0; n < st->nnodes; n++)
+		if (st->nodes[n].usable &&
+		    st->nodes[n].cpus > st->nodes[n].busy)
+			total += st->nodes[n].cpus - st->nodes[n].busy;
+	return total;
+}
+
+/* The matrix's columns: a free slot each, at most nrows per node, a
+ * node's slots adjacent.  col_node has room for them.  \return their
+ * number. */
+static size_t _columns(const dl_state_t *st, size_t nrows,
+		       uint32_t *col_node)
+{
+	size_t ncols = 0, f, s;
+	uint32_t n;
+
+	for (n = 0; n < st->nnodes; n++) {
+		if (!st->nodes[n].usable ||
+		    st->nodes[n].cpus <= st->nodes[n].busy)
+			continue;
+		f = st->nodes[n].cpus - st->nodes[n].busy;
+		for (s = 0; s < f && s < nrows; s++)
+			col_node[ncols++] = n;
+	}
+	return ncols;
+}
+
+/* Scratch of the cost rows: the nearest neighbours and per-node sums. */
+typedef struct {
+	near_t *near;
+	double *sum;
+	uint32_t *cnt;
+} _knn_t;
+
+/* Row r of the cost matrix: job j's estimated run time on each column's
+ * node (infinite where it may not run now). */
+static void _cost_row(assign_t *a, const dl_state_t *st, const dl_job_t *j,
+		      const uint32_t *col_node, size_t ncols, _knn_t *k,
+		      double *row)
+{
+	const track_t *t = _track_find(a->track, a->ntrack, j->id);
+	double global = 0, est = 0;
+	uint32_t last = UINT32_MAX, n;
+	size_t c;
+
+	if (a->nhist && t)
+		_knn(a, st, t, k->near, k->sum, k->cnt, &global);
+	for (c = 0; c < ncols; c++) {
+		n = col_node[c];
+		if (n != last) {
+			/* A node's slots are adjacent and cost alike. */
+			last = n;
+			if (!dl_state_job_eligible(st, j, n) ||
+			    j->cpus > st->nodes[n].cpus - st->nodes[n].busy)
+				est = INFINITY;
+			else if (!a->nhist || !t)
+				est = dl_cost_job_on_node(st, j, n);
+			else
+				est = _estimate(st, j, t, n, k->sum, k->cnt,
+						global);
+		}
+		row[c] = est;
+	}
+}
+
 static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 {
 	assign_t *a = priv;
-	size_t *prio = NULL, nprio = 0, nrows, ncols = 0, r, c, free_total = 0;
-	uint32_t *col_node = NULL, n, *cnt = NULL;
-	double *cost = NULL, *sum = NULL;
+	size_t *prio = NULL, nprio = 0, nrows, ncols, r, free_total;
+	uint32_t *col_node = NULL;
+	double *cost = NULL;
 	int32_t *match = NULL;
-	near_t *near = NULL;
+	_knn_t k = { 0 };
 	int rc;
 
 	if ((rc = _track_update(a, st)))
 		return rc;
 	if (dl_state_priority_order(st, &prio, &nprio))
 		return DL_ENOMEM;
-	for (n = 0; n < st->nnodes; n++)
-		if (st->nodes[n].usable &&
-		    st->nodes[n].cpus > st->nodes[n].busy)
-			free_total += st->nodes[n].cpus - st->nodes[n].busy;
+	free_total = _free_slots(st);
 	nrows = free_total + a->lookahead;
 	if (nrows > a->batch)
 		nrows = a->batch;
@@ -510,51 +578,17 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		       sizeof(*col_node));
 	if (!col_node)
 		goto out;
-	for (n = 0; n < st->nnodes; n++) {
-		size_t f, s;
-
-		if (!st->nodes[n].usable ||
-		    st->nodes[n].cpus <= st->nodes[n].busy)
-			continue;
-		f = st->nodes[n].cpus - st->nodes[n].busy;
-		for (s = 0; s < f && s < nrows; s++)
-			col_node[ncols++] = n;
-	}
+	ncols = _columns(st, nrows, col_node);
 	cost = malloc(nrows * ncols * sizeof(*cost));
 	match = malloc(nrows * sizeof(*match));
-	near = malloc((a->nhist ? a->nhist : 1) * sizeof(*near));
-	sum = malloc(st->nnodes * sizeof(*sum));
-	cnt = malloc(st->nnodes * sizeof(*cnt));
-	if (!cost || !match || !near || !sum || !cnt)
+	k.near = malloc((a->nhist ? a->nhist : 1) * sizeof(*k.near));
+	k.sum = malloc(st->nnodes * sizeof(*k.sum));
+	k.cnt = malloc(st->nnodes * sizeof(*k.cnt));
+	if (!cost || !match || !k.near || !k.sum || !k.cnt)
 		goto out;
-	for (r = 0; r < nrows; r++) {
-		const dl_job_t *j = &st->jobs[prio[r]];
-		const track_t *t = _track_find(a->track, a->ntrack, j->id);
-		double global = 0;
-		uint32_t last = UINT32_MAX;
-		double est = 0;
-
-		if (a->nhist && t)
-			_knn(a, st, t, near, sum, cnt, &global);
-		for (c = 0; c < ncols; c++) {
-			n = col_node[c];
-			if (n != last) {
-				/* A node's slots are adjacent and cost alike. */
-				last = n;
-				if (!dl_state_job_eligible(st, j, n) ||
-				    j->cpus > st->nodes[n].cpus -
-						      st->nodes[n].busy) {
-					est = INFINITY;
-				} else if (!a->nhist || !t) {
-					est = dl_cost_job_on_node(st, j, n);
-				} else {
-					est = _estimate(st, j, t, n, sum, cnt,
-							global);
-				}
-			}
-			cost[r * ncols + c] = est;
-		}
-	}
+	for (r = 0; r < nrows; r++)
+		_cost_row(a, st, &st->jobs[prio[r]], col_node, ncols, &k,
+			  &cost[r * ncols]);
 	if ((rc = dl_hungarian_solve(cost, nrows, ncols, match, NULL)))
 		goto out;
 	for (r = 0; r < nrows; r++)
@@ -565,9 +599,9 @@ out:
 	free(col_node);
 	free(cost);
 	free(match);
-	free(near);
-	free(sum);
-	free(cnt);
+	free(k.near);
+	free(k.sum);
+	free(k.cnt);
 	return rc;
 }
 
