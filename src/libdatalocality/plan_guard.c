@@ -39,46 +39,34 @@ static size_t _slot(const _stamps_t *m, uint64_t key)
 	return i;
 }
 
-/*
- * Room for extra more keys: grow at half full, to the first power of two
- * that keeps them under half.  \return 0 or DL_ENOMEM.
- */
-static int _stamp_reserve(_stamps_t *m, size_t extra)
-{
-	size_t i;
-
-	if ((m->count + extra) * 2 > m->cap) {
-		_stamps_t n = { 0 };
-		size_t k;
-
-		n.cap = m->cap ? m->cap * 2 : 64;
-		while ((m->count + extra) * 2 > n.cap)
-			n.cap *= 2;
-		n.key = calloc(n.cap, sizeof(*n.key));
-		n.val = malloc(n.cap * sizeof(*n.val));
-		if (!n.key || !n.val) {
-			free(n.key);
-			free(n.val);
-			return DL_ENOMEM;
-		}
-		for (k = 0; k < m->cap; k++)
-			if (m->key[k]) {
-				i = _slot(&n, m->key[k] - 1);
-				n.key[i] = m->key[k];
-				n.val[i] = m->val[k];
-			}
-		n.count = m->count;
-		free(m->key);
-		free(m->val);
-		*m = n;
-	}
-	return 0;
-}
-
-/* Room for one more key. */
+/* Room for one more key: the table doubles when it would pass half
+ * full.  \return 0 or DL_ENOMEM. */
 static int _stamp_room(_stamps_t *m)
 {
-	return _stamp_reserve(m, 1);
+	_stamps_t n = { 0 };
+	size_t i, k;
+
+	if ((m->count + 1) * 2 <= m->cap)
+		return 0;
+	n.cap = m->cap ? m->cap * 2 : 64;
+	n.key = calloc(n.cap, sizeof(*n.key));
+	n.val = malloc(n.cap * sizeof(*n.val));
+	if (!n.key || !n.val) {
+		free(n.key);
+		free(n.val);
+		return DL_ENOMEM;
+	}
+	for (k = 0; k < m->cap; k++)
+		if (m->key[k]) {
+			i = _slot(&n, m->key[k] - 1);
+			n.key[i] = m->key[k];
+			n.val[i] = m->val[k];
+		}
+	n.count = m->count;
+	free(m->key);
+	free(m->val);
+	*m = n;
+	return 0;
 }
 
 /* key's stamp is val, at its slot i (_slot()). */
