@@ -5,6 +5,7 @@
 #include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_hgraph.h"
+#include "grow.h"
 
 void dl_hgraph_free(dl_hgraph_t *h)
 {
@@ -47,22 +48,14 @@ static int32_t _only_part(const dl_state_t *st, const dl_hgraph_t *h,
 /* Ends a file's usable holders in dl_hgraph_build()'s list. */
 #define HELD_END UINT32_MAX
 
-/* Room for n more entries in *list of *cap, n used; RET 0 or DL_ENOMEM. */
+/* Room for n more entries in *list (used of *cap taken): dl__grow(). */
 static int _u32_grow(uint32_t **list, size_t used, size_t *cap, size_t n)
 {
-	size_t ncap = *cap ? *cap : 256;
-	uint32_t *tmp;
+	void *a = *list;
+	int rc = dl__grow(&a, used, n, cap, sizeof(**list), 256);
 
-	if (used + n <= *cap)
-		return 0;
-	while (ncap < used + n)
-		ncap *= 2;
-	tmp = realloc(*list, ncap * sizeof(*tmp));
-	if (!tmp)
-		return DL_ENOMEM;
-	*list = tmp;
-	*cap = ncap;
-	return 0;
+	*list = a;
+	return rc;
 }
 
 static int _u32_cmp(const void *a, const void *b)

@@ -16,6 +16,7 @@
 #include "dl_error.h"
 #include "dl_files.h"
 #include "dl_persist.h"
+#include "grow.h"
 
 #define HEADER "slurm-datalocality-state"
 /*
@@ -577,22 +578,6 @@ static int _tokens(char *line, char *tok[MAX_FIELDS])
 	return nt;
 }
 
-/* Room for one more element of size bytes in *arr, n of *cap used:
- * doubled from 1024.  \return 0 or DL_ENOMEM (*arr unchanged). */
-static int _room(void **arr, size_t n, size_t *cap, size_t size)
-{
-	size_t c = *cap ? *cap * 2 : 1024;
-	void *a;
-
-	if (n < *cap)
-		return 0;
-	if (!(a = realloc(*arr, c * size)))
-		return DL_ENOMEM;
-	*arr = a;
-	*cap = c;
-	return 0;
-}
-
 /* "node NAME - HITS MISSES HIT_BYTES MISS_BYTES": the node's counters. */
 static int _ld_node(_load_t *ld, char **tok, unsigned lineno)
 {
@@ -626,7 +611,7 @@ static int _ld_file(_load_t *ld, char **tok, unsigned lineno)
 	if (!strcmp(tok[1], "-"))
 		f.size = DL_SIZE_UNKNOWN;
 	f.path = tok[3];
-	if (_room(&a, ld->nfiles, &ld->fcap, sizeof(f)))
+	if (dl__grow(&a, ld->nfiles, 1, &ld->fcap, sizeof(f), 1024))
 		return DL_ENOMEM;
 	ld->files = a;
 	ld->files[ld->nfiles++] = f;
@@ -642,7 +627,8 @@ static int _ld_cached(_load_t *ld, char **tok, unsigned lineno)
 	if (_parse_u64(tok[2], &fno) || fno >= ld->nfiles)
 		return _fail(ld->err, ld->errlen, DL_EFORMAT,
 			     "line %u: cached entry names no file", lineno);
-	if (_room(&a, ld->ncached, &ld->ccap, sizeof(*ld->cached)))
+	if (dl__grow(&a, ld->ncached, 1, &ld->ccap, sizeof(*ld->cached),
+		     1024))
 		return DL_ENOMEM;
 	ld->cached = a;
 	ld->cached[ld->ncached].node = _node_index(ld->p, tok[1]);

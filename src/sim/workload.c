@@ -15,6 +15,7 @@
 #include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_files.h"
+#include "grow.h"
 #include "workload.h"
 
 #define MB (1ULL << 20)
@@ -1213,6 +1214,7 @@ static int _swf_records(FILE *swf, uint32_t max_cpus, dl_wl_diag_t *diag,
 {
 	char *buf = NULL, *line, *tok[19];
 	size_t cap = 0, jcap = 0, lineno = 0;
+	void *a;
 	int rc = 0;
 
 	while ((line = _getline(swf, &buf, &cap))) {
@@ -1229,17 +1231,10 @@ static int _swf_records(FILE *swf, uint32_t max_cpus, dl_wl_diag_t *diag,
 			      lineno, n);
 			continue;
 		}
-		if (*njobs == jcap) {
-			size_t ncap = jcap ? jcap * 2 : 256;
-			_swfjob_t *nj = realloc(*jobs, ncap * sizeof(*nj));
-
-			if (!nj) {
-				rc = DL_ENOMEM;
-				break;
-			}
-			*jobs = nj;
-			jcap = ncap;
-		}
+		a = *jobs;
+		if ((rc = dl__grow(&a, *njobs, 1, &jcap, sizeof(**jobs), 256)))
+			break;
+		*jobs = a;
 		*njobs += (size_t)_swf_record(tok, n, lineno, max_cpus, diag,
 					      &(*jobs)[*njobs]);
 	}
@@ -1460,19 +1455,14 @@ static int _rd_files(_rd_t *r, char *list, uint32_t *n)
 		return 0;
 	for (p = strtok_r(list, ",", &save); p;
 	     p = strtok_r(NULL, ",", &save)) {
+		void *a = r->files;
 		uint32_t f;
 
 		if (_parse_u32(p, &f) || f >= r->wl->nfiles)
 			return 1;
-		if (*n == r->fcap) {
-			size_t nc = r->fcap ? r->fcap * 2 : 16;
-			uint32_t *nf = realloc(r->files, nc * sizeof(*nf));
-
-			if (!nf)
-				return DL_ENOMEM;
-			r->files = nf;
-			r->fcap = nc;
-		}
+		if (dl__grow(&a, *n, 1, &r->fcap, sizeof(*r->files), 16))
+			return DL_ENOMEM;
+		r->files = a;
 		r->files[(*n)++] = f;
 	}
 	return 0;
