@@ -495,13 +495,19 @@ static int _read_lists(dl_filelist_t *files, dl_opener_t *op,
 	return 0;
 }
 
-/* Open DIR/.jobs/<job>.pins for the job's pins.  \return 0, DL_ENOSPC. */
+/*
+ * Open the pins of the staging: DIR/.jobs/<job>.pins for the job itself,
+ * <job>.pf.pins for a prefetch (which must never touch the job's own: the
+ * job may start on the node while its prefetch is still copying).
+ * \return 0, DL_ENOSPC.
+ */
 static int _pins_open(dl_stage_t *st, uint32_t job_id,
 		      dl_stage_report_t *rep)
 {
 	char name[32];
 
-	snprintf(name, sizeof(name), "%" PRIu32 ".pins", job_id);
+	snprintf(name, sizeof(name), "%" PRIu32 "%s", job_id,
+		 st->prefetching ? ".pf.pins" : ".pins");
 	st->pinsfd = openat(st->jobs, name,
 			    O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
 				    O_NOFOLLOW | O_CLOEXEC,
@@ -514,17 +520,47 @@ static int _pins_open(dl_stage_t *st, uint32_t job_id,
 			      name, strerror(errno));
 }
 
-/* Remove the job's view and pins (its files are no longer in use). */
+/* Remove what this staging made: a job's view and pins, or a prefetch's
+ * pins (its files are no longer in use). */
 static void _job_undo(dl_stage_t *st, uint32_t job_id)
 {
 	char name[32];
 
-	dl__view_remove(st, job_id);
+	if (!st->prefetching)
+		dl__view_remove(st, job_id);
 	dl__glock(st);
-	snprintf(name, sizeof(name), "%" PRIu32 ".pins", job_id);
+	snprintf(name, sizeof(name), "%" PRIu32 "%s", job_id,
+		 st->prefetching ? ".pf.pins" : ".pins");
 	unlinkat(st->jobs, name, 0);
 	dl__gbump(st, false);
 	dl__gunlock(st);
+}
+
+/*
+ * A file could not be staged for a reason of the node's (its view, the
+ * store, a copy that went wrong): the job reads it from its source
+ * instead, as it does when the cache is full.  Logged and counted.
+ * \return 0, or DL_ENOSPC when even the view's link to the source cannot
+ *         be made (the job then gets no view at all).
+ */
+static int _fallback(dl_stage_t *st, const dl_stage_job_t *job,
+		     const char *path, int rc, dl_stage_report_t *rep)
+{
+	dl__stage_log(st, DL_LOG_ERROR,
+		      "%s: job %" PRIu32 "%s: %s: %s", st->dir, job->job_id,
+		      st->prefetching ? " (prefetch)" : "", path,
+		      rep->msg[0] ? rep->msg : dl_strerror(rc));
+	rep->msg[0] = '\0';
+	rep->user_fault = 0;
+	rep->fallbacks++;
+	if (st->prefetching)
+		return 0; /* the job's own staging tries it again */
+	if (dl__view_add(st, path, NULL, rep)) {
+		rep->msg[0] = '\0';
+		return DL_ENOSPC;
+	}
+	rep->uncached++;
+	return 0;
 }
 
 /* Stage the files into a new view; \return 0, DL_ENOSPC, or a failure. */
@@ -537,11 +573,15 @@ static int _stage_all(dl_stage_t *st, const dl_stage_job_t *job,
 	rep->files = files->count;
 	if (!rc)
 		rc = _pins_open(st, job->job_id, rep);
-	if (!rc)
+	if (!rc && !st->prefetching)
 		rc = dl__view_begin(st, job, rep);
-	for (size_t i = 0; !rc && i < files->count; i++)
+	for (size_t i = 0; !rc && i < files->count; i++) {
 		rc = dl__stage_file(st, job, op, files->files[i].path, rep);
-	if (!rc && dl__view_protect(st, st->viewfd))
+		if (rc && rc != DL_ENOSPC && rc != DL_ENOMEM &&
+		    !rep->user_fault)
+			rc = _fallback(st, job, files->files[i].path, rc, rep);
+	}
+	if (!rc && !st->prefetching && dl__view_protect(st, st->viewfd))
 		rc = dl__nospace(errno)
 			     ? DL_ENOSPC
 			     : dl__stage_fail(rep, false, DL_EIO,
@@ -552,9 +592,39 @@ static int _stage_all(dl_stage_t *st, const dl_stage_job_t *job,
 }
 
 /*
- * Close what the staging left open and settle its outcome: a full file
- * system gives the job no view (it reads its sources), a failure leaves
- * no trace of the job but, for its own faults, the note for its user.
+ * A view that cannot be made whole (the file system is full, or it
+ * fails) gives the job none: it reads its sources, and runs.  Only the
+ * job's own faults and a failed prefetch fail anything.
+ * \return 0 if the job goes on without a view, rc if not.
+ */
+static int _no_view(dl_stage_t *st, const dl_stage_job_t *job, int rc,
+		    dl_stage_report_t *rep)
+{
+	if (st->prefetching || (rc != DL_ENOSPC && rep->user_fault))
+		return rc;
+	_job_undo(st, job->job_id);
+	rep->bypassed = 1;
+	if (rc == DL_ENOSPC) {
+		dl__stage_log(st, DL_LOG_INFO,
+			      "%s: the cache's file system is full: job %" PRIu32
+			      " gets no view and reads its files from their sources",
+			      st->dir, job->job_id);
+	} else {
+		rep->fallbacks++;
+		dl__stage_log(st, DL_LOG_ERROR,
+			      "%s: job %" PRIu32 " gets no view and reads its files from their sources: %s",
+			      st->dir, job->job_id,
+			      rep->msg[0] ? rep->msg : dl_strerror(rc));
+	}
+	rep->msg[0] = '\0';
+	return 0;
+}
+
+/*
+ * Close what the staging left open and settle its outcome: a view that
+ * cannot be built gives the job none (it reads its sources), a failure
+ * leaves no trace of the job but, for its own faults, the note for its
+ * user.
  */
 static int _stage_end(dl_stage_t *st, const dl_stage_job_t *job, int rc,
 		      dl_stage_report_t *rep)
@@ -563,45 +633,32 @@ static int _stage_end(dl_stage_t *st, const dl_stage_job_t *job, int rc,
 	if (st->pinsfd >= 0)
 		close(st->pinsfd);
 	st->pinsfd = -1;
-	if (rc == DL_ENOSPC) {
-		_job_undo(st, job->job_id);
-		rep->bypassed = 1;
-		dl__stage_log(st, DL_LOG_INFO,
-			      "%s: the cache's file system is full: job %" PRIu32
-			      " gets no view and reads its files from their sources",
-			      st->dir, job->job_id);
-		return 0;
-	}
-	if (!rc)
+	if (!rc || !(rc = _no_view(st, job, rc, rep)))
 		return 0;
 	_job_undo(st, job->job_id);
 	if (!rep->msg[0])
 		dl__stage_fail(rep, false, rc, "%s", dl_strerror(rc));
-	if (rep->user_fault && dl_stage_job_fail(st, job, rep->msg))
+	/* a prefetch's failure is not the job's: the job stages again */
+	if (!st->prefetching && rep->user_fault &&
+	    dl_stage_job_fail(st, job, rep->msg))
 		dl__stage_log(st, DL_LOG_ERROR,
 			      "%s: cannot write the failure note of job %" PRIu32,
 			      st->dir, job->job_id);
 	return rc;
 }
 
-static int _job(dl_stage_t *st, const dl_stage_job_t *job,
-		dl_filelist_t *files, dl_stage_report_t *rep)
+int dl__stage_run(dl_stage_t *st, const dl_stage_job_t *job,
+		  dl_filelist_t *files, dl_stage_report_t *rep)
 {
-	dl_stage_report_t dummy;
 	dl_opener_t *op = NULL;
 	char name[32], err[512] = "";
 	int rc;
 
-	if (!rep)
-		rep = &dummy;
-	memset(rep, 0, sizeof(*rep));
-	if (!st || !job || !files)
-		return DL_EINVAL;
-	if (!files->count && !files->nlists)
-		return 0;
-	/* A stale failure note (a requeued job) must not fail this run. */
+	/* A stale failure note (a requeued job) must not fail this run; a
+	 * prefetch leaves the running job's note alone. */
 	snprintf(name, sizeof(name), "%" PRIu32 ".failed", job->job_id);
-	unlinkat(st->jobs, name, 0);
+	if (!st->prefetching)
+		unlinkat(st->jobs, name, 0);
 
 	rc = dl_opener_start(job->uid, job->gid, job->user, st->open_timeout,
 			     &op, err, sizeof(err));
@@ -625,107 +682,24 @@ static int _job(dl_stage_t *st, const dl_stage_job_t *job,
 	return rc;
 }
 
-static void _prefetch_name(uint32_t job_id, char *name, size_t len)
-{
-	snprintf(name, len, "%" PRIu32 ".prefetch", job_id);
-}
-
-void dl_stage_prefetch_drop(dl_stage_t *st, uint32_t job_id)
-{
-	char name[32];
-
-	_prefetch_name(job_id, name, sizeof(name));
-	dl__glock(st);
-	if (!unlinkat(st->jobs, name, 0))
-		dl__gbump(st, false);
-	dl__gunlock(st);
-}
-
 int dl_stage_job(dl_stage_t *st, const dl_stage_job_t *job,
 		 dl_filelist_t *files, dl_stage_report_t *rep)
 {
-	int rc = _job(st, job, files, rep);
+	dl_stage_report_t dummy;
+	int rc;
 
-	/* The job's own pins now hold what a prefetch pinned for it. */
-	if (!rc && st && job)
-		dl_stage_prefetch_drop(st, job->job_id);
-	return rc;
-}
-
-int dl_stage_prefetch(dl_stage_t *st, const dl_stage_job_t *job,
-		      dl_filelist_t *files, int64_t expires,
-		      dl_stage_report_t *rep)
-{
-	struct timespec t[2] = { { .tv_sec = expires }, { .tv_sec = expires } };
-	char pins[32], name[32];
-	int fd, rc;
-
-	if (!st || !job)
+	if (!rep)
+		rep = &dummy;
+	memset(rep, 0, sizeof(*rep));
+	if (!st || !job || !files)
 		return DL_EINVAL;
-	/*
-	 * The record first, so that dl-stage's reaping of leftovers leaves
-	 * the view and pins being built alone however long the copies take
-	 * (an earlier prefetch's pins stay until replaced).
-	 */
-	_prefetch_name(job->job_id, name, sizeof(name));
-	fd = openat(st->jobs, name, O_WRONLY | O_CREAT | O_NOFOLLOW |
-					    O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		futimens(fd, t);
-		close(fd);
-	}
-	rc = _job(st, job, files, rep);
-
-	if (rc || !st || !job) {
-		if (st && job) {
-			/* the job is not running: its note would mislead */
-			snprintf(name, sizeof(name), "%" PRIu32 ".failed",
-				 job->job_id);
-			unlinkat(st->jobs, name, 0);
-			dl_stage_prefetch_drop(st, job->job_id);
-		}
-		return rc;
-	}
-	snprintf(pins, sizeof(pins), "%" PRIu32 ".pins", job->job_id);
-	dl__view_remove(st, job->job_id);
-	dl__glock(st);
-	/* The expiry is the record's mtime: readers need no parser. */
-	if (utimensat(st->jobs, pins, t, AT_SYMLINK_NOFOLLOW) ||
-	    renameat(st->jobs, pins, st->jobs, name)) {
-		rc = dl__stage_fail(rep, false, DL_EIO, "%s/.jobs/%s: %s",
-				    st->dir, name, strerror(errno));
-		unlinkat(st->jobs, pins, 0);
-	}
-	dl__gbump(st, false);
-	dl__gunlock(st);
-	return rc;
-}
-
-size_t dl_stage_prefetch_expire(dl_stage_t *st)
-{
-	int dfd = openat(st->jobs, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	time_t now = time(NULL);
-	struct dirent *de;
-	size_t n = 0, len;
-	struct stat sb;
-	DIR *d;
-
-	if (dfd < 0 || !(d = fdopendir(dfd))) {
-		if (dfd >= 0)
-			close(dfd);
+	if (!files->count && !files->nlists)
 		return 0;
-	}
-	while ((de = readdir(d))) {
-		len = strlen(de->d_name);
-		if (len < 10 || strcmp(de->d_name + len - 9, ".prefetch") ||
-		    fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
-		    sb.st_mtime > now)
-			continue;
-		if (!unlinkat(dirfd(d), de->d_name, 0))
-			n++;
-	}
-	closedir(d);
-	return n;
+	rc = dl__stage_run(st, job, files, rep);
+	/* The job's own pins now hold what a prefetch pinned for it. */
+	if (!rc)
+		dl__prefetch_forget(st, job->job_id);
+	return rc;
 }
 
 int dl_stage_generation(dl_stage_t *st, uint64_t *gen)
@@ -749,7 +723,7 @@ int dl_stage_bytes(dl_stage_t *st, uint64_t *storage, uint64_t *peer)
 }
 
 /* Whether the cache knows the job: a view, pins or a note. */
-static bool _job_known(dl_stage_t *st, uint32_t job_id)
+bool dl__job_known(dl_stage_t *st, uint32_t job_id)
 {
 	static const char *const sfx[] = {"view", "pins", "failed"};
 	char name[32];
@@ -772,7 +746,7 @@ int dl_stage_job_end(dl_stage_t *st, uint32_t job_id, dl_stage_report_t *rep)
 		memset(rep, 0, sizeof(*rep));
 	if (!st)
 		return DL_EINVAL;
-	if (!_job_known(st, job_id))
+	if (!dl__job_known(st, job_id))
 		return 0;
 	/* Logged by dl__view_remove(); what is left is the user's doing. */
 	dl__view_remove(st, job_id);

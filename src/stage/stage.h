@@ -140,6 +140,9 @@ typedef struct dl_stage_report {
 	uint64_t bytes_evicted;  /* their charges (data and metadata) */
 	size_t from_peers;       /* of the copies: from a peer (opts.fetch) */
 	uint64_t bytes_peer;     /* their bytes (included in bytes_copied) */
+	size_t fallbacks;        /* files (or a whole view) the node could
+				    not stage for a reason of its own: read
+				    from their sources instead, and logged */
 	int user_fault;          /* on failure: the job's input is to blame */
 	char msg[1024];          /* on failure: what went wrong */
 } dl_stage_report_t;
@@ -203,9 +206,12 @@ void dl_stage_close(dl_stage_t *st);
  * user's files within their share), copy it to DIR/.tmp, fsync, rename it
  * into the store and link it.  A file that cannot fit, or finds the file
  * system full, is not cached: the view holds a symbolic link to the
- * source, which the job then reads with its own permissions.  If even the
- * view cannot be written, the job gets none (rep->bypassed) and reads its
- * sources, which the view mirrors.
+ * source, which the job then reads with its own permissions.  So does a
+ * file that cannot be staged for a reason of the node's (the view or the
+ * store fails, a copy goes wrong): logged and counted in rep->fallbacks.
+ * If even the view cannot be written, the job gets none (rep->bypassed)
+ * and reads its sources, which the view mirrors: only faults of the job
+ * fail it.
  * The '@' list files of the annotation are read as the job's user too.
  * On failure every trace of the job (pins, view) is removed; if the job
  * is at fault (unreadable or missing source, not a regular file, bad list
@@ -216,7 +222,8 @@ void dl_stage_close(dl_stage_t *st);
  * OUT rep - what was done, or why it failed (rep->msg)
  * \return 0, DL_EPERM / DL_ENOENT / DL_EINVAL / DL_ESYNTAX / DL_ETOOBIG /
  *         DL_ETIMEDOUT for faults of the job (rep->user_fault = 1), DL_EIO
- *         or DL_ENOMEM for faults of the node.
+ *         or DL_ENOMEM for faults of the node that left it unable even to
+ *         give up the view (a failed undo, no memory).
  */
 int dl_stage_job(dl_stage_t *st, const dl_stage_job_t *job,
 		 dl_filelist_t *files, dl_stage_report_t *rep);
@@ -338,6 +345,12 @@ int dl_stage_probe_acl(dl_stage_t *st);
  * dl_stage_job() succeeds (it takes them over).  dl-stage's reaping of
  * leftovers never touches them: the job is pending, not dead.  A repeated
  * prefetch of a job replaces its pins; a failed one drops them.
+ *
+ * The job may start on the node while its prefetch runs, or before the
+ * prefetch is asked for: a prefetch never touches the job's view, pins or
+ * failure note (it pins in names of its own, see prefetch.c), and one for
+ * a job that started here does nothing.  A file it cannot copy for a
+ * reason of the node's is skipped (logged, rep->fallbacks).
  * \return as dl_stage_job().
  */
 int dl_stage_prefetch(dl_stage_t *st, const dl_stage_job_t *job,
@@ -349,7 +362,8 @@ void dl_stage_prefetch_drop(dl_stage_t *st, uint32_t job_id);
 
 /**
  * dl_stage_prefetch_expire - remove the prefetch pins that expired
- * (they pin nothing already; this frees their records).
+ * (they pin nothing already; this frees their records), and the pins of
+ * prefetches killed midway whose record is gone or expired.
  * \return the number removed.
  */
 size_t dl_stage_prefetch_expire(dl_stage_t *st);

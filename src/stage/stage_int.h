@@ -10,6 +10,8 @@
  *   evict.c       the tracker, what a file costs, making room
  *   view.c        the jobs' views and their permissions
  *   jobs.c        records of jobs in .jobs: pins, notes, leftovers
+ *   prefetch.c    a job's files staged before it starts, in names of
+ *                 its own (the job may start meanwhile)
  * and, beside the cache, squeue.c (squeue.h): which jobs slurmctld knows
  * as alive on the node, for dl-stage to reap the leftovers of the others.
  */
@@ -75,6 +77,8 @@ struct dl_stage {
 	dl_stage_fetch_fn fetch; /* another source than storage, or NULL */
 	void *fetch_arg;
 	const dl_stage_job_t *cur_job; /* the job being staged, for fetch */
+	bool prefetching; /* staging ahead of the job: no view, no note, its
+			     pins in <job>.pf.pins (prefetch.c) */
 
 	/* the view being built */
 	int viewfd;
@@ -109,6 +113,21 @@ bool dl__nospace(int e);
 /* The helper opening files as the job's user failed: the job's fault. */
 int dl__helper_failed(const dl_stage_job_t *job, const char *why,
 		      dl_stage_report_t *rep);
+
+/*
+ * Stage the job's files (the job's own staging, or a prefetch's if
+ * st->prefetching): the work of dl_stage_job() and dl_stage_prefetch().
+ * rep must be zeroed.  \return 0 or a failure with rep filled.
+ */
+int dl__stage_run(dl_stage_t *st, const dl_stage_job_t *job,
+		  dl_filelist_t *files, dl_stage_report_t *rep);
+/* Whether the job started on this node: a view, pins or a note. */
+bool dl__job_known(dl_stage_t *st, uint32_t job_id);
+
+/* ---- prefetch.c ---- */
+/* The job staged: drop its prefetch record (a running prefetch's pins
+ * stay until it ends). */
+void dl__prefetch_forget(dl_stage_t *st, uint32_t job_id);
 
 /* ---- locks.c ---- */
 /* Count a copy's bytes in .locks/bytes; the global lock is held. */

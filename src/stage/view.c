@@ -288,9 +288,11 @@ int dl__view_add(dl_stage_t *st, const char *path, const char *hash,
 		 dl_stage_report_t *rep)
 {
 	const char *base = strrchr(path, '/') + 1;
-	int rc = 0, dfd = _view_dir(st, path, &rc, rep);
-	int r;
+	int rc = 0, dfd, r;
 
+	if (st->prefetching)
+		return 0; /* a prefetch only fills the store */
+	dfd = _view_dir(st, path, &rc, rep);
 	if (dfd < 0)
 		return rc ? rc : DL_EIO;
 	if (hash)

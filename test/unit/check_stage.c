@@ -1815,6 +1815,182 @@ START_TEST(test_leftovers)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* the prefetch of a job and its own staging, at the same time          */
+
+/* What the fetch hook of test_prefetch_prolog_race needs. */
+typedef struct race {
+	const char *comment; /* the job's annotation, for its Prolog */
+	const char *trigger; /* the file whose copy lets the Prolog in */
+	const char *seen;    /* the Prolog's view holds it: it is waiting */
+	uint32_t job_id;
+	pid_t prolog;        /* the Prolog's process, once started */
+} race_t;
+
+/*
+ * The job's Prolog, in a process of its own, as dl-cached's STAGE child
+ * or dl-stage would run it: what an earlier job left is removed, then the
+ * job is staged.  Exits 0 if it staged, 1 if not, 2+ on a test fault.
+ */
+static void _race_prolog(const race_t *r)
+{
+	dl_stage_opts_t o = {.capacity = DL_CACHE_UNLIMITED,
+			     .policy = DL_EVICT_LRU, .node = "n1"};
+	dl_stage_report_t rep;
+	dl_stage_t *st = NULL;
+	char err[256];
+	int rc;
+
+	/* The prefetch's locks stay the prefetch's: no inherited ones. */
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	if (dl_stage_open(cdir, &o, 0, &st, err, sizeof(err)))
+		_exit(2);
+	dl_stage_job_end(st, r->job_id, NULL);
+	rc = _stage(st, r->job_id, NOBODY, r->comment, &rep);
+	if (rc)
+		fprintf(stderr, "check_stage: the Prolog failed: %s\n",
+			rep.msg);
+	dl_stage_close(st);
+	_exit(rc ? 1 : 0);
+}
+
+/*
+ * dl_stage_fetch_fn: while the prefetch holds the trigger's entry lock,
+ * start the job's Prolog and wait (on a condition, not a clock) until it
+ * has linked its first file and so waits for the trigger's lock.  Then
+ * let the prefetch copy from storage.
+ */
+static int _race_fetch(void *arg, const dl_stage_job_t *job, const char *path,
+		       const struct stat *sb, int out,
+		       char sha[DL_SHA256_HEX_LEN])
+{
+	race_t *r = arg;
+	struct stat vs;
+	int status;
+
+	(void)job, (void)sb, (void)out, (void)sha;
+	if (strcmp(path, r->trigger) || r->prolog)
+		return DL_ENOENT;
+	r->prolog = fork();
+	ck_assert_int_ge(r->prolog, 0);
+	if (r->prolog == 0)
+		_race_prolog(r);
+	while (stat(_view_file(r->job_id, r->seen), &vs)) {
+		/* the Prolog may not end before the trigger is copied */
+		ck_assert_int_eq(waitpid(r->prolog, &status, WNOHANG), 0);
+		usleep(2000);
+	}
+	return DL_ENOENT;
+}
+
+/*
+ * A job starts while its prefetch is still copying its files (issue 29:
+ * nodes drained with "view of ...: mkdir: No such file or directory").
+ * The prefetch is held in the middle, on its second file, while the
+ * job's Prolog starts and links the first: both must succeed, the job
+ * keeps its view and pins, and the prefetch leaves no pins behind.
+ */
+START_TEST(test_prefetch_prolog_race)
+{
+	dl_stage_job_t job = {.job_id = 40, .uid = NOBODY, .gid = NOBODY};
+	char a[256], b[256], c[600];
+	dl_stage_opts_t o = {.capacity = DL_CACHE_UNLIMITED,
+			     .policy = DL_EVICT_LRU, .node = "n1"};
+	race_t r = {.job_id = 40};
+	dl_stage_report_t rep;
+	dl_filelist_t *l;
+	dl_stage_t *st = NULL;
+	char err[256];
+	int status, rc;
+
+	if (!_root())
+		return;
+	_setup();
+	/* in a directory of their own, as the view mirrors it */
+	snprintf(c, sizeof(c), "%s/ref", ddir);
+	ck_assert_int_eq(mkdir(c, 0755), 0);
+	snprintf(a, sizeof(a), "%s", _mkfile("ref/a.fa", 300000, 1, 0644));
+	snprintf(b, sizeof(b), "%s", _mkfile("ref/b.fa", 500000, 2, 0644));
+	snprintf(c, sizeof(c), "files:%s,%s", a, b);
+	r.comment = c;
+	r.trigger = b;
+	r.seen = a;
+	o.fetch = _race_fetch;
+	o.fetch_arg = &r;
+	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	l = _files(c);
+	rc = dl_stage_prefetch(st, &job, l, time(NULL) + 600, &rep);
+	dl_filelist_free(l);
+	ck_assert_msg(rc == 0, "the prefetch failed: %s", rep.msg);
+	ck_assert_int_gt(r.prolog, 0);
+	ck_assert_int_eq(waitpid(r.prolog, &status, 0), r.prolog);
+	ck_assert(WIFEXITED(status));
+	ck_assert_msg(WEXITSTATUS(status) == 0, "the Prolog failed (%d)",
+		      WEXITSTATUS(status));
+	/* the job's view and pins are whole, the prefetch's are gone */
+	ck_assert(_same_content(_view_file(40, a), a));
+	ck_assert(_same_content(_view_file(40, b), b));
+	ck_assert_int_eq(access(_path_in(".jobs/40.pins"), F_OK), 0);
+	ck_assert_int_ne(access(_path_in(".jobs/40.prefetch"), F_OK), 0);
+	ck_assert_int_ne(access(_path_in(".jobs/40.pf.pins"), F_OK), 0);
+	ck_assert_int_eq(dl_stage_foreach(st, _pins_of, NULL, NULL), 0);
+	/* the job ends: nothing of it pins anything */
+	ck_assert_int_eq(dl_stage_job_end(st, 40, &rep), 0);
+	ck_assert_int_ne(access(_view_file(40, a), F_OK), 0);
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
+/* Fails the test unless the entry is pinned by nothing. */
+static int _unpinned(const dl_stage_entry_t *e, void *arg)
+{
+	(void)arg;
+	ck_assert_uint_eq(e->pins, 0);
+	return 0;
+}
+
+/*
+ * A prefetch that arrives after the job started on this node (the
+ * controller's message was slower than the job) leaves the running job's
+ * view, pins and failure note alone.
+ */
+START_TEST(test_prefetch_after_start)
+{
+	dl_stage_job_t job = {.job_id = 41, .uid = NOBODY, .gid = NOBODY};
+	char a[256], c[400];
+	dl_stage_report_t rep;
+	dl_filelist_t *l;
+	dl_stage_t *st;
+
+	if (!_root())
+		return;
+	_setup();
+	snprintf(a, sizeof(a), "%s", _mkfile("a", 100000, 3, 0644));
+	snprintf(c, sizeof(c), "files:%s", a);
+	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_LRU);
+	ck_assert_int_eq(_stage(st, 41, NOBODY, c, &rep), 0);
+	l = _files(c);
+	ck_assert_int_eq(dl_stage_prefetch(st, &job, l, time(NULL) + 600,
+					   &rep), 0);
+	ck_assert(_same_content(_view_file(41, a), a));
+	ck_assert_int_eq(access(_path_in(".jobs/41.pins"), F_OK), 0);
+	ck_assert_int_ne(access(_path_in(".jobs/41.prefetch"), F_OK), 0);
+	ck_assert_int_eq(dl_stage_foreach(st, _pins_of, NULL, NULL), 0);
+	/* a job that failed here keeps its note for its TaskProlog */
+	ck_assert_int_eq(dl_stage_job_fail(st, &job, "why"), 0);
+	ck_assert_int_eq(dl_stage_prefetch(st, &job, l, time(NULL) + 600,
+					   &rep), 0);
+	ck_assert_int_eq(access(_path_in(".jobs/41.failed"), F_OK), 0);
+	dl_filelist_free(l);
+	ck_assert_int_eq(dl_stage_job_end(st, 41, &rep), 0);
+	ck_assert_int_eq(dl_stage_foreach(st, _unpinned, NULL, NULL), 0);
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
 Suite *make_stage_suite(void)
 {
 	Suite *s = suite_create("stage");
@@ -1856,6 +2032,12 @@ Suite *make_stage_suite(void)
 	tcase_add_test(tc, test_user_share_stage);
 	tcase_add_test(tc, test_strict_readers);
 	tcase_add_test(tc, test_leftovers);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("prefetch");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_prefetch_prolog_race);
+	tcase_add_test(tc, test_prefetch_after_start);
 	suite_add_tcase(s, tc);
 	return s;
 }
