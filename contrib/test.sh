@@ -11,7 +11,7 @@
 #      (unshare --time, Linux 5.6)): real munged,
 #      slurmctld and 4 slurmd started and stopped by each test, with the
 #      freshly built plugins;
-#   4. about 95 s of coverage-guided fuzzing (libFuzzer) of every parser of
+#   4. about 105 s of coverage-guided fuzzing (libFuzzer) of every parser of
 #      untrusted input: 30 s for the files: annotation, 10 s each for list
 #      files and burst-buffer specs, the state file, dl-sim's traces,
 #      dl-stage's cache metadata, notes and configuration, libdlnet's
@@ -140,7 +140,7 @@ fuzz() {
 	rm -rf "$tmp"
 }
 
-step "fuzzing the parsers of untrusted input (libFuzzer, 95 s)"
+step "fuzzing the parsers of untrusted input (libFuzzer, 105 s)"
 lib=src/libdatalocality
 stage_src=()
 for f in src/stage/*.c; do
@@ -150,6 +150,9 @@ for f in src/stage/*.c; do
 done
 # The annotation parser of job comments, which every job goes through.
 fuzz fuzz_files 30 4096 $lib/files.c $lib/error.c $lib/log.c
+# Slurm's filename patterns (%a %A %j %u %x) in those paths; array indexes.
+fuzz fuzz_pattern 10 4096 $lib/pattern.c $lib/files.c $lib/error.c \
+	$lib/log.c
 # List files, burst-buffer specs, #DL directives of scripts (and sizes).
 fuzz fuzz_filelist 10 16384 $lib/files.c $lib/script.c $lib/error.c \
 	$lib/log.c

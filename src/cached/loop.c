@@ -173,6 +173,18 @@ static bool _prefetching(const loop_t *l, uint32_t job)
 	return false;
 }
 
+/* Whether the job's own staging (STAGE) runs here or waits to. */
+static bool _staging(const loop_t *l, uint32_t job)
+{
+	for (size_t i = 0; i < l->nch; i++)
+		if (l->ch[i].kind == K_LOCAL && l->ch[i].job == job)
+			return true;
+	for (size_t i = 0; i < l->npend; i++)
+		if ((uint32_t)l->pend[i].m.job == job)
+			return true;
+	return false;
+}
+
 /*
  * Stop a running prefetch of job (replaced, cancelled, or it starts).
  * \return whether one ran: its view and pins are then half made.
@@ -361,6 +373,12 @@ static void _on_prefetch(void *arg, dl_msg_t *m)
 
 	cached_log(6, "prefetch for job %" PRIu64 ": %zu files", m->job,
 		   m->nfiles);
+	/* the controller's word can come after the job started here */
+	if (_staging(l, (uint32_t)m->job)) {
+		cached_log(6, "job %" PRIu64 " is starting here: its prefetch "
+			   "is not needed", m->job);
+		return;
+	}
 	/* a new request replaces a running one, and starts again at once */
 	if (_kill_prefetch(l, (uint32_t)m->job) &&
 	    !_spawn(l, K_PREFETCH, (uint32_t)m->job, -1, _run_prefetch, m))
@@ -375,10 +393,9 @@ static void _on_cancel(void *arg, uint32_t job)
 {
 	loop_t *l = arg;
 
-	/* a prefetch stopped midway leaves the job's records: not running
-	 * here (its STAGE would have stopped the prefetch), so remove them */
-	if (_kill_prefetch(l, job))
-		dl_stage_job_end(l->st, job, NULL);
+	/* a prefetch stopped midway leaves its pins, which the drop below
+	 * removes; the job's own records are not the prefetch's to touch */
+	_kill_prefetch(l, job);
 	cached_pfq_drop(&l->queue, job);
 	dl_stage_prefetch_drop(l->st, job);
 	_release(l, job); /* a STAGE that waited for it goes ahead */

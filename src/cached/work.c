@@ -49,6 +49,7 @@ static void _report(dl_net_conn_t *conn, const dl_stage_report_t *r,
 	m.count.from_peers = r->from_peers;
 	m.count.peer_bytes = r->bytes_peer;
 	m.count.storage_bytes = r->bytes_copied - r->bytes_peer;
+	m.count.fallbacks = r->fallbacks;
 	m.count.user_fault = r->user_fault ? 1 : 0;
 	if (msg && *msg)
 		dl_msg_set_text(&m, msg);
@@ -86,11 +87,12 @@ static int _stage(const cached_conf_t *c, dl_stage_t *st, const dl_msg_t *req,
 		rc = dl_stage_job(st, &job, files, rep);
 	}
 	dl_filelist_free(files);
-	cached_log(rc ? 4 : 6, "job %" PRIu64 ": %zu files, %zu cached, %zu "
-		   "copied (%zu from peers, %" PRIu64 " bytes), %zu from "
-		   "source%s%s", req->job, rep->files, rep->hits, rep->copied,
+	cached_log(rc || rep->fallbacks ? 4 : 6, "job %" PRIu64 ": %zu files, "
+		   "%zu cached, %zu copied (%zu from peers, %" PRIu64 " bytes), "
+		   "%zu from source (%zu after a fault of this node)%s%s",
+		   req->job, rep->files, rep->hits, rep->copied,
 		   rep->from_peers, rep->bytes_peer, rep->uncached,
-		   rc ? ": " : "", rc ? rep->msg : "");
+		   rep->fallbacks, rc ? ": " : "", rc ? rep->msg : "");
 	return rc;
 }
 
@@ -176,9 +178,10 @@ int cached_work_prefetch(const cached_conf_t *c, const dl_msg_t *req,
 	if (!rc)
 		rc = dl_stage_prefetch(st, &job, files,
 				       (int64_t)req->expires, &rep);
-	cached_log(rc ? 4 : 6, "prefetch for job %" PRIu64 ": %zu files, %zu "
-		   "copied (%zu from peers)%s%s", req->job, rep.files,
-		   rep.copied, rep.from_peers, rc ? ": " : "",
+	cached_log(rc || rep.fallbacks ? 4 : 6, "prefetch for job %" PRIu64
+		   ": %zu files, %zu copied (%zu from peers, %zu skipped after "
+		   "a fault of this node)%s%s", req->job, rep.files,
+		   rep.copied, rep.from_peers, rep.fallbacks, rc ? ": " : "",
 		   rc ? (rep.msg[0] ? rep.msg : dl_strerror(rc)) : "");
 	dl_msg_init(&done, DL_NET_PREFETCH_DONE);
 	done.job = req->job;

@@ -10,6 +10,7 @@
 #include "dl_error.h"
 #include "dl_log.h"
 #include "dl_files.h"
+#include "dl_pattern.h"
 #include "dl_script.h"
 #include "dl_cache.h"
 #include "dl_state.h"

@@ -69,6 +69,7 @@ typedef struct dl_msg_count {
 	uint64_t evicted, bytes_hit, bytes_copied, bytes_uncached;
 	uint64_t bytes_evicted, cached, from_peers, failed;
 	uint64_t storage_bytes, peer_bytes;
+	uint64_t fallbacks; /* read from their sources after a node fault */
 	uint64_t bypassed, user_fault; /* 0 or 1 */
 } dl_msg_count_t;
 

@@ -99,7 +99,7 @@ static const spec_t _specs[DL_NET_TYPE_MAX + 1] = {
 		  C(bytes_evicted, bytes_evicted),
 		  C(from_peers, from_peers),
 		  C(storage_bytes, storage_bytes),
-		  C(peer_bytes, peer_bytes),
+		  C(peer_bytes, peer_bytes), C(fallbacks, fallbacks),
 		  F("user_fault", K_BOOL, count.user_fault, 0) } },
 };
 

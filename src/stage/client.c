@@ -31,6 +31,7 @@ static void _from_report(const dl_msg_t *m, dl_stage_report_t *r)
 	r->bytes_evicted = m->count.bytes_evicted;
 	r->from_peers = m->count.from_peers;
 	r->bytes_peer = m->count.peer_bytes;
+	r->fallbacks = m->count.fallbacks;
 	r->user_fault = (int)m->count.user_fault;
 	if (m->text)
 		snprintf(r->msg, sizeof(r->msg), "%s", m->text);

@@ -11,9 +11,13 @@
  * the helper opening files as its user killed or stopped): then the
  * TaskProlog fails the job with the message, and the node stays in
  * service.  A full cache file system fails nothing: the job reads its
- * sources.  Non-zero only for faults of the node itself (an unsafe or
- * broken cache directory), which slurmctld answers by draining the node
- * with "Prolog error", as it should.
+ * sources; nor does any other staging fault of the node's (a view or a
+ * copy that goes wrong, even a cache directory refused as unsafe or
+ * broken): the file, or the whole job, is read from its sources, and the
+ * fallback is logged.  Non-zero only when the node truly cannot run the
+ * job: the cache is unusable and not one of the job's first files is
+ * reachable as root (its storage is not there), which slurmctld answers
+ * by draining the node with "Prolog error", as it should.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -359,11 +363,12 @@ static int _prolog_job(dl_stage_job_t *job)
 
 static void _prolog_summary(const dl_stage_report_t *rep)
 {
-	char h1[32], h2[32], h3[32], h4[32], more[160] = "";
+	char h1[32], h2[32], h3[32], h4[32], more[400] = "";
 
 	if (rep->bypassed)
-		snprintf(more, sizeof(more),
-			 "; the cache's file system is full: no view, the job reads its sources");
+		snprintf(more, sizeof(more), "; %s: no view, the job reads its sources",
+			 rep->fallbacks ? "the view could not be built on this node"
+					: "the cache's file system is full");
 	else if (rep->nospace)
 		snprintf(more, sizeof(more),
 			 "; %zu read from source as the cache's file system is full",
@@ -372,6 +377,10 @@ static void _prolog_summary(const dl_stage_report_t *rep)
 		snprintf(more + strlen(more), sizeof(more) - strlen(more),
 			 "; %zu recently changed checked by content",
 			 rep->verified);
+	if (rep->fallbacks)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more),
+			 "; %zu fell back to the source after a fault of this node (see the cache's log)",
+			 rep->fallbacks);
 	_msg_line(!opt.quiet,
 		  "%zu files: %zu cached (%s%s), %zu copied (%s), %zu read from source (%s); evicted %zu (%s)%s",
 		  rep->files, rep->hits, _human(rep->bytes_hit, h1, 32),
@@ -401,6 +410,44 @@ static int _job_files(const char *comment, const char *script,
 		*files = NULL;
 	}
 	return rc;
+}
+
+/* Files looked at by _sources_reachable(), at most. */
+#define REACH_MAX 16
+
+/*
+ * The cache cannot serve the job on this node.  The node can still run it
+ * if the job's sources are there: root stats the first few of them (the
+ * job's user may not be able to read them all, but then the job fails on
+ * its own, not the node).  \return the Prolog's exit status: 0 (the job
+ * reads its sources), 1 if none is reachable (the node is broken).
+ */
+static int _sources_reachable(const char *comment, const char *script,
+			      const char *why)
+{
+	dl_filelist_t *files = NULL;
+	char err[256];
+	size_t seen = 0;
+	bool any = false;
+	struct stat sb;
+
+	if (_job_files(comment, script, &files, err, sizeof(err)))
+		any = true; /* the job's fault: its TaskProlog says so */
+	for (size_t i = 0; files && !any && i < files->count &&
+			   seen < REACH_MAX; i++, seen++)
+		any = !stat(files->files[i].path, &sb);
+	for (size_t i = 0; files && !any && i < files->nlists &&
+			   seen < REACH_MAX; i++, seen++)
+		any = !stat(files->lists[i], &sb);
+	dl_filelist_free(files);
+	if (any || !seen) {
+		_msg_line(true, "%s: the job reads its sources, not staged (the node stays in service)",
+			  why);
+		return 0;
+	}
+	_msg_line(true, "%s, and none of the first %zu of the job's files is reachable as root: this node cannot run the job",
+		  why, seen);
+	return 1;
 }
 
 /* Parse the annotation and stage it; \return the Prolog's exit status. */
@@ -435,8 +482,13 @@ static int _prolog_stage(dl_stage_t *st, const dl_stage_job_t *job,
 			  rep.msg);
 		return 0;
 	}
-	_msg_line(true, "staging failed on this node: %s", rep.msg);
-	return 1;
+	{
+		char why[sizeof(rep.msg) + 40];
+
+		snprintf(why, sizeof(why), "staging failed on this node: %s",
+			 rep.msg);
+		return _sources_reachable(comment, script, why);
+	}
 }
 
 /*
@@ -486,8 +538,12 @@ static int _prolog_service(const settings_t *s, const dl_stage_job_t *job,
 			  "staging failed: %s (the job fails in its TaskProlog; the node stays in service)",
 			  rep.msg);
 	} else {
-		_msg_line(true, "staging failed on this node: %s", rep.msg);
-		*status = 1;
+		/* the direct path reads the sources if the cache cannot */
+		fprintf(stderr, "dl-stage: %sthe node service failed: %s: staging directly\n",
+			log_prefix, rep.msg);
+		log_st = NULL;
+		dl_stage_close(st);
+		return 0;
 	}
 	log_st = NULL;
 	dl_stage_close(st);
@@ -534,11 +590,15 @@ static int _prolog(void)
 		free(s.dir);
 		return status;
 	}
-	if (!rc && (rc = dl_stage_open(s.dir, &s.opts, 1, &st, err,
-				       sizeof(err))))
-		fprintf(stderr,
-			"dl-stage: %sstaging impossible, cache directory refused: %s\n",
-			log_prefix, err);
+	if (!rc && dl_stage_open(s.dir, &s.opts, 1, &st, err, sizeof(err))) {
+		char why[1200];
+
+		snprintf(why, sizeof(why),
+			 "staging impossible, cache directory refused: %s", err);
+		rc = _sources_reachable(comment, script, why);
+		free(s.dir);
+		return rc;
+	}
 	if (!rc) {
 		log_st = st;
 		rc = _prolog_stage(st, &job, comment, script);

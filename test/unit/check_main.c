@@ -8,6 +8,7 @@ int main(void)
 	SRunner *sr = srunner_create(make_files_suite());
 	int failed;
 
+	srunner_add_suite(sr, make_pattern_suite());
 	srunner_add_suite(sr, make_script_suite());
 	srunner_add_suite(sr, make_cache_suite());
 	srunner_add_suite(sr, make_policy_suite());

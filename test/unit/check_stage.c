@@ -1991,6 +1991,96 @@ START_TEST(test_prefetch_after_start)
 }
 END_TEST
 
+/* What the fetch hook of test_node_fault_fallback breaks, and when. */
+typedef struct fault {
+	const char *trigger; /* on this file's copy */
+	int what;            /* 1: block its store name, 2: remove the view */
+	uint32_t job_id;
+} fault_t;
+
+/*
+ * dl_stage_fetch_fn: a fault of the node in the middle of a copy.  The
+ * store name taken by a directory makes storing the copy fail; the view
+ * removed is what a concurrent stager did before issue 29's fix.
+ */
+static int _fault_fetch(void *arg, const dl_stage_job_t *job,
+			const char *path, const struct stat *sb, int out,
+			char sha[DL_SHA256_HEX_LEN])
+{
+	const fault_t *f = arg;
+	char cmd[1200];
+
+	(void)job, (void)sb, (void)out, (void)sha;
+	if (strcmp(path, f->trigger))
+		return DL_ENOENT;
+	if (f->what == 1) {
+		ck_assert_int_eq(mkdir(_store_path(path), 0700), 0);
+	} else {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'",
+			 _path_in(".jobs/50.view"));
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	return DL_ENOENT;
+}
+
+/*
+ * A staging failure of the node's never fails the job (nor drains the
+ * node): the file is read from its source, or with no view left at all
+ * the job reads all its sources.  Each fallback is counted.
+ */
+START_TEST(test_node_fault_fallback)
+{
+	dl_stage_opts_t o = {.capacity = DL_CACHE_UNLIMITED,
+			     .policy = DL_EVICT_LRU, .node = "n1"};
+	char a[256], b[256], c[600], link[600];
+	fault_t f = {.job_id = 50, .what = 1};
+	dl_stage_report_t rep;
+	dl_stage_t *st = NULL;
+	struct stat sb;
+	char err[256];
+	ssize_t n;
+
+	if (!_root())
+		return;
+	_setup();
+	snprintf(a, sizeof(a), "%s", _mkfile("a", 200000, 4, 0644));
+	snprintf(c, sizeof(c), "%s/sub", ddir);
+	ck_assert_int_eq(mkdir(c, 0755), 0);
+	snprintf(b, sizeof(b), "%s", _mkfile("sub/b", 300000, 5, 0644));
+	snprintf(c, sizeof(c), "files:%s,%s", a, b);
+	f.trigger = b;
+	o.fetch = _fault_fetch;
+	o.fetch_arg = &f;
+	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	/* b cannot be stored: it is read from its source through the view */
+	ck_assert_int_eq(_stage(st, 50, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.fallbacks, 1);
+	ck_assert_uint_eq(rep.copied, 1);
+	ck_assert_uint_eq(rep.uncached, 1);
+	ck_assert_int_eq(rep.bypassed, 0);
+	ck_assert(_same_content(_view_file(50, a), a));
+	n = readlink(_view_file(50, b), link, sizeof(link) - 1);
+	ck_assert_int_gt(n, 0);
+	link[n] = '\0';
+	ck_assert_str_eq(link, b);
+	ck_assert_int_ne(access(_path_in(".jobs/50.failed"), F_OK), 0);
+	ck_assert_int_eq(dl_stage_job_end(st, 50, &rep), 0);
+	/* the view vanishes midway: the job gets none, and runs */
+	snprintf(err, sizeof(err), "rm -rf '%s'", _store_path(b));
+	ck_assert_int_eq(system(err), 0);
+	f.what = 2;
+	ck_assert_int_eq(_stage(st, 50, NOBODY, c, &rep), 0);
+	ck_assert_int_eq(rep.bypassed, 1);
+	ck_assert_uint_ge(rep.fallbacks, 1);
+	ck_assert_int_ne(stat(_path_in(".jobs/50.view"), &sb), 0);
+	ck_assert_int_ne(access(_path_in(".jobs/50.pins"), F_OK), 0);
+	ck_assert_int_ne(access(_path_in(".jobs/50.failed"), F_OK), 0);
+	ck_assert_int_eq(dl_stage_foreach(st, _unpinned, NULL, NULL), 0);
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
 Suite *make_stage_suite(void)
 {
 	Suite *s = suite_create("stage");
@@ -2038,6 +2128,7 @@ Suite *make_stage_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_prefetch_prolog_race);
 	tcase_add_test(tc, test_prefetch_after_start);
+	tcase_add_test(tc, test_node_fault_fallback);
 	suite_add_tcase(s, tc);
 	return s;
 }
