@@ -11,7 +11,7 @@ set -euo pipefail
 DEPS_DIR=${DL_DEPS_DIR:-/var/cache/slurm-datalocality}
 PKGS=(build-essential autoconf automake libtool pkg-config dpkg-dev
       check libtrilinos-zoltan-dev libopenmpi-dev openmpi-bin
-      slurmctld slurmd slurm-client munge libmunge-dev libpam0g-dev
+      slurmctld slurmd slurm-client libslurm-dev munge libmunge-dev libpam0g-dev
       libgsl-dev gnuplot-nox valgrind clang iproute2 bc pv acl python3)
 
 log() { echo "setup: $*" >&2; }
