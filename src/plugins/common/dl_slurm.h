@@ -19,15 +19,23 @@
  * Slurm 22.05 sets it) says which part of the job's required node list is
  * the plugin's: "datalocality: ReqNodeList=<node> ..." while the plugin's
  * restriction is in force.  The job_submit plugin holds a new annotated job
- * back with a begin time DL_GATE_SECONDS ahead until the agent has placed
- * it.  A pending annotated job not placed yet whose begin time is at most
- * DL_GATE_SECONDS ahead is taken to be held back so.  (details->extra,
+ * back with a begin time a bound ahead until the agent has placed it (the
+ * bound follows the agent's cycle time, DL_GATE_SECONDS at first; the hold
+ * is noted in the job's SPANK environment, see agent_gate.h); a job the
+ * gate let go unplaced says so: "datalocality: released unplaced ...".  (details->extra,
  * the obvious place for a mark, is a dangling pointer in Slurm 22.05.)
  */
 #define DL_SC_PREFIX "datalocality: "
 #define DL_SC_PLACED "datalocality: ReqNodeList="
 #define DL_SC_WIDENED "datalocality: widened"
+#define DL_SC_RELEASED "datalocality: released unplaced"
 #define DL_GATE_SECONDS 3
+/*
+ * The gate's bound now, in seconds, as the agent measures it (agent_gate.h):
+ * a file of StateSaveLocation the agent rewrites when the bound changes,
+ * read by job_submit (before the agent first wrote it: DL_GATE_SECONDS).
+ */
+#define DL_GATE_FILE "datalocality_gate"
 /*
  * The job's SPANK environment entry holding the files: annotation of its
  * batch script's #DL directives (dl_script.h), set by job_submit.

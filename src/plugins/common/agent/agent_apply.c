@@ -23,6 +23,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "dl_slurm.h"
+#include "agent_gate.h"
 #include "agent_place.h"
 
 static bool _sc_ours(job_record_t *job_ptr)
@@ -60,9 +61,9 @@ static void _set_desc(job_record_t *job_ptr, const char *desc)
 }
 
 /*
- * Let a job held back at submit go.  Eligible since its submission, for
- * the age factor of its priority, unless it was held for longer (then it
- * was kept gated while held or waiting for a dependency: eligible now).
+ * Let a job held back at submit go: back to the begin time the user asked
+ * for, else its submission (eligible since then, for the age factor of its
+ * priority), which also tells the agent it was released (agent_gate.h).
  */
 static void _ungate(job_record_t *job_ptr, const place_op_t *op)
 {
@@ -70,26 +71,26 @@ static void _ungate(job_record_t *job_ptr, const place_op_t *op)
 	time_t now = time(NULL);
 
 	if (!op->gated || d->begin_time <= now ||
-	    d->begin_time > now + DL_GATE_SECONDS)
+	    d->begin_time > now + AGENT_GATE_HOLD_MAX)
 		return;
-	if (d->begin_time <= d->submit_time + DL_GATE_SECONDS + 1)
-		d->begin_time = d->submit_time;
-	else
-		d->begin_time = now;
-	if (job_ptr->state_reason == WAIT_TIME) {
+	d->begin_time = op->release_to;
+	if (job_ptr->state_reason == WAIT_TIME && op->release_to <= now) {
 		job_ptr->state_reason = WAIT_NO_REASON;
 		xfree(job_ptr->state_desc);
 	}
 }
 
-/* Keep a gated job that cannot run yet (held, dependency) gated. */
-static void _regate(job_record_t *job_ptr)
+/*
+ * Keep a gated job that cannot run yet (held, dependency) or is outside
+ * the planning window gated, op->hold seconds at a time.
+ */
+static void _regate(job_record_t *job_ptr, const place_op_t *op)
 {
 	struct job_details *d = job_ptr->details;
 	time_t now = time(NULL);
 
-	if (d->begin_time > now && d->begin_time < now + 1 + DL_GATE_SECONDS / 2)
-		d->begin_time = now + DL_GATE_SECONDS;
+	if (d->begin_time > now && d->begin_time < now + 1 + op->hold / 2)
+		d->begin_time = now + op->hold;
 }
 
 static void _clear_req(job_record_t *job_ptr)
@@ -161,8 +162,12 @@ static bool _apply_one(job_record_t *job_ptr, const place_op_t *op)
 		_set_desc(job_ptr, op->desc);
 		break;
 	case OP_REGATE:
-		_regate(job_ptr);
+		_regate(job_ptr, op);
 		return false;
+	case OP_RELEASED:
+		_set_sc(job_ptr, op->sc);
+		_set_desc(job_ptr, op->desc);
+		return true; /* its log line is due */
 	case OP_FORGET:
 		if (agent_snapshot_ours(job_ptr) < 0 && _sc_ours(job_ptr))
 			xfree(job_ptr->system_comment);

@@ -31,6 +31,8 @@ static void _defaults(agent_conf_t *c)
 	c->prefetch_timeout = AGENT_DEFAULT_PREFETCH_TIMEOUT;
 	c->power_kept = 0;
 	c->resume_cost = -1;
+	c->gate_min = AGENT_GATE_MIN_DEFAULT;
+	c->gate_max = AGENT_GATE_MAX_DEFAULT;
 }
 
 /* A size setting; bad values are logged and leave *out unchanged. */
@@ -124,6 +126,10 @@ static const s_p_options_t options[] = {
 	{.key = "PeerBandwidth", .type = S_P_STRING},
 	{.key = "PowerDownCache", .type = S_P_STRING},
 	{.key = "ResumeCost", .type = S_P_STRING},
+	{.key = "GateMinHold", .type = S_P_STRING},
+	{.key = "GateMaxHold", .type = S_P_STRING},
+	{.key = "PlanWindow", .type = S_P_STRING},
+	{.key = "TestCycleDelay", .type = S_P_STRING},
 	/* the node cache service's own settings */
 	{.key = "ServiceController", .type = S_P_STRING},
 	{.key = "PeerPort", .type = S_P_STRING},
@@ -228,6 +234,38 @@ static void _power(s_p_hashtbl_t *tbl, const char *pfx, agent_conf_t *c)
 	}
 }
 
+/*
+ * The submit gate's floor and ceiling (no hold beyond AGENT_GATE_HOLD_MAX,
+ * see agent_gate.h), the planning window, and the test-only slowdown.
+ */
+static void _window(s_p_hashtbl_t *tbl, const char *pfx, agent_conf_t *c)
+{
+	double lo = c->gate_min, hi = c->gate_max, w = 0;
+
+	_double(tbl, pfx, "GateMinHold", 0.999, &lo);
+	_double(tbl, pfx, "GateMaxHold", 0.999, &hi);
+	if (hi > AGENT_GATE_HOLD_MAX) {
+		error("%s: datalocality.conf: GateMaxHold=%g is above %d s, using %d",
+		      pfx, hi, AGENT_GATE_HOLD_MAX, AGENT_GATE_HOLD_MAX);
+		hi = AGENT_GATE_HOLD_MAX;
+	}
+	if (lo > hi) {
+		error("%s: datalocality.conf: GateMinHold=%g is above GateMaxHold=%g, using GateMinHold=GateMaxHold",
+		      pfx, lo, hi);
+		lo = hi;
+	}
+	c->gate_min = (uint32_t)lo;
+	c->gate_max = (uint32_t)hi;
+	_double(tbl, pfx, "PlanWindow", 0.999, &w);
+	c->plan_window = w < UINT32_MAX ? (uint32_t)w : UINT32_MAX;
+	_double(tbl, pfx, "TestCycleDelay", -1e-300, &c->test_cycle_delay);
+	if (c->test_cycle_delay > 60)
+		c->test_cycle_delay = 60;
+	if (c->test_cycle_delay > 0)
+		info("%s: datalocality.conf: TestCycleDelay=%g: every planning cycle is made %g s slower (for tests only)",
+		     pfx, c->test_cycle_delay, c->test_cycle_delay);
+}
+
 static void _prefetch_default(agent_conf_t *c)
 {
 	if (c->prefetch_max != UINT64_MAX - 1)
@@ -275,6 +313,7 @@ void agent_conf_read(agent_conf_t *c, const char *pfx)
 	c->max_files = mf < DL_FILES_MAX ? (uint32_t)mf : DL_FILES_MAX;
 	_service(tbl, pfx, c);
 	_power(tbl, pfx, c);
+	_window(tbl, pfx, c);
 	s_p_hashtbl_destroy(tbl);
 	xfree(path);
 	_prefetch_default(c);

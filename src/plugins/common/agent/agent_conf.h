@@ -10,6 +10,7 @@
 #include "dl_cache.h"
 #include "dl_place.h"
 #include "dl_state.h"
+#include "agent_gate.h"
 
 /* The policy when datalocality.conf names none, or one that fails. */
 #define AGENT_DEFAULT_POLICY "online-hps"
@@ -43,6 +44,13 @@ typedef struct agent_conf {
 	double resume_cost;     /* ResumeCost, seconds a powered-down node
 				 * takes to start a job; < 0: not set,
 				 * Slurm's ResumeTimeout of the node */
+	/* The submit gate (agent_gate.h) and the window (agent_window.h): */
+	uint32_t gate_min;      /* GateMinHold, seconds */
+	uint32_t gate_max;      /* GateMaxHold, seconds */
+	uint32_t plan_window;   /* PlanWindow, jobs per partition; 0: from
+				 * Slurm's SchedulerParameters */
+	double test_cycle_delay; /* TestCycleDelay, seconds: for tests only,
+				  * every cycle made that much slower */
 } agent_conf_t;
 
 /*

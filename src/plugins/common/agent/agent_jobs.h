@@ -22,6 +22,7 @@ typedef struct agent_job {
 	bool running;           /* running when last seen */
 	bool start_logged;      /* its start was reported */
 	bool finished;          /* its end was recorded */
+	bool gate_noted;        /* its release by the gate's clock logged */
 	int32_t cached_on;      /* node its files were recorded on, or -1 */
 	dl_place_t place;       /* its placement restriction */
 	int32_t planned;        /* node it was last restricted to, or -1 */

@@ -14,6 +14,7 @@
 #include "dl_files.h"
 #include "dl_place.h"
 #include "dl_slurm.h"
+#include "agent_gate.h"
 #include "agent_jobs.h"
 #include "agent_place.h"
 
@@ -174,6 +175,35 @@ static void _widen(const dl_state_t *st, size_t k, int32_t from,
 				 ji->place.bound);
 }
 
+/* The gate's part of an operation on sj (agent_gate.h). */
+static void _gate_op(place_op_t *op, const snap_job_t *sj,
+		     const agent_conf_t *c)
+{
+	op->gated = sj->gated;
+	op->release_to = agent_gate_release_to(sj->ubegin, sj->submit);
+	op->hold = c->gate_max;
+}
+
+/*
+ * A job the gate's clock let go before the agent placed it: the log, its
+ * SystemComment and (pending) its Reason say after how long and why.
+ */
+static void _released(const snapshot_t *s, const snap_job_t *sj,
+		      place_ops_t *ops, const char *pfx)
+{
+	place_op_t *op = agent_place_add(ops, OP_RELEASED, sj->job_id);
+	char why[96];
+
+	snprintf(why, sizeof(why), "its bound of %u s; agent cycles take %.1f s",
+		 sj->gate_bound, s->agent_cycle);
+	op->log = xstrdup_printf("%s: JobId=%u released unplaced by the submit gate after %s",
+				 pfx, sj->job_id, why);
+	op->sc = xstrdup_printf("%s by the submit gate after %s",
+				DL_SC_RELEASED, why);
+	op->desc = xstrdup_printf("DataLocality: released unplaced after %u s (agent cycles take %.1f s)",
+				  sj->gate_bound, s->agent_cycle);
+}
+
 /* One planned pending job: advance its record, list what changed. */
 static void _decide_job(const dl_state_t *st, size_t k, const snap_job_t *sj,
 			const dl_plan_t *plan, const agent_conf_t *c,
@@ -213,13 +243,13 @@ static void _decide_job(const dl_state_t *st, size_t k, const snap_job_t *sj,
 				cached, sizeof(cached));
 			op->desc = _waiting(st, &ji->place, cached);
 		} else if (sj->gated) {
-			agent_place_add(ops, OP_UNGATE, sj->job_id);
+			op = agent_place_add(ops, OP_UNGATE, sj->job_id);
+			_gate_op(op, sj, c);
 		}
 		break;
 	}
-	if (ops->n && ops->op[ops->n - 1].job_id == sj->job_id) {
-		ops->op[ops->n - 1].gated = sj->gated;
-	}
+	if (ops->n && ops->op[ops->n - 1].job_id == sj->job_id)
+		_gate_op(&ops->op[ops->n - 1], sj, c);
 	if (ji->place.node >= 0)
 		stats->pending_placed++;
 }
@@ -283,6 +313,11 @@ static void _decide_others(const snapshot_t *s, const uint8_t *planned,
 		agent_job_t *ji = agent_jobs_get(sj->job_id, false);
 		place_op_t *op;
 
+		if (sj->gate_expired && !sj->gate_noted && ji &&
+		    !ji->gate_noted) {
+			_released(s, sj, ops, pfx);
+			ji->gate_noted = true;
+		}
 		if (sj->running) {
 			_started(s, sj, ops, stats, pfx);
 			continue;
@@ -309,12 +344,14 @@ static void _decide_others(const snapshot_t *s, const uint8_t *planned,
 			op = agent_place_add(ops, OP_REASON, sj->job_id);
 			op->desc = xstrdup_printf("DataLocality: %u files, above MaxFilesPerJob=%u: no placement",
 						  ji->too_many, c->max_files);
-			op->gated = sj->gated;
+			_gate_op(op, sj, c);
 		} else if (sj->gated) {
-			op = agent_place_add(ops, sj->runnable ? OP_UNGATE :
-								  OP_REGATE,
+			/* Outside the window it stays held until it enters. */
+			op = agent_place_add(ops, sj->runnable && !sj->outside ?
+							  OP_UNGATE :
+							  OP_REGATE,
 					     sj->job_id);
-			op->gated = true;
+			_gate_op(op, sj, c);
 		}
 	}
 }

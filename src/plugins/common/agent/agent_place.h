@@ -24,6 +24,7 @@ typedef enum {
 	OP_REGATE,      /* gated but cannot run yet: keep it gated */
 	OP_RESTORE,     /* it started under the restriction: lift it */
 	OP_FORGET,      /* requeued: forget how it was placed last time */
+	OP_RELEASED,    /* the gate's clock let it go unplaced: say so */
 } op_kind_t;
 
 typedef struct place_op {
@@ -32,6 +33,8 @@ typedef struct place_op {
 	int32_t node;           /* OP_RESTRICT: the node */
 	int32_t from;           /* previous restriction, or -1 */
 	bool gated;             /* held back at submit: release it */
+	time_t release_to;      /* gated: the begin time it gets back */
+	uint32_t hold;          /* OP_REGATE: seconds to hold it again */
 	char *desc;             /* Reason text, xmalloc'd, may be NULL */
 	char *sc;               /* SystemComment, xmalloc'd, may be NULL */
 	char *log;              /* info() line, xmalloc'd, may be NULL */

@@ -17,8 +17,10 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "dl_slurm.h"
+#include "agent_gate.h"
 #include "agent_jobs.h"
 #include "agent_snapshot.h"
+#include "agent_window.h"
 
 /*
  * A pending job whose begin time is this close is planned already, so
@@ -169,8 +171,12 @@ static void _eligible(job_record_t *job_ptr, snap_job_t *sj, uint32_t nnodes)
 	FREE_NULL_BITMAP(b);
 }
 
-/* Whether nothing but Slurm's choice of a moment keeps it from starting. */
-static bool _runnable(job_record_t *job_ptr, time_t now)
+/*
+ * Whether nothing but Slurm's choice of a moment (or the gate, which
+ * holds it for us) keeps it from starting: the jobs Slurm's schedulers
+ * queue.
+ */
+static bool _runnable(job_record_t *job_ptr, bool gated, time_t now)
 {
 	switch (job_ptr->state_reason) {
 	case WAIT_DEPENDENCY:
@@ -183,16 +189,47 @@ static bool _runnable(job_record_t *job_ptr, time_t now)
 		break;
 	}
 	return job_ptr->priority != 0 &&
-	       job_ptr->details->begin_time <= now + SOON_SECONDS;
+	       (gated || job_ptr->details->begin_time <= now + SOON_SECONDS);
 }
 
-/* Held back at submit until placed (see dl_slurm.h). */
+/* The value of a job's SPANK environment entry name (a pointer into it). */
+static const char *_env(job_record_t *job_ptr, const char *name)
+{
+	size_t len = strlen(name);
+	uint32_t i;
+
+	for (i = 0; i < job_ptr->spank_job_env_size; i++) {
+		const char *e = job_ptr->spank_job_env[i];
+
+		if (!xstrncmp(e, "SPANK_", 6))
+			e += 6;
+		if (!xstrncmp(e, name, len) && e[len] == '=')
+			return e + len + 1;
+	}
+	return NULL;
+}
+
+/*
+ * Held back at submit until placed, or let go unplaced by the gate's clock
+ * (agent_gate.h).  A requeued job's gate is long gone.
+ */
 static void _gate(job_record_t *job_ptr, snap_job_t *sj, time_t now)
 {
-	time_t b = job_ptr->details->begin_time;
+	struct job_details *d = job_ptr->details;
+	const char *sc = job_ptr->system_comment;
+	bool marked = d && !job_ptr->restart_cnt &&
+		      agent_gate_mark_parse(_env(job_ptr, AGENT_GATE_ENV),
+					    &sj->gate_bound, &sj->ubegin);
+	agent_gate_state_t st;
 
-	sj->gated = sj->ours < 0 && !sj->widened && b > now &&
-		    b <= now + DL_GATE_SECONDS;
+	if (!marked || sj->ours >= 0 || sj->widened)
+		return;
+	st = agent_gate_state(true, sj->ubegin, d->begin_time, d->submit_time,
+			      now);
+	sj->gated = st == AGENT_GATE_HELD && IS_JOB_PENDING(job_ptr);
+	sj->gate_expired = st == AGENT_GATE_EXPIRED;
+	sj->gate_noted = sc && !strncmp(sc, DL_SC_RELEASED,
+					strlen(DL_SC_RELEASED));
 }
 
 /* Add a running job's allocated CPUs to its nodes' busy counts. */
@@ -221,18 +258,7 @@ static uint64_t _hash(const char *s)
 /* The #DL annotation job_submit left in the job's SPANK environment. */
 static char *_script_files(job_record_t *job_ptr)
 {
-	size_t len = strlen(DL_ENV_FILES "=");
-	uint32_t i;
-
-	for (i = 0; i < job_ptr->spank_job_env_size; i++) {
-		const char *e = job_ptr->spank_job_env[i];
-
-		if (!xstrncmp(e, "SPANK_", 6))
-			e += 6;
-		if (!xstrncmp(e, DL_ENV_FILES "=", len))
-			return xstrdup(e + len);
-	}
-	return NULL;
+	return xstrdup(_env(job_ptr, DL_ENV_FILES));
 }
 
 static double _limit(job_record_t *job_ptr)
@@ -247,13 +273,26 @@ static double _limit(job_record_t *job_ptr)
 	return 60.0 * m;
 }
 
+/* What the gate and the rescue of a failed restriction need of a job. */
+static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
+{
+	sj->job_id = job_ptr->job_id;
+	sj->running = !IS_JOB_PENDING(job_ptr);
+	sj->ended = !IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr);
+	sj->ours = agent_snapshot_ours(job_ptr);
+	sj->widened = job_ptr->system_comment &&
+		      !strncmp(job_ptr->system_comment, DL_SC_WIDENED,
+			       strlen(DL_SC_WIDENED));
+	sj->node = -1;
+	_gate(job_ptr, sj, s->now);
+	sj->failed = job_ptr->state_reason == FAIL_BAD_CONSTRAINTS;
+}
+
 static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 {
 	agent_job_t *ji = agent_jobs_get(job_ptr->job_id, false);
 
-	sj->job_id = job_ptr->job_id;
-	sj->running = !IS_JOB_PENDING(job_ptr);
-	sj->ended = !IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr);
+	_copy_light(s, job_ptr, sj);
 	sj->priority = job_ptr->priority;
 	sj->submit = job_ptr->details ? job_ptr->details->submit_time : 0;
 	sj->start = job_ptr->start_time;
@@ -265,10 +304,6 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 			   job_ptr->details->min_cpus : 1;
 	sj->node = sj->running ? bit_ffs(job_ptr->node_bitmap) : -1;
 	sj->limit = _limit(job_ptr);
-	sj->ours = agent_snapshot_ours(job_ptr);
-	sj->widened = job_ptr->system_comment &&
-		      !strncmp(job_ptr->system_comment, DL_SC_WIDENED,
-			       strlen(DL_SC_WIDENED));
 	if (!ji || !ji->parsed) {
 		sj->comment = xstrdup(job_ptr->comment);
 		sj->bb = xstrdup(job_ptr->burst_buffer);
@@ -276,12 +311,10 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	}
 	if (sj->running || !job_ptr->details)
 		return;
-	_gate(job_ptr, sj, s->now);
 	sj->min_nodes = job_ptr->details->min_nodes;
 	sj->for_resources = job_ptr->state_reason == WAIT_RESOURCES ||
 			    job_ptr->state_reason == WAIT_NO_REASON;
-	sj->failed = job_ptr->state_reason == FAIL_BAD_CONSTRAINTS;
-	sj->runnable = _runnable(job_ptr, s->now);
+	sj->runnable = _runnable(job_ptr, sj->gated, s->now);
 	sj->placeable = _single_node(job_ptr, sj->ours);
 	if (sj->placeable && sj->runnable)
 		_eligible(job_ptr, sj, s->nnodes);
@@ -330,8 +363,121 @@ static void _copy_nodes(snapshot_t *s)
 			s->names[i] = xstrdup("?");
 }
 
-void agent_snapshot_take(snapshot_t *s)
+/*
+ * The pending jobs Slurm queues, each once per partition it may run in, for
+ * the planning window (agent_window.h): pend[idx] is the job of idx.
+ */
+typedef struct {
+	job_record_t **pend;
+	uint32_t npend;
+	agent_window_cand_t *cand;
+	uint32_t ncand, cap;
+} queued_t;
+
+static void _queue(queued_t *q, job_record_t *job_ptr)
 {
+	part_record_t *part_ptr;
+	ListIterator it;
+	uint32_t idx = q->npend++;
+	agent_window_cand_t c = {
+		.priority = job_ptr->priority,
+		.submit = job_ptr->details->submit_time,
+		.job_id = job_ptr->job_id,
+		.idx = idx,
+	};
+
+	q->pend[idx] = job_ptr;
+	if (q->ncand + (job_ptr->part_ptr_list ?
+			list_count(job_ptr->part_ptr_list) : 1) > q->cap) {
+		q->cap = 2 * q->cap + 64 +
+			 (job_ptr->part_ptr_list ?
+				  list_count(job_ptr->part_ptr_list) : 0);
+		xrecalloc(q->cand, q->cap, sizeof(*q->cand));
+	}
+	if (!job_ptr->part_ptr_list) {
+		c.part = (uintptr_t)job_ptr->part_ptr;
+		q->cand[q->ncand++] = c;
+		return;
+	}
+	it = list_iterator_create(job_ptr->part_ptr_list);
+	while ((part_ptr = list_next(it))) {
+		c.part = (uintptr_t)part_ptr;
+		q->cand[q->ncand++] = c;
+	}
+	list_iterator_destroy(it);
+}
+
+/*
+ * A pending job outside the window, or not queued, is copied only when the
+ * gate must keep holding it (its hold is half gone), its gate let it go
+ * unplaced and nobody said so yet, a restriction of ours failed it, or the
+ * agent saw it run (requeued).  None of its files is read.
+ */
+static void _outside(snapshot_t *s, job_record_t *job_ptr,
+		     const snapshot_conf_t *c)
+{
+	snap_job_t sj = { 0 };
+	agent_job_t *ji;
+
+	_copy_light(s, job_ptr, &sj);
+	ji = agent_jobs_get(job_ptr->job_id, false);
+	if ((sj.gated &&
+	     job_ptr->details->begin_time < s->now + 1 + c->gate_hold / 2) ||
+	    (sj.gate_expired && !sj.gate_noted) ||
+	    (sj.ours >= 0 && sj.failed) ||
+	    (ji && (ji->running || ji->finished))) {
+		sj.outside = true;
+		s->jobs[s->njobs++] = sj;
+	}
+}
+
+/* CPUs of usable nodes no running job holds: see agent_window.h. */
+static uint32_t _free_cpus(const snapshot_t *s)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < s->nnodes; i++)
+		if (s->usable[i] && s->cpus[i] > s->busy[i])
+			n += s->cpus[i] - s->busy[i];
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* Copy the window in full, the rest of the queued jobs as _outside(). */
+static void _window(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
+{
+	agent_window_sched_t sp;
+	uint8_t *in = xcalloc(q->npend ? q->npend : 1, 1);
+	uint32_t i;
+
+	agent_window_sched_parse(slurm_conf.sched_params, &sp);
+	s->pending = q->npend;
+	s->window = agent_window_size(&sp, c->plan_window, _free_cpus(s));
+	s->in_window = agent_window_select(q->cand, q->ncand, s->window, in);
+	for (i = 0; i < q->npend; i++) {
+		if (in[i])
+			_copy_job(s, q->pend[i], &s->jobs[s->njobs++]);
+		else
+			_outside(s, q->pend[i], c);
+	}
+	xfree(in);
+}
+
+/* A pending job Slurm's schedulers queue (or would, but for the gate). */
+static bool _queued(snapshot_t *s, job_record_t *job_ptr)
+{
+	snap_job_t sj = { 0 };
+
+	if (!job_ptr->details)
+		return false;
+	sj.ours = agent_snapshot_ours(job_ptr);
+	_gate(job_ptr, &sj, s->now);
+	return _runnable(job_ptr, sj.gated, s->now);
+}
+
+void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
+{
+	queued_t q = { 0 };
 	ListIterator it;
 	job_record_t *job_ptr;
 	uint32_t cap;
@@ -343,19 +489,28 @@ void agent_snapshot_take(snapshot_t *s)
 	_copy_nodes(s);
 	cap = list_count(job_list);
 	s->jobs = xcalloc(cap ? cap : 1, sizeof(snap_job_t));
+	q.pend = xcalloc(cap ? cap : 1, sizeof(job_record_t *));
 	it = list_iterator_create(job_list);
-	while ((job_ptr = list_next(it)) && s->njobs < cap) {
-		if (!IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr) &&
-		    !_ended_since(job_ptr))
+	while ((job_ptr = list_next(it)) && s->njobs + q.npend < cap) {
+		if (IS_JOB_PENDING(job_ptr)) {
+			if (_queued(s, job_ptr))
+				_queue(&q, job_ptr);
+			else if (job_ptr->details)
+				_outside(s, job_ptr, c);
 			continue;
-		if (!IS_JOB_PENDING(job_ptr) &&
-		    (!job_ptr->node_bitmap || bit_ffs(job_ptr->node_bitmap) < 0))
+		}
+		if (!IS_JOB_RUNNING(job_ptr) && !_ended_since(job_ptr))
+			continue;
+		if (!job_ptr->node_bitmap || bit_ffs(job_ptr->node_bitmap) < 0)
 			continue;
 		if (IS_JOB_RUNNING(job_ptr))
 			_count_busy(s, job_ptr);
 		_copy_job(s, job_ptr, &s->jobs[s->njobs++]);
 	}
 	list_iterator_destroy(it);
+	_window(s, &q, c);
+	xfree(q.pend);
+	xfree(q.cand);
 }
 
 void agent_snapshot_free(snapshot_t *s)

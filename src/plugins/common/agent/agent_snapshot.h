@@ -20,6 +20,13 @@ typedef struct snap_job {
 	bool runnable;          /* pending and could start now */
 	bool placeable;         /* pending single-node job we may restrict */
 	bool gated;             /* held back by job_submit until placed */
+	bool gate_expired;      /* the gate's clock let it go unplaced */
+	bool gate_noted;        /* its SystemComment says so already */
+	uint32_t gate_bound;    /* gated: the bound it was given, seconds */
+	time_t ubegin;          /* gated: the user's own begin time, or 0 */
+	bool outside;           /* pending, outside the planning window (or
+				 * not queued by Slurm): copied only for what
+				 * the gate and a rescue need, never read */
 	int32_t ours;           /* node of the plugin's restriction, or -1 */
 	bool widened;           /* its SystemComment says it was widened */
 	bool failed;            /* Slurm found it never runnable */
@@ -64,13 +71,28 @@ typedef struct snapshot {
 	uint16_t *resume_timeout; /* Slurm's ResumeTimeout of the node */
 	uint32_t njobs;
 	snap_job_t *jobs;
+	/* The planning window (agent_window.h) of this snapshot: */
+	uint32_t pending;       /* pending jobs Slurm queues */
+	uint32_t window;        /* jobs per partition in the window */
+	uint32_t in_window;     /* pending jobs in it, copied in full */
+	double agent_cycle;     /* the agent's cycle time (agent_gate.h),
+				 * set by the agent for its messages */
 } snapshot_t;
 
+/* What a snapshot needs of datalocality.conf. */
+typedef struct snapshot_conf {
+	uint32_t plan_window;   /* PlanWindow, 0: from SchedulerParameters */
+	uint32_t gate_hold;     /* seconds a gated job outside the window is
+				 * held at a time (GateMaxHold) */
+} snapshot_conf_t;
+
 /*
- * agent_snapshot_take - fill *s.  Caller holds config, job, node and
- * partition read locks.
+ * agent_snapshot_take - fill *s: nodes, running jobs and jobs ended since
+ * the last cycle, the pending jobs of the planning window in full, and of
+ * the others only those the gate or a rescue must act on.  Caller holds
+ * config, job, node and partition read locks.
  */
-void agent_snapshot_take(snapshot_t *s);
+void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c);
 
 /* agent_snapshot_free - free what *s holds. */
 void agent_snapshot_free(snapshot_t *s);

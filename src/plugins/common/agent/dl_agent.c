@@ -13,6 +13,8 @@
  * a second.
  */
 #include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -30,8 +32,10 @@
 #include "dl_error.h"
 #include "dl_place.h"
 #include "dl_policy.h"
+#include "dl_slurm.h"
 #include "agent_channel.h"
 #include "agent_conf.h"
+#include "agent_gate.h"
 #include "agent_history.h"
 #include "agent_jobs.h"
 #include "agent_model.h"
@@ -74,6 +78,10 @@ static dl_sched_stats_t stats;
 static time_t last_inv_read, last_save;
 static dl_plan_t *last_plan;          /* of the last cycle, for saving */
 static dl_state_t *last_st;
+static agent_gate_t gate;             /* the cycle times the gate follows */
+static uint32_t gate_published;       /* bound in the gate file, or 0 */
+static uint64_t jobs_read;            /* jobs whose files were read */
+static time_t last_window_log;
 
 /*
  * The policy's parameters as the agent uses them
@@ -163,10 +171,12 @@ static void _update_model(snapshot_t *s)
 
 		ji->seen = cycle_no;
 		/* Held or waiting jobs cost nothing until they may run. */
-		if (!ji->parsed && (sj->running || sj->runnable))
+		if (!ji->parsed && (sj->running || sj->runnable)) {
 			agent_model_parse_job(ji, sj->comment, sj->script_files,
 					      sj->bb, sj->uid, sj->gid,
 					      dl_conf.max_files, pfx);
+			jobs_read++;
+		}
 		if (sj->running && !ji->running && !ji->finished) {
 			ji->running = true;
 			if (sj->node >= 0 && (uint32_t)sj->node < nn)
@@ -419,6 +429,40 @@ static void _compact(void)
 	xfree(params);
 }
 
+/*
+ * The window's account, when it changed and at most every 5 s (and always
+ * at debug level): how many queued jobs were planned, how many job files
+ * were read so far, what cycles take.
+ */
+static void _log_window(const snapshot_t *s)
+{
+	static uint32_t seen_in, seen_window;
+	time_t now = time(NULL);
+	bool changed = s->in_window != seen_in || s->window != seen_window;
+
+	debug("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read, cycle %.3f s",
+	      pfx, s->window, s->in_window, s->pending, jobs_read, gate.last);
+	if (!changed || now - last_window_log < 5)
+		return;
+	seen_in = s->in_window;
+	seen_window = s->window;
+	last_window_log = now;
+	info("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read so far; cycles take %.3f s (last %.3f s), gate bound %u s",
+	     pfx, s->window, s->in_window, s->pending, jobs_read,
+	     agent_gate_cycle(&gate), gate.last,
+	     agent_gate_bound(&gate, dl_conf.gate_min, dl_conf.gate_max));
+}
+
+/*
+ * TestCycleDelay (for tests only): a cycle as slow as on a loaded host,
+ * outside slurmctld's locks like the planning it stands for.
+ */
+static void _test_delay(void)
+{
+	if (dl_conf.test_cycle_delay > 0)
+		usleep((useconds_t)(dl_conf.test_cycle_delay * 1e6));
+}
+
 static void _cycle(void)
 {
 	/* Copying needs only read locks: nothing changes under us. */
@@ -432,6 +476,8 @@ static void _cycle(void)
 		.part = READ_LOCK
 	};
 	snapshot_t snap = { 0 };
+	snapshot_conf_t sc = { .plan_window = dl_conf.plan_window,
+			       .gate_hold = dl_conf.gate_max };
 	place_ops_t ops = { 0 };
 	dl_state_t *st = NULL;
 	dl_plan_t *plan;
@@ -443,8 +489,10 @@ static void _cycle(void)
 	/* A job may leave a node whose service serves peers more cheaply. */
 	dl_conf.place.peer_src = agent_model_peer_sources();
 	lock_slurmctld(read_lock);
-	agent_snapshot_take(&snap);
+	agent_snapshot_take(&snap, &sc);
 	unlock_slurmctld(read_lock);
+	snap.agent_cycle = agent_gate_cycle(&gate);
+	_test_delay();
 
 	plan = _plan(&snap, &st, &map);
 	if (st && st->nnodes == snap.nnodes)
@@ -471,7 +519,40 @@ static void _cycle(void)
 	dl_state_destroy(last_st);
 	last_plan = plan;
 	last_st = st;
+	_log_window(&snap);
 	agent_snapshot_free(&snap);
+}
+
+/*
+ * Tell job_submit the gate's bound (DL_GATE_FILE, dl_slurm.h) when it
+ * changed: written aside and renamed, so that it reads a whole number.
+ */
+static void _publish_gate(void)
+{
+	uint32_t b = agent_gate_bound(&gate, dl_conf.gate_min,
+				      dl_conf.gate_max);
+	char *path, *tmp;
+	FILE *f;
+
+	if (b == gate_published || !slurm_conf.state_save_location)
+		return;
+	path = xstrdup_printf("%s/%s", slurm_conf.state_save_location,
+			      DL_GATE_FILE);
+	tmp = xstrdup_printf("%s.new", path);
+	if (!(f = fopen(tmp, "we")) ||
+	    fprintf(f, "%u %.3f\n", b, agent_gate_cycle(&gate)) < 0 ||
+	    fclose(f) || rename(tmp, path)) {
+		error("%s: cannot write %s: %m; the gate's bound stays %u s",
+		      pfx, path, gate_published ? gate_published :
+						  DL_GATE_SECONDS);
+	} else {
+		if (gate_published)
+			info("%s: submit gate bound %u s (was %u s): agent cycles take %.3f s",
+			     pfx, b, gate_published, agent_gate_cycle(&gate));
+		gate_published = b;
+	}
+	xfree(tmp);
+	xfree(path);
 }
 
 /*
@@ -609,6 +690,8 @@ static void *_agent(void *arg)
 		_cycle();
 		end = _now_ms();
 		next_ok = end + CYCLE_GAP_FACTOR * (end - now);
+		agent_gate_observe(&gate, (double)(end - now) / 1000.0);
+		_publish_gate();
 	}
 	return NULL;
 }
@@ -624,6 +707,9 @@ int dl_agent_start(const char *plugin_type)
 	stop_agent = false;
 	reconfig_pending = true;
 	memset(&stats, 0, sizeof(stats));
+	memset(&gate, 0, sizeof(gate));
+	gate_published = 0;
+	jobs_read = 0;
 	agent_jobs_init();
 	slurm_thread_create(&agent_tid, _agent, NULL);
 	slurm_mutex_unlock(&term_lock);

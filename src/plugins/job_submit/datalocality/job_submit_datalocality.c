@@ -4,16 +4,20 @@
  * and hold a new annotated single-node job back until the planning agent
  * has placed it: Slurm may try a job the moment it is submitted, or when
  * any other job ends, and a job started before it has its node would lose
- * its data.  The hold is a begin time DL_GATE_SECONDS ahead (dl_slurm.h);
- * the agent lifts it within a cycle (100 ms), and if the agent is not
- * running the job only starts a little later.
+ * its data.  The hold is a begin time a bound ahead that the agent derives
+ * from its measured cycle time (agent_gate.h); the agent lifts it as soon
+ * as it placed the job, and if it is slow or not running, Slurm's clock
+ * lets the job go at the bound.
  *
  * The same parser as sched/datalocality reads the annotation, so a job
  * that gets past this plugin is one the scheduler understands.
  */
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
@@ -28,6 +32,7 @@
 #include "dl_files.h"
 #include "dl_script.h"
 #include "dl_slurm.h"
+#include "agent_gate.h"
 
 /*
  * Slurm 22.05 refuses a comment over 1,024 bytes before job_submit plugins
@@ -73,7 +78,10 @@ static int _validate(const char *comment, const char *bb, uid_t uid,
 	return SLURM_SUCCESS;
 }
 
-/* The environment entry that carries a script's #DL files: (dl_slurm.h). */
+/*
+ * The environment entries that carry a script's #DL files: (dl_slurm.h)
+ * and the gate's mark (agent_gate.h): never the user's own.
+ */
 static void _drop_env(job_desc_msg_t *d)
 {
 	uint32_t i, k = 0;
@@ -82,7 +90,11 @@ static void _drop_env(job_desc_msg_t *d)
 		if (!xstrncmp(d->spank_job_env[i], DL_ENV_FILES "=",
 			      strlen(DL_ENV_FILES) + 1) ||
 		    !xstrncmp(d->spank_job_env[i], "SPANK_" DL_ENV_FILES "=",
-			      strlen(DL_ENV_FILES) + 7)) {
+			      strlen(DL_ENV_FILES) + 7) ||
+		    !xstrncmp(d->spank_job_env[i], AGENT_GATE_ENV "=",
+			      strlen(AGENT_GATE_ENV) + 1) ||
+		    !xstrncmp(d->spank_job_env[i], "SPANK_" AGENT_GATE_ENV "=",
+			      strlen(AGENT_GATE_ENV) + 7)) {
 			xfree(d->spank_job_env[i]);
 			continue;
 		}
@@ -194,14 +206,61 @@ static bool _placeable(const job_desc_msg_t *d)
 	return true;
 }
 
+/*
+ * The gate's bound: what the agent publishes from its measured cycle time
+ * (agent_gate.h), re-read when the file changed, DL_GATE_SECONDS until it
+ * wrote one.  job_submit may run in several RPC threads at once.
+ */
+static uint32_t _gate_bound(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct stat seen;
+	static uint32_t bound = DL_GATE_SECONDS;
+	char *path = xstrdup_printf("%s/%s", slurm_conf.state_save_location,
+				    DL_GATE_FILE);
+	unsigned long b;
+	struct stat sb;
+	uint32_t out;
+	FILE *f;
+
+	slurm_mutex_lock(&lock);
+	if (!stat(path, &sb) &&
+	    (sb.st_mtim.tv_sec != seen.st_mtim.tv_sec ||
+	     sb.st_mtim.tv_nsec != seen.st_mtim.tv_nsec ||
+	     sb.st_ino != seen.st_ino) &&
+	    (f = fopen(path, "re"))) {
+		if (fscanf(f, "%lu", &b) == 1 && b >= 1 &&
+		    b <= AGENT_GATE_HOLD_MAX)
+			bound = (uint32_t)b;
+		fclose(f);
+		seen = sb;
+	}
+	out = bound;
+	slurm_mutex_unlock(&lock);
+	xfree(path);
+	return out;
+}
+
+/*
+ * Hold the job back a bound ahead, and note the bound and the user's own
+ * begin time in its SPANK environment (agent_gate.h): the agent tells
+ * from them that the gate holds it, and what to give back on release.
+ */
 static void _gate(job_desc_msg_t *d)
 {
+	uint32_t bound = _gate_bound();
 	time_t now = time(NULL);
+	char mark[48];
 
 	/* A job that begins later anyway is placed before then. */
-	if (d->begin_time > now + DL_GATE_SECONDS)
+	if (d->begin_time > now + bound ||
+	    !agent_gate_mark_format(mark, sizeof(mark), bound, d->begin_time))
 		return;
-	d->begin_time = now + DL_GATE_SECONDS;
+	d->begin_time = now + bound;
+	xrecalloc(d->spank_job_env, d->spank_job_env_size + 1,
+		  sizeof(char *));
+	d->spank_job_env[d->spank_job_env_size++] =
+		xstrdup_printf("%s=%s", AGENT_GATE_ENV, mark);
 }
 
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,

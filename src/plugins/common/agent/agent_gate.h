@@ -1,0 +1,103 @@
+/*
+ * agent_gate.h - the submit gate's bound and its marks.  Pure (no Slurm
+ * header, no allocation), so that it is unit tested on its own.
+ *
+ * job_submit/datalocality holds a new annotated single-node job back with
+ * a begin time a bound ahead until the planning agent has placed it.  The
+ * bound is a few of the agent's cycles, as it measures them, between a
+ * floor and a ceiling (GateMinHold, GateMaxHold in datalocality.conf): a
+ * job submitted just after a cycle took its snapshot waits for the rest of
+ * that cycle, the pause after it (twice its length) and the next cycle,
+ * so AGENT_GATE_CYCLES cycles cover it with one to spare.  The agent
+ * publishes the bound in a small file; job_submit reads it (when it
+ * changed) for every job it gates and notes it, with the begin time the
+ * user asked for, in the job's SPANK environment as DL_GATE=<bound>,<begin>.
+ *
+ * From that mark and the job record alone, the agent tells a job held by
+ * the gate (its begin time still ahead, at most AGENT_GATE_HOLD_MAX: Slurm
+ * defers requeued jobs by 120 s or more, which are never taken for gated)
+ * from one the gate let go by its clock, unplaced: its begin time passed
+ * and is neither its submission nor the user's own (which is what the
+ * agent restores when it releases a job).
+ */
+#ifndef AGENT_GATE_H
+#define AGENT_GATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Cycles of the agent a gated job waits for at most (see above). */
+#define AGENT_GATE_CYCLES 5
+/* Defaults of GateMinHold and GateMaxHold, seconds. */
+#define AGENT_GATE_MIN_DEFAULT 3
+#define AGENT_GATE_MAX_DEFAULT 30
+/* No hold is longer: below Slurm's requeue delay (cred_expire, 120 s). */
+#define AGENT_GATE_HOLD_MAX 60
+/* Weight of the newest cycle in the moving average. */
+#define AGENT_GATE_EWMA 0.2
+/* The environment entry holding the mark (DL_GATE=<bound>,<begin>). */
+#define AGENT_GATE_ENV "DL_GATE"
+
+/* The agent's measure of its own cycles. */
+typedef struct agent_gate {
+	double last;            /* seconds the last cycle took */
+	double ewma;            /* their moving average */
+	double max_recent;      /* the longest of the last cycles, decaying */
+	uint32_t cycles;        /* cycles seen */
+} agent_gate_t;
+
+/* agent_gate_observe - account for a cycle that took sec seconds. */
+void agent_gate_observe(agent_gate_t *g, double sec);
+
+/*
+ * agent_gate_cycle - the cycle time the bound is made of: the larger of
+ * the moving average and the longest recent cycle, so that one slow cycle
+ * raises it at once and it comes down over a few dozen fast ones.
+ */
+double agent_gate_cycle(const agent_gate_t *g);
+
+/*
+ * agent_gate_bound - whole seconds a new job is held at most:
+ * AGENT_GATE_CYCLES cycles, rounded up, within [floor, ceiling] (ceiling
+ * itself within [1, AGENT_GATE_HOLD_MAX], floor within [1, ceiling]).
+ */
+uint32_t agent_gate_bound(const agent_gate_t *g, uint32_t floor,
+			  uint32_t ceiling);
+
+/*
+ * agent_gate_mark_format - "<bound>,<begin>" into buf (the value of
+ * AGENT_GATE_ENV).  RET false if it does not fit.
+ */
+bool agent_gate_mark_format(char *buf, size_t len, uint32_t bound,
+			    time_t begin);
+
+/*
+ * agent_gate_mark_parse - read a mark.  RET false (outputs unchanged) for
+ * anything but two decimal numbers, the bound within 1..
+ * AGENT_GATE_HOLD_MAX.
+ */
+bool agent_gate_mark_parse(const char *val, uint32_t *bound, time_t *begin);
+
+typedef enum {
+	AGENT_GATE_NONE,        /* not gated, or released by the agent */
+	AGENT_GATE_HELD,        /* held back by the gate now */
+	AGENT_GATE_EXPIRED,     /* let go by the gate's clock, not placed */
+} agent_gate_state_t;
+
+/*
+ * agent_gate_state - what the gate does to a pending or just started job
+ * with a mark of user begin time ubegin, begin time begin and submit time
+ * submit, at now.  A job without a mark is AGENT_GATE_NONE.
+ */
+agent_gate_state_t agent_gate_state(bool marked, time_t ubegin, time_t begin,
+				     time_t submit, time_t now);
+
+/*
+ * agent_gate_release_to - the begin time a released job gets back: its
+ * user's if later than its submission, else its submission (eligible
+ * since then, for the age factor of its priority).
+ */
+time_t agent_gate_release_to(time_t ubegin, time_t submit);
+
+#endif /* AGENT_GATE_H */

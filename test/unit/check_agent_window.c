@@ -1,0 +1,94 @@
+/*
+ * check_agent_window.c - the planning window (agent_window.h): Slurm's
+ * settings read from SchedulerParameters (defaults, whole keys only, bad
+ * values), the window's size (PlanWindow, backfill's per-partition share,
+ * the free CPUs), and the jobs in it (per partition, by priority, submit
+ * time and job id; a job of several partitions in if it is in any).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_suites.h"
+#include "agent_window.h"
+
+START_TEST(test_window_params)
+{
+	agent_window_sched_t s;
+
+	agent_window_sched_parse(NULL, &s);
+	ck_assert_uint_eq(s.queue_depth, 100);
+	ck_assert_uint_eq(s.bf_test, 500);
+	ck_assert_uint_eq(s.bf_part, 0);
+	agent_window_sched_parse("bf_interval=1,default_queue_depth=40,"
+				 "BF_MAX_JOB_TEST=70,bf_max_job_part=20", &s);
+	ck_assert_uint_eq(s.queue_depth, 40);
+	ck_assert_uint_eq(s.bf_test, 70);
+	ck_assert_uint_eq(s.bf_part, 20);
+	/* Whole keys; bad values are the defaults. */
+	agent_window_sched_parse("xbf_max_job_test=7,bf_max_job_test_x=8,"
+				 "default_queue_depth=abc,bf_max_job_part=0",
+				 &s);
+	ck_assert_uint_eq(s.queue_depth, 100);
+	ck_assert_uint_eq(s.bf_test, 500);
+	ck_assert_uint_eq(s.bf_part, 0);
+	agent_window_sched_parse("default_queue_depth=12x", &s);
+	ck_assert_uint_eq(s.queue_depth, 100);
+}
+END_TEST
+
+START_TEST(test_window_size)
+{
+	agent_window_sched_t s = { 100, 500, 0 };
+
+	ck_assert_uint_eq(agent_window_size(&s, 0, 0), 500);
+	ck_assert_uint_eq(agent_window_size(&s, 0, 16), 516);
+	ck_assert_uint_eq(agent_window_size(&s, 7, 16), 7);
+	s.bf_part = 50;
+	ck_assert_uint_eq(agent_window_size(&s, 0, 4), 104);
+	s.queue_depth = 10;
+	ck_assert_uint_eq(agent_window_size(&s, 0, 0), 50);
+	s.bf_part = 900;
+	ck_assert_uint_eq(agent_window_size(&s, 0, 0), 500);
+}
+END_TEST
+
+START_TEST(test_window_select)
+{
+	/* Partition 1: jobs 0-5; partition 2: jobs 6-7; job 5 in both. */
+	agent_window_cand_t c[] = {
+		{ 1, 10, 100, 10, 0 }, { 1, 30, 100, 11, 1 },
+		{ 1, 20, 90, 12, 2 },  { 1, 20, 90, 9, 3 },
+		{ 1, 20, 80, 13, 4 },  { 1, 1, 50, 14, 5 },
+		{ 2, 5, 100, 15, 6 },  { 2, 1, 100, 16, 7 },
+		{ 2, 9, 100, 14, 5 },
+	};
+	uint8_t in[8] = { 0 };
+	uint32_t n = sizeof(c) / sizeof(c[0]);
+
+	/*
+	 * Partition 1 by priority, submit time, job id: 1 (30), 4 (20,
+	 * 80), 3 (20, 90, id 9), 2, 0, 5; partition 2: 5 (9), 6, 7.
+	 */
+	ck_assert_uint_eq(agent_window_select(c, n, 3, in), 6);
+	ck_assert_mem_eq(in, ((uint8_t[]){ 0, 1, 0, 1, 1, 1, 1, 1 }), 8);
+	memset(in, 0, sizeof(in));
+	ck_assert_uint_eq(agent_window_select(c, n, 1, in), 2);
+	ck_assert_mem_eq(in, ((uint8_t[]){ 0, 1, 0, 0, 0, 1, 0, 0 }), 8);
+	memset(in, 0, sizeof(in));
+	ck_assert_uint_eq(agent_window_select(c, n, 100, in), 8);
+	ck_assert_uint_eq(agent_window_select(c, 0, 100, in), 0);
+	ck_assert_uint_eq(agent_window_select(c, n, 0, in), 0);
+}
+END_TEST
+
+Suite *make_agent_window_suite(void)
+{
+	Suite *s = suite_create("agent_window");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_window_params);
+	tcase_add_test(tc, test_window_size);
+	tcase_add_test(tc, test_window_select);
+	suite_add_tcase(s, tc);
+	return s;
+}
