@@ -100,7 +100,7 @@ typedef struct cached_source {
  */
 int cached_peer_fetch(void *arg, const dl_stage_job_t *job, const char *path,
 		      const struct stat *sb, int out,
-		      char sha[DL_SHA256_HEX_LEN]);
+		      char sha[DL_SHA256_HEX_LEN], int64_t *verified_ns);
 
 /**
  * cached_peer_check - whether this node may serve req (FETCH): a
@@ -108,12 +108,14 @@ int cached_peer_fetch(void *arg, const dl_stage_job_t *job, const char *path,
  * requester's uid/gid can open the source here with that identity too.
  * OUT fd - the cached copy to stream (caller closes), on 0
  * OUT sha - its digest
+ * OUT verified_ns - when the copy was last known to be its source's
+ *                   content (the requester judges it, see peer.c)
  * OUT why - on refusal, one line
  * \return 0 or -1 (refused).
  */
 int cached_peer_check(dl_stage_t *st, const dl_msg_t *req, unsigned timeout_s,
-		      int *fd, char sha[DL_SHA256_HEX_LEN], char *why,
-		      size_t whylen);
+		      int *fd, char sha[DL_SHA256_HEX_LEN],
+		      int64_t *verified_ns, char *why, size_t whylen);
 
 /* Whether a prefetch queued on this node will copy path. */
 typedef bool (*cached_queued_fn)(void *arg, const char *path);

@@ -61,7 +61,7 @@ int cached_peer_stream(int fd, int out, uint64_t size, const char *sha,
 /* One FETCH to one peer; \return 0 with out filled and sha set. */
 static int _fetch_one(const cached_conf_t *conf, const dl_msg_peer_t *p,
 		      const char *body, size_t blen, const struct stat *sb,
-		      int out, char *sha)
+		      int out, char *sha, int64_t *verified_ns)
 {
 	dl_net_conn_t c;
 	dl_net_frame_t f = { 0 };
@@ -97,6 +97,7 @@ static int _fetch_one(const cached_conf_t *conf, const dl_msg_peer_t *p,
 			   "(length or SHA-256 mismatch)", p->node);
 	} else {
 		memcpy(sha, m.sha256, DL_SHA256_HEX_LEN);
+		*verified_ns = m.verified_ns;
 		rc = 0;
 	}
 	dl_msg_free(&m);
@@ -151,7 +152,7 @@ static const dl_msg_file_t *_peers_of(cached_source_t *s, const char *path)
 
 int cached_peer_fetch(void *arg, const dl_stage_job_t *job, const char *path,
 		      const struct stat *sb, int out,
-		      char sha[DL_SHA256_HEX_LEN])
+		      char sha[DL_SHA256_HEX_LEN], int64_t *verified_ns)
 {
 	cached_source_t *s = arg;
 	const dl_msg_file_t *f = _peers_of(s, path);
@@ -186,7 +187,7 @@ int cached_peer_fetch(void *arg, const dl_stage_job_t *job, const char *path,
 		if (tries++ && (ftruncate(out, 0) || lseek(out, 0, SEEK_SET)))
 			break;
 		rc = _fetch_one(s->conf, &f->peers[i], body, blen, sb, out,
-				sha);
+				sha, verified_ns);
 		if (!rc)
 			cached_log(6, "%s: %lld bytes from peer %s", path,
 				   (long long)sb->st_size, f->peers[i].node);
@@ -236,8 +237,8 @@ static int _user_can_read(const dl_msg_t *req, unsigned timeout_s, char *why,
 }
 
 int cached_peer_check(dl_stage_t *st, const dl_msg_t *req, unsigned timeout_s,
-		      int *fd, char sha[DL_SHA256_HEX_LEN], char *why,
-		      size_t whylen)
+		      int *fd, char sha[DL_SHA256_HEX_LEN],
+		      int64_t *verified_ns, char *why, size_t whylen)
 {
 	dl_stage_entry_t e;
 	int cfd;
@@ -258,6 +259,7 @@ int cached_peer_check(dl_stage_t *st, const dl_msg_t *req, unsigned timeout_s,
 	if (_user_can_read(req, timeout_s, why, whylen))
 		goto refuse;
 	memcpy(sha, e.sha, DL_SHA256_HEX_LEN);
+	*verified_ns = e.verified_ns;
 	dl_stage_entry_clear(&e);
 	*fd = cfd;
 	return 0;
@@ -319,6 +321,7 @@ int cached_peer_serve(const cached_conf_t *c, const dl_net_auth_t *auth,
 		      void *qarg)
 {
 	char err[256] = "", why[512] = "", sha[DL_SHA256_HEX_LEN] = "";
+	int64_t verified = 0;
 	char *body;
 	dl_net_frame_t f = { 0 };
 	dl_stage_t *st = NULL;
@@ -350,11 +353,13 @@ int cached_peer_serve(const cached_conf_t *c, const dl_net_auth_t *auth,
 		rc = cached_peer_check(st, &req, c->opts.open_timeout ?
 							 c->opts.open_timeout :
 							 60,
-				       &cfd, sha, why, sizeof(why));
+				       &cfd, sha, &verified, why,
+				       sizeof(why));
 	}
 	dl_stage_close(st);
 	dl_msg_init(&ans, rc ? DL_NET_FETCH_REFUSED : DL_NET_FETCH_OK);
 	ans.size = req.size;
+	ans.verified_ns = verified;
 	memcpy(ans.sha256, sha, sizeof(sha));
 	if (rc)
 		dl_msg_set_text(&ans, why);

@@ -26,7 +26,8 @@
  *   LOCATE    req files[] (path)
  *   LOCATED   req files[] (path peers[])
  *   FETCH     uid gid user path size ino mtime_ns ctime_ns
- *   FETCH_OK  size sha256
+ *   FETCH_OK  size sha256 verified_ns (optional: when the copy was last
+ *             known to be its source's content; 0 if not sent)
  *   FETCH_REFUSED text (why=)
  *   STAGE     job uid gid user text (the annotation)
  *   END       job
@@ -91,6 +92,7 @@ typedef struct dl_msg {
 	char *path;
 	uint64_t size, ino;
 	int64_t mtime_ns, ctime_ns;
+	int64_t verified_ns;
 	char sha256[65];
 	dl_msg_count_t count;
 	char *text;

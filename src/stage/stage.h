@@ -88,12 +88,18 @@ typedef struct dl_stage_job dl_stage_job_t;
  * IN out - an empty file in DIR/.tmp to write the content into
  * OUT sha - the SHA-256 (hex) of what was written, which the callback has
  *           checked against what its source promised
+ * OUT verified_ns - when that content was last known to be the source's
+ *           (CLOCK_REALTIME ns; 0 if not known).  The library judges it
+ *           as it judges a local hit: if the source changed so close to
+ *           that time that its timestamps cannot tell two versions apart,
+ *           the source's content is hashed and compared first.
  * \return 0 if out holds exactly sb->st_size bytes of the file; anything
  *         else and the copy comes from the storage (out is emptied).
  */
 typedef int (*dl_stage_fetch_fn)(void *arg, const dl_stage_job_t *job,
 				 const char *path, const struct stat *sb,
-				 int out, char sha[DL_SHA256_HEX_LEN]);
+				 int out, char sha[DL_SHA256_HEX_LEN],
+				 int64_t *verified_ns);
 
 typedef struct dl_stage_opts {
 	uint64_t capacity;  /* bytes, DL_CACHE_UNLIMITED for no limit */

@@ -143,6 +143,36 @@ static int _copy_data(dl_stage_t *st, int src, int out, uint64_t size,
 	return rc;
 }
 
+static int _hash_fd(int fd, uint64_t size, char *sha);
+
+/*
+ * Whether a peer's copy (digest sha, known to be its source's content at
+ * verified, 0 if not known) is the version of the source the job sees
+ * now: as for a local hit, the times vouch for it unless the source last
+ * changed within DL__GRANULARITY_NS of verified (a same-size rewrite in
+ * the same timestamp tick looks the same); then the source's content is
+ * hashed and compared.  A stale copy is never kept, nor passed on.
+ */
+static bool _peer_current(dl_stage_t *st, int src, const struct stat *sb,
+			  const char *path, const char *sha, int64_t verified,
+			  dl_stage_report_t *rep)
+{
+	int64_t m = dl__ts_ns(&sb->st_mtim), c = dl__ts_ns(&sb->st_ctim);
+	int64_t changed = m > c ? m : c;
+	char mine[DL_SHA256_HEX_LEN];
+
+	if (changed <= INT64_MAX - DL__GRANULARITY_NS &&
+	    changed + DL__GRANULARITY_NS <= verified)
+		return true;
+	rep->verified++;
+	if (!_hash_fd(src, (uint64_t)sb->st_size, mine) && !strcmp(mine, sha))
+		return true;
+	dl__stage_log(st, DL_LOG_INFO,
+		      "%s: a peer's copy is of another version of it (changed within the timestamps' granularity): copied from storage",
+		      path);
+	return false;
+}
+
 /*
  * Copy size bytes of src into a new file in .tmp, fsync it, make it 0444.
  * OUT tmpname - its name in .tmp
@@ -157,6 +187,7 @@ static int _copy(dl_stage_t *st, int src, const struct stat *sb,
 {
 	uint64_t size = (uint64_t)sb->st_size;
 	char psha[DL_SHA256_HEX_LEN];
+	int64_t pver = 0;
 	int out, rc = -1;
 
 	snprintf(tmpname, tlen, "%s.%ld.%u", hash, (long)getpid(), st->seq++);
@@ -172,7 +203,10 @@ static int _copy(dl_stage_t *st, int src, const struct stat *sb,
 	/* Another source first (a peer); any doubt and storage it is. */
 	*from_peer = false;
 	if (st->fetch && st->cur_job)
-		rc = st->fetch(st->fetch_arg, st->cur_job, path, sb, out, psha);
+		rc = st->fetch(st->fetch_arg, st->cur_job, path, sb, out, psha,
+			       &pver);
+	if (!rc && !_peer_current(st, src, sb, path, psha, pver, rep))
+		rc = -1;
 	if (!rc) {
 		*from_peer = true;
 		if (sha)

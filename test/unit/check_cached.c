@@ -37,9 +37,10 @@ static char base[64], src[128], dir_a[128], dir_b[128];
 static cached_conf_t conf_b;
 
 static int _no_fetch(void *arg, const dl_stage_job_t *job, const char *path,
-		     const struct stat *sb, int out, char *sha)
+		     const struct stat *sb, int out, char *sha, int64_t *ver)
 {
 	(void)arg, (void)job, (void)path, (void)sb, (void)out, (void)sha;
+	(void)ver;
 	return -1;
 }
 
@@ -151,6 +152,7 @@ START_TEST(test_peer_check)
 	dl_stage_report_t rep;
 	dl_stage_t *st;
 	dl_msg_t m;
+	int64_t ver = 0;
 	int fd, in;
 
 	if (!_root())
@@ -159,8 +161,10 @@ START_TEST(test_peer_check)
 	ck_assert_uint_eq(rep.copied, 2);
 	/* the version asked for, by a user who can read it: served */
 	_fetch_req(&m, "f", NOBODY);
-	ck_assert_msg(!cached_peer_check(st, &m, 10, &fd, sha, why,
+	ck_assert_msg(!cached_peer_check(st, &m, 10, &fd, sha, &ver, why,
 					 sizeof(why)), "%s", why);
+	/* the requester is told when the copy was last known current */
+	ck_assert_int_gt(ver, 0);
 	buf = malloc(300000);
 	snprintf(path, sizeof(path), "%s/f", src);
 	in = open(path, O_RDONLY);
@@ -172,33 +176,33 @@ START_TEST(test_peer_check)
 	close(fd);
 	/* another identity: refused */
 	m.ino++;
-	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, why,
+	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, &ver, why,
 					   sizeof(why)), -1);
 	ck_assert(strstr(why, "another version"));
 	m.ino--;
 	m.mtime_ns++;
-	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, why,
+	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, &ver, why,
 					   sizeof(why)), -1);
 	m.mtime_ns--;
 	/* root: refused (root jobs read their storage) */
 	m.uid = 0;
-	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, why,
+	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, &ver, why,
 					   sizeof(why)), -1);
 	dl_msg_free(&m);
 	/* not cached here */
 	_fetch_req(&m, "g", NOBODY);
-	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, why,
+	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, &ver, why,
 					   sizeof(why)), -1);
 	ck_assert(strstr(why, "not cached"));
 	dl_msg_free(&m);
 	/* cached, same version, but this user cannot open it here */
 	_fetch_req(&m, "mine", OTHER_UID);
-	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, why,
+	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, &ver, why,
 					   sizeof(why)), -1);
 	ck_assert(strstr(why, "cannot open"));
 	dl_msg_free(&m);
 	_fetch_req(&m, "mine", NOBODY);
-	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, why,
+	ck_assert_int_eq(cached_peer_check(st, &m, 10, &fd, sha, &ver, why,
 					   sizeof(why)), 0);
 	close(fd);
 	dl_msg_free(&m);

@@ -1863,13 +1863,13 @@ static void _race_prolog(const race_t *r)
  */
 static int _race_fetch(void *arg, const dl_stage_job_t *job, const char *path,
 		       const struct stat *sb, int out,
-		       char sha[DL_SHA256_HEX_LEN])
+		       char sha[DL_SHA256_HEX_LEN], int64_t *ver)
 {
 	race_t *r = arg;
 	struct stat vs;
 	int status;
 
-	(void)job, (void)sb, (void)out, (void)sha;
+	(void)job, (void)sb, (void)out, (void)sha, (void)ver;
 	if (strcmp(path, r->trigger) || r->prolog)
 		return DL_ENOENT;
 	r->prolog = fork();
@@ -2005,12 +2005,12 @@ typedef struct fault {
  */
 static int _fault_fetch(void *arg, const dl_stage_job_t *job,
 			const char *path, const struct stat *sb, int out,
-			char sha[DL_SHA256_HEX_LEN])
+			char sha[DL_SHA256_HEX_LEN], int64_t *ver)
 {
 	const fault_t *f = arg;
 	char cmd[1200];
 
-	(void)job, (void)sb, (void)out, (void)sha;
+	(void)job, (void)sb, (void)out, (void)sha, (void)ver;
 	if (strcmp(path, f->trigger))
 		return DL_ENOENT;
 	if (f->what == 1) {
@@ -2081,6 +2081,95 @@ START_TEST(test_node_fault_fallback)
 }
 END_TEST
 
+/* A peer's answer, as test_stale_peer_copy's fetch hook gives it. */
+typedef struct peer_copy {
+	const char *content; /* what the peer sends */
+	size_t len;
+	int64_t verified_ns; /* when the peer last knew it current */
+	int calls;
+} peer_copy_t;
+
+static int _peer_fetch(void *arg, const dl_stage_job_t *job,
+		       const char *path, const struct stat *sb, int out,
+		       char sha[DL_SHA256_HEX_LEN], int64_t *ver)
+{
+	peer_copy_t *p = arg;
+
+	(void)job, (void)path, (void)sb;
+	p->calls++;
+	ck_assert_int_eq(write(out, p->content, p->len), (ssize_t)p->len);
+	dl_sha256_hex(p->content, p->len, sha);
+	*ver = p->verified_ns;
+	return 0;
+}
+
+/*
+ * Issue 27: a same-size rewrite of a source within its timestamp tick,
+ * right after a peer copied it, left the peer's copy looking current; it
+ * was served, kept, and passed on.  The requester now judges a peer's
+ * copy as a local hit: a copy not known current long enough after the
+ * source's last change is compared with the source's content first.
+ */
+START_TEST(test_stale_peer_copy)
+{
+	dl_stage_opts_t o = {.capacity = DL_CACHE_UNLIMITED,
+			     .policy = DL_EVICT_LRU, .node = "n1"};
+	static char oldc[4096], newc[4096];
+	peer_copy_t p = {.content = oldc, .len = sizeof(oldc)};
+	char src[256], c[400], err[256];
+	dl_stage_report_t rep;
+	dl_stage_t *st = NULL;
+	struct stat sb;
+	int fd;
+
+	if (!_root())
+		return;
+	_setup();
+	memset(oldc, 'o', sizeof(oldc));
+	memset(newc, 'n', sizeof(newc));
+	snprintf(src, sizeof(src), "%s/in", ddir);
+	fd = open(src, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, newc, sizeof(newc)), (ssize_t)sizeof(newc));
+	close(fd);
+	ck_assert_int_eq(stat(src, &sb), 0);
+	snprintf(c, sizeof(c), "files:%s", src);
+	o.fetch = _peer_fetch;
+	o.fetch_arg = &p;
+	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	/* the peer knew its (old) copy current in the source's last tick */
+	p.verified_ns = dl__ts_ns(&sb.st_mtim);
+	ck_assert_int_eq(_stage(st, 60, NOBODY, c, &rep), 0);
+	ck_assert_int_eq(p.calls, 1);
+	ck_assert_uint_eq(rep.from_peers, 0);
+	ck_assert_uint_eq(rep.copied, 1);
+	ck_assert(_same_content(_view_file(60, src), src));
+	ck_assert_int_eq(dl_stage_job_end(st, 60, &rep), 0);
+	/* the same content, not known current for long: checked, taken */
+	dl_stage_close(st);
+	snprintf(err, sizeof(err), "rm -rf '%s'", cdir);
+	ck_assert_int_eq(system(err), 0);
+	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	p.content = newc;
+	ck_assert_int_eq(_stage(st, 61, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.from_peers, 1);
+	ck_assert_uint_ge(rep.verified, 1);
+	ck_assert(_same_content(_view_file(61, src), src));
+	ck_assert_int_eq(dl_stage_job_end(st, 61, &rep), 0);
+	dl_stage_close(st);
+	/* known current long after the change: the times vouch, no hashing */
+	snprintf(err, sizeof(err), "rm -rf '%s'", cdir);
+	ck_assert_int_eq(system(err), 0);
+	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	p.verified_ns = dl__ts_ns(&sb.st_mtim) + 3 * DL__GRANULARITY_NS;
+	ck_assert_int_eq(_stage(st, 62, NOBODY, c, &rep), 0);
+	ck_assert_uint_eq(rep.from_peers, 1);
+	ck_assert_uint_eq(rep.verified, 0);
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
 Suite *make_stage_suite(void)
 {
 	Suite *s = suite_create("stage");
@@ -2129,6 +2218,7 @@ Suite *make_stage_suite(void)
 	tcase_add_test(tc, test_prefetch_prolog_race);
 	tcase_add_test(tc, test_prefetch_after_start);
 	tcase_add_test(tc, test_node_fault_fallback);
+	tcase_add_test(tc, test_stale_peer_copy);
 	suite_add_tcase(s, tc);
 	return s;
 }
