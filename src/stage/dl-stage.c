@@ -33,6 +33,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +41,7 @@
 #include "dl_error.h"
 #include "dl_files.h"
 #include "dl_log.h"
+#include "dl_pattern.h"
 #include "squeue.h"
 #include "stage.h"
 #include "stage_conf.h"
@@ -390,9 +392,111 @@ static void _prolog_summary(const dl_stage_report_t *rep)
 		  rep->evicted, _human(rep->bytes_evicted, h4, 32), more);
 }
 
+/* squeue's answer about one job: "jobid arrayjobid taskid name" lines. */
+static void _squeue_line(const char *line, uint32_t job_id,
+			 dl_pattern_ctx_t *ctx, char *name, size_t namelen)
+{
+	unsigned int id, array;
+	char task[32], *end;
+	unsigned long t;
+	int n = 0;
+
+	if (sscanf(line, "%u %u %31s %n", &id, &array, task, &n) < 3 || !n ||
+	    id != job_id)
+		return;
+	errno = 0;
+	t = strtoul(task, &end, 10);
+	/* "N/A" outside an array; a pending range is never this job */
+	ctx->task_id = (isdigit((unsigned char)task[0]) && !*end && !errno &&
+			t < DL_PATTERN_NONE) ?
+			       (uint32_t)t :
+			       DL_PATTERN_NONE;
+	ctx->array_job_id = ctx->task_id == DL_PATTERN_NONE ? DL_PATTERN_NONE :
+							      array;
+	snprintf(name, namelen, "%.*s", (int)strcspn(line + n, "\n"),
+		 line + n);
+	ctx->name = name;
+}
+
+/*
+ * The array ids and the name of this job, for which slurmd 22.05 gives
+ * the Prolog no variable (prep/script sets SLURM_JOB_ID and
+ * SLURM_JOB_USER): asked from slurmctld with squeue, and only for a job
+ * whose files name them.  Unknown stays unknown if squeue cannot tell:
+ * the expansion then fails with a message rather than guess.
+ */
+static void _squeue_ids(uint32_t job_id, dl_pattern_ctx_t *ctx, char *name,
+			size_t namelen)
+{
+	char id[16], buf[8192], *line, *save = NULL;
+	size_t got = 0;
+	ssize_t r;
+	int p[2], st;
+	pid_t pid;
+
+	snprintf(id, sizeof(id), "%" PRIu32, job_id);
+	if (pipe2(p, O_CLOEXEC))
+		return;
+	if ((pid = fork()) == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(p[1], 1);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 2);
+		}
+		execlp("squeue", "squeue", "-h", "-t", "all", "-j", id, "-o",
+		       "%A %F %K %j", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while (pid > 0 && got < sizeof(buf) - 1 &&
+	       ((r = read(p[0], buf + got, sizeof(buf) - 1 - got)) > 0 ||
+		(r < 0 && errno == EINTR)))
+		got += r > 0 ? (size_t)r : 0;
+	close(p[0]);
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	buf[got] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		_squeue_line(line, job_id, ctx, name, namelen);
+}
+
+/*
+ * Expand Slurm's filename patterns (dl_pattern.h) in the job's paths with
+ * the job's own values, before anything is staged or handed to dl-cached
+ * as text.  A later Slurm's SLURM_ARRAY_* and SLURM_JOB_NAME win.
+ */
+static int _expand(dl_filelist_t *files, char *err, size_t errlen)
+{
+	unsigned need = dl_pattern_list_fields(files);
+	dl_pattern_ctx_t ctx;
+	char name[1024];
+	uint32_t v;
+
+	dl_pattern_ctx_init(&ctx);
+	if (_env_u32("SLURM_JOB_ID", opt.job, &v))
+		ctx.job_id = v;
+	ctx.user = getenv("SLURM_JOB_USER");
+	ctx.name = getenv("SLURM_JOB_NAME");
+	if (_env_u32("SLURM_ARRAY_TASK_ID", NULL, &v))
+		ctx.task_id = v;
+	if (_env_u32("SLURM_ARRAY_JOB_ID", NULL, &v))
+		ctx.array_job_id = v;
+	if ((need & (DL_PATTERN_TASK | DL_PATTERN_ARRAY | DL_PATTERN_NAME)) &&
+	    ctx.job_id != DL_PATTERN_UNKNOWN &&
+	    (ctx.task_id == DL_PATTERN_UNKNOWN || !ctx.name))
+		_squeue_ids(ctx.job_id, &ctx, name, sizeof(name));
+	if (!ctx.name || !*ctx.name)
+		ctx.name = NULL;
+	return dl_pattern_expand_list(files, &ctx, 0, NULL, err, errlen);
+}
+
 /*
  * The job's files: its comment's annotation and the #DL directives of its
- * script (job_submit/datalocality passes them as SPANK_DL_FILES).
+ * script (job_submit/datalocality passes them as SPANK_DL_FILES), with
+ * their patterns expanded.
  */
 static int _job_files(const char *comment, const char *script,
 		      dl_filelist_t **files, char *err, size_t errlen)
@@ -400,11 +504,13 @@ static int _job_files(const char *comment, const char *script,
 	dl_filelist_t *more = NULL;
 	int rc;
 
-	if ((rc = dl_files_parse(comment, files, err, errlen)) || !script)
+	if ((rc = dl_files_parse(comment, files, err, errlen)))
 		return rc;
-	if (!(rc = dl_files_parse(script, &more, err, errlen)))
+	if (script && !(rc = dl_files_parse(script, &more, err, errlen)))
 		rc = dl_files_merge(*files, more, err, errlen);
 	dl_filelist_free(more);
+	if (!rc)
+		rc = _expand(*files, err, errlen);
 	if (rc) {
 		dl_filelist_free(*files);
 		*files = NULL;

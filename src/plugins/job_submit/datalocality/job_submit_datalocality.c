@@ -32,6 +32,7 @@
 #include "dl_files.h"
 #include "dl_script.h"
 #include "dl_slurm.h"
+#include "jsub_pattern.h"
 #include "agent_gate.h"
 
 /*
@@ -155,9 +156,14 @@ static char *_with_script_bb(char *ann, const job_desc_msg_t *d)
 	return ann;
 }
 
-static int _script(job_desc_msg_t *d, char **err_msg, bool *files)
+/*
+ * IN pat - the values of the job's patterns (jsub_pattern.h): the files
+ *	are read as the first task names them, NULL if no '%' anywhere
+ */
+static int _script(job_desc_msg_t *d, const jsub_pattern_t *pat,
+		   char **err_msg, bool *files)
 {
-	char err[512], *ann = NULL, *msg = NULL;
+	char err[512], *ann = NULL, *msg = NULL, *first = NULL;
 	int rc;
 
 	_drop_env(d);
@@ -172,12 +178,16 @@ static int _script(job_desc_msg_t *d, char **err_msg, bool *files)
 	ann = _with_script_bb(ann, d);
 	if (!ann)
 		return SLURM_SUCCESS;
-	if (dl_slurm_job_files(NULL, ann, NULL, d->user_id, d->group_id,
-			       NULL, &msg)) {
+	if (jsub_pattern_first(pat, ann, &first, err_msg) ||
+	    dl_slurm_job_files(NULL, first ? first : ann, NULL, d->user_id,
+			       d->group_id, NULL, &msg)) {
+		free(first);
 		free(ann);
-		*err_msg = msg;
+		if (msg)
+			*err_msg = msg;
 		return SLURM_ERROR;
 	}
+	free(first);
 	xrecalloc(d->spank_job_env, d->spank_job_env_size + 1,
 		  sizeof(char *));
 	d->spank_job_env[d->spank_job_env_size++] =
@@ -269,12 +279,23 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	bool files = false;
 	int rc;
 
+	jsub_pattern_t *pat = jsub_pattern_new(job_desc);
+	char *first = NULL;
+
 	(void)submit_uid;
-	rc = _validate(job_desc->comment, job_desc->burst_buffer,
-		       job_desc->user_id, job_desc->group_id, 0, err_msg,
-		       &files);
+	/* Files named by patterns: as the first task sees them, then all. */
+	rc = jsub_pattern_first(pat, job_desc->comment, &first, err_msg);
 	if (rc == SLURM_SUCCESS)
-		rc = _script(job_desc, err_msg, &files);
+		rc = _validate(first ? first : job_desc->comment,
+			       job_desc->burst_buffer, job_desc->user_id,
+			       job_desc->group_id, 0, err_msg, &files);
+	files = files || dl_files_has_annotation(job_desc->comment);
+	if (rc == SLURM_SUCCESS)
+		rc = _script(job_desc, pat, err_msg, &files);
+	if (rc == SLURM_SUCCESS)
+		rc = jsub_pattern_check(pat, job_desc, err_msg);
+	free(first);
+	jsub_pattern_free(pat);
 	if (rc == SLURM_SUCCESS && files && _agent_configured() &&
 	    _placeable(job_desc))
 		_gate(job_desc);
@@ -284,11 +305,23 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		      uint32_t submit_uid, char **err_msg)
 {
+	jsub_pattern_t *pat;
+	char *first = NULL;
+	int rc;
+
 	(void)submit_uid;
 	/* Only a changed comment can make the annotation invalid. */
 	if (!job_desc->comment)
 		return SLURM_SUCCESS;
-	return _validate(job_desc->comment, job_ptr->burst_buffer,
-			 job_ptr->user_id, job_ptr->group_id, job_ptr->job_id,
-			 err_msg, NULL);
+	/* Its patterns as this job (or its first pending task) sees them. */
+	pat = strchr(job_desc->comment, '%') ? jsub_pattern_job(job_ptr) : NULL;
+	rc = jsub_pattern_first(pat, job_desc->comment, &first, err_msg);
+	if (rc == SLURM_SUCCESS)
+		rc = _validate(first ? first : job_desc->comment,
+			       job_ptr->burst_buffer, job_ptr->user_id,
+			       job_ptr->group_id, job_ptr->job_id, err_msg,
+			       NULL);
+	free(first);
+	jsub_pattern_free(pat);
+	return rc;
 }
