@@ -150,11 +150,10 @@ int jsub_pattern_first(const jsub_pattern_t *p, const char *ann, char **out,
 
 /*
  * Expand one entry for a task and, as the user, open what it names.
- * IN where - "" or " (in list file X)"
  * RET true if the task must be refused (c->msg says why)
  */
 static bool _check_path(check_t *c, const dl_pattern_ctx_t *ctx,
-			const char *path, const char *where)
+			const char *path)
 {
 	char err[512], what[MSG_MAX], *x = NULL;
 	int rc = dl_pattern_expand(path, ctx, &x, err, sizeof(err)), fd;
@@ -169,8 +168,8 @@ static bool _check_path(check_t *c, const dl_pattern_ctx_t *ctx,
 	if (c->open) {
 		fd = open(x, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0) {
-			snprintf(what, sizeof(what), "%s: %s%s", x,
-				 strerror(errno), where);
+			snprintf(what, sizeof(what), "%s: %s", x,
+				 strerror(errno));
 			_say(c->msg, sizeof(c->msg), c->p, ctx->task_id, what);
 			free(x);
 			return true;
@@ -218,14 +217,18 @@ static bool _read_list(check_t *c, const dl_pattern_ctx_t *ctx,
 }
 
 /*
- * A list file of one task: its path expanded, and its lines that hold a
- * pattern expanded and opened.  *budget counts the entries checked.
+ * A list file of one task: its path expanded and, as the user, read.  Its
+ * lines are not expanded where jobs run yet (dl-stage and the agent read
+ * list files with dl_files_parse_list(), not dl_pattern_parse_list()), so
+ * a line holding a pattern is refused here rather than failing the job.
+ * IN first - the first task checked: a list path without a pattern names
+ *	the same file for every task and is read only then
  */
 static bool _check_list(check_t *c, const dl_pattern_ctx_t *ctx,
-			const char *lpath, size_t *budget)
+			const char *lpath, bool first)
 {
 	dl_filelist_t *list;
-	char err[512], where[MSG_MAX], *x = NULL;
+	char err[512], what[MSG_MAX], *x = NULL;
 	bool bad = false;
 	int rc = dl_pattern_expand(lpath, ctx, &x, err, sizeof(err));
 
@@ -237,18 +240,21 @@ static bool _check_list(check_t *c, const dl_pattern_ctx_t *ctx,
 		return true;
 	}
 	/* Without the user's identity no list file is read here. */
-	if (!c->open || c->list_bytes > LIST_BYTES_CHECKED ||
+	if (!c->open || (!first && !_has_pct(lpath)) ||
+	    c->list_bytes > LIST_BYTES_CHECKED ||
 	    !(list = dl_filelist_new())) {
 		free(x);
 		return false;
 	}
 	bad = _read_list(c, ctx, x, list);
-	snprintf(where, sizeof(where), " (in list file %s)", x);
-	for (size_t i = 0; !bad && i < list->count && *budget; i++) {
-		if (!_has_pct(list->files[i].path))
+	for (size_t i = 0; !bad && i < list->count; i++) {
+		if (!dl_pattern_fields(list->files[i].path))
 			continue;
-		(*budget)--;
-		bad = _check_path(c, ctx, list->files[i].path, where);
+		snprintf(what, sizeof(what),
+			 "list file %s: line patterns (%%a, %%u, ...) are not expanded inside list files yet; name one list per task instead (@/path/list_%%a)",
+			 x);
+		_say(c->msg, sizeof(c->msg), c->p, ctx->task_id, what);
+		bad = true;
 	}
 	dl_filelist_free(list);
 	free(x);
@@ -272,11 +278,11 @@ static void _checks(check_t *c)
 			if (!_has_pct(raw->files[i].path))
 				continue;
 			budget--;
-			if (_check_path(c, &ctx, raw->files[i].path, ""))
+			if (_check_path(c, &ctx, raw->files[i].path))
 				return;
 		}
 		for (size_t i = 0; i < raw->nlists; i++)
-			if (_check_list(c, &ctx, raw->lists[i], &budget))
+			if (_check_list(c, &ctx, raw->lists[i], !k))
 				return;
 	}
 }
