@@ -11,12 +11,12 @@
 #      (unshare --time, Linux 5.6)): real munged,
 #      slurmctld and 4 slurmd started and stopped by each test, with the
 #      freshly built plugins;
-#   4. about 105 s of coverage-guided fuzzing (libFuzzer) of every parser of
+#   4. about 110 s of coverage-guided fuzzing (libFuzzer) of every parser of
 #      untrusted input: 30 s for the files: annotation, 10 s each for list
 #      files and burst-buffer specs, the state file, dl-sim's traces,
 #      dl-stage's cache metadata, notes and configuration, libdlnet's
 #      frames and message bodies, the controller's copy of a node
-#      service's inventory, and 5 s for dl-sim's --provision specs
+#      service's inventory, and 5 s each for dl-sim's --provision specs and dl-submit's streams
 #      (test/fuzz);
 #   5. make distcheck (skip with DL_SKIP_DISTCHECK=1).
 # The last line is "N passed, N failed"; the exit status is 0 only if all
@@ -140,7 +140,7 @@ fuzz() {
 	rm -rf "$tmp"
 }
 
-step "fuzzing the parsers of untrusted input (libFuzzer, 105 s)"
+step "fuzzing the parsers of untrusted input (libFuzzer, 110 s)"
 lib=src/libdatalocality
 stage_src=()
 for f in src/stage/*.c; do
@@ -177,6 +177,8 @@ fuzz fuzz_agent_inv 10 8192 -I src/net -I src/plugins/common/agent \
 	$lib/files.c $lib/error.c $lib/log.c
 # dl-sim --provision SPEC.
 fuzz fuzz_provision 5 256 -I src/sim src/sim/provision.c $lib/error.c -lm
+# dl-submit's stream files and templates (with their --time values).
+fuzz fuzz_stream 5 4096 -I src/submit src/submit/stream.c $lib/error.c -lm
 
 if [ "${DL_SKIP_DISTCHECK:-0}" != 1 ]; then
 	step "make distcheck"
