@@ -52,8 +52,9 @@ jsub_pattern_t *jsub_pattern_new(const job_desc_msg_t *d)
 {
 	jsub_pattern_t *p;
 
+	/* An array's list files may hold patterns its comment does not. */
 	if (!_has_pct(d->comment) && !_has_pct(d->script) &&
-	    !_has_pct(d->burst_buffer))
+	    !_has_pct(d->burst_buffer) && !(d->array_inx && d->array_inx[0]))
 		return NULL;
 	p = xmalloc(sizeof(*p));
 	dl_pattern_ctx_init(&p->ctx);
@@ -341,8 +342,12 @@ int jsub_pattern_check(const jsub_pattern_t *p, const job_desc_msg_t *d,
 	c = xmalloc(sizeof(*c));
 	c->p = p;
 	c->open = true;
-	if (!(c->raw = _raw(d)) ||
-	    (!dl_pattern_list_fields(c->raw) && !c->raw->nlists)) {
+	/*
+	 * One more fork of slurmctld only where patterns are: entries that
+	 * hold one, or the list files of an array.
+	 */
+	if (!(c->raw = _raw(d)) || (!dl_pattern_list_fields(c->raw) &&
+				    !(c->raw->nlists && p->ntasks))) {
 		dl_filelist_free((dl_filelist_t *)c->raw);
 		xfree(c);
 		return SLURM_SUCCESS;

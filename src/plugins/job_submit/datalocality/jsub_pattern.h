@@ -11,6 +11,9 @@
  * as before), and only as the user: when slurmctld cannot take the user's
  * identity, only the patterns themselves are checked.  What needs a value
  * not known at submit (%j, %A: the job id) is checked when the job runs.
+ * List files are read here (for the lines with patterns that the nodes do
+ * not expand yet, see _check_list()) when their path holds a pattern or
+ * the job is an array: not for every job with a list file.
  */
 #ifndef JSUB_PATTERN_H
 #define JSUB_PATTERN_H
