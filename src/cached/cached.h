@@ -5,8 +5,11 @@
  *
  *   dl-cached.c  options and wiring only
  *   conf.c       settings: datalocality.conf, slurm.conf, the command line
- *   log.c        one line per event to stderr (foreground) or syslog
+ *   log.c        one line per event to stderr (foreground) or syslog;
+ *                lines strangers can cause are rate-limited
  *   loop.c       the parent's event loop: listeners, children, timers
+ *   door.c       the peer port: listening (retried while the port is
+ *                taken) and connections waiting to speak, in the parent
  *   ctl.c        the connection to the controller: HELLO, INV, DELTA,
  *                PREFETCH/CANCEL in, LOCATE relayed for children
  *   work.c       the children: STAGE and END for dl-stage, PREFETCH
@@ -24,6 +27,7 @@
 #ifndef DL_CACHED_H
 #define DL_CACHED_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -40,6 +44,8 @@
 /* Frame deadlines (ms): between daemons, and on the local socket. */
 #define CACHED_NET_TIMEOUT 10000
 #define CACHED_CONNECT_TIMEOUT 2000
+/* A peer's NONCE and authenticated FETCH must come within this (ms). */
+#define CACHED_AUTH_TIMEOUT 5000
 /* A LOCATE unanswered this long: copy from storage. */
 #define CACHED_LOCATE_TIMEOUT 2000
 /*
@@ -79,11 +85,70 @@ int cached_conf_load(cached_conf_t *c, const char *conf_path, char *err,
 		     size_t errlen);
 
 /* ---- log.c ---- */
+/* Kinds of lines that others can cause at will, limited each. */
+enum { CACHED_LOG_PEER, CACHED_LOG_LISTEN, CACHED_LOG_KINDS };
+/* Lines of a kind per second, across the parent and its children. */
+#define CACHED_LOG_BURST 5
+/* Before the first fork: the limits are shared with the children. */
 void cached_log_init(bool foreground);
 void cached_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * cached_log_limited - as cached_log(), at most CACHED_LOG_BURST lines of
+ * kind per second over all of dl-cached's processes; the lines dropped
+ * are counted and said by the next line let through.
+ */
+void cached_log_limited(int kind, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* For dl_stage_opts_t.log. */
 void cached_log_cb(int level, const char *msg, void *arg);
+
+/* ---- door.c ---- */
+/* Connections waiting to speak at most, and how long each may wait. */
+#define CACHED_GREET_MAX 128
+#define CACHED_GREET_MS 1000
+/* The longest wait between two tries to listen on a taken port. */
+#define CACHED_LISTEN_BACKOFF_MAX 30000
+
+typedef struct cached_greet {
+	int fd;
+	int64_t until; /* ms: closed if still silent then */
+	char who[96];
+} cached_greet_t;
+
+/*
+ * The peer port.  Anyone can connect to it, so a connection costs a file
+ * descriptor and no process until its first bytes arrive (a peer speaks
+ * at once: its NONCE); silent ones are closed after CACHED_GREET_MS, the
+ * oldest first when CACHED_GREET_MAX wait.  A port taken by another
+ * process (a user's squatter) is retried with a backoff instead of
+ * giving up.
+ */
+typedef struct cached_door {
+	uint16_t port;
+	int lfd;           /* -1 while not listening */
+	int64_t next_try;  /* ms */
+	int backoff;       /* ms */
+	cached_greet_t g[CACHED_GREET_MAX];
+	size_t n;
+} cached_door_t;
+
+void cached_door_init(cached_door_t *d, uint16_t port);
+/* Listen if due, close the silent; at every turn of the loop. */
+void cached_door_tick(cached_door_t *d);
+/* The descriptors to poll for reading: the listener, then the waiting. */
+size_t cached_door_poll(const cached_door_t *d, struct pollfd *p);
+/*
+ * cached_door_input - after poll() on what cached_door_poll() gave:
+ * accept newcomers, and hand over the connections that spoke.
+ * OUT fd, who - up to max of those (the caller owns the descriptors)
+ * \return how many were handed over.
+ */
+size_t cached_door_input(cached_door_t *d, const struct pollfd *p, int *fd,
+			 char (*who)[96], size_t max);
+/* In a child: close what is the parent's, but keep. */
+void cached_door_forget(cached_door_t *d, int keep);
+void cached_door_close(cached_door_t *d);
 
 /* ---- peer.c ---- */
 /* Peers that hold a path, as LOCATED or PREFETCH name them. */

@@ -51,7 +51,8 @@ typedef struct loop {
 	const cached_conf_t *conf;
 	dl_stage_t *st;
 	cached_ctl_t *ctl;
-	int lfd, pfd;
+	int lfd;
+	cached_door_t door; /* the peer port */
 	child_t ch[MAX_CHILDREN];
 	size_t nch;
 	pending_t pend[MAX_CHILDREN];
@@ -76,7 +77,7 @@ static void _child_init(loop_t *l, int keep)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	close(l->lfd);
-	close(l->pfd);
+	cached_door_forget(&l->door, keep);
 	if (cached_ctl_fd(l->ctl) >= 0)
 		close(cached_ctl_fd(l->ctl));
 	for (size_t i = 0; i < l->nch; i++)
@@ -308,24 +309,29 @@ static void _local_accept(loop_t *l)
 	dl_msg_free(&m);
 }
 
-static void _peer_accept(loop_t *l)
+/* Peers that spoke at the door: a child each, within their half. */
+static void _peer_input(loop_t *l, const struct pollfd *p)
 {
-	size_t peers = 0;
-	char who[96];
-	int fd;
+	int fd[CACHED_GREET_MAX];
+	char who[CACHED_GREET_MAX][96];
+	size_t n = cached_door_input(&l->door, p, fd, who, CACHED_GREET_MAX);
 
-	if (dl_net_accept(l->pfd, 0, &fd, who, sizeof(who)))
-		return;
-	/* anyone can connect: half the slots stay for this node's jobs */
-	for (size_t i = 0; i < l->nch; i++)
-		peers += l->ch[i].kind == K_PEER;
-	if (peers >= MAX_CHILDREN / 2) {
-		cached_log(4, "peer %s: rejected, %zu peer requests in "
-			   "progress", who, peers);
-		close(fd);
-		return;
+	for (size_t k = 0; k < n; k++) {
+		size_t peers = 0;
+
+		/* anyone can connect: half the slots stay for this node's jobs */
+		for (size_t i = 0; i < l->nch; i++)
+			peers += l->ch[i].kind == K_PEER;
+		if (peers >= MAX_CHILDREN / 2) {
+			cached_log_limited(CACHED_LOG_PEER, 4,
+					   "peer %s: rejected, %zu peer "
+					   "requests in progress", who[k],
+					   peers);
+			close(fd[k]);
+			continue;
+		}
+		_spawn(l, K_PEER, 0, fd[k], _run_peer, who[k]);
 	}
-	_spawn(l, K_PEER, 0, fd, _run_peer, who);
 }
 
 /* ---- relays ----------------------------------------------------------- */
@@ -425,7 +431,8 @@ static int _setup(loop_t *l, const cached_conf_t *conf)
 
 	memset(l, 0, sizeof(*l));
 	l->conf = conf;
-	l->lfd = l->pfd = -1;
+	l->lfd = -1;
+	cached_door_init(&l->door, conf->peer_port);
 	if (dl_stage_open(conf->cache_dir, &conf->opts, 1, &l->st, err,
 			  sizeof(err))) {
 		cached_log(3, "cache directory %s refused: %s",
@@ -433,11 +440,12 @@ static int _setup(loop_t *l, const cached_conf_t *conf)
 		return -1;
 	}
 	snprintf(sock, sizeof(sock), "%s/.sock", conf->cache_dir);
-	if (dl_net_listen_unix(sock, 0600, &l->lfd, err, sizeof(err)) ||
-	    dl_net_listen(NULL, conf->peer_port, &l->pfd, err, sizeof(err))) {
+	if (dl_net_listen_unix(sock, 0600, &l->lfd, err, sizeof(err))) {
 		cached_log(3, "%s", err);
 		return -1;
 	}
+	/* a peer port taken by someone else is tried again, not fatal */
+	cached_door_tick(&l->door);
 	if (!(l->ctl = cached_ctl_create(conf, l->st, &ops)))
 		return -1;
 	cached_log(6, "serving %s for node %s: local socket %s, peers on "
@@ -469,22 +477,23 @@ static void _teardown(loop_t *l)
 		unlink(sock);
 		close(l->lfd);
 	}
-	if (l->pfd >= 0)
-		close(l->pfd);
+	cached_door_close(&l->door);
 	cached_ctl_destroy(l->ctl);
 	dl_stage_close(l->st);
 }
 
 static void _poll_once(loop_t *l)
 {
-	struct pollfd p[3 + MAX_CHILDREN];
+	struct pollfd p[3 + CACHED_GREET_MAX + MAX_CHILDREN];
 	child_t *who[MAX_CHILDREN];
-	size_t n = 0, nrel = 0;
+	size_t n = 0, nrel = 0, door, rel;
 
 	p[n++] = (struct pollfd){ .fd = l->lfd, .events = POLLIN };
-	p[n++] = (struct pollfd){ .fd = l->pfd, .events = POLLIN };
 	p[n++] = (struct pollfd){ .fd = cached_ctl_fd(l->ctl),
 				  .events = POLLIN };
+	door = n;
+	n += cached_door_poll(&l->door, p + n);
+	rel = n;
 	for (size_t i = 0; i < l->nch; i++)
 		if (l->ch[i].relay >= 0) {
 			who[nrel++] = &l->ch[i];
@@ -495,14 +504,13 @@ static void _poll_once(loop_t *l)
 		return;
 	if (p[0].revents)
 		_local_accept(l);
-	if (p[1].revents)
-		_peer_accept(l);
-	if (p[2].revents && cached_ctl_fd(l->ctl) >= 0)
+	if (p[1].revents && cached_ctl_fd(l->ctl) >= 0)
 		cached_ctl_input(l->ctl);
-	/* relays last: the accepts above may have moved l->ch */
+	_peer_input(l, p + door);
+	/* relays last: the spawns above may have moved l->ch */
 	for (size_t i = 0; i < nrel; i++)
-		if (p[3 + i].revents && who[i] < l->ch + l->nch &&
-		    who[i]->relay == p[3 + i].fd)
+		if (p[rel + i].revents && who[i] < l->ch + l->nch &&
+		    who[i]->relay == p[rel + i].fd)
 			_relay_input(l, who[i]);
 }
 
@@ -521,6 +529,7 @@ int cached_loop_run(const cached_conf_t *conf)
 	}
 	while (!stop) {
 		_poll_once(&l);
+		cached_door_tick(&l.door);
 		_reap(&l);
 		_pump(&l);
 		cached_ctl_tick(l.ctl);

@@ -330,22 +330,27 @@ int cached_peer_serve(const cached_conf_t *c, const dl_net_auth_t *auth,
 	size_t blen;
 	int cfd = -1, rc = -1;
 
-	dl_net_conn_init(&conn, fd, auth, CACHED_NET_TIMEOUT);
+	/* a real peer sends its FETCH at once: strangers get little time */
+	dl_net_conn_init(&conn, fd, auth, CACHED_AUTH_TIMEOUT);
 	if (dl_net_conn_handshake(&conn, err, sizeof(err)) ||
-	    dl_net_conn_recv(&conn, CACHED_NET_TIMEOUT, &f, err,
+	    dl_net_conn_recv(&conn, CACHED_AUTH_TIMEOUT, &f, err,
 			     sizeof(err))) {
-		cached_log(4, "peer %s: rejected: %s", who, err);
+		cached_log_limited(CACHED_LOG_PEER, 4, "peer %s: rejected: %s",
+				   who, err);
 		return -1;
 	}
 	if (f.type != DL_NET_FETCH ||
 	    dl_msg_decode(f.type, f.body, f.body_len, &req, err,
 			  sizeof(err))) {
-		cached_log(4, "peer %s: rejected %s: %s", who,
-			   dl_net_type_name(f.type), err[0] ? err : "not FETCH");
+		cached_log_limited(CACHED_LOG_PEER, 4,
+				   "peer %s: rejected %s: %s", who,
+				   dl_net_type_name(f.type),
+				   err[0] ? err : "not FETCH");
 		dl_net_frame_free(&f);
 		return -1;
 	}
 	dl_net_frame_free(&f);
+	conn.timeout_ms = CACHED_NET_TIMEOUT;
 	if (dl_stage_open(c->cache_dir, &c->opts, 0, &st, err, sizeof(err)))
 		snprintf(why, sizeof(why), "no cache here: %s", err);
 	else {

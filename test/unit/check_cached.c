@@ -11,6 +11,8 @@
  * pass vacuously and say so on stderr.
  */
 #include <check.h>
+#include <grp.h>
+#include <sys/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -741,6 +743,176 @@ START_TEST(test_pfq)
 }
 END_TEST
 
+/* A port nothing listens on now (bound, then released). */
+static uint16_t _free_port(void)
+{
+	char err[256];
+	uint16_t port;
+	int fd;
+
+	ck_assert_int_eq(dl_net_listen("127.0.0.1", 0, &fd, err, sizeof(err)),
+			 0);
+	port = dl_net_local_port(fd);
+	close(fd);
+	return port;
+}
+
+/* Lines of the file at path holding needle. */
+static int _count_lines(const char *path, const char *needle)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+/*
+ * A hostile user: holds n idle connections to port as nobody, opening a
+ * new one as soon as one is closed, until killed.
+ */
+static pid_t _flood(uint16_t port, int n, int ready)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+		_exit(2);
+	for (int round = 0;; round++) {
+		int fd[256];
+		char x;
+
+		for (int i = 0; i < n; i++)
+			if (dl_net_connect("127.0.0.1", port, 2000, &fd[i],
+					   NULL, 0))
+				fd[i] = -1;
+		if (round == 0 && write(ready, "r", 1) != 1)
+			_exit(3);
+		/* the service closes them; open as many again */
+		for (int i = 0; i < n; i++)
+			if (fd[i] >= 0) {
+				if (read(fd[i], &x, 1) < 0)
+					x = 0;
+				close(fd[i]);
+			}
+	}
+}
+
+/*
+ * The service for node nB, as dl-cached runs it, its log in log; the
+ * squatter's socket is not its own.  It dies with the test.
+ */
+static pid_t _service(const char *log, int squat)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	close(squat);
+	if (!freopen(log, "w", stderr))
+		_exit(2);
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	cached_log_init(true);
+	_exit(cached_loop_run(&conf_b));
+}
+
+/*
+ * Issue 27, findings 3 and 4.  A peer port squatted when the service
+ * starts is taken as soon as it is free (the service does not exit); a
+ * user flooding it with idle connections, reopened as soon as closed,
+ * neither keeps a real peer's copy out nor floods the log.
+ */
+START_TEST(test_peer_door)
+{
+	cached_conf_t conf_a = { .node = "nA" };
+	cached_source_t s = { .relay = -1, .conf = &conf_a };
+	dl_stage_opts_t oa = { .capacity = DL_CACHE_UNLIMITED, .node = "nA" };
+	char path[256], log[300], err[256];
+	struct timespec t0, t1;
+	dl_stage_report_t rep;
+	int squat, fd, ready[2], lines;
+	pid_t svc, att;
+	dl_stage_t *st;
+	dl_msg_t loc;
+	dl_msg_file_t *f;
+	double secs;
+	char x;
+
+	if (!_root() || !fx_munged_ok("check_cached"))
+		return;
+	dl_stage_close(_stage(dir_b, &conf_b.opts, "f", &rep));
+	snprintf(conf_b.controller, sizeof(conf_b.controller), "127.0.0.1");
+	conf_b.service_port = _free_port();
+	conf_b.peer_port = _free_port();
+	ck_assert_int_eq(dl_net_listen(NULL, conf_b.peer_port, &squat, err,
+				       sizeof(err)), 0);
+	snprintf(log, sizeof(log), "%s/service.log", base);
+	svc = _service(log, squat);
+	/* squatted: the service says so and keeps running */
+	while (!_count_lines(log, "peers cannot fetch")) {
+		ck_assert_int_eq(waitpid(svc, NULL, WNOHANG), 0);
+		usleep(20000);
+	}
+	close(squat);
+	while (dl_net_connect("127.0.0.1", conf_b.peer_port, 2000, &fd, NULL,
+			      0)) {
+		ck_assert_int_eq(waitpid(svc, NULL, WNOHANG), 0);
+		usleep(50000);
+	}
+	close(fd);
+	while (!_count_lines(log, "listening on peer port")) {
+		ck_assert_int_eq(waitpid(svc, NULL, WNOHANG), 0);
+		usleep(20000);
+	}
+
+	/* 200 idle connections, reopened as soon as closed */
+	ck_assert_int_eq(pipe(ready), 0);
+	att = _flood(conf_b.peer_port, 200, ready[1]);
+	ck_assert_int_eq(read(ready[0], &x, 1), 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	conf_a.auth = conf_b.auth;
+	snprintf(path, sizeof(path), "%s/f", src);
+	dl_msg_init(&loc, DL_NET_LOCATED);
+	f = dl_msg_add_file(&loc, path, 0, 0);
+	dl_msg_file_add_peer(f, "nB", "127.0.0.1", conf_b.peer_port);
+	s.located = &loc;
+	oa.fetch = cached_peer_fetch;
+	oa.fetch_arg = &s;
+	/* a real peer's copy goes through the flood */
+	st = _stage(dir_a, &oa, "f", &rep);
+	ck_assert_uint_eq(rep.from_peers, 1);
+	dl_stage_close(st);
+	sleep(3); /* the flood goes on; what matters is what it logged */
+	kill(att, SIGKILL);
+	ck_assert_int_eq(waitpid(att, NULL, 0), att);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	lines = _count_lines(log, "peer 127.0.0.1");
+	/* at most CACHED_LOG_BURST a second (the seconds begun count) */
+	ck_assert_msg(lines <= CACHED_LOG_BURST * ((int)secs + 2),
+		      "%d lines about peers in %.1f s", lines, secs);
+	ck_assert_int_ge(_count_lines(log, "not logged"), 1);
+	ck_assert_int_eq(waitpid(svc, NULL, WNOHANG), 0);
+	kill(svc, SIGTERM);
+	ck_assert_int_eq(waitpid(svc, NULL, 0), svc);
+	close(ready[0]);
+	close(ready[1]);
+	dl_msg_free(&loc);
+	dl_msg_free(&s.cache);
+}
+END_TEST
+
 Suite *make_cached_suite(void)
 {
 	Suite *s = suite_create("cached");
@@ -757,6 +929,13 @@ Suite *make_cached_suite(void)
 	tcase_add_test(tc, test_client);
 	tcase_add_test(tc, test_pfq);
 	tcase_add_test(tc, test_peer_waits_for_copy);
+	suite_add_tcase(s, tc);
+	/* a service, a squatter and a flood: waits on conditions only */
+	tc = tcase_create("door");
+	tcase_add_unchecked_fixture(tc, _munged_up, fx_munged_stop);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, test_peer_door);
 	suite_add_tcase(s, tc);
 	return s;
 }
