@@ -12,6 +12,11 @@
 #      SystemComment;
 #  (f) slurmctld is still up at the end, Slurm started every job, the
 #      plugin logged each annotated start once.
+#  (g) the submit gate's bound follows the agent's cycle time: its floor on
+#      a normal run, where every job is let go on its placement; five
+#      cycles of a slowed agent (TestCycleDelay), still placing; and a job
+#      the gate's clock lets go before a too slow agent placed it is logged
+#      and marked with its bound and the cycle time.
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -223,6 +228,62 @@ dl_cluster_wait_jobs_done 60
 dl_t_eq "(e) the waiting job then ran on $hold_node" "$hold_node" \
 	"$(dl_cluster_job_field "$waiter" NodeList)"
 
+# --- (g) the submit gate's bound follows the agent's cycle time ------------
+# A normal run: every annotated job above was let go on its placement, none
+# by the gate's clock, and the bound is the floor (GateMinHold, 3 s).
+gatefile=$DL_CLUSTER_DIR/state/datalocality_gate
+dl_t_check "(g) normal run: no job was released unplaced by the gate" \
+	bash -c "! grep -q 'released unplaced' '$log'"
+dl_t_eq "(g) normal run: the gate's bound is its 3 s floor" 3 \
+	"$(cut -d' ' -f1 "$gatefile" 2>/dev/null)"
+# set_conf EXTRA... : datalocality.conf as for (e) plus EXTRA lines, applied.
+set_conf() {
+	local n
+	n=$(grep -c "policy locality, eviction" "$log" || true)
+	printf 'StorageBandwidth=1e6\nWaitFactor=10\nPolicy=locality\n' \
+		>"$DL_CLUSTER_DIR/etc/datalocality.conf"
+	printf '%s\n' "$@" >>"$DL_CLUSTER_DIR/etc/datalocality.conf"
+	scontrol reconfigure
+	dl_t_wait_until 30 bash -c \
+		"[ \$(grep -c 'policy locality, eviction' '$log') -gt $n ]"
+}
+# A slow agent (TestCycleDelay, test-only: each cycle 1.5 s longer): the
+# bound grows to five cycles, and a job is still let go on its placement.
+set_conf TestCycleDelay=1.5
+bound=
+dl_t_wait_until 60 grep -q "submit gate bound [0-9]* s (was 3 s)" "$log" &&
+	bound=$(cut -d' ' -f1 "$gatefile")
+echo "  slow agent: $(grep -o 'submit gate bound.*' "$log" | tail -1)"
+dl_t_check "(g) slow agent: the gate's bound grew beyond 3 s ($bound s)" \
+	test "${bound:-0}" -ge 7
+slow=$(submit 0 1)
+dl_cluster_wait_jobs_done 120
+dl_t_check "(g) slow agent: JobId=$slow was let go on its placement and ran there" \
+	dl_t_wait_until 60 grep -q "started JobId=$slow on \([^ ]*\) (planned \1: strict" "$log"
+dl_t_check "(g) slow agent: JobId=$slow was not released unplaced" \
+	bash -c "! grep -q 'JobId=$slow released unplaced' '$log'"
+# A cycle (5 s) longer than the bound allows (GateMaxHold=3): Slurm's clock
+# lets the job go unplaced at 3 s, and the log and its SystemComment say
+# so, with the bound and the cycle time.
+set_conf TestCycleDelay=5 GateMaxHold=3
+dl_t_wait_until 120 grep -q "^3 " "$gatefile" ||
+	dl_t_fail "(g) the gate's bound never came down to GateMaxHold=3"
+late=$(submit 1 1)
+dl_cluster_wait_jobs_done 120
+line=
+dl_t_wait_until 60 grep -q "JobId=$late released unplaced" "$log" &&
+	line=$(grep -o "JobId=$late released unplaced.*" "$log" | head -1)
+echo "  $line"
+dl_t_check "(g) too slow an agent: the log says JobId=$late was released unplaced after its 3 s bound and why" \
+	grep -Eq "after its bound of 3 s; agent cycles take [5-9]\.[0-9] s" <<<"$line"
+sc=$(scontrol show job "$late" | sed -n 's/^ *SystemComment=//p')
+echo "  SystemComment=$sc"
+dl_t_check "(g) too slow an agent: its SystemComment states the bound" \
+	grep -q "^datalocality: released unplaced by the submit gate after its bound of 3 s" <<<"$sc"
+dl_t_eq "(g) too slow an agent: the job still completed" COMPLETED \
+	"$(dl_cluster_job_field "$late" JobState)"
+set_conf
+
 # --- (f) slurmctld survived all of it --------------------------------------
 dl_t_check "(f) slurmctld answers scontrol ping" \
 	bash -c 'scontrol ping | grep -q UP'
@@ -234,8 +295,10 @@ for id in $(scontrol show job -o | sed -n 's/^JobId=\([0-9]*\) .*JobState=COMPLE
 	# (an array task is logged as JobId=<array>_<task>(<id>))
 	grep -qE "(sched: Allocate|sched/backfill: _start_job: Started) JobId=($id|[0-9]+_[0-9]+\($id\)) " "$log" ||
 		{ echo "  JobId=$id: no allocation by Slurm logged"; unstarted=$((unstarted + 1)); }
+	# (one the gate let go before a too slow agent saw it, (g), is
+	# logged as released unplaced)
 	if scontrol show job -o "$id" | grep -q ' Comment=files:' &&
-	   ! grep -q "datalocality: started JobId=$id on" "$log"; then
+	   ! grep -Eq "datalocality: (started JobId=$id on|JobId=$id released unplaced)" "$log"; then
 		echo "  JobId=$id: annotated, but no 'started' line of the plugin"
 		unlogged=$((unlogged + 1))
 	fi

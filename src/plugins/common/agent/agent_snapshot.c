@@ -408,10 +408,11 @@ static void _queue(queued_t *q, job_record_t *job_ptr)
 }
 
 /*
- * A pending job outside the window, or not queued, is copied only when the
- * gate must keep holding it (its hold is half gone), its gate let it go
- * unplaced and nobody said so yet, a restriction of ours failed it, or the
- * agent saw it run (requeued).  None of its files is read.
+ * A pending job outside the window, or not queued (and a job that ended
+ * before the agent saw it), is copied only when the gate must keep
+ * holding it (its hold is half gone), its gate let it go unplaced and
+ * nobody said so yet, a restriction of ours failed it, or the agent saw
+ * it run (requeued).  None of its files is read.
  */
 static void _outside(snapshot_t *s, job_record_t *job_ptr,
 		     const snapshot_conf_t *c)
@@ -499,8 +500,12 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 				_outside(s, job_ptr, c);
 			continue;
 		}
-		if (!IS_JOB_RUNNING(job_ptr) && !_ended_since(job_ptr))
+		if (!IS_JOB_RUNNING(job_ptr) && !_ended_since(job_ptr)) {
+			/* It may have run between two cycles, unplaced. */
+			if (job_ptr->details)
+				_outside(s, job_ptr, c);
 			continue;
+		}
 		if (!job_ptr->node_bitmap || bit_ffs(job_ptr->node_bitmap) < 0)
 			continue;
 		if (IS_JOB_RUNNING(job_ptr))

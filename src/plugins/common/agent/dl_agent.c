@@ -430,15 +430,16 @@ static void _compact(void)
 }
 
 /*
- * The window's account, when it changed and at most every 5 s (and always
- * at debug level): how many queued jobs were planned, how many job files
- * were read so far, what cycles take.
+ * The window's account, when it or the queue changed and at most every
+ * 5 s (and always at debug level): how many queued jobs were planned, how
+ * many jobs' files were read so far, what cycles take.
  */
 static void _log_window(const snapshot_t *s)
 {
-	static uint32_t seen_in, seen_window;
+	static uint32_t seen_in, seen_window, seen_pending;
 	time_t now = time(NULL);
-	bool changed = s->in_window != seen_in || s->window != seen_window;
+	bool changed = s->in_window != seen_in || s->window != seen_window ||
+		       s->pending != seen_pending;
 
 	debug("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read, cycle %.3f s",
 	      pfx, s->window, s->in_window, s->pending, jobs_read, gate.last);
@@ -446,6 +447,7 @@ static void _log_window(const snapshot_t *s)
 		return;
 	seen_in = s->in_window;
 	seen_window = s->window;
+	seen_pending = s->pending;
 	last_window_log = now;
 	info("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read so far; cycles take %.3f s (last %.3f s), gate bound %u s",
 	     pfx, s->window, s->in_window, s->pending, jobs_read,
