@@ -56,6 +56,9 @@ enum dl_partition_refine {
 				 * refinement; fastest, keeps most of prev */
 };
 
+/* dl_partition_opts_t.timeout_ms: wait for the helper as long as it takes. */
+#define DL_PARTITION_NO_TIMEOUT 0xffffffffu
+
 typedef struct dl_partition_opts {
 	/* Path of dl-partitiond.  NULL: $DL_PARTITIOND if set, else
 	 * DL_PARTITIOND_PATH as compiled in (a bare name is looked up in
@@ -64,7 +67,11 @@ typedef struct dl_partition_opts {
 	/* > 1: run the helper as "mpirun -np nprocs helper". */
 	unsigned nprocs;
 	/* Deadline of the helper's start-up (until it greets) and, separately,
-	 * of each request; 0 means the default, 5000. */
+	 * of each request; 0 means the default, 5000.
+	 * DL_PARTITION_NO_TIMEOUT: no wall-clock deadline at all, so that the
+	 * answer never depends on the host's load (dl-sim); a helper that
+	 * dies is still noticed (EOF on its pipes), one that hangs blocks the
+	 * caller. */
 	unsigned timeout_ms;
 	/* Largest part weight over the mean part weight, >= 1.0 (Zoltan's
 	 * IMBALANCE_TOL); default 1.1. */

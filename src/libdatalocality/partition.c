@@ -785,6 +785,15 @@ static void _stop(dl_partitioner_t *p, int graceful)
 	_forget(p);
 }
 
+/* The deadline of a wait that starts now: none (INT64_MAX) with
+ * DL_PARTITION_NO_TIMEOUT. */
+static int64_t _deadline(const dl_partitioner_t *p)
+{
+	if (p->o.timeout_ms == DL_PARTITION_NO_TIMEOUT)
+		return INT64_MAX;
+	return _now_ms() + p->o.timeout_ms;
+}
+
 /*
  * Wait until fd is ready for events or the deadline passes, draining the
  * helper's stderr meanwhile.  Errors and hang-ups count as ready: the next
@@ -974,7 +983,7 @@ static int _greeting(dl_partitioner_t *p)
 	pid_t pid = p->pid;
 	int rc;
 
-	rc = _read_all(p, &hello, sizeof(hello), _now_ms() + p->o.timeout_ms);
+	rc = _read_all(p, &hello, sizeof(hello), _deadline(p));
 	if (!rc && (hello.magic != DL__PROTO_HELLO ||
 		    hello.version != DL__PROTO_VERSION)) {
 		dl__log(DL_LOG_ERROR,
@@ -1179,7 +1188,7 @@ static int _helper_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 
 	if ((rc = _ensure_helper(p)))
 		return rc;
-	deadline = _now_ms() + p->o.timeout_ms;
+	deadline = _deadline(p);
 	rc = _send(p, h, init, approach, deadline);
 	if (rc)
 		dl__log(DL_LOG_ERROR, "partitioner: helper %d: %s", (int)p->pid,

@@ -10,7 +10,10 @@
  *
  * Params (PolicyParameters in datalocality.conf):
  *   imbalance=<float >= 1>   largest part weight over the mean (1.1)
- *   timeout_ms=<ms>          per partitioner request (5000)
+ *   timeout_ms=<ms>          wall-clock safety limit of a partitioner
+ *                            request (5000); 0: none, the helper gets
+ *                            as long as it needs, so that the plan never
+ *                            depends on the host's load (dl-sim sets it)
  *   helper=<path>            dl-partitiond (compiled-in default)
  *   nprocs=<n>               run the helper under mpirun -np n (1)
  *   refine=none|repart|local|library  how a re-plan reuses the previous
@@ -348,7 +351,7 @@ static int _knobs_parse(_knobs_t *k, const char *params)
 	    dl_params_double(params, "ect_window", 0, 1e9, &k->win) ||
 	    dl_params_double(params, "starve_after", 0, 1e12, &k->starve) ||
 	    dl_params_double(params, "reuse", 0, 1e9, &k->reuse) ||
-	    dl_params_double(params, "timeout_ms", 1, 3600e3, &k->tmo) ||
+	    dl_params_double(params, "timeout_ms", 0, 3600e3, &k->tmo) ||
 	    dl_params_double(params, "nprocs", 1, 65536, &k->np) ||
 	    dl_params_double(params, "seed", 0, 4294967295.0, &k->seed) ||
 	    dl_params_double(params, "prefetch", 0, 64, &k->pf) ||
@@ -398,7 +401,7 @@ static void _knobs_apply(ohps_t *h, const _knobs_t *k,
 			 dl_partition_opts_t *o)
 {
 	o->imbalance = k->imb;
-	o->timeout_ms = (unsigned)k->tmo;
+	o->timeout_ms = k->tmo > 0 ? (unsigned)k->tmo : DL_PARTITION_NO_TIMEOUT;
 	o->nprocs = (unsigned)k->np;
 	o->seed = (unsigned)k->seed;
 	o->refine = h->refine;

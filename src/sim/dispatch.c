@@ -223,11 +223,35 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 	return best;
 }
 
+/*
+ * Online-HPS's partitioner helper gets as long as it needs (timeout_ms=0)
+ * unless the user set a limit: a wall-clock deadline would make the
+ * simulated plan depend on the host's load (issue 30, item 4).  params is
+ * malloc'd; on ENOMEM it is freed and NULL returned.
+ */
+static char *_no_deadline(const char *policy, char *params)
+{
+	size_t n;
+	char *out;
+
+	if (!params || !policy || strcmp(policy, "online-hps") ||
+	    dl_params_get(params, "timeout_ms", NULL, 0))
+		return params;
+	n = strlen(params) + sizeof(",timeout_ms=0");
+	out = malloc(n);
+	if (out)
+		snprintf(out, n, "%s%stimeout_ms=0", params,
+			 *params ? "," : "");
+	free(params);
+	return out;
+}
+
 char *dl_dispatch_policy_params(dl_dispatch_t d, const char *policy,
 				const char *params,
 				const dl_place_params_t *pp)
 {
 	if (d != DL_DISPATCH_SLURM)
-		return strdup(params ? params : "");
-	return dl_policy_mapping_params(policy, params, pp);
+		return _no_deadline(policy, strdup(params ? params : ""));
+	return _no_deadline(policy,
+			    dl_policy_mapping_params(policy, params, pp));
 }

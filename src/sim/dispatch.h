@@ -100,7 +100,10 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
  * (dl_agent.c): Online-HPS gets order=priority unless params set an
  * order (its ECT ordering would be computed and thrown away, and in that
  * mapping-only mode its cheaper re-planning defaults apply), and the
- * run's placement rule pp, which its guard models.
+ * run's placement rule pp, which its guard models.  Under both
+ * dispatches Online-HPS also gets timeout_ms=0 unless params set one: its
+ * partitioner helper then has no wall-clock deadline, so that a run's
+ * result does not depend on the host's load.
  * \return a new string to free() (possibly empty), NULL on ENOMEM.
  */
 char *dl_dispatch_policy_params(dl_dispatch_t d, const char *policy,

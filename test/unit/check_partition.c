@@ -14,6 +14,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -395,7 +396,7 @@ static char tmpdir[64];
 static void _rm_scripts(void)
 {
 	static const char *const names[] = { "hang", "mute", "dies",
-					     "garbage", "liar" };
+					     "garbage", "liar", "slow" };
 	char path[128];
 
 	if (!tmpdir[0])
@@ -1156,6 +1157,48 @@ START_TEST(test_fail_hang_in_request)
 }
 END_TEST
 
+	unlink(starts);
+	_rm_scripts();
+}
+END_TEST
+
+/*
+ * DL_PARTITION_NO_TIMEOUT (dl-sim's mode, issue 30 item 4): no wall clock
+ * decides the answer.  A helper that is a second late to greet is
+ * waited for and answers (no fallback), where a 1-ms limit gives up on
+ * the same helper; a helper that dies is still noticed, so the call
+ * returns (the greedy fallback) instead of waiting for ever.
+ */
+START_TEST(test_no_deadline)
+{
+	char real[PATH_MAX], body[PATH_MAX + 64];
+	const char *slow, *dies;
+	dl_hgraph_t *h = _gen_clustered(200, 4, 2);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	dl_partition_stats_t st;
+	dl_partitioner_t *p;
+
+	ck_assert_ptr_nonnull(realpath(_helper_path(), real));
+	snprintf(body, sizeof(body), "sleep 1; exec '%s'", real);
+	slow = _script("slow", body);
+	p = _partitioner(slow, DL_PARTITION_NO_TIMEOUT);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	_assert_valid(h, part);
+	dl_partitioner_destroy(p);
+	p = _partitioner(slow, 1);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	dl_partitioner_destroy(p);
+	dies = _script("dies", HELLO_PRINTF "; head -c 100 >/dev/null; exit 3");
+	p = _partitioner(dies, DL_PARTITION_NO_TIMEOUT);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	_assert_valid(h, part);
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	free(part);
+	_hg_free(h);
 /*
  * The helper greets, reads a little and dies mid-request: the next write
  * fails with EPIPE.  The test process must not die of SIGPIPE, and no
@@ -1430,3 +1473,4 @@ Suite *make_partition_suite(void)
 	suite_add_tcase(s, tc);
 	return s;
 }
+	tcase_add_test(tc, test_no_deadline);

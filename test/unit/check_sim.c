@@ -466,6 +466,36 @@ START_TEST(test_dispatch_names)
 END_TEST
 
 /*
+ * Issue 30, item 4: under both dispatches dl-sim gives Online-HPS no
+ * wall-clock deadline (timeout_ms=0) unless the user set one; other
+ * policies get nothing of it.
+ */
+START_TEST(test_dispatch_no_deadline)
+{
+	char v[32], *pp;
+
+	pp = dl_dispatch_policy_params(DL_DISPATCH_PLAN, "online-hps", NULL,
+				       NULL);
+	ck_assert_ptr_nonnull(pp);
+	ck_assert_str_eq(pp, "timeout_ms=0");
+	free(pp);
+	pp = dl_dispatch_policy_params(DL_DISPATCH_SLURM, "online-hps",
+				       "seed=3", NULL);
+	ck_assert(dl_params_get(pp, "timeout_ms", v, sizeof(v)));
+	ck_assert_str_eq(v, "0");
+	ck_assert(dl_params_get(pp, "order", v, sizeof(v)));
+	free(pp);
+	pp = dl_dispatch_policy_params(DL_DISPATCH_PLAN, "online-hps",
+				       "timeout_ms=700", NULL);
+	ck_assert_str_eq(pp, "timeout_ms=700");
+	free(pp);
+	pp = dl_dispatch_policy_params(DL_DISPATCH_PLAN, "mct", "", NULL);
+	ck_assert_str_eq(pp, "");
+	free(pp);
+}
+END_TEST
+
+/*
  * 2 nodes of 2 slots, file A of 1e8 bytes (1 s from storage); "locality"
  * with a large slack sends every job to A's node.
  *   job 1: 1 slot, A, 100 s of compute, at 0: n0, A there at 1, ends 101.2
@@ -1636,6 +1666,7 @@ Suite *make_sim_suite(void)
 	tcase_add_test(tc, test_slurm_pass_stops);
 	tcase_add_test(tc, test_slurm_expiry);
 	tcase_add_test(tc, test_dispatch_names);
+	tcase_add_test(tc, test_dispatch_no_deadline);
 	tcase_add_test(tc, test_slurm_no_overtaking);
 	tcase_add_test(tc, test_slurm_bounded_wait);
 	tcase_add_test(tc, test_slurm_carried_holds_new_jobs);
