@@ -16,10 +16,13 @@
 # Each round: dl-submit submits JOBS (90) jobs from one process at Poisson
 # arrivals of RATE (2.5) jobs/s (slurm_submit_batch_job() at each job's
 # time; its achieved rate is printed, not asserted: tests check
-# correctness, never speed).  Every job, run as nobody, reads one of 3
-# shared reference files (4 MiB) and a private input of its own (1 MiB,
-# new every round) through $DL_CACHE_VIEW, compares them with the sources,
-# and computes 0.5 s.  Checked after every round:
+# correctness, never speed).  Every job, run as nobody, reads 2 of 3
+# shared reference files (REF_MIB, 8 MiB) and 2 private inputs of its own
+# (PRIV_MIB, 2 MiB, new every round) through $DL_CACHE_VIEW, compares them
+# with the sources, and computes COMPUTE (1) s: more work than the 4
+# one-CPU nodes keep up with, so that jobs wait, placed, while their files
+# are prefetched, and often start while the prefetch still copies (the
+# race of issue 29).  Checked after every round:
 #   - every job finished (waiting with a bound of many minutes; a held job
 #     ends the wait at once), and is COMPLETED, never requeued (Restarts=0);
 #   - no node is drained, down or failing, no slurmd logged a failed
@@ -31,8 +34,10 @@
 # Environment (defaults): DL_BUILD_DIR (required: plugins, dl-stage,
 # dl-cached, dl-submit), DL_STRESS_ROUNDS (2), DL_STRESS_JOBS (90),
 # DL_STRESS_RATE (2.5), DL_STRESS_SPIN (24), DL_STRESS_SEED (29),
-# DL_STRESS_WAIT (900: seconds a round's jobs may take to finish).  Root.
-# About 2 to 3 minutes a round on 2 cores.
+# DL_STRESS_WAIT (900: seconds a round's jobs may take to finish),
+# DL_STRESS_COMPUTE (1), DL_STRESS_REF_MIB (8), DL_STRESS_PRIV_MIB (2),
+# DL_SUBMIT (DL_BUILD_DIR/dl-submit).  Root.  About 3 minutes on 2 cores
+# (a round is about 40 s of arrivals and 20-40 s more to drain).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -46,7 +51,9 @@ RATE=${DL_STRESS_RATE:-2.5}
 SPIN=${DL_STRESS_SPIN:-24}
 SEED=${DL_STRESS_SEED:-29}
 WAIT=${DL_STRESS_WAIT:-900}
-COMPUTE=0.5
+COMPUTE=${DL_STRESS_COMPUTE:-1}
+REF_MIB=${DL_STRESS_REF_MIB:-8}
+PRIV_MIB=${DL_STRESS_PRIV_MIB:-2}
 BW=$((20 * 1048576))
 
 dl_t_use_services test_stress 4
@@ -87,11 +94,12 @@ CONF
 dl_cluster_start
 
 # The data of every round, written before the host is loaded.
-for k in 1 2 3; do dl_t_mkfile "$data/ref/ref$k.fa" 4; done
+for k in 1 2 3; do dl_t_mkfile "$data/ref/ref$k.fa" "$REF_MIB"; done
 for r in $(seq 1 "$ROUNDS"); do
 	mkdir -p "$data/in/r$r"
 	for i in $(seq 0 $((NJOBS - 1))); do
-		head -c 1048576 /dev/urandom >"$data/in/r$r/j$i.fq"
+		head -c $((PRIV_MIB << 20)) /dev/urandom >"$data/in/r$r/j${i}_0.fq"
+		head -c $((PRIV_MIB << 20)) /dev/urandom >"$data/in/r$r/j${i}_1.fq"
 	done
 done
 chmod -R a+rX "$data"
@@ -142,8 +150,8 @@ round() {
 	local rc=0 t0=$SECONDS k jobs bad logs f
 	: >"$tmpl"
 	for k in 1 2 3; do
-		f="$data/ref/ref$k.fa $data/in/r$r/j%i.fq"
-		echo "--uid=nobody --gid=nogroup --time=10 --chdir=$out --output=$out/%j.out --job-name=r$r-%i --comment=files:${f/ /,} --wrap=for f in $f; do cmp \"\$DL_CACHE_VIEW\$f\" \"\$f\" || exit 1; done; sleep $COMPUTE" >>"$tmpl"
+		f="$data/ref/ref$k.fa $data/ref/ref$((k % 3 + 1)).fa $data/in/r$r/j%i_0.fq $data/in/r$r/j%i_1.fq"
+		echo "--uid=nobody --gid=nogroup --time=10 --chdir=$out --output=$out/%j.out --job-name=r$r-%i --comment=files:${f// /,} --wrap=for f in $f; do cmp \"\$DL_CACHE_VIEW\$f\" \"\$f\" || exit 1; done; sleep $COMPUTE" >>"$tmpl"
 	done
 	"$submit" --rate "$RATE" --jobs "$NJOBS" --seed $((SEED + r)) -T "$tmpl" \
 		--ids "$ids" --record "$out/record.$r" 2>"$out/submit.$r" || rc=$?
