@@ -10,12 +10,14 @@
 # queues are submitted at the same time, CPU is measured over the same
 # window, and the latency calls alternate between them.
 #
-# The jobs are separate sbatch submissions (a job array would be one
-# record until it is split), PLAIN_PCT % (20) plain, the others annotated
-# with 3 of the 4 images of one of NPEND/10 patients (high sharing; the
-# images are sparse files of IMG_MIB MiB, so the plugin sees real sizes).
-# They are submitted by SUBMIT_PAR (4) parallel loops per cluster; the
-# submission time is printed.  After SETTLE s (20) the script measures
+# The jobs are separate submissions (a job array would be one record until
+# it is split), PLAIN_PCT % (20) plain, the others annotated with 3 of the
+# 4 images of one of NPEND/10 patients (high sharing; the images are sparse
+# files of IMG_MIB MiB, so the plugin sees real sizes).  They are submitted
+# by one dl-submit --burst per cluster (slurm_submit_batch_job() in a loop,
+# one process: 20,000 sbatch processes took hours on a busy host, issue
+# 29); the submission time and rate are printed.  After SETTLE s (20) the
+# script measures
 #   CPU      user+system time of slurmctld and its children (the
 #            partitioner helper) over WINDOW s (60), from /proc/<pid>/stat,
 #            with no client talking to slurmctld
@@ -26,8 +28,7 @@
 #
 #   contrib/bench_pending.sh [BUILD_DIR]        (about 8 minutes; root)
 #
-# Environment (defaults): NPEND (20000), PLAIN_PCT (20), SUBMIT_PAR (4),
-# SETTLE (20), WINDOW (60), NCALLS (21), IMG_MIB (4), SCHED_PARAMS
+# Environment (defaults): NPEND (20000), PLAIN_PCT (20), SETTLE (20), WINDOW (60), NCALLS (21), IMG_MIB (4), SCHED_PARAMS
 # (bf_interval=5), ROWS ("backfill datalocality"), SEED (7), KEEP_LOGS
 # (dir to copy each row's slurmctld log and slurm.conf into).
 set -euo pipefail
@@ -37,7 +38,6 @@ case $build in -* | *=*) echo "usage: $0 [BUILD_DIR] (settings go in the environ
 [ -x "$build/dl-stage" ] || build=$("$top/contrib/build.sh" "$build" | tail -1)
 NPEND=${NPEND:-20000}
 PLAIN_PCT=${PLAIN_PCT:-20}
-SUBMIT_PAR=${SUBMIT_PAR:-4}
 SETTLE=${SETTLE:-20}
 WINDOW=${WINDOW:-60}
 NCALLS=${NCALLS:-21}
@@ -157,21 +157,27 @@ stop_all() {
 }
 trap 'stop_all; rm -rf "$work"' EXIT
 
-# submit_all DIR: the whole queue, SUBMIT_PAR loops; prints the seconds.
+# The queue as a dl-submit stream (doc/dl-submit.1), the same jobs as
+# sbatch_one's.
+# shellcheck disable=SC2016
+awk '{ if ($0 == "-") print "0 --output=/dev/null --time=10 --wrap=sleep 1"
+	else print "0 --output=/dev/null --time=10 --comment=files:" $0 " --wrap=cat $DL_CACHE_VIEW/* >/dev/null; sleep 1" }' \
+	"$work/jobs" >"$work/jobs.stream"
+
+# submit_all DIR I: the whole queue, one dl-submit --burst; prints the
+# seconds, its summary into $work/submit.I.log.
 submit_all() {
-	local k t0=$EPOCHREALTIME
+	local t0=$EPOCHREALTIME
 	export SLURM_CONF=$1/etc/slurm.conf
-	for k in $(seq 0 $((SUBMIT_PAR - 1))); do
-		awk -v k="$k" -v p="$SUBMIT_PAR" '(NR - 1) % p == k' "$work/jobs" |
-			while read -r f; do sbatch_one "$f"; done &
-	done
-	wait
+	bench_submit "$work/submit.$2" --burst "$work/jobs.stream" || true
+	[ "$bench_verdict" = - ] ||
+		echo "bench: cluster $1: dl-submit: $bench_verdict" >&2
 	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f\n", b - a }'
 }
 
 echo "cluster: 4 nodes x 1 CPU, all busy; $(nproc) CPUs on this host; SchedulerParameters=batch_sched_delay=0${SCHED_PARAMS:+,$SCHED_PARAMS}"
 echo "sched/datalocality: $dl_design design${dl_params:+, SchedulerParameters=batch_sched_delay=0,$dl_params}, JobSubmitPlugins=datalocality"
-echo "queue: $NPEND separate pending jobs, $PLAIN_PCT% plain, the others reading 3 of 4 images ($IMG_MIB MiB) of one of $npat patients; submitted by $SUBMIT_PAR parallel sbatch loops per cluster"
+echo "queue: $NPEND separate pending jobs, $PLAIN_PCT% plain, the others reading 3 of 4 images ($IMG_MIB MiB) of one of $npat patients; submitted by one dl-submit --burst per cluster (slurm_submit_batch_job() in a loop)"
 echo "CPU over $WINDOW s (after $SETTLE s), no clients; latency: median of $NCALLS calls"
 start=$SECONDS
 # All clusters run side by side, so that whatever else this host does
@@ -189,7 +195,7 @@ mapfile -t names < <(cut -d'|' -f1 "$work/clusters")
 mapfile -t dirs < <(cut -d'|' -f2 "$work/clusters")
 n=${#dirs[@]}
 for i in $(seq 0 $((n - 1))); do
-	submit_all "${dirs[i]}" >"$work/sub.$i" &
+	submit_all "${dirs[i]}" "$i" >"$work/sub.$i" &
 done
 wait
 sleep "$SETTLE"

@@ -16,8 +16,8 @@
 #      files and burst-buffer specs, the state file, dl-sim's traces,
 #      dl-stage's cache metadata, notes and configuration, libdlnet's
 #      frames and message bodies, the controller's copy of a node
-#      service's inventory, and 5 s each for dl-sim's --provision specs and dl-submit's streams
-#      (test/fuzz);
+#      service's inventory, and 5 s each for dl-sim's --provision specs
+#      and dl-submit's streams (test/fuzz);
 #   5. make distcheck (skip with DL_SKIP_DISTCHECK=1).
 # The last line is "N passed, N failed"; the exit status is 0 only if all
 # passed.
