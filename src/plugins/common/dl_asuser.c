@@ -1,5 +1,6 @@
 /* dl_asuser.c - work done as a user, from slurmctld; see dl_asuser.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>

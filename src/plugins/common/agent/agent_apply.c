@@ -22,6 +22,7 @@
 #include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "dl_compat.h"
 #include "dl_slurm.h"
 #include "agent_gate.h"
 #include "agent_place.h"
@@ -67,7 +68,7 @@ static void _set_desc(job_record_t *job_ptr, const char *desc)
  */
 static void _ungate(job_record_t *job_ptr, const place_op_t *op)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	time_t now = time(NULL);
 
 	if (!op->gated || d->begin_time <= now ||
@@ -86,7 +87,7 @@ static void _ungate(job_record_t *job_ptr, const place_op_t *op)
  */
 static void _regate(job_record_t *job_ptr, const place_op_t *op)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	time_t now = time(NULL);
 
 	if (d->begin_time > now && d->begin_time < now + 1 + op->hold / 2)
@@ -101,7 +102,7 @@ static void _clear_req(job_record_t *job_ptr)
 
 static bool _restrict(job_record_t *job_ptr, const place_op_t *op)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	node_record_t *node_ptr;
 
 	if (!IS_JOB_PENDING(job_ptr) || !_sc_ours(job_ptr) ||

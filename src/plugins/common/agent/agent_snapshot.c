@@ -16,6 +16,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "dl_compat.h"
 #include "dl_slurm.h"
 #include "agent_gate.h"
 #include "agent_jobs.h"
@@ -68,7 +69,7 @@ static dl_power_t _node_power(node_record_t *node_ptr)
 
 int32_t agent_snapshot_ours(job_record_t *job_ptr)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	const char *sc = job_ptr->system_comment;
 	node_record_t *node_ptr;
 	size_t len;
@@ -92,7 +93,7 @@ int32_t agent_snapshot_ours(job_record_t *job_ptr)
 /* Single node, not a hetjob, no required nodes of the user's own. */
 static bool _single_node(job_record_t *job_ptr, int32_t ours)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 
 	if (!d || job_ptr->het_job_id || job_ptr->array_recs ||
 	    job_ptr->array_task_id != NO_VAL ||
@@ -116,7 +117,7 @@ static void _not_reserved(job_record_t *job_ptr, bitstr_t *b)
 {
 	slurmctld_resv_t *resv_ptr;
 	time_t now = time(NULL);
-	ListIterator it;
+	list_itr_t *it;
 
 	if (!resv_list)
 		return;
@@ -141,10 +142,10 @@ static void _not_reserved(job_record_t *job_ptr, bitstr_t *b)
 static void _eligible(job_record_t *job_ptr, snap_job_t *sj, uint32_t nnodes)
 {
 	bitstr_t *b = bit_alloc(node_record_count);
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	node_record_t *node_ptr;
 	part_record_t *part_ptr;
-	ListIterator it;
+	list_itr_t *it;
 	int i;
 
 	if (job_ptr->part_ptr_list) {
@@ -215,7 +216,7 @@ static const char *_env(job_record_t *job_ptr, const char *name)
  */
 static void _gate(job_record_t *job_ptr, snap_job_t *sj, time_t now)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	const char *sc = job_ptr->system_comment;
 	bool marked = d && !job_ptr->restart_cnt &&
 		      agent_gate_mark_parse(_env(job_ptr, AGENT_GATE_ENV),
@@ -377,7 +378,7 @@ typedef struct {
 static void _queue(queued_t *q, job_record_t *job_ptr)
 {
 	part_record_t *part_ptr;
-	ListIterator it;
+	list_itr_t *it;
 	uint32_t idx = q->npend++;
 	agent_window_cand_t c = {
 		.priority = job_ptr->priority,
@@ -479,7 +480,7 @@ static bool _queued(snapshot_t *s, job_record_t *job_ptr)
 void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 {
 	queued_t q = { 0 };
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job_ptr;
 	uint32_t cap;
 	struct timespec ts;

@@ -31,6 +31,7 @@
 #include "dl_error.h"
 #include "dl_files.h"
 #include "dl_script.h"
+#include "dl_compat.h"
 #include "dl_slurm.h"
 #include "jsub_pattern.h"
 #include "agent_gate.h"
@@ -201,7 +202,7 @@ static int _script(job_desc_msg_t *d, const jsub_pattern_t *pat,
 static bool _agent_configured(void)
 {
 	return !xstrcmp(slurm_conf.schedtype, "sched/datalocality") ||
-	       xstrcasestr(slurm_conf.slurmctld_plugstack, "datalocality");
+	       xstrcasestr(dl_compat_ctld_plugstack(), "datalocality");
 }
 
 /* What the agent may restrict to one node: see agent_snapshot.c. */

@@ -1,0 +1,58 @@
+/*
+ * dl_compat.h - every difference between the Slurm releases the plugins
+ * build against, in one place, so that no other file tests a version.
+ *
+ * Tested: 22.05.8 (Debian 12) and 24.11.5 (Debian 13).  configure probes
+ * the Slurm source tree given (--with-slurm-source) for each feature below
+ * and defines DL_SLURM_HAVE_* (see configure.ac, "Slurm differences"); the
+ * code is written against the newer names and this header supplies them
+ * for an older Slurm.  Porting to another release starts here: build,
+ * read the first error, add a probe and a mapping.
+ *
+ * Include after "src/slurmctld/slurmctld.h" (or "src/common/list.h" and
+ * "src/common/read_config.h" where no slurmctld header is needed).
+ */
+#ifndef DL_COMPAT_H
+#define DL_COMPAT_H
+
+#include <stddef.h>
+
+#include "src/common/list.h"
+#include "src/common/read_config.h"
+
+/*
+ * Lists: 22.05 has only the pointer typedefs List and ListIterator, 24.11
+ * only the struct typedefs list_t and list_itr_t.  The code uses list_t *
+ * and list_itr_t *, which are the same pointers in both.
+ */
+#ifndef DL_SLURM_HAVE_LIST_T
+typedef struct xlist list_t;
+typedef struct listIterator list_itr_t;
+#endif
+
+/*
+ * A job's details: 22.05's struct job_details (src/slurmctld/slurmctld.h)
+ * is an anonymous struct behind job_details_t in 24.11
+ * (src/common/job_record.h).
+ */
+#ifndef DL_SLURM_HAVE_JOB_DETAILS_T
+typedef struct job_details job_details_t;
+#endif
+
+/*
+ * SlurmctldPlugstack (slurm_conf.slurmctld_plugstack, the plugin type
+ * slurmctld/...) is gone in 24.11: the slurmctld/datalocality entry point is
+ * built only where it exists (Makefile.am, HAVE_SLURMCTLD_PLUGSTACK), and
+ * the setting reads as unset elsewhere.
+ * dl_compat_ctld_plugstack - SlurmctldPlugstack, or NULL (not owned).
+ */
+static inline const char *dl_compat_ctld_plugstack(void)
+{
+#ifdef DL_SLURM_HAVE_CTLD_PLUGSTACK
+	return slurm_conf.slurmctld_plugstack;
+#else
+	return NULL;
+#endif
+}
+
+#endif /* DL_COMPAT_H */
