@@ -250,6 +250,13 @@ void dl_workload_sort(dl_workload_t *wl)
 		qsort(wl->jobs, wl->njobs, sizeof(*wl->jobs), _cmp_job);
 }
 
+/* a + b, or UINT64_MAX where the sum would wrap (a generated workload
+ * is not checked as the readers check theirs). */
+static uint64_t _add_sat(uint64_t a, uint64_t b)
+{
+	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
 void dl_workload_stats(const dl_workload_t *wl, dl_wl_stats_t *st)
 {
 	uint32_t *count;
@@ -272,14 +279,15 @@ void dl_workload_stats(const dl_workload_t *wl, dl_wl_stats_t *st)
 			st->files_max = j->nfiles;
 		for (k = 0; k < j->nfiles && count; k++) {
 			count[j->files[k]]++;
-			st->bytes_accessed += wl->files[j->files[k]].size;
+			st->bytes_accessed = _add_sat(st->bytes_accessed,
+						      wl->files[j->files[k]].size);
 		}
 	}
 	for (i = 0; i < wl->nfiles && count; i++) {
 		if (!count[i])
 			continue;
 		st->files_used++;
-		st->bytes_used += wl->files[i].size;
+		st->bytes_used = _add_sat(st->bytes_used, wl->files[i].size);
 		if (count[i] >= 2)
 			shared += count[i];
 	}
@@ -1091,8 +1099,12 @@ static int _read_sidecar(FILE *in, dl_workload_t *wl, _swfjob_t *jobs,
 		if (!*line || *line == '#')
 			continue;
 		n = _split(line, tok, 3);
+		/* An empty element (",a", "a,", "a,,b") is a typo, not no
+		 * file. */
 		if (n < 2 || n > 3 || _parse_u32(tok[0], &key.id) ||
-		    (n == 3 && dl_wl_parse_size(tok[2], &size))) {
+		    (n == 3 && dl_wl_parse_size(tok[2], &size)) ||
+		    tok[1][0] == ',' || strstr(tok[1], ",,") ||
+		    tok[1][strlen(tok[1]) - 1] == ',') {
 			_diag(diag, 1,
 			      "files line %zu: malformed (want 'JOBID PATH[,PATH...] [SIZE]')",
 			      lineno);
@@ -1295,6 +1307,7 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 	dl_workload_t *wl = NULL;
 	size_t njobs = 0, i;
 	uint8_t *known = NULL;
+	uint64_t bytes = 0;
 	int ok = 0;
 
 	if (!swf || !(wl = dl_workload_create("swf")))
@@ -1313,9 +1326,19 @@ dl_workload_t *dl_workload_read_swf(FILE *swf, FILE *sidecar,
 			_diag(diag, 1,
 			      "swf line %zu: job %u has no line in the files list (write 'JOBID -' for a job without files)",
 			      jobs[i].line, jobs[i].id);
-	for (i = 0; i < wl->nfiles; i++)
+	for (i = 0; i < wl->nfiles; i++) {
 		if (!known || !known[i])
 			wl->files[i].size = default_size;
+		/* Sums of sizes (a job's input, the trace's bytes) must not
+		 * wrap. */
+		if (wl->files[i].size > UINT64_MAX - bytes) {
+			_diag(diag, 1,
+			      "files: %s brings the files' total past 2^64 bytes",
+			      wl->files[i].path);
+			goto out;
+		}
+		bytes += wl->files[i].size;
+	}
 	if (_swf_jobs(wl, jobs, njobs))
 		goto out;
 	dl_workload_sort(wl);
@@ -1405,65 +1428,113 @@ static int _job_numbers(char **tok, dl_wl_job_t *job, char *why, size_t len)
 	return 0;
 }
 
+/* A file record that was bad: its index is taken, its file is not. */
+#define RD_LOST UINT32_MAX
+
 /* dl_workload_read()'s state: the workload so far, the job ids seen
- * (lines of their first record) and a file list buffer (owned). */
+ * (lines of their first record), a file list buffer, and for every file
+ * record index its file (or RD_LOST), so that one bad file record is
+ * reported once, not again as "index expected" on every later one
+ * (owned). */
 typedef struct {
 	dl_workload_t *wl;
 	dl_wl_diag_t *diag;
 	_idset_t ids;
 	uint32_t *files;
 	size_t fcap;
+	uint32_t *map; /* [nrec] record index -> file index or RD_LOST */
+	size_t nrec, mcap;
+	uint64_t bytes; /* sum of the files' sizes so far */
 } _rd_t;
+
+/* What is wrong with a file record's SIZE, STORAGE and PATH fields (its
+ * index is right), into why; \return 0 if nothing. */
+static int _rd_file_why(_rd_t *r, char **tok, uint64_t *size, uint32_t *st,
+			char *why, size_t len)
+{
+	if (dl_wl_parse_size(tok[2], size)) {
+		snprintf(why, len, "size '%s' is %s", tok[2],
+			 tok[2][0] == '-' ? "negative" :
+					    "not a size (bytes, or with K, M, G, T)");
+		return 1;
+	}
+	/* Sums of sizes (a job's input, the trace's bytes) must not wrap. */
+	if (*size > UINT64_MAX - r->bytes) {
+		snprintf(why, len, "size %s brings the files' total past 2^64 bytes",
+			 tok[2]);
+		return 1;
+	}
+	if (strcmp(tok[3], "-") &&
+	    (_parse_u32(tok[3], st) || *st > INT32_MAX)) {
+		snprintf(why, len, "bad storage node '%s'", tok[3]);
+		return 1;
+	}
+	return 0;
+}
 
 /* "file INDEX SIZE STORAGE|- PATH".  \return 0 (taken, or a bad record
  * diagnosed) or DL_ENOMEM. */
 static int _rd_file(_rd_t *r, char **tok, size_t lineno)
 {
-	dl_workload_t *wl = r->wl;
 	uint32_t idx, st = 0;
-	uint64_t size;
+	uint64_t size = 0;
+	void *a = r->map;
+	char why[160];
 	int64_t rc;
 
-	if (_parse_u32(tok[1], &idx) || idx != wl->nfiles ||
-	    dl_wl_parse_size(tok[2], &size) ||
-	    (strcmp(tok[3], "-") && _parse_u32(tok[3], &st)) ||
-	    st > INT32_MAX) {
+	if (_parse_u32(tok[1], &idx) || idx != r->nrec) {
 		_diag(r->diag, 1,
-		      "workload line %zu: malformed file record (index %zu expected)",
-		      lineno, wl->nfiles);
+		      "workload line %zu: file index '%s' out of order (%zu expected)",
+		      lineno, tok[1], r->nrec);
 		return 0;
 	}
-	rc = dl_workload_add_file(wl, tok[4], size,
+	if (dl__grow(&a, r->nrec, 1, &r->mcap, sizeof(*r->map), 64))
+		return DL_ENOMEM;
+	r->map = a;
+	r->map[r->nrec++] = RD_LOST;
+	if (_rd_file_why(r, tok, &size, &st, why, sizeof(why))) {
+		_diag(r->diag, 1, "workload line %zu: file %u: %s", lineno, idx,
+		      why);
+		return 0;
+	}
+	rc = dl_workload_add_file(r->wl, tok[4], size,
 				  strcmp(tok[3], "-") ? (int32_t) st :
 							DL_WL_STORAGE_RR);
 	if (rc == DL_ENOMEM)
 		return DL_ENOMEM;
-	if (rc < 0)
-		_diag(r->diag, 1, "workload line %zu: bad or repeated path",
-		      lineno);
+	if (rc < 0) {
+		_diag(r->diag, 1, "workload line %zu: file %u: bad or repeated path",
+		      lineno, idx);
+		return 0;
+	}
+	r->map[idx] = (uint32_t) rc;
+	r->bytes += size;
 	return 0;
 }
 
-/* The file list "F,F,...|-" into r->files, *n entries.  \return 0, 1 (a
- * bad index) or DL_ENOMEM. */
+/* The file list "F,F,...|-" into r->files, *n entries; every element a
+ * file record's index ("0," and "0,,1" have an empty one).  \return 0,
+ * 1 (a bad element) or DL_ENOMEM. */
 static int _rd_files(_rd_t *r, char *list, uint32_t *n)
 {
-	char *save = NULL, *p;
+	char *p = list, *end;
 
 	*n = 0;
 	if (!strcmp(list, "-"))
 		return 0;
-	for (p = strtok_r(list, ",", &save); p;
-	     p = strtok_r(NULL, ",", &save)) {
+	for (; p; p = end ? end + 1 : NULL) {
 		void *a = r->files;
 		uint32_t f;
 
-		if (_parse_u32(p, &f) || f >= r->wl->nfiles)
+		end = strchr(p, ',');
+		if (end)
+			*end = '\0';
+		if (_parse_u32(p, &f) || f >= r->nrec || r->map[f] == RD_LOST)
 			return 1;
 		if (dl__grow(&a, *n, 1, &r->fcap, sizeof(*r->files), 16))
 			return DL_ENOMEM;
 		r->files = a;
-		r->files[(*n)++] = f;
+		r->files[(*n)++] = r->map[f];
 	}
 	return 0;
 }
@@ -1535,6 +1606,7 @@ dl_workload_t *dl_workload_read(FILE *in, dl_wl_diag_t *diag)
 	free(r.ids.id);
 	free(r.ids.line);
 	free(r.files);
+	free(r.map);
 	free(buf);
 	if (rc) {
 		dl_workload_destroy(r.wl);

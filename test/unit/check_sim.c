@@ -1334,6 +1334,94 @@ START_TEST(test_workload_read_rejects)
 
 END_TEST
 
+/*
+ * Issue 30, item 6: a negative size is reported as such, once (the later
+ * records are not "out of order"); a job naming a bad record's file is
+ * refused; an empty element of a file list ("1,", "1,,2", ",1") is
+ * refused; a size that takes the files' total past 2^64 is refused.
+ */
+START_TEST(test_workload_read_gaps)
+{
+	static const char text[] = "file 0 -5 - /neg\n"            /* 1 */
+				   "file 1 4M - /a\n"              /* 2 ok */
+				   "file 2 4M - /b\n"              /* 3 ok */
+				   "job 1 0.5 - 1 1,\n"            /* 4 */
+				   "job 2 0.5 - 1 1,,2\n"          /* 5 */
+				   "job 3 0.5 - 1 0\n"             /* 6 */
+				   "job 4 0.5 - 1 1,2\n"           /* 7 ok */
+				   "file 3 18446744073709551614 - /huge\n" /* 8 */
+				   "job 5 1 - 1 ,1\n"              /* 9 */
+				   "file 4 1 - /c\n";              /* 10 ok */
+	FILE *f = fmemopen((void *) text, sizeof(text) - 1, "r");
+	dl_wl_diag_t diag = { 0 };
+	_msgs_t m = { .len = 0 };
+	dl_wl_stats_t ws;
+	dl_workload_t *wl;
+
+	diag.fn = _keep_msg;
+	diag.arg = &m;
+	wl = dl_workload_read(f, &diag);
+	fclose(f);
+	ck_assert_ptr_nonnull(wl);
+	ck_assert_uint_eq(diag.bad_lines, 6);
+	ck_assert_ptr_nonnull(
+		strstr(m.text, "workload line 1: file 0: size '-5' is negative"));
+	ck_assert_ptr_null(strstr(m.text, "expected"));
+	ck_assert_ptr_nonnull(strstr(m.text, "workload line 4: job 1: bad"));
+	ck_assert_ptr_nonnull(strstr(m.text, "workload line 5: job 2: bad"));
+	ck_assert_ptr_nonnull(strstr(m.text, "workload line 6: job 3: bad"));
+	ck_assert_ptr_nonnull(strstr(
+		m.text, "workload line 8: file 3: size 18446744073709551614 "
+			"brings the files' total past 2^64 bytes"));
+	ck_assert_ptr_nonnull(strstr(m.text, "workload line 9: job 5: bad"));
+	ck_assert_uint_eq(wl->nfiles, 3); /* /a, /b, /c */
+	ck_assert_uint_eq(wl->njobs, 1);
+	ck_assert_uint_eq(wl->jobs[0].nfiles, 2);
+	ck_assert_str_eq(wl->files[wl->jobs[0].files[0]].path, "/a");
+	ck_assert_str_eq(wl->files[wl->jobs[0].files[1]].path, "/b");
+	dl_workload_stats(wl, &ws);
+	ck_assert_uint_eq(ws.bytes_used, 8 * MB);
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
+/* The SWF sidecar: an empty path element is refused; sizes whose sum
+ * passes 2^64 refuse the trace. */
+START_TEST(test_swf_gaps)
+{
+	static const char trace[] = "1 0 0 10 1\n2 1 0 10 1\n";
+	static const char files[] = "1 /x,,/y 1M\n2 /z,\n";
+	static const char huge[] = "1 /x 18446744073709551614\n2 /y 2\n";
+	dl_wl_diag_t diag = { 0 };
+	_msgs_t m = { .len = 0 };
+	dl_workload_t *wl;
+	FILE *t, *f;
+
+	t = fmemopen((void *) trace, sizeof(trace) - 1, "r");
+	f = fmemopen((void *) files, sizeof(files) - 1, "r");
+	wl = dl_workload_read_swf(t, f, MB, 1, &diag);
+	fclose(t);
+	fclose(f);
+	ck_assert_ptr_nonnull(wl);
+	ck_assert_uint_eq(wl->nfiles, 0);
+	ck_assert_uint_ge(diag.bad_lines, 2);
+	dl_workload_destroy(wl);
+	memset(&diag, 0, sizeof(diag));
+	diag.fn = _keep_msg;
+	diag.arg = &m;
+	t = fmemopen((void *) trace, sizeof(trace) - 1, "r");
+	f = fmemopen((void *) huge, sizeof(huge) - 1, "r");
+	wl = dl_workload_read_swf(t, f, MB, 1, &diag);
+	fclose(t);
+	fclose(f);
+	ck_assert_ptr_null(wl);
+	ck_assert_ptr_nonnull(
+		strstr(m.text, "/y brings the files' total past 2^64 bytes"));
+}
+
+END_TEST
+
 /* Bad SWF records and jobs the sidecar forgot: refused by line. */
 START_TEST(test_swf_rejects)
 {
@@ -1685,6 +1773,8 @@ Suite *make_sim_suite(void)
 	tcase_add_test(tw, test_parse_size);
 	tcase_add_test(tw, test_workload_read_rejects);
 	tcase_add_test(tw, test_swf_rejects);
+	tcase_add_test(tw, test_workload_read_gaps);
+	tcase_add_test(tw, test_swf_gaps);
 	tcase_add_test(tw, test_setup_refuses_bad_trace);
 	tcase_add_test(tw, test_fallback_labelled);
 	suite_add_tcase(s, tw);
