@@ -445,7 +445,7 @@ static void _squeue_ids(uint32_t job_id, dl_pattern_ctx_t *ctx, char *name,
 			dup2(null, 0);
 			dup2(null, 2);
 		}
-		execlp("squeue", "squeue", "-h", "-t", "all", "-j", id, "-o",
+		execlp(DL_SQUEUE_BIN, "squeue", "-h", "-t", "all", "-j", id, "-o",
 		       "%A %F %K %j", (char *)NULL);
 		_exit(127);
 	}

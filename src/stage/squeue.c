@@ -35,7 +35,7 @@ static pid_t _start(const char *node, int *fd)
 			dup2(null, 2);
 		}
 		/* All states: whether a job is alive is decided here. */
-		execlp("squeue", "squeue", "-h", "-t", "all", "-w", node, "-o",
+		execlp(DL_SQUEUE_BIN, "squeue", "-h", "-t", "all", "-w", node, "-o",
 		       "%A %t", (char *)NULL);
 		execl("/usr/bin/squeue", "squeue", "-h", "-t", "all", "-w",
 		      node, "-o", "%A %t", (char *)NULL);

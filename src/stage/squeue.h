@@ -16,6 +16,17 @@
 #define DL_SQUEUE_TIMEOUT_MS 10000
 #define DL_SQUEUE_MAX (1 << 20)
 
+/*
+ * The squeue of the Slurm dl-stage was built for: a client of another
+ * release may not speak slurmctld's protocol (24.11 refuses 22.05's), and
+ * the Prolog's environment has no PATH to pick the right one from.
+ * configure sets it to the bin/ of --with-slurm-prefix; without Slurm,
+ * squeue is looked up in PATH (then /usr/bin).
+ */
+#ifndef DL_SQUEUE_BIN
+#define DL_SQUEUE_BIN "squeue"
+#endif
+
 /**
  * dl_squeue_parse - parse squeue's "-h -o '%A %t'" output, strictly:
  * every line "<job id> <state>" (a canonical decimal id, 1-3 capital
