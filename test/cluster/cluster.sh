@@ -64,6 +64,9 @@
 #                                                          (step 200, free-checked,
 #                                                          locked) so clusters coexist
 #   DL_CLUSTER_TIMEOUT      --timeout S         30         startup timeout (s)
+#   DL_TIME_SCALE                               3          multiplies the startup
+#                                                          timeout and every wait
+#                                                          here (a busy host is slow)
 #   DL_SLURMD_TIMEOUT                           15         SlurmdTimeout=
 #   DL_DEBUG                --debug LEVEL       info       SlurmctldDebug/SlurmdDebug
 #   DL_KEEP                                     0          1: dl_cluster_stop keeps
@@ -75,6 +78,22 @@
 #                                                          on every node (needs
 #                                                          DL_NODE_NS=1)
 #   DL_CACHED_ARGS                              ""         more arguments for it
+#   DL_SLURM_PREFIX                             ""         a Slurm installed into
+#                                                          its own prefix (e.g. by
+#                                                          contrib/setup-slurm.sh -p):
+#                                                          its sbin/ daemons, bin/
+#                                                          commands (put first in
+#                                                          PATH when this file is
+#                                                          sourced) and lib/slurm
+#                                                          plugins; "" = Debian's
+#                                                          installed Slurm
+#
+# The Slurm a cluster runs: dl_cluster_start says "Slurm <version> from
+# <prefix>" (also with DL_CLUSTER_QUIET=1) and dl_cluster_slurm_version
+# prints the version.  Plugins of the build under test (DL_PLUGIN_DIR) must
+# be built against that version.  Settings of Slurm's whose "none" plugin
+# a release no longer has (24.11: accounting_storage/none, jobcomp/none,
+# task/none, ...) are left out of slurm.conf: not set is none there.
 #
 # Namespaced nodes (DL_NODE_NS=1): as on real hosts, a node's cache is local
 # to the node.  Each node nX gets its own mount namespace (`unshare --mount
@@ -186,6 +205,35 @@
 # Internal names start with _dl_.
 
 _DL_DEBIAN_PLUGIN_DIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
+# The Slurm to run (DL_SLURM_PREFIX, above), fixed when this file is sourced.
+if [ -n "${DL_SLURM_PREFIX:-}" ]; then
+	_DL_SLURM_SBIN=$DL_SLURM_PREFIX/sbin
+	_DL_SLURM_PLUGIN_DIR=$DL_SLURM_PREFIX/lib/slurm
+	case ":$PATH:" in
+	":$DL_SLURM_PREFIX/bin:"*) ;;
+	*) export PATH="$DL_SLURM_PREFIX/bin:$PATH" ;;
+	esac
+else
+	_DL_SLURM_SBIN=/usr/sbin
+	_DL_SLURM_PLUGIN_DIR=$_DL_DEBIAN_PLUGIN_DIR
+fi
+
+# dl_cluster_slurm_version: the version of the slurmctld the cluster runs.
+dl_cluster_slurm_version() {
+	"$_DL_SLURM_SBIN/slurmctld" -V 2>/dev/null | awk '{ print $2; exit }'
+}
+
+# _dl_plugin_line KEY TYPE: "KEY=TYPE" if this Slurm has plugin TYPE
+# (x/none plugins are gone from newer releases, where unset means none).
+_dl_plugin_line() {
+	if [ -e "$_DL_SLURM_PLUGIN_DIR/${2/\//_}.so" ]; then echo "$1=$2"; fi
+}
+
+# _dl_secs S: S seconds times DL_TIME_SCALE, the bound of a wait for a
+# condition here (returned from as soon as it holds).
+_dl_secs() {
+	echo $(($1 * ${DL_TIME_SCALE:-3}))
+}
 
 _dl_msg() {
 	[ "${DL_CLUSTER_QUIET:-0}" = 1 ] || echo "dl_cluster: $*" >&2
@@ -268,7 +316,7 @@ _dl_kill_pid() {
 	local pid=$1 wait_s=${2:-5} i=0 n
 	_dl_pid_ours "$pid" || return 0
 	kill -TERM "$pid" 2>/dev/null || true
-	n=$((wait_s * 10))
+	n=$(($(_dl_secs "$wait_s") * 10))
 	while [ "$i" -lt "$n" ]; do
 		_dl_pid_alive "$pid" || return 0
 		sleep 0.1
@@ -380,9 +428,9 @@ _dl_parse_opts() {
 _dl_write_conf() {
 	local d=$DL_CLUSTER_DIR conf=$DL_CLUSTER_DIR/etc/slurm.conf
 	local nodes=${DL_NODES:-4} cpus=${DL_NODE_CPUS:-1} mem=${DL_NODE_MEM:-1000}
-	local pdir=$_DL_DEBIAN_PLUGIN_DIR i l sp
+	local pdir=$_DL_SLURM_PLUGIN_DIR i l sp
 	if [ -n "${DL_PLUGIN_DIR:-}" ]; then
-		pdir=$DL_PLUGIN_DIR:$_DL_DEBIAN_PLUGIN_DIR
+		pdir=$DL_PLUGIN_DIR:$_DL_SLURM_PLUGIN_DIR
 	fi
 	local base=$DL_CLUSTER_DIR/run/slurm.conf.base extra=$DL_CLUSTER_DIR/run/slurm.conf.extra
 	{
@@ -406,8 +454,8 @@ _dl_write_conf() {
 		echo "SlurmdDebug=${DL_DEBUG:-info}"
 		echo "SlurmdParameters=config_overrides"
 		echo "ProctrackType=proctrack/linuxproc"
-		echo "TaskPlugin=task/none"
-		echo "JobAcctGatherType=jobacct_gather/none"
+		_dl_plugin_line TaskPlugin task/none
+		_dl_plugin_line JobAcctGatherType jobacct_gather/none
 		echo "SelectType=select/cons_tres"
 		echo "SelectTypeParameters=${DL_SELECT_PARAMS:-CR_Core}"
 		echo "SchedulerType=${DL_SCHED_TYPE:-sched/builtin}"
@@ -425,9 +473,9 @@ _dl_write_conf() {
 		if [ -n "${DL_PROLOG:-}" ]; then echo "Prolog=$DL_PROLOG"; fi
 		if [ -n "${DL_EPILOG:-}" ]; then echo "Epilog=$DL_EPILOG"; fi
 		echo "MpiDefault=none"
-		echo "SwitchType=switch/none"
-		echo "JobCompType=jobcomp/none"
-		echo "AccountingStorageType=accounting_storage/none"
+		_dl_plugin_line SwitchType switch/none
+		_dl_plugin_line JobCompType jobcomp/none
+		_dl_plugin_line AccountingStorageType accounting_storage/none
 		echo "MailProg=/bin/true"
 		echo "ReturnToService=2"
 		echo "MinJobAge=600"
@@ -533,7 +581,7 @@ _dl_start_munged() {
 		--socket="$d/munge.socket" --key-file="$d/munge.key" \
 		--pid-file="$d/munged.pid" --seed-file="$d/munged.seed" \
 		--num-threads=4
-	n=$((${DL_CLUSTER_TIMEOUT:-30} * 10))
+	n=$(($(_dl_secs "${DL_CLUSTER_TIMEOUT:-30}") * 10))
 	while [ "$i" -lt "$n" ]; do
 		if [ -S "$d/munge.socket" ] && munge -n -S "$d/munge.socket" 2>/dev/null | unmunge -S "$d/munge.socket" >/dev/null 2>&1; then
 			return 0
@@ -557,16 +605,16 @@ _dl_ctld_up() {
 
 _dl_start_ctld() {
 	local i=0 n
-	_dl_spawn slurmctld /usr/sbin/slurmctld -D -f "$(_dl_conf)"
+	_dl_spawn slurmctld "$_DL_SLURM_SBIN/slurmctld" -D -f "$(_dl_conf)"
 	local pid=$_DL_LAST_PID
-	n=$((${DL_CLUSTER_TIMEOUT:-30} * 10))
+	n=$(($(_dl_secs "${DL_CLUSTER_TIMEOUT:-30}") * 10))
 	while [ "$i" -lt "$n" ]; do
 		_dl_ctld_up && return 0
 		_dl_pid_alive "$pid" || { _dl_err "slurmctld (pid $pid) died"; return 1; }
 		sleep 0.1
 		i=$((i + 1))
 	done
-	_dl_err "slurmctld did not answer within ${DL_CLUSTER_TIMEOUT:-30}s"
+	_dl_err "slurmctld did not answer within $(_dl_secs "${DL_CLUSTER_TIMEOUT:-30}")s"
 	return 1
 }
 
@@ -575,10 +623,10 @@ dl_cluster_start_slurmd() {
 	if [ "${DL_NODE_NS:-0}" = 1 ]; then
 		ns=$(dl_cluster_node_pid "$node") || { _dl_err "no namespace for $node"; return 1; }
 		_dl_spawn "slurmd.$node" nsenter --mount --target "$ns" -- \
-			/usr/sbin/slurmd -D -N "$node" -f "$(_dl_conf)"
+			"$_DL_SLURM_SBIN/slurmd" -D -N "$node" -f "$(_dl_conf)"
 		return 0
 	fi
-	_dl_spawn "slurmd.$node" /usr/sbin/slurmd -D -N "$node" -f "$(_dl_conf)"
+	_dl_spawn "slurmd.$node" "$_DL_SLURM_SBIN/slurmd" -D -N "$node" -f "$(_dl_conf)"
 }
 
 dl_cluster_boot_slurmd() {
@@ -588,11 +636,11 @@ dl_cluster_boot_slurmd() {
 		ns=$(dl_cluster_node_pid "$node") || { _dl_err "no namespace for $node"; return 1; }
 		_dl_spawn "slurmd.$node" nsenter --mount --target "$ns" -- \
 			unshare --time --boottime "-$up" -- \
-			/usr/sbin/slurmd -D -N "$node" -f "$(_dl_conf)"
+			"$_DL_SLURM_SBIN/slurmd" -D -N "$node" -f "$(_dl_conf)"
 		return 0
 	fi
 	_dl_spawn "slurmd.$node" unshare --time --boottime "-$up" -- \
-		/usr/sbin/slurmd -D -N "$node" -f "$(_dl_conf)"
+		"$_DL_SLURM_SBIN/slurmd" -D -N "$node" -f "$(_dl_conf)"
 }
 
 # ------------------------------------------------ namespaced nodes
@@ -608,7 +656,7 @@ _dl_start_nodens() {
 			exec -a "dl-nodens $4 $3" sleep infinity' \
 		dl-nodens "${DL_NODE_CACHE_SIZE:-256m}" "$DL_NODE_CACHE_DIR" "$node" "$DL_CLUSTER_DIR"
 	pid=$_DL_LAST_PID
-	n=$((${DL_CLUSTER_TIMEOUT:-30} * 10))
+	n=$(($(_dl_secs "${DL_CLUSTER_TIMEOUT:-30}") * 10))
 	while [ "$i" -lt "$n" ]; do
 		_dl_pid_alive "$pid" || { _dl_err "namespace of $node: mount failed"; return 1; }
 		cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)
@@ -680,14 +728,14 @@ dl_cluster_start_cached() {
 		-f "$DL_CLUSTER_DIR/etc/datalocality.conf" ${DL_CACHED_ARGS:-}
 	pid=$_DL_LAST_PID
 	sock=$(dl_cluster_node_cache_dir "$node")/.sock
-	n=$((${DL_CLUSTER_TIMEOUT:-30} * 10))
+	n=$(($(_dl_secs "${DL_CLUSTER_TIMEOUT:-30}") * 10))
 	while [ "$i" -lt "$n" ]; do
 		_dl_pid_alive "$pid" || { _dl_err "dl-cached of $node (pid $pid) died"; return 1; }
 		nsenter --mount --target "$ns" -- test -S "$sock" && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
-	_dl_err "dl-cached of $node: no $sock after ${DL_CLUSTER_TIMEOUT:-30}s"
+	_dl_err "dl-cached of $node: no $sock after $(_dl_secs "${DL_CLUSTER_TIMEOUT:-30}")s"
 	return 1
 }
 
@@ -723,7 +771,7 @@ dl_cluster_wait_nodes() {
 		while [ "$i" -le "$n" ]; do want="${want}n$i "; i=$((i + 1)); done
 		i=0
 	fi
-	n=$((timeout * 10))
+	n=$(($(_dl_secs "$timeout") * 10))
 	while [ "$i" -lt "$n" ]; do
 		if states=$(sinfo -h -N -o '%N %T' 2>/dev/null); then
 			bad=$(printf '%s\n' "$states" | awk -v re="^($re)\$" -v want="$want" '
@@ -734,7 +782,7 @@ dl_cluster_wait_nodes() {
 		sleep 0.1
 		i=$((i + 1))
 	done
-	_dl_err "nodes${want% } not all in state '$re' after ${timeout}s:"
+	_dl_err "nodes${want% } not all in state '$re' after $(_dl_secs "$timeout")s:"
 	sinfo -N -o '%N %T %E' >&2 2>&1 || true
 	return 1
 }
@@ -781,6 +829,8 @@ dl_cluster_start() {
 	t1=$(_dl_now_ms)
 	DL_CLUSTER_STARTUP_MS=$((t1 - t0))
 	_dl_msg "cluster up in ${DL_CLUSTER_STARTUP_MS} ms: $nodes nodes, dir $DL_CLUSTER_DIR, ctld port $(cat "$DL_CLUSTER_DIR/run/port_base")"
+	# Always said: which Slurm a test ran on belongs in its output.
+	echo "dl_cluster: Slurm $(dl_cluster_slurm_version) from ${DL_SLURM_PREFIX:-/usr (Debian)}" >&2
 	return 0
 }
 
@@ -898,7 +948,7 @@ dl_cluster_stop() {
 # dl_cluster_wait_jobs_done [TIMEOUT]
 dl_cluster_wait_jobs_done() {
 	local timeout=${1:-60} i=0 n jobs
-	n=$((timeout * 10))
+	n=$(($(_dl_secs "$timeout") * 10))
 	while [ "$i" -lt "$n" ]; do
 		if jobs=$(squeue -h -t PD,CF,R,CG -o %i 2>/dev/null); then
 			[ -z "$jobs" ] && return 0
@@ -906,7 +956,7 @@ dl_cluster_wait_jobs_done() {
 		sleep 0.1
 		i=$((i + 1))
 	done
-	_dl_err "jobs still active after ${timeout}s:"
+	_dl_err "jobs still active after $(_dl_secs "$timeout")s:"
 	squeue -o '%i %j %T %r %N' >&2 2>&1 || true
 	return 1
 }

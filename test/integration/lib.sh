@@ -41,10 +41,24 @@ dl_t_mkfile() {
 	head -c "$(($2 * 1048576))" /dev/urandom >"$1"
 }
 
+# dl_t_same_slurm : exit 1 unless DL_BUILD_DIR's plugins are built for the
+# Slurm the cluster runs (DL_SLURM_PREFIX): slurmctld refuses a plugin of
+# another version, which would show as an obscure startup failure.
+dl_t_same_slurm() {
+	local built run
+	built=$(sed -n 's/^SLURM_VERSION_STR = //p' "$DL_BUILD_DIR/Makefile" 2>/dev/null)
+	run=$(dl_cluster_slurm_version)
+	if [ "$built" != "$run" ]; then
+		echo "$DL_BUILD_DIR is built for Slurm ${built:-?}, the cluster runs Slurm ${run:-?} (DL_SLURM_PREFIX=${DL_SLURM_PREFIX:-})" >&2
+		exit 1
+	fi
+}
+
 # dl_t_use_build : run the cluster with this build's plugins, scheduler
 # settings and partitioner helper (slurmctld inherits DL_PARTITIOND).
 dl_t_use_build() {
 	: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+	dl_t_same_slurm
 	export DL_SCHED_TYPE=sched/datalocality
 	export DL_SCHED_PARAMS=bf_interval=1
 	export DL_JOB_SUBMIT=datalocality
@@ -78,6 +92,7 @@ dl_t_use_services() {
 # scheduler (DL_SCHED_TYPE, DL_SCHED_PARAMS) to the caller.
 dl_t_use_plugins() {
 	: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+	dl_t_same_slurm
 	export DL_JOB_SUBMIT=datalocality
 	export DL_PLUGIN_DIR="$DL_BUILD_DIR/.libs"
 	export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"
