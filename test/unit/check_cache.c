@@ -1149,7 +1149,6 @@ Suite *make_cache_suite(void)
 	tcase_add_test(tc, test_memory);
 	suite_add_tcase(s, tc);
 
-	tcase_set_timeout(tp, 60);
 	tcase_add_loop_test(tp, test_pin, DL_EVICT_VALUE, DL_EVICT_NODE_VALUE + 1);
 	tcase_add_loop_test(tp, test_evict_callback, DL_EVICT_VALUE,
 			    DL_EVICT_NODE_VALUE + 1);

@@ -691,21 +691,25 @@ START_TEST(test_list_errors)
 }
 END_TEST
 
-static double _now(void)
+/*
+ * CPU time of this process: what the parser spent, however busy the host
+ * (wall-clock time on a loaded 2-core host is many times longer).
+ */
+static double _cpu(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
- * An O(n^2) duplicate search over 100,000 entries takes minutes; the
- * sort-based one takes a few tens of milliseconds natively.  The bound
- * leaves room for sanitizers and valgrind.
+ * An O(n^2) duplicate search over 100,000 entries takes minutes of CPU;
+ * the sort-based one takes a few tens of milliseconds natively.  The
+ * bound, in CPU seconds, leaves room for sanitizers and valgrind.
  */
 #define BIG_N 100000
-#define BIG_SECONDS 5.0
+#define BIG_SECONDS 10.0
 
 START_TEST(test_big)
 {
@@ -723,11 +727,11 @@ START_TEST(test_big)
 	for (i = 0; i < 1000; i++)
 		off += (size_t)snprintf(c + off, cap - off, ",/d//f%zu", i);
 
-	t0 = _now();
+	t0 = _cpu();
 	list = _parse_ok(c);
-	dt = _now() - t0;
+	dt = _cpu() - t0;
 	ck_assert_uint_eq(list->count, BIG_N);
-	ck_assert_msg(dt < BIG_SECONDS, "100k entries took %.2f s", dt);
+	ck_assert_msg(dt < BIG_SECONDS, "100k entries took %.2f CPU s", dt);
 	for (i = 0; i < BIG_N; i++) {
 		snprintf(want, sizeof(want), "/d/f%zu", i);
 		if (strcmp(list->files[i].path, want) ||
@@ -743,10 +747,10 @@ START_TEST(test_big)
 		off += (size_t)snprintf(c + off, cap - off, "/d/f%zu %zuK\n",
 					BIG_N - 1 - i, (BIG_N - 1 - i) % 97);
 	off += (size_t)snprintf(c + off, cap - off, "/d/new\n");
-	t0 = _now();
+	t0 = _cpu();
 	ck_assert_int_eq(dl_files_parse_list(c, off, list, NULL, 0), 0);
-	dt = _now() - t0;
-	ck_assert_msg(dt < BIG_SECONDS, "100k list lines took %.2f s", dt);
+	dt = _cpu() - t0;
+	ck_assert_msg(dt < BIG_SECONDS, "100k list lines took %.2f CPU s", dt);
 	ck_assert_uint_eq(list->count, BIG_N + 1);
 	ck_assert_str_eq(list->files[BIG_N].path, "/d/new");
 	dl_filelist_free(list);
@@ -989,8 +993,6 @@ Suite *make_files_suite(void)
 	tcase_add_test(tb, test_bb_variants);
 	suite_add_tcase(s, tb);
 
-	/* Generous: these run under sanitizers and valgrind too. */
-	tcase_set_timeout(tx, 120);
 	tcase_add_test(tx, test_big);
 	tcase_add_test(tx, test_too_many);
 	tcase_add_test(tx, test_garbage);

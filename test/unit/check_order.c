@@ -766,7 +766,6 @@ Suite *make_order_suite(void)
 	tcase_add_loop_test(tcase, test_naive, 0, 200);
 	tcase_add_test(tcase, test_large);
 	tcase_add_test(tcase, test_errors);
-	tcase_set_timeout(tcase, 60);
 	suite_add_tcase(s, tcase);
 	return s;
 }

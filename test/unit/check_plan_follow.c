@@ -242,7 +242,6 @@ Suite *make_plan_follow_suite(void)
 	Suite *s = suite_create("plan_follow");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_follow_moves_when_sooner);
 	tcase_add_test(tc, test_follow_leaves_alone);
 	tcase_add_test(tc, test_follow_queue_and_files);

@@ -754,9 +754,6 @@ Suite *make_plan_guard_suite(void)
 	tcase_add_test(tc, test_idle_node);
 	tcase_add_test(tc, test_head_view);
 	tcase_add_test(tc, test_ohps_guard_horizon);
-	/* Each Online-HPS plan starts a partitioner helper: seconds under
-	 * ASan on a busy machine, more than Check's default 4 s. */
-	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
 }

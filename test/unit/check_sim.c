@@ -1779,7 +1779,6 @@ Suite *make_sim_suite(void)
 	tcase_add_test(tw, test_fallback_labelled);
 	suite_add_tcase(s, tw);
 
-	tcase_set_timeout(tr, 120);
 	tcase_add_test(tr, test_determinism);
 	tcase_add_test(tr, test_conservation);
 	tcase_add_test(tr, test_capacity_never_exceeded);

@@ -286,7 +286,6 @@ Suite *make_zoo_suite(void)
 	Suite *s = suite_create("zoo");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_deterministic, 0, DL_ZOO_NCLASSES);
 	tcase_add_test(tc, test_heavy);
 	tcase_add_test(tc, test_zipf);

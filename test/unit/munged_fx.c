@@ -11,6 +11,8 @@
 #include "munged_fx.h"
 
 #define MUNGED "/usr/sbin/munged"
+/* How long it may take to answer, in seconds. */
+#define MUNGED_WAIT_S 120
 
 char fx_munge_socket[128];
 static char mdir[64];
@@ -65,11 +67,17 @@ int fx_munged_start(void)
 	snprintf(cmd, sizeof(cmd),
 		 "munge -n -S %s 2>/dev/null | unmunge -S %s >/dev/null 2>&1",
 		 fx_munge_socket, fx_munge_socket);
-	for (int i = 0; i < 100; i++) {
+	/* Until it answers or dies: a busy host may take many seconds, and
+	 * giving up early would skip the tests that need it. */
+	for (time_t end = time(NULL) + MUNGED_WAIT_S; time(NULL) < end;) {
 		struct timespec ts = { 0, 50000000 };
 
 		if (!access(fx_munge_socket, F_OK) && !_sh(cmd))
 			return 0;
+		if (waitpid(munged_pid, NULL, WNOHANG) == munged_pid) {
+			munged_pid = 0;
+			break;
+		}
 		nanosleep(&ts, NULL);
 	}
 	fx_munged_stop();
