@@ -10,7 +10,8 @@
 #      file) with the right bytes through $DL_CACHE_VIEW, as a file staged
 #      into the node's cache (a hard link, not a link to the source);
 #  (b) with in_5 missing, the same submission is refused at submit, and
-#      sbatch's message names task 5 and in_5;
+#      sbatch's message names task 5 and in_5; a 1000-task array is
+#      checked on its sample of 64 tasks (the first refused is task 15);
 #  (c) zero padding (%03a) and a pattern in a list file's path
 #      (@.../list_%a): staged; refused at submit, each with a message
 #      saying why: %a in a job that is not an array, an unknown pattern,
@@ -120,6 +121,13 @@ dl_t_check "(b) the message names task 5 and its file" \
 aid2=$(submit 6-7 "files:$data/in_%a" "$data/in_%a")
 dl_t_check "(b) tasks 6-7 of the same annotation are accepted" test "$aid2" -eq "$aid2"
 mv "$data/moved_in_5" "$data/in_5"
+# 1000 tasks, inputs only for 0-9: a sample of 64 is checked (0, 15, 31,
+# ... 999), not every task, so the first refused is 15, not 10
+rc=0
+msg=$(submit 0-999 "files:$data/in_%a" "$data/in_%a") || rc=$?
+echo "  sbatch: $msg"
+dl_t_check "(b) a 1000-task array is checked on a sample: refused at task 15" \
+	test "$rc" -ne 0 -a -n "$(grep "files: task 15: $data/in_15: No such file" <<<"$msg")"
 
 # --- (c) padding, list files, refusals -------------------------------------------
 aid3=$(submit 7 "files:$data/pad_%03a,@$data/list_%a" "$data/pad_%03a" "$data/listed_%a")
