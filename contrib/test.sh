@@ -21,11 +21,42 @@
 #   5. make distcheck (skip with DL_SKIP_DISTCHECK=1).
 # The last line is "N passed, N failed"; the exit status is 0 only if all
 # passed.
+# Under deliberate load (issue 29): every integration test runs beside
+# DL_TEST_INTEGRATION_LOAD spinning shells (busy loops; default 2, as in
+# CI; 0: none), and DL_TEST_LOAD=N runs N more for the whole suite.  Waits
+# in the tests are bounded by DL_TIME_SCALE (test/integration/lib.sh),
+# the unit tests' by CK_TIMEOUT_MULTIPLIER (test/unit/check_main.c).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 pass=0
 fail=0
+
+# The spinning shells: started here, killed by PID when done, on exit
+# and on interrupt.
+for v in DL_TEST_LOAD DL_TEST_INTEGRATION_LOAD; do
+	[[ ${!v:-0} =~ ^[0-9]+$ ]] || { echo "$v must be a number"; exit 2; }
+done
+iload=${DL_TEST_INTEGRATION_LOAD:-2}
+spinners=()
+spin() { # N: start N more
+	local i
+	for ((i = 0; i < $1; i++)); do
+		bash -c 'while :; do :; done' &
+		spinners+=($!)
+	done
+}
+unspin() { # N: kill the N started last
+	local keep=$((${#spinners[@]} - $1))
+	[ "$1" -gt 0 ] || return 0
+	{ kill "${spinners[@]:keep}"; wait "${spinners[@]:keep}"; } 2>/dev/null
+	spinners=("${spinners[@]:0:keep}")
+}
+trap 'unspin ${#spinners[@]} 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
+spin "${DL_TEST_LOAD:-0}"
+[ "${DL_TEST_LOAD:-0}" -gt 0 ] &&
+	echo "load: ${DL_TEST_LOAD} spinning shells for the whole suite"
 
 step() { echo; echo "=== $*"; }
 
@@ -79,10 +110,14 @@ else
 	fail=$((fail + 1))
 fi
 
+echo
+echo "integration tests run beside $iload spinning shells (DL_TEST_INTEGRATION_LOAD)"
 for t in test/cluster/selftest.sh test/integration/test_*.sh; do
 	step "integration: $t"
+	spin "$iload"
 	DL_BUILD_DIR="$build" bash "$t" >"$build/$(basename "$t").log" 2>&1
 	rc=$?
+	unspin "$iload"
 	cat "$build/$(basename "$t").log"
 	# The summary is the last such line: the harness may still report
 	# on stderr what it stopped after the test printed it.

@@ -4,6 +4,23 @@
 DL_T_PASS=0
 DL_T_FAIL=0
 
+# DL_TIME_SCALE (a whole number, default 3) multiplies every bound the
+# tests wait for a condition (the dl_t_wait_* TIMEOUTs and the cluster's,
+# test/cluster/cluster.sh): a busy host is slow, and a wait on a condition
+# that holds returns as soon as it does.  Raise it on a heavily loaded
+# host.
+: "${DL_TIME_SCALE:=3}"
+[[ $DL_TIME_SCALE =~ ^[1-9][0-9]*$ ]] || {
+	echo "DL_TIME_SCALE must be a whole number >= 1" >&2
+	exit 2
+}
+export DL_TIME_SCALE
+
+# dl_t_secs S : S seconds scaled by DL_TIME_SCALE.
+dl_t_secs() {
+	echo $(($1 * DL_TIME_SCALE))
+}
+
 dl_t_ok() {
 	DL_T_PASS=$((DL_T_PASS + 1))
 	echo "ok   - $*"
@@ -109,14 +126,15 @@ dl_t_job_time() {
 }
 
 # dl_t_wait_state JOBID REGEX TIMEOUT : wait until the job's JobState
-# matches ^(REGEX)$; returns 1 (printing the state it is in) on timeout.
+# matches ^(REGEX)$; returns 1 (printing the state it is in) on timeout
+# (TIMEOUT seconds times DL_TIME_SCALE, as in every dl_t_wait_*).
 dl_t_wait_state() {
-	local id=$1 re=$2 deadline=$((SECONDS + $3)) st=
+	local id=$1 re=$2 deadline=$((SECONDS + $3 * DL_TIME_SCALE)) st=
 	while :; do
 		st=$(dl_cluster_job_field "$id" JobState 2>/dev/null || true)
 		[[ $st =~ ^($re)$ ]] && return 0
 		if [ $SECONDS -ge $deadline ]; then
-			echo "  JobId=$id still '$st' after $3 s (wanted $re)" >&2
+			echo "  JobId=$id still '$st' after $(dl_t_secs "$3") s (wanted $re)" >&2
 			return 1
 		fi
 		sleep 0.2
@@ -127,7 +145,7 @@ dl_t_wait_state() {
 # matches REGEX (unanchored); prints the matching value; returns 1 on
 # timeout (printing nothing).
 dl_t_wait_field() {
-	local id=$1 field=$2 re=$3 deadline=$((SECONDS + $4)) v
+	local id=$1 field=$2 re=$3 deadline=$((SECONDS + $4 * DL_TIME_SCALE)) v
 	while :; do
 		v=$(dl_cluster_job_field "$id" "$field" 2>/dev/null || true)
 		if [[ $v =~ $re ]]; then
@@ -163,7 +181,7 @@ dl_t_le() {
 # dl_t_wait_until TIMEOUT COMMAND... : run COMMAND every 0.2 s until it
 # succeeds; returns 1 if it still fails after TIMEOUT seconds.
 dl_t_wait_until() {
-	local deadline=$((SECONDS + $1))
+	local deadline=$((SECONDS + $1 * DL_TIME_SCALE))
 	shift
 	until "$@"; do
 		[ $SECONDS -ge $deadline ] && return 1

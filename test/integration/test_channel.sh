@@ -65,6 +65,7 @@ real() {
 	grep -v '^#' "$DL_CLUSTER_DIR/cache/$1/.inventory" 2>/dev/null |
 		awk '{ print $1 }' | sort
 }
+same() { [ "$(real "$1")" = "$(model "$1")" ]; } # NODE: model is the cache
 counts() { echo "$(ls /proc/"$ctld"/fd | wc -l) $(ls /proc/"$ctld"/task | wc -l)"; }
 fdlist() { ls -l /proc/"$ctld"/fd | awk '{ print $NF }' | sort; }
 
@@ -83,8 +84,9 @@ wait "$n9" 2>/dev/null || true
 sbatch --parsable -w n1 -o /dev/null --comment="files:$data/a,$data/b" --wrap true >/dev/null
 sbatch --parsable -w n2 -o /dev/null --comment="files:$data/c" --wrap true >/dev/null
 dl_cluster_wait_jobs_done 60
-sleep 2.2 # the state file is saved at most once a second
+# The state file is saved at most once a second: wait for the models.
 for n in n1 n2; do
+	dl_t_wait_until 10 same $n || true
 	dl_t_eq "(a) $n: the model is what the node caches" "$(real $n | tr '\n' ' ')" "$(model $n | tr '\n' ' ')"
 done
 dl_t_check "(a) stats: n1's model comes from its service" \
@@ -108,10 +110,11 @@ sbatch --parsable -w n1 -o /dev/null --comment="files:$data/c" --wrap true >/dev
 dl_cluster_wait_jobs_done 60
 # The refused handshakes end within 10 s each.  A sample may catch the
 # state file being saved (once a second) or a child's pipes for an
-# instant: a leak is what stays, so sample until it matches, for 10 s.
+# instant: a leak is what stays, so sample until it matches, for 10 s
+# (times DL_TIME_SCALE: a busy host closes them late).
 sleep 11
 after=$(counts)
-for _ in $(seq 1 20); do
+for _ in $(seq 1 $((20 * DL_TIME_SCALE))); do
 	[ "$after" = "$before" ] && break
 	sleep 0.5
 	after=$(counts)
@@ -147,13 +150,17 @@ mark=$(($(wc -l <"$log") + 1))
 start_service n2
 dl_t_check "(d) the restarted service's inventory replaces it" \
 	dl_t_wait_until 10 bash -c "tail -n +$mark '$log' | grep -q 'node n2 service connected'"
-sleep 2.2
+dl_t_wait_until 10 same n2 || true
 dl_t_eq "(d) n2: the model is what the node caches after the resync" "$(real n2 | tr '\n' ' ')" "$(model n2 | tr '\n' ' ')"
 
 # --- (e) ---------------------------------------------------------------
-sbatch --parsable -w n1 -o /dev/null --wrap 'sleep 5' >/dev/null
-sbatch --parsable -w n2 -o /dev/null --wrap 'sleep 5' >/dev/null
-sleep 1
+# Both nodes busy (running, not just submitted) for long enough that the
+# job below waits, placed, while a busy host is slow.
+busy=$((5 * DL_TIME_SCALE))
+b1=$(sbatch --parsable -w n1 -o /dev/null --wrap "sleep $busy")
+b2=$(sbatch --parsable -w n2 -o /dev/null --wrap "sleep $busy")
+dl_t_wait_state "$b1" RUNNING 30 || true
+dl_t_wait_state "$b2" RUNNING 30 || true
 dl_t_mkfile "$data/d" 2
 chmod a+r "$data/d"
 j=$(sbatch --parsable -o /dev/null --comment="files:$data/a,$data/b,$data/c,$data/d" --wrap true)

@@ -32,14 +32,14 @@ StrictPlacement=maybe
 CONF
 dl_cluster_start
 log=$(dl_cluster_log_ctld)
-sleep 1
 for pat in "policy no-such-policy(slack=banana): unknown policy; using online-hps with its defaults" \
 	   "unknown EvictionPolicy=sometimes" \
 	   "CacheCapacity=lots is not a size" \
 	   "StorageBandwidth=-5 must be a number above 0" \
 	   "WaitFactor=-1 must be a number above 0" \
 	   "StrictPlacement=maybe is not yes or no"; do
-	dl_t_check "bad setting reported: $pat" grep -qF -- "$pat" "$log"
+	dl_t_check "bad setting reported: $pat" \
+		dl_t_wait_until 10 grep -qF -- "$pat" "$log"
 done
 id=$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname --wrap true)
 dl_cluster_wait_jobs_done 60
@@ -55,9 +55,9 @@ printf 'this is = not\n\001\002 a config ==== file\nPolicy\n' \
 	>"$DL_CLUSTER_DIR/etc/datalocality.conf"
 dl_cluster_start
 log=$(dl_cluster_log_ctld)
-sleep 1
-dl_t_check "unparsable file reported" grep -q "cannot parse .*datalocality.conf" "$log"
-dl_t_check "defaults in force" grep -q "policy online-hps, eviction value, cache capacity unlimited" "$log"
+dl_t_check "unparsable file reported" \
+	dl_t_wait_until 10 grep -q "cannot parse .*datalocality.conf" "$log"
+dl_t_check "defaults in force" dl_t_wait_until 10 grep -q "policy online-hps, eviction value, cache capacity unlimited" "$log"
 dl_t_check "no JobSubmitPlugins error when it is set" \
 	bash -c "! grep -q 'JobSubmitPlugins lacks' '$log'"
 
@@ -69,11 +69,8 @@ EvictionPolicy=lru
 CacheCapacity=1G
 CONF
 scontrol reconfigure
-deadline=$((SECONDS + 10))
-until grep -q "policy locality slack=2, eviction lru, cache capacity set" "$log" ||
-      [ $SECONDS -ge $deadline ]; do sleep 0.2; done
 dl_t_check "reconfigure applies the new settings" \
-	grep -q "policy locality slack=2, eviction lru, cache capacity set" "$log"
+	dl_t_wait_until 10 grep -q "policy locality slack=2, eviction lru, cache capacity set" "$log"
 id=$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname --wrap true)
 dl_cluster_wait_jobs_done 60
 dl_t_eq "jobs run after reconfigure" COMPLETED "$(dl_cluster_job_field "$id" JobState)"
@@ -102,10 +99,13 @@ dl_t_eq "jobs still run after the helper was killed" 3 "$ok"
 dl_t_check "slurmctld is up after the helper was killed" bash -c 'scontrol ping | grep -q UP'
 # A helper that cannot be started at all: the greedy plan is used.
 echo "PolicyParameters=helper=/nonexistent/dl-partitiond,timeout_ms=500" >>"$DL_CLUSTER_DIR/etc/datalocality.conf"
+mark=$(($(wc -l <"$log") + 1))
 scontrol reconfigure
-sleep 1
+# in force before the job is submitted
+dl_t_wait_until 10 bash -c "tail -n +$mark '$log' | grep -qF 'policy online-hps helper=/nonexistent/dl-partitiond'" || true
 id=$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname --wrap true)
 dl_cluster_wait_jobs_done 60
 dl_t_eq "jobs run with no partitioner helper at all" COMPLETED "$(dl_cluster_job_field "$id" JobState)"
-dl_t_check "the missing helper is reported" grep -q "partitioner helper failed, greedy plan used" "$log"
+dl_t_check "the missing helper is reported" \
+	dl_t_wait_until 10 grep -q "partitioner helper failed, greedy plan used" "$log"
 dl_t_summary

@@ -38,8 +38,10 @@ export DL_NODES=4 DL_NODE_CPUS=2
 BF_INTERVAL=2
 export DL_SCHED_PARAMS="bf_interval=$BF_INTERVAL"
 # Timing tolerance on top of a scheduling cycle: a loaded 2-core CI machine
-# delays slurmctld's passes and our polling by a second or two.
-SLACK=2
+# delays slurmctld's passes and our polling by a second or two (times
+# DL_TIME_SCALE, lib.sh: 6 s by default, still far below the 60-s hold the
+# bounded wait (5) must not sit out).
+SLACK=$((2 * DL_TIME_SCALE))
 # Partitions pa={n1} and pb={n2} for (7); every job gets a time limit
 # (DefaultTime, 1 min) so backfill can plan.  A requeued job may start
 # again only after the credential lifetime (AuthInfo=cred_expire, default

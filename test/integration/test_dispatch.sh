@@ -198,15 +198,16 @@ dl_t_wait_until 15 sh -c "'$sdl' files '$seed_node' | grep -q '$data/g4/f3'" ||
 	dl_t_fail "(e) the controller never learnt group 4 is cached on $seed_node"
 # Pin group 4 there with a running job, then queue another job of group 4:
 # its node is busy and the others idle, yet it waits for its data.
-hold=$(submit 4 8)
-deadline=$((SECONDS + 30))
+# (8 s on an idle host: the waiter's Reason is read while it runs)
+hold=$(submit 4 $((8 * DL_TIME_SCALE)))
+deadline=$((SECONDS + $(dl_t_secs 30)))
 while [ "$(dl_cluster_job_field "$hold" JobState)" != RUNNING ] &&
       [ $SECONDS -lt $deadline ]; do sleep 0.2; done
 hold_node=$(dl_cluster_job_field "$hold" NodeList)
 dl_t_eq "(e) the holding job ran where group 4 is cached" "$seed_node" "$hold_node"
 waiter=$(submit 4 1)
 reason=""
-deadline=$((SECONDS + 10))
+deadline=$((SECONDS + $(dl_t_secs 10)))
 while [ $SECONDS -lt $deadline ]; do
 	reason=$(dl_cluster_job_field "$waiter" Reason)
 	case "$reason" in DataLocality*) break ;; esac

@@ -182,7 +182,8 @@ mkdir -p "$DL_CLUSTER_DIR/cache/n1"
 printf '%s\n' "/data/good/file 100" "/a b/c 100" "not a path 5" \
 	"/data/neg -5" "/data/../etc/shadow 1" "/data/huge 99999999999999999999999" \
 	>"$DL_CLUSTER_DIR/cache/n1/.inventory"
-sleep 3
+# read at most once a second: wait (bounded) until it has been
+dl_t_wait_until 10 grep -q 'n1/.inventory: 5 lines are not' "$log" || true
 files=$("$DL_BUILD_DIR/sdatalocality" files n1 2>&1 || true)
 echo "$files" | sed 's/^/  /'
 dl_t_check "(f) the valid inventory line is in the model" grep -q '/data/good/file' <<<"$files"
@@ -193,6 +194,9 @@ dl_t_check "(f) the garbage was reported" \
 state=$DL_CLUSTER_DIR/state/datalocality_state
 rm -f "$state"
 mkdir "$state"
+# Saves are tried once a second: the first failure is reported (however
+# late a busy host is), the next 4 s of failures are not.
+dl_t_wait_until 10 grep -q "cannot save $state" "$log" || true
 sleep 4
 n=$(grep -c "cannot save $state" "$log" || true)
 dl_t_eq "(f) a state path that is a directory is reported once in 4 s" 1 "$n"

@@ -273,15 +273,17 @@ SLURM_JOB_UID=65534 SLURM_JOB_GID=65534 SLURM_JOB_USER=nobody \
 touch -h -d '-1 hour' "$cache"/n1/.jobs/99999[89].* "$cache"/n1/.locks/* 2>/dev/null || true
 left_before=$(ls "$cache/n1/.jobs" | grep -c '^99999[89]\.' || true)
 conf "$cache" 64M "${slow[@]}"
+# long runs while short's Prolog and Epilog reap (6 s on an idle host)
 long=$(sbatch --parsable --uid=nobody --gid=nogroup -w n1 -o "$out/%j.out" \
 	--comment="files:$data/f2" \
-	--wrap "sleep 6; sha256sum \"\$DL_CACHE_VIEW$data/f2\"")
+	--wrap "sleep $((6 * DL_TIME_SCALE)); sha256sum \"\$DL_CACHE_VIEW$data/f2\"")
 wait_state "$long" RUNNING 30 || true
 sleep 1
 short=$(sbatch --parsable --uid=nobody --gid=nogroup -w n1 -o /dev/null \
 	--wrap true)
 settle "$short" 30 >/dev/null
-sleep 1 # its Epilog
+# its Epilog (bounded wait; the count below decides)
+dl_t_wait_until 10 bash -c "! ls '$cache/n1/.jobs' | grep -q '^99999[89]\.'" || true
 left_after=$(ls "$cache/n1/.jobs" | grep -c '^99999[89]\.' || true)
 kept=$(ls "$cache/n1/.jobs" | grep -c "^$long\.\(view\|pins\)\$" || true)
 st=$(settle "$long" 60)

@@ -46,7 +46,13 @@ done
 dl_cluster_wait_jobs_done 180
 done_ok=$(scontrol show job -o | grep -c 'JobState=COMPLETED' || true)
 dl_t_eq "all 21 jobs completed" 21 "$done_ok"
-sleep 2.2 # inventories are read, and the state saved, at most once a second
+# Inventories are read, and the state saved, at most once a second: wait
+# (bounded) until every model is its node's cache, then check.
+same() { # NODE
+	[ "$(grep -v '^#' "$DL_CLUSTER_DIR/cache/$1/.inventory" | cut -d' ' -f1 | sort)" = \
+	  "$("$sdl" files "$1" | tail -n +2 | awk '{ print $5 }' | sort)" ]
+}
+dl_t_wait_until 10 bash -c "$(declare -f same); sdl='$sdl' DL_CLUSTER_DIR='$DL_CLUSTER_DIR'; same n1 && same n2 && same n3" || true
 
 bad=0
 for n in n1 n2 n3; do

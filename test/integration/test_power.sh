@@ -88,6 +88,16 @@ powered_down() { [[ $(node_state "$1") == *POWERED_DOWN* ]]; }
 is_up() { ! [[ $(node_state "$1") =~ POWER(ED|ING)_ ]] && [[ $(node_state "$1") =~ ^(IDLE|MIXED|ALLOCATED) ]]; }
 # In the state file (saved at most once a second): NODE's power line.
 power_line() { "$sdl" nodes | awk -v n="$1" '$1 == n { $1 = $2 = $3 = $4 = $5 = $6 = $7 = ""; print }' | sed 's/^ *//'; }
+# The model (read from inventories, saved at most once a second) and the
+# state file lag the node: wait for them (bounded), then check.
+model_is() { [ "$(model_files "$1" "$2")" = "$3" ]; } # NODE GROUP COUNT
+power_is() { grep -q "^$2" <<<"$(power_line "$1")"; } # NODE POWER_RE
+# scontrol reconfigure, and wait until the plugin has read its settings.
+reconfigure() {
+	local mark=$(($(wc -l <"$log") + 1))
+	scontrol reconfigure
+	dl_t_wait_until 10 bash -c "tail -n +$mark '$log' | grep -q ': policy .*, eviction '" || true
+}
 
 # Power NODE down as a power-off: Slurm's flags first, then its slurmd.
 power_down() {
@@ -102,6 +112,7 @@ power_down() {
 # column (matching POWER_RE) are checked.
 check_down() { # CASE NODE WORDS POWER_RE
 	local pl
+	dl_t_wait_until 10 power_is "$2" "$4" || true
 	dl_t_check "($1) slurmctld's log: $2 powered down, $3" \
 		grep -q "node $2 is powered_down: $3" "$log"
 	pl=$(power_line "$2")
@@ -121,12 +132,11 @@ boot_when_resumed() {
 id0=$(submit 0)
 dl_cluster_wait_jobs_done 60
 x=$(dl_cluster_job_field "$id0" NodeList)
-sleep 2.2 # the inventory is read, and the state saved, at most once a second
+dl_t_wait_until 10 model_is "$x" 0 3 || true
 dl_t_eq "the model of $x holds group 0 (3 files) before the power-down" 3 "$(model_files "$x" 0)"
 
 # --- (a) PowerDownCache=lost ---------------------------------------------
 power_down "$x"
-sleep 2.2
 check_down a "$x" "its cache is lost (PowerDownCache=lost)" \
 	"powered_down (cache lost, model emptied 1x)"
 dl_t_check "(a) slurmctld's log: $x's model emptied" \
@@ -148,7 +158,7 @@ dl_t_eq "(a) no ResumeProgram call" 0 "$(grep -c '^resume' "$d/run/power.calls" 
 calls=$(grep -c "^resume $x\$" "$d/run/power.calls" || true)
 scontrol update nodename="$x" state=power_up
 dl_t_check "(a) $x resumed by ResumeProgram and up" boot_when_resumed "$x" "$calls"
-sleep 2.2
+dl_t_wait_until 10 model_is "$x" 0 3 || true
 dl_t_eq "(a) after the resume, $x's model is its inventory again" 3 "$(model_files "$x" 0)"
 dl_t_check "(a) slurmctld's log: $x up" grep -q "node $x is up" "$log"
 
@@ -156,13 +166,11 @@ dl_t_check "(a) slurmctld's log: $x up" grep -q "node $x is up" "$log"
 # Group 1's files on $x alone (its user's own --nodelist: no placement).
 submit 1 -w "$x" >/dev/null
 dl_cluster_wait_jobs_done 60
-sleep 2.2
+dl_t_wait_until 10 model_is "$x" 1 3 || true
 dl_t_eq "(b) the model of $x holds group 1 (3 files)" 3 "$(model_files "$x" 1)"
 conf "PowerDownCache=kept" "ResumeCost=1"
-scontrol reconfigure
-sleep 2
+reconfigure
 power_down "$x"
-sleep 2.2
 check_down b "$x" "its cache model is kept (PowerDownCache=kept)" \
 	"powered_down (cache kept"
 dl_t_eq "(b) the model of $x still holds group 1" 3 "$(model_files "$x" 1)"
@@ -184,10 +192,9 @@ dl_t_check "(b) and found its 3 files cached there" \
 
 # ResumeCost=600: a warm node, 3 s of copying, is cheaper than a resume.
 conf "PowerDownCache=kept" "ResumeCost=600"
-scontrol reconfigure
-sleep 2
+reconfigure
 power_down "$x"
-sleep 2.2
+dl_t_wait_until 10 power_is "$x" "powered_down (cache kept" || true
 dl_t_eq "(b) the model of $x holds group 1 after the second power-down" 3 "$(model_files "$x" 1)"
 calls=$(grep -c "^resume $x\$" "$d/run/power.calls" || true)
 id3=$(submit 1)

@@ -99,7 +99,8 @@ dl_t_wait_state "$a" COMPLETED 60 || true
 b=$(asdaemon 90)
 dl_t_check "jobs of daemon read both files on n1; the second one runs there" \
 	dl_t_wait_state "$b" RUNNING 60
-sleep 1.5 # the model learns n1's copies within about a second
+# the model learns n1's copies within about a second: wait (bounded)
+dl_t_wait_until 10 eval 'model_files n1 | grep -qx "$pop" && model_files n1 | grep -qx "$secret"' || true
 j=$(asnobody "$pop")
 k=$(asnobody "$secret")
 

@@ -201,7 +201,8 @@ a=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o "$out/%j.out"
 dl_cluster_wait_jobs_done 60
 dl_t_check "(c) job $a on n1 copied $big from the storage (read seen: $(reads first))" \
 	eval 'completed $a && [ "$(copied $a)" = 1 ] && [ "$(reads first)" -gt 0 ]'
-sleep 1.5 # the model learns n1's copy within about a second
+# the model learns n1's copy within about a second: wait (bounded)
+dl_t_wait_until 10 eval 'model_files n1 | grep -qx "$big"' || true
 peer0=$(inv_field n2 peer_bytes)
 stor0=$(inv_field n2 storage_bytes)
 watch "$big" second
@@ -209,7 +210,9 @@ b=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o "$out/%j.out"
 	--comment="files:$big" --wrap "sha256sum \"\$DL_CACHE_VIEW$big\"")
 dl_cluster_wait_jobs_done 60
 reads2=$(reads second) # before anything else could read it
-sleep 1.5
+# n2's counters and slurmctld's copy of them lag by a second or so
+big_enough() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge $((2 << 20)) ]; }
+dl_t_wait_until 10 eval 'big_enough "$(node_field n2 peer_bytes)"' || true
 peer1=$(inv_field n2 peer_bytes)
 stor1=$(inv_field n2 storage_bytes)
 ctld_peer=$(node_field n2 peer_bytes || true)
@@ -243,7 +246,8 @@ dl_t_check "(e) ... with a line in n1's service log naming uid 65534" \
 fake=$data/g7/forged
 r=$(asnobody env DL_MUNGE_SOCKET="$DL_MUNGE_SOCKET" "$client" inv 127.0.0.1 \
 	"$(dl_cluster_service_port)" n4 "$fake" 1048576 2>&1 || true)
-sleep 1.5
+# refused and logged (bounded wait): then the model is checked
+dl_t_wait_until 10 grep -q 'refused.*65534' "$(dl_cluster_log_ctld)" || true
 echo "  nobody's HELLO/INV for n4: $r"
 dl_t_check "(e) a non-root client's inventory for n4 is refused, the model unchanged" \
 	eval '[[ $r == closed* ]] && ! model_files n4 | grep -qx "$fake"'

@@ -31,7 +31,8 @@ ids=()
 for g in 0 1 2 3; do ids+=("$(submit "$g" 1)"); done
 dl_cluster_wait_jobs_done 60
 for g in 0 1 2 3; do node_of_group[$g]=$(dl_cluster_job_field "${ids[$g]}" NodeList); done
-sleep 1.2 # the state is saved at most once a second
+# the state is saved at most once a second: wait (bounded) for it
+dl_t_wait_until 10 bash -c "'$sdl' nodes | grep -q '^${node_of_group[0]} *3 '" || true
 out=$("$sdl" nodes)
 echo "$out"
 dl_t_check "sdatalocality finds the state through slurm.conf" \
@@ -50,8 +51,9 @@ dl_t_eq "a bad job id is a usage error (exit 2)" 2 "$rc"
 # by a long job naming no files, so that the waiter's best node is surely
 # the holder's (it frees first and has the files): the plan keeps the
 # waiter pending there, and sdatalocality must say so.
-hold=$(submit 1 6)
-deadline=$((SECONDS + 20))
+# (6 s on an idle host: the waiter below must find it still running)
+hold=$(submit 1 $((6 * DL_TIME_SCALE)))
+deadline=$((SECONDS + $(dl_t_secs 20)))
 until [ "$(dl_cluster_job_field "$hold" JobState)" = RUNNING ] ||
       [ $SECONDS -ge $deadline ]; do sleep 0.2; done
 hold_node=$(dl_cluster_job_field "$hold" NodeList)
@@ -60,11 +62,12 @@ for n in $(sinfo -h -N -o %N | sort -u); do
 	[ "$n" = "$hold_node" ] ||
 		fillers+=("$(sbatch --parsable -o /dev/null -w "$n" --wrap "sleep 60")")
 done
-deadline=$((SECONDS + 20))
+deadline=$((SECONDS + $(dl_t_secs 20)))
 until [ "$(squeue -h -t R -o %i | wc -l)" -ge "$DL_NODES" ] ||
       [ $SECONDS -ge $deadline ]; do sleep 0.2; done
 waiter=$(submit 1 1)
-sleep 1.5
+# planned at the next cycle, saved within a second: wait (bounded) for it
+dl_t_wait_until 10 bash -c "'$sdl' job '$waiter' | grep -q 'planned on $hold_node'" || true
 why=$("$sdl" job "$waiter")
 echo "  $why"
 dl_t_check "sdatalocality job explains the waiting job's node" \
@@ -78,18 +81,22 @@ scancel "${fillers[@]}"
 # Slurm 22.05's slurmd ("Purging vestigial job script"), whatever the
 # scheduler.
 dl_cluster_wait_jobs_done 60
-blocker=$(sbatch --parsable -o /dev/null -N "$DL_NODES" --exclusive --wrap "sleep 9")
-deadline=$((SECONDS + 20))
+blocker=$(sbatch --parsable -o /dev/null -N "$DL_NODES" --exclusive --wrap "sleep $((9 * DL_TIME_SCALE))")
+deadline=$((SECONDS + $(dl_t_secs 20)))
 until [ "$(dl_cluster_job_field "$blocker" JobState)" = RUNNING ] ||
       [ $SECONDS -ge $deadline ]; do sleep 0.2; done
 more=()
 for g in 0 1 2 3 0 1 2 3; do more+=("$(submit "$g" 2)"); done
-sleep 1
-placed=0
-for id in "${more[@]}"; do
-	scontrol show job "$id" | grep -q 'SystemComment=datalocality: ReqNodeList=' &&
-		placed=$((placed + 1))
-done
+n_placed() {
+	local id n=0
+	for id in "${more[@]}"; do
+		scontrol show job "$id" | grep -q 'SystemComment=datalocality: ReqNodeList=' &&
+			n=$((n + 1))
+	done
+	echo "$n"
+}
+dl_t_wait_until 10 eval '[ "$(n_placed)" = 8 ]' || true
+placed=$(n_placed)
 dl_t_eq "the 8 jobs are placed before the restart" 8 "$placed"
 dl_cluster_restart_slurmctld
 restored=$(sed -n 's/.*restored the cache model from .*datalocality_state: \([0-9]*\) files.*/\1/p' "$log" | tail -1)
