@@ -47,7 +47,7 @@ void dl_sub_slurm_fini(void)
 	slurm_fini();
 }
 
-/* A decimal id, or a name looked up with byname. \return 0 or -1. */
+/* *id from a decimal s; \return 0, or -1 if s is not one (a name). */
 static int _id(const char *s, uint32_t *id)
 {
 	char *end;

@@ -18,7 +18,7 @@
 # time; its achieved rate is printed, not asserted: tests check
 # correctness, never speed).  Every job, run as nobody, reads 2 of 3
 # shared reference files (REF_MIB, 8 MiB) and 2 private inputs of its own
-# (PRIV_MIB, 2 MiB, new every round) through $DL_CACHE_VIEW, compares them
+# (PRIV_MIB, 6 MiB, new every round) through $DL_CACHE_VIEW, compares them
 # with the sources, and computes COMPUTE (1) s: more work than the 4
 # one-CPU nodes keep up with, so that jobs wait, placed, while their files
 # are prefetched, and often start while the prefetch still copies (the
@@ -35,9 +35,9 @@
 # dl-cached, dl-submit), DL_STRESS_ROUNDS (2), DL_STRESS_JOBS (90),
 # DL_STRESS_RATE (2.5), DL_STRESS_SPIN (24), DL_STRESS_SEED (29),
 # DL_STRESS_WAIT (900: seconds a round's jobs may take to finish),
-# DL_STRESS_COMPUTE (1), DL_STRESS_REF_MIB (8), DL_STRESS_PRIV_MIB (2),
-# DL_SUBMIT (DL_BUILD_DIR/dl-submit).  Root.  About 3 minutes on 2 cores
-# (a round is about 40 s of arrivals and 20-40 s more to drain).
+# DL_STRESS_COMPUTE (1), DL_STRESS_REF_MIB (8), DL_STRESS_PRIV_MIB (6),
+# DL_SUBMIT (DL_BUILD_DIR/dl-submit).  Root.  About 4 minutes on 2 cores
+# (a round is about 40 s of arrivals and about 60 s more to drain).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -53,7 +53,7 @@ SEED=${DL_STRESS_SEED:-29}
 WAIT=${DL_STRESS_WAIT:-900}
 COMPUTE=${DL_STRESS_COMPUTE:-1}
 REF_MIB=${DL_STRESS_REF_MIB:-8}
-PRIV_MIB=${DL_STRESS_PRIV_MIB:-2}
+PRIV_MIB=${DL_STRESS_PRIV_MIB:-6}
 BW=$((20 * 1048576))
 
 dl_t_use_services test_stress 4
@@ -166,6 +166,10 @@ round() {
 		print v["JobId"], v["JobState"], v["Restarts"], v["Reason"] }' || true)
 	bad=$(awk 'NR == FNR { want[$1] = 1; next } ($1 in want) && $2 != "COMPLETED"' "$ids" - <<<"$jobs")
 	dl_t_eq "round $r: every job COMPLETED" "" "$(head -5 <<<"$bad")"
+	# What the first failed jobs said (their cmp of the view).
+	for f in $(awk '{ print $1 }' <<<"$bad" | head -3); do
+		echo "  job $f: $(head -2 "$out/$f.out" 2>/dev/null | tr '\n' ' ')"
+	done
 	bad=$(awk 'NR == FNR { want[$1] = 1; next } ($1 in want) && $3 != 0' "$ids" - <<<"$jobs")
 	dl_t_eq "round $r: no job requeued (Restarts=0)" "" "$(head -5 <<<"$bad")"
 	dl_t_eq "round $r: every job is known to slurmctld" "$NJOBS" \
