@@ -8,8 +8,6 @@
  *   log.c        one line per event to stderr (foreground) or syslog;
  *                lines strangers can cause are rate-limited
  *   loop.c       the parent's event loop: listeners, children, timers
- *   door.c       the peer port: listening (retried while the port is
- *                taken) and connections waiting to speak, in the parent
  *   ctl.c        the connection to the controller: HELLO, INV, DELTA,
  *                PREFETCH/CANCEL in, LOCATE relayed for children
  *   work.c       the children: STAGE and END for dl-stage, PREFETCH
@@ -33,6 +31,7 @@
 #include <sys/types.h>
 
 #include "dl_net_auth.h"
+#include "dl_net_door.h"
 #include "dl_net_msg.h"
 #include "stage.h"
 
@@ -103,52 +102,9 @@ void cached_log_limited(int kind, int level, const char *fmt, ...)
 /* For dl_stage_opts_t.log. */
 void cached_log_cb(int level, const char *msg, void *arg);
 
-/* ---- door.c ---- */
-/* Connections waiting to speak at most, and how long each may wait. */
-#define CACHED_GREET_MAX 128
+/* ---- the peer port (a dl_net_door_t of libdlnet) ---- */
+/* How long a connection to the peer port may stay silent (ms). */
 #define CACHED_GREET_MS 1000
-/* The longest wait between two tries to listen on a taken port. */
-#define CACHED_LISTEN_BACKOFF_MAX 30000
-
-typedef struct cached_greet {
-	int fd;
-	int64_t until; /* ms: closed if still silent then */
-	char who[96];
-} cached_greet_t;
-
-/*
- * The peer port.  Anyone can connect to it, so a connection costs a file
- * descriptor and no process until its first bytes arrive (a peer speaks
- * at once: its NONCE); silent ones are closed after CACHED_GREET_MS, the
- * oldest first when CACHED_GREET_MAX wait.  A port taken by another
- * process (a user's squatter) is retried with a backoff instead of
- * giving up.
- */
-typedef struct cached_door {
-	uint16_t port;
-	int lfd;           /* -1 while not listening */
-	int64_t next_try;  /* ms */
-	int backoff;       /* ms */
-	cached_greet_t g[CACHED_GREET_MAX];
-	size_t n;
-} cached_door_t;
-
-void cached_door_init(cached_door_t *d, uint16_t port);
-/* Listen if due, close the silent; at every turn of the loop. */
-void cached_door_tick(cached_door_t *d);
-/* The descriptors to poll for reading: the listener, then the waiting. */
-size_t cached_door_poll(const cached_door_t *d, struct pollfd *p);
-/*
- * cached_door_input - after poll() on what cached_door_poll() gave:
- * accept newcomers, and hand over the connections that spoke.
- * OUT fd, who - up to max of those (the caller owns the descriptors)
- * \return how many were handed over.
- */
-size_t cached_door_input(cached_door_t *d, const struct pollfd *p, int *fd,
-			 char (*who)[96], size_t max);
-/* In a child: close what is the parent's, but keep. */
-void cached_door_forget(cached_door_t *d, int keep);
-void cached_door_close(cached_door_t *d);
 
 /* ---- peer.c ---- */
 /* Peers that hold a path, as LOCATED or PREFETCH name them. */

@@ -204,7 +204,11 @@ static void _connect(cached_ctl_t *c)
 		goto fail;
 	dl_net_conn_init(&c->conn, fd, &c->conf->auth, CACHED_NET_TIMEOUT);
 	c->fd = fd;
-	if (dl_net_conn_handshake(&c->conn, err, sizeof(err)) || _hello(c)) {
+	/* nothing of this node's cache goes to a controller unproven */
+	if (dl_net_conn_handshake(&c->conn, err, sizeof(err)) ||
+	    dl_net_conn_await_proof(&c->conn, CACHED_NET_TIMEOUT, err,
+				    sizeof(err)) ||
+	    _hello(c)) {
 		close(fd);
 		c->fd = -1;
 		goto fail;

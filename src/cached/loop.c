@@ -52,7 +52,7 @@ typedef struct loop {
 	dl_stage_t *st;
 	cached_ctl_t *ctl;
 	int lfd;
-	cached_door_t door; /* the peer port */
+	dl_net_door_t door; /* the peer port */
 	child_t ch[MAX_CHILDREN];
 	size_t nch;
 	pending_t pend[MAX_CHILDREN];
@@ -77,7 +77,7 @@ static void _child_init(loop_t *l, int keep)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	close(l->lfd);
-	cached_door_forget(&l->door, keep);
+	dl_net_door_forget(&l->door, keep);
 	if (cached_ctl_fd(l->ctl) >= 0)
 		close(cached_ctl_fd(l->ctl));
 	for (size_t i = 0; i < l->nch; i++)
@@ -312,9 +312,9 @@ static void _local_accept(loop_t *l)
 /* Peers that spoke at the door: a child each, within their half. */
 static void _peer_input(loop_t *l, const struct pollfd *p)
 {
-	int fd[CACHED_GREET_MAX];
-	char who[CACHED_GREET_MAX][96];
-	size_t n = cached_door_input(&l->door, p, fd, who, CACHED_GREET_MAX);
+	int fd[DL_NET_DOOR_MAX];
+	char who[DL_NET_DOOR_MAX][96];
+	size_t n = dl_net_door_input(&l->door, p, fd, who, DL_NET_DOOR_MAX);
 
 	for (size_t k = 0; k < n; k++) {
 		size_t peers = 0;
@@ -424,6 +424,15 @@ static void _on_located(void *arg, uint64_t req, const char *body, size_t n)
 
 /* ---- the loop --------------------------------------------------------- */
 
+/* dl_net_door_log_fn: what strangers cause is rate-limited. */
+static void _door_log(void *arg, int kind, int level, const char *msg)
+{
+	(void)arg;
+	cached_log_limited(kind == DL_NET_DOOR_STRANGER ? CACHED_LOG_PEER
+							: CACHED_LOG_LISTEN,
+			   level, "%s", msg);
+}
+
 static int _setup(loop_t *l, const cached_conf_t *conf)
 {
 	char err[512] = "", sock[4200];
@@ -432,7 +441,8 @@ static int _setup(loop_t *l, const cached_conf_t *conf)
 	memset(l, 0, sizeof(*l));
 	l->conf = conf;
 	l->lfd = -1;
-	cached_door_init(&l->door, conf->peer_port);
+	dl_net_door_init(&l->door, conf->peer_port, "peer port",
+			 CACHED_GREET_MS, _door_log, NULL);
 	if (dl_stage_open(conf->cache_dir, &conf->opts, 1, &l->st, err,
 			  sizeof(err))) {
 		cached_log(3, "cache directory %s refused: %s",
@@ -445,7 +455,7 @@ static int _setup(loop_t *l, const cached_conf_t *conf)
 		return -1;
 	}
 	/* a peer port taken by someone else is tried again, not fatal */
-	cached_door_tick(&l->door);
+	dl_net_door_tick(&l->door);
 	if (!(l->ctl = cached_ctl_create(conf, l->st, &ops)))
 		return -1;
 	cached_log(6, "serving %s for node %s: local socket %s, peers on "
@@ -477,14 +487,14 @@ static void _teardown(loop_t *l)
 		unlink(sock);
 		close(l->lfd);
 	}
-	cached_door_close(&l->door);
+	dl_net_door_close(&l->door);
 	cached_ctl_destroy(l->ctl);
 	dl_stage_close(l->st);
 }
 
 static void _poll_once(loop_t *l)
 {
-	struct pollfd p[3 + CACHED_GREET_MAX + MAX_CHILDREN];
+	struct pollfd p[3 + DL_NET_DOOR_MAX + MAX_CHILDREN];
 	child_t *who[MAX_CHILDREN];
 	size_t n = 0, nrel = 0, door, rel;
 
@@ -492,7 +502,7 @@ static void _poll_once(loop_t *l)
 	p[n++] = (struct pollfd){ .fd = cached_ctl_fd(l->ctl),
 				  .events = POLLIN };
 	door = n;
-	n += cached_door_poll(&l->door, p + n);
+	n += dl_net_door_poll(&l->door, p + n);
 	rel = n;
 	for (size_t i = 0; i < l->nch; i++)
 		if (l->ch[i].relay >= 0) {
@@ -529,7 +539,7 @@ int cached_loop_run(const cached_conf_t *conf)
 	}
 	while (!stop) {
 		_poll_once(&l);
-		cached_door_tick(&l.door);
+		dl_net_door_tick(&l.door);
 		_reap(&l);
 		_pump(&l);
 		cached_ctl_tick(l.ctl);

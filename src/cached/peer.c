@@ -75,7 +75,10 @@ static int _fetch_one(const cached_conf_t *conf, const dl_msg_peer_t *p,
 		return -1;
 	}
 	dl_net_conn_init(&c, fd, &conf->auth, CACHED_NET_TIMEOUT);
+	/* not even the path goes to a peer that did not prove itself */
 	if (dl_net_conn_handshake(&c, err, sizeof(err)) ||
+	    dl_net_conn_await_proof(&c, CACHED_NET_TIMEOUT, err,
+				    sizeof(err)) ||
 	    dl_net_conn_send(&c, DL_NET_FETCH, body, blen, err, sizeof(err)) ||
 	    dl_net_conn_recv(&c, CACHED_NET_TIMEOUT, &f, err, sizeof(err)) ||
 	    dl_msg_decode(f.type, f.body, f.body_len, &m, err, sizeof(err))) {
@@ -333,6 +336,7 @@ int cached_peer_serve(const cached_conf_t *c, const dl_net_auth_t *auth,
 	/* a real peer sends its FETCH at once: strangers get little time */
 	dl_net_conn_init(&conn, fd, auth, CACHED_AUTH_TIMEOUT);
 	if (dl_net_conn_handshake(&conn, err, sizeof(err)) ||
+	    dl_net_conn_prove(&conn, err, sizeof(err)) ||
 	    dl_net_conn_recv(&conn, CACHED_AUTH_TIMEOUT, &f, err,
 			     sizeof(err))) {
 		cached_log_limited(CACHED_LOG_PEER, 4, "peer %s: rejected: %s",

@@ -87,6 +87,36 @@ int dl_net_conn_handshake(dl_net_conn_t *c, char *err, size_t errlen)
 	return 0;
 }
 
+int dl_net_conn_prove(dl_net_conn_t *c, char *err, size_t errlen)
+{
+	if (!c->auth)
+		return 0;
+	return dl_net_conn_send(c, DL_NET_WELCOME, "", 0, err, errlen);
+}
+
+int dl_net_conn_await_proof(dl_net_conn_t *c, int timeout_ms, char *err,
+			    size_t errlen)
+{
+	dl_net_frame_t f;
+	uint32_t type;
+	int rc;
+
+	if (!c->auth)
+		return 0;
+	rc = dl_net_conn_recv(c, timeout_ms, &f, err, errlen);
+	if (rc)
+		return rc == DL_ENOENT ? DL_EIO : rc;
+	type = f.type;
+	dl_net_frame_free(&f);
+	if (type != DL_NET_WELCOME) {
+		dl__net_err(err, errlen,
+			    "a %s before the other side proved itself",
+			    dl_net_type_name(type));
+		return DL_EFORMAT;
+	}
+	return 0;
+}
+
 int dl_net_cred_payload(char *buf, size_t len, uint32_t type,
 			const char *nonce, uint64_t seq, const void *body,
 			size_t blen)

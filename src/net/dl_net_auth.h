@@ -56,6 +56,22 @@ void dl_net_conn_init(dl_net_conn_t *c, int fd, const dl_net_auth_t *auth,
 int dl_net_conn_handshake(dl_net_conn_t *c, char *err, size_t errlen);
 
 /**
+ * dl_net_conn_prove, dl_net_conn_await_proof - the side that is asked
+ * for something (the controller, a peer serving copies) proves itself
+ * first: right after the NONCE exchange it sends a WELCOME, signed like
+ * every frame (its credential bound to the other side's fresh nonce);
+ * the other side sends nothing more, not even its HELLO or FETCH, until
+ * that WELCOME came with a credential of root or SlurmUser.  So whoever
+ * holds a port instead of the real server (a user's listener on a free
+ * ServicePort or PeerPort) learns nothing.  No-ops on local connections.
+ * \return 0, or as dl_net_conn_send() / dl_net_conn_recv(); a frame
+ *         other than WELCOME is DL_EFORMAT (err says so).
+ */
+int dl_net_conn_prove(dl_net_conn_t *c, char *err, size_t errlen);
+int dl_net_conn_await_proof(dl_net_conn_t *c, int timeout_ms, char *err,
+			    size_t errlen);
+
+/**
  * dl_net_conn_send - send one frame, signed for the peer over TCP.
  * \return 0, DL_EPERM (munged refused to sign: err has its message),
  *         DL_EINVAL, DL_ETIMEDOUT, DL_EIO.

@@ -64,6 +64,9 @@ static int _connect(const char *host, const char *port, dl_net_conn_t *c,
 		return rc;
 	dl_net_conn_init(c, fd, &auth, TIMEOUT_MS);
 	rc = dl_net_conn_handshake(c, err, errlen);
+	/* the server (a peer, the controller) proves itself first */
+	if (!rc)
+		rc = dl_net_conn_await_proof(c, TIMEOUT_MS, err, errlen);
 	if (rc)
 		close(fd);
 	return rc;

@@ -28,15 +28,20 @@
 #include "dl_error.h"
 #include "dl_net.h"
 #include "dl_net_auth.h"
+#include "dl_net_door.h"
 #include "dl_net_msg.h"
 #include "agent_channel.h"
 
 /* A frame, once begun, must arrive within this. */
 #define FRAME_MS 10000
-/* The NONCE exchange and the HELLO must come within this of accepting. */
-#define HELLO_MS 10000
-/* Connections beyond one per node (handshakes, replaced ones). */
+/* A new connection's first bytes (its NONCE) must come within this. */
+#define GREET_MS 1000
+/* After the controller's WELCOME, the node's HELLO must come within this. */
+#define HELLO_MS 5000
+/* Connections that spoke but said no HELLO yet, at most. */
 #define EXTRA_CONNS 16
+/* Lines about strangers' connections: one per this many seconds. */
+#define STRANGER_LOG_EVERY 10
 /* What may wait for a node that does not read: then it is dropped. */
 #define OUTBOX_MAX (64u << 20)
 
@@ -81,7 +86,6 @@ static struct {
 	pthread_mutex_t lock;
 	bool running;
 	int stop;               /* atomic */
-	int lfd;
 	int stop_pipe[2];
 	pthread_t tid;
 	chan_node_t *nodes;
@@ -93,7 +97,10 @@ static struct {
 	uint16_t port;
 	uint64_t epochs;        /* atomic */
 	const char *pfx;
-} ch = { .lock = PTHREAD_MUTEX_INITIALIZER, .lfd = -1,
+	dl_net_door_t door;     /* ServicePort; the listener thread's */
+	time_t stranger_said;   /* the last line about strangers */
+	uint64_t stranger_quiet; /* lines not logged since */
+} ch = { .lock = PTHREAD_MUTEX_INITIALIZER,
 	 .stop_pipe = { -1, -1 }, .pfx = "datalocality" };
 
 /*
@@ -322,7 +329,9 @@ static bool _hello(conn_t *c)
 	bool ok;
 	int rc;
 
+	/* the controller proves itself before the node says anything */
 	if ((rc = dl_net_conn_handshake(&c->nc, err, sizeof(err))) ||
+	    (rc = dl_net_conn_prove(&c->nc, err, sizeof(err))) ||
 	    (rc = dl_net_conn_recv(&c->nc, HELLO_MS, &f, err, sizeof(err)))) {
 		if (rc != DL_ENOENT)
 			error("%s: connection from %s refused: %s", ch.pfx,
@@ -483,50 +492,92 @@ static void _spawn(int fd, const char *who)
 	slurm_mutex_unlock(&ch.lock);
 }
 
-static void _accept_one(void)
+/*
+ * dl_net_door_log_fn.  The port's own troubles are logged as they come
+ * (a taken port: once per try, and the tries back off); what strangers
+ * cause at most once per STRANGER_LOG_EVERY s, with a count.  Called by
+ * the listener thread only.
+ */
+static void _door_log(void *arg, int kind, int level, const char *msg)
 {
-	static time_t last_full;
-	char who[80] = "?";
-	uint32_t n;
-	int fd;
+	time_t now = time(NULL);
 
-	if (dl_net_accept(ch.lfd, 0, &fd, who, sizeof(who))) {
-		/* Out of descriptors, say: do not spin on a ready socket. */
-		usleep(100000);
+	(void)arg;
+	if (kind == DL_NET_DOOR_SELF) {
+		if (level <= 3)
+			error("%s: %s; caches are modelled without node services until then",
+			      ch.pfx, msg);
+		else
+			info("%s: %s for node services", ch.pfx, msg);
 		return;
 	}
-	slurm_mutex_lock(&ch.lock);
-	n = ch.nconns;
-	slurm_mutex_unlock(&ch.lock);
-	if (n >= ch.nnodes + EXTRA_CONNS) {
-		/* At most one line a minute: a flood must not flood the log. */
-		if (time(NULL) - last_full >= 60) {
-			error("%s: refusing connection from %s: %u connections open already",
-			      ch.pfx, who, n);
-			last_full = time(NULL);
+	if (now - ch.stranger_said < STRANGER_LOG_EVERY) {
+		ch.stranger_quiet++;
+		return;
+	}
+	error("%s: %s (and %" PRIu64 " such events not logged)", ch.pfx, msg,
+	      ch.stranger_quiet);
+	ch.stranger_said = now;
+	ch.stranger_quiet = 0;
+}
+
+/* Connections that spoke and said no HELLO yet (ch.lock held). */
+static uint32_t _unregistered(void)
+{
+	uint32_t n = 0;
+
+	for (conn_t *c = ch.conns; c; c = c->next)
+		n += __atomic_load_n(&c->node, __ATOMIC_RELAXED) < 0 &&
+		     !__atomic_load_n(&c->done, __ATOMIC_ACQUIRE);
+	return n;
+}
+
+/* The connections that spoke at the door: a thread each, within bounds. */
+static void _door_input(const struct pollfd *p)
+{
+	int fd[DL_NET_DOOR_MAX];
+	char who[DL_NET_DOOR_MAX][96];
+	size_t n = dl_net_door_input(&ch.door, p, fd, who, DL_NET_DOOR_MAX);
+
+	for (size_t k = 0; k < n; k++) {
+		uint32_t pending;
+		char msg[200];
+
+		slurm_mutex_lock(&ch.lock);
+		pending = _unregistered();
+		slurm_mutex_unlock(&ch.lock);
+		if (pending >= EXTRA_CONNS) {
+			snprintf(msg, sizeof(msg),
+				 "refusing connection from %.95s: %u connections are authenticating already",
+				 who[k], pending);
+			_door_log(NULL, DL_NET_DOOR_STRANGER, 4, msg);
+			close(fd[k]);
+			continue;
 		}
-		close(fd);
-		return;
+		_spawn(fd[k], who[k]);
 	}
-	_spawn(fd, who);
 }
 
 static void *_listen(void *arg)
 {
+	struct pollfd p[1 + 1 + DL_NET_DOOR_MAX];
+	size_t n;
+
 	(void)arg;
 	while (!_stopping()) {
-		struct pollfd p[2] = {
-			{ .fd = ch.lfd, .events = POLLIN },
-			{ .fd = ch.stop_pipe[0], .events = POLLIN }
-		};
-
-		if (poll(p, 2, 1000) < 0 && errno != EINTR)
+		p[0] = (struct pollfd){ .fd = ch.stop_pipe[0],
+					.events = POLLIN };
+		n = 1 + dl_net_door_poll(&ch.door, p + 1);
+		/* short turns: the silent are closed on time */
+		if (poll(p, n, 250) < 0 && errno != EINTR)
 			break;
-		if (p[1].revents)
+		if (p[0].revents)
 			_drain(ch.stop_pipe[0]);
 		_reap(false);
-		if (!_stopping() && (p[0].revents & POLLIN))
-			_accept_one();
+		if (_stopping())
+			break;
+		_door_input(p + 1);
+		dl_net_door_tick(&ch.door);
 	}
 	return NULL;
 }
@@ -694,34 +745,26 @@ static void _nodes_init(const agent_channel_conf_t *c)
 
 int agent_channel_start(const agent_channel_conf_t *c, const char *pfx)
 {
-	char err[256] = "";
-	int rc;
-
 	ch.pfx = pfx;
 	if (_same(c))
 		return 0;
 	agent_channel_stop();
-	if ((rc = dl_net_listen(NULL, c->port, &ch.lfd, err, sizeof(err)))) {
-		error("%s: cannot listen on ServicePort=%u for node services: %s; caches are modelled without them",
-		      pfx, c->port, err);
-		ch.lfd = -1;
-		return rc;
-	}
 	if (_pipe(ch.stop_pipe)) {
 		error("%s: node channel: pipe: %m", pfx);
-		close(ch.lfd);
-		ch.lfd = -1;
 		return DL_EIO;
 	}
 	_nodes_init(c);
 	ch.port = c->port;
+	/* a port someone else holds is tried again by the listener */
+	dl_net_door_init(&ch.door, c->port, "ServicePort", GREET_MS,
+			 _door_log, NULL);
+	dl_net_door_tick(&ch.door);
 	ch.munge_socket = xstrdup(c->munge_socket);
 	ch.auth.munge_socket = ch.munge_socket;
 	ch.auth.slurm_uid = c->slurm_uid;
 	__atomic_store_n(&ch.stop, 0, __ATOMIC_RELEASE);
 	slurm_thread_create(&ch.tid, _listen, NULL);
 	ch.running = true;
-	info("%s: listening for node services on port %u", pfx, c->port);
 	return 0;
 }
 
@@ -733,10 +776,10 @@ void agent_channel_stop(void)
 	_poke(ch.stop_pipe[1]);
 	pthread_join(ch.tid, NULL);
 	_reap(true);
-	close(ch.lfd);
+	dl_net_door_close(&ch.door);
 	close(ch.stop_pipe[0]);
 	close(ch.stop_pipe[1]);
-	ch.lfd = ch.stop_pipe[0] = ch.stop_pipe[1] = -1;
+	ch.stop_pipe[0] = ch.stop_pipe[1] = -1;
 	_nodes_free();
 	agent_channel_set_fetching(NULL, NULL, 0);
 	xfree(ch.munge_socket);
