@@ -19,39 +19,6 @@
 #include "dl_files.h"
 #include "stage_conf.h"
 
-typedef void (*kv_fn)(const char *key, char *val, void *arg);
-
-/* Key=value lines of a Slurm-style file; \return 0, -1 if unreadable. */
-static int _kv_file(const char *path, kv_fn fn, void *arg)
-{
-	FILE *f = fopen(path, "re");
-	char line[4096], *p, *eq, *e;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if ((p = strchr(line, '#')))
-			*p = '\0';
-		for (p = line; isspace((unsigned char)*p); p++)
-			;
-		if (!(eq = strchr(p, '=')))
-			continue;
-		*eq = '\0';
-		for (e = eq; e > p && isspace((unsigned char)e[-1]); e--)
-			e[-1] = '\0';
-		for (eq++; isspace((unsigned char)*eq); eq++)
-			;
-		for (e = eq + strlen(eq); e > eq && isspace((unsigned char)e[-1]);
-		     e--)
-			e[-1] = '\0';
-		/* Slurm allows several Key=value on one line: first only */
-		eq[strcspn(eq, " \t")] = '\0';
-		fn(p, eq, arg);
-	}
-	fclose(f);
-	return 0;
-}
-
 static int _port(const char *key, const char *v, uint16_t *out)
 {
 	char *end;
@@ -187,13 +154,13 @@ int cached_conf_load(cached_conf_t *c, const char *conf_path, char *err,
 	c->prefetch_parallel = CACHED_PREFETCH_PARALLEL;
 	if (_stage_keys(c, path, err, errlen))
 		return -1;
-	_kv_file(path, _service_key, c);
+	dl_stage_conf_keys(path, _service_key, c);
 	if (!c->peer_port)
 		c->peer_port = CACHED_PEER_PORT;
 	snprintf(spath, sizeof(spath), "%s",
 		 slurm_conf && *slurm_conf ? slurm_conf :
 					     "/etc/slurm/slurm.conf");
-	_kv_file(spath, _slurm_key, &sk);
+	dl_stage_conf_keys(spath, _slurm_key, &sk);
 	if (!c->controller[0])
 		snprintf(c->controller, sizeof(c->controller), "%s",
 			 sk.ctld[0] ? sk.ctld : "127.0.0.1");
@@ -212,6 +179,7 @@ int cached_conf_load(cached_conf_t *c, const char *conf_path, char *err,
 					  c->opts.capacity / 2;
 	c->opts.node = c->node;
 	c->opts.log = cached_log_cb;
+	c->opts.inventory_reader = c->slurm_uid;
 	c->auth.munge_socket = c->munge_socket[0] ? c->munge_socket : NULL;
 	c->auth.slurm_uid = c->slurm_uid;
 	return 0;

@@ -34,6 +34,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -194,6 +195,7 @@ static int _settings(settings_t *s, int who)
 	}
 	/* Its lock directory is kept for the process' life. */
 	dl_stage_conf_to_opts(&conf, &s->opts);
+	s->opts.inventory_reader = dl_stage_slurm_user(getenv("SLURM_CONF"));
 	if (opt.capacity) {
 		uint64_t v;
 
@@ -521,11 +523,25 @@ static int _job_files(const char *comment, const char *script,
 /* Files looked at by _sources_reachable(), at most. */
 #define REACH_MAX 16
 
+/* Whether the directory of an absolute path is there, for root. */
+static bool _dir_reachable(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat sb;
+
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(dir))
+		return false;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	return !stat(dir, &sb) && S_ISDIR(sb.st_mode);
+}
+
 /*
  * The cache cannot serve the job on this node.  The node can still run it
- * if the job's sources are there: root stats the first few of them (the
- * job's user may not be able to read them all, but then the job fails on
- * its own, not the node).  \return the Prolog's exit status: 0 (the job
+ * if the job's sources are there: root stats the first few of them or
+ * their directories (the job's user may not be able to read them all, or
+ * may have removed one, but then the job fails on its own, not the node).  \return the Prolog's exit status: 0 (the job
  * reads its sources), 1 if none is reachable (the node is broken).
  */
 static int _sources_reachable(const char *comment, const char *script,
@@ -539,20 +555,30 @@ static int _sources_reachable(const char *comment, const char *script,
 
 	if (_job_files(comment, script, &files, err, sizeof(err)))
 		any = true; /* the job's fault: its TaskProlog says so */
+	/* a file's directory will do: the file may be gone by the user */
 	for (size_t i = 0; files && !any && i < files->count &&
 			   seen < REACH_MAX; i++, seen++)
-		any = !stat(files->files[i].path, &sb);
+		any = !stat(files->files[i].path, &sb) ||
+		      _dir_reachable(files->files[i].path);
 	for (size_t i = 0; files && !any && i < files->nlists &&
 			   seen < REACH_MAX; i++, seen++)
-		any = !stat(files->lists[i], &sb);
+		any = !stat(files->lists[i], &sb) ||
+		      _dir_reachable(files->lists[i]);
 	dl_filelist_free(files);
+	/* slurmd logs a successful Prolog's words at debug2 only: the
+	 * administrator must hear of a node that stages nothing */
+	openlog("dl-stage", LOG_PID, LOG_DAEMON);
 	if (any || !seen) {
 		_msg_line(true, "%s: the job reads its sources, not staged (the node stays in service)",
 			  why);
+		syslog(LOG_ERR, "%s%s: the job reads its sources", log_prefix,
+		       why);
 		return 0;
 	}
 	_msg_line(true, "%s, and none of the first %zu of the job's files is reachable as root: this node cannot run the job",
 		  why, seen);
+	syslog(LOG_ERR, "%s%s: none of the job's files is reachable: this node cannot run the job",
+	       log_prefix, why);
 	return 1;
 }
 
@@ -758,10 +784,15 @@ static int _epilog(void)
 		return 0; /* nothing was ever staged here */
 	}
 	if (rc) {
-		fprintf(stderr, "dl-stage: %scache directory refused: %s\n",
+		/* nothing was staged in it: nothing to clean, and the node
+		 * still runs jobs from their sources (its Prolog said so) */
+		fprintf(stderr, "dl-stage: %scache directory refused: %s: nothing to clean up\n",
 			log_prefix, err);
+		openlog("dl-stage", LOG_PID, LOG_DAEMON);
+		syslog(LOG_ERR, "%scache directory refused: %s", log_prefix,
+		       err);
 		free(s.dir);
-		return 1;
+		return 0;
 	}
 	log_st = st;
 	rc = dl_stage_job_end(st, job_id, &rep);

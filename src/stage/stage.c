@@ -301,6 +301,7 @@ static dl_stage_t *_new(const char *dir, const dl_stage_opts_t *opts)
 	if (opts->user_share > 0 && opts->user_share <= 1)
 		st->user_share = opts->user_share;
 	st->open_timeout = opts->open_timeout;
+	st->inventory_reader = opts->inventory_reader;
 	if (opts->emu_bw && opts->emu_lockdir) {
 		st->emu_bw = opts->emu_bw;
 		st->emu_servers = opts->emu_servers ? opts->emu_servers : 1;

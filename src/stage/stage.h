@@ -119,6 +119,10 @@ typedef struct dl_stage_opts {
 	 * the copy can be served to peers. */
 	dl_stage_fetch_fn fetch;
 	void *fetch_arg;
+	/* Who besides root may read DIR/.inventory (SlurmUser, for a
+	 * slurmctld reading caches directly; 0: root alone).  It lists every
+	 * user's cached paths: never anyone's to read. */
+	uid_t inventory_reader;
 } dl_stage_opts_t;
 
 /* Whom a job runs as. */

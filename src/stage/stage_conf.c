@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,59 @@ int dl_stage_conf_path(const char *slurm_conf, char *buf, size_t len)
 		n = snprintf(buf, len, "%.*s/datalocality.conf",
 			     (int)(slash - sc), sc);
 	return n < 0 || (size_t)n >= len ? DL_ERANGE : 0;
+}
+
+int dl_stage_conf_keys(const char *path, dl_stage_key_fn fn, void *arg)
+{
+	FILE *f = fopen(path, "re");
+	char line[4096], *p, *eq, *e;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if ((p = strchr(line, '#')))
+			*p = '\0';
+		for (p = line; isspace((unsigned char)*p); p++)
+			;
+		if (!(eq = strchr(p, '=')))
+			continue;
+		*eq = '\0';
+		for (e = eq; e > p && isspace((unsigned char)e[-1]); e--)
+			e[-1] = '\0';
+		for (eq++; isspace((unsigned char)*eq); eq++)
+			;
+		for (e = eq + strlen(eq); e > eq && isspace((unsigned char)e[-1]);
+		     e--)
+			e[-1] = '\0';
+		/* Slurm allows several Key=value on one line: first only */
+		eq[strcspn(eq, " \t")] = '\0';
+		fn(p, eq, arg);
+	}
+	fclose(f);
+	return 0;
+}
+
+static void _slurm_user_key(const char *k, char *v, void *arg)
+{
+	if (!strcasecmp(k, "SlurmUser"))
+		snprintf(arg, 256, "%s", v);
+}
+
+uid_t dl_stage_slurm_user(const char *slurm_conf)
+{
+	char user[256] = "";
+	struct passwd *pw;
+
+	dl_stage_conf_keys(slurm_conf && *slurm_conf ? slurm_conf
+						     : DEFAULT_SLURM_CONF,
+			   _slurm_user_key, user);
+	if (!user[0])
+		return 0;
+	if ((pw = getpwnam(user)))
+		return pw->pw_uid;
+	if (strspn(user, "0123456789") == strlen(user))
+		return (uid_t)strtoul(user, NULL, 10);
+	return 0;
 }
 
 void dl_stage_conf_clear(dl_stage_conf_t *conf)

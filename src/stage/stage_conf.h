@@ -89,6 +89,23 @@ void dl_stage_conf_clear(dl_stage_conf_t *conf);
 void dl_stage_conf_to_opts(const dl_stage_conf_t *conf,
 			   dl_stage_opts_t *opts);
 
+/* Told of each Key=value of a Slurm-style file (the first on a line). */
+typedef void (*dl_stage_key_fn)(const char *key, char *val, void *arg);
+
+/**
+ * dl_stage_conf_keys - the Key=value lines of a Slurm-style file (comments
+ * and blanks ignored, as slurm.conf is written).
+ * \return 0, -1 if the file cannot be read.
+ */
+int dl_stage_conf_keys(const char *path, dl_stage_key_fn fn, void *arg);
+
+/**
+ * dl_stage_slurm_user - the uid of slurm.conf's SlurmUser (a name or a
+ * number), 0 when it is root, not set, or the file cannot be read.
+ * IN slurm_conf - $SLURM_CONF, or NULL/empty for /etc/slurm/slurm.conf
+ */
+uid_t dl_stage_slurm_user(const char *slurm_conf);
+
 /**
  * dl_stage_expand_dir - CacheDir with %n replaced by node and %% by '%'.
  * IN node - the node name (SLURMD_NODENAME); must be a plain file name

@@ -56,6 +56,7 @@ struct dl_stage {
 	dl_log_fn log;
 	void *log_arg;
 	uid_t euid;
+	uid_t inventory_reader; /* dl_stage_opts_t */
 
 	int gfd;          /* .locks/global; holds the change counter */
 	bool glocked;

@@ -603,9 +603,29 @@ static int _inventory_print(dl_stage_t *st, FILE *f, const dl__entries_t *es,
 		if (es->v[i].complete)
 			fprintf(f, "%s %" PRIu64 "\n", es->v[i].path,
 				es->v[i].size);
-	if (fflush(f) || fchmod(fileno(f), 0644) || fsync(fileno(f)))
+	/* its mode is the one it was made with (0600, an ACL maybe) */
+	if (fflush(f) || fsync(fileno(f)))
 		return DL_EIO;
 	return 0;
+}
+
+/*
+ * The inventory lists every user's cached paths and sizes: root's alone
+ * (0600), and SlurmUser's to read too if slurmctld reads it (a POSIX ACL;
+ * without ACL support, slurmctld must run as root or use dl-cached).
+ */
+static void _inventory_protect(dl_stage_t *st, int fd)
+{
+	static bool said;
+
+	if (!st->inventory_reader || st->inventory_reader == st->euid)
+		return;
+	if (!dl__set_acl_perm(fd, st->inventory_reader, 6, 4) || said)
+		return;
+	said = true;
+	dl__stage_log(st, DL_LOG_ERROR,
+		      "%s: no POSIX ACL on this file system: .inventory stays root's alone, SlurmUser (uid %u) cannot read it",
+		      st->dir, (unsigned)st->inventory_reader);
 }
 
 int dl_stage_write_inventory(dl_stage_t *st)
@@ -628,7 +648,9 @@ int dl_stage_write_inventory(dl_stage_t *st)
 	snprintf(tmpname, sizeof(tmpname), "inventory.%ld.%u", (long)getpid(),
 		 st->seq++);
 	fd = openat(st->tmp, tmpname,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		_inventory_protect(st, fd);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);

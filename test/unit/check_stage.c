@@ -2170,6 +2170,45 @@ START_TEST(test_stale_peer_copy)
 }
 END_TEST
 
+/*
+ * Issue 27, finding 7: .inventory lists every user's cached paths; it is
+ * root's, and SlurmUser's to read (an ACL) when slurmctld reads caches
+ * itself, never anyone else's.
+ */
+START_TEST(test_inventory_private)
+{
+	dl_stage_opts_t o = {.capacity = DL_CACHE_UNLIMITED,
+			     .policy = DL_EVICT_LRU, .node = "n1",
+			     .inventory_reader = NOBODY};
+	char a[256], c[400], err[256];
+	dl_stage_report_t rep;
+	dl_stage_t *st = NULL;
+	struct stat sb;
+	int acl;
+
+	if (!_root())
+		return;
+	_setup();
+	snprintf(a, sizeof(a), "%s", _mkfile("secret", 1000, 6, 0600));
+	ck_assert_int_eq(chown(a, OTHER_UID, OTHER_UID), 0);
+	snprintf(c, sizeof(c), "files:%s", a);
+	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	ck_assert_int_eq(_stage(st, 70, OTHER_UID, c, &rep), 0);
+	ck_assert_int_eq(stat(_path_in(".inventory"), &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0077 & ~0070, 0); /* no "other" bits */
+	ck_assert_uint_eq(sb.st_mode & 0700, 0600);
+	acl = dl_stage_probe_acl(st);
+	ck_assert_int_ge(acl, 0);
+	/* SlurmUser reads it where ACLs work; nobody else ever does */
+	ck_assert_int_eq(_open_as(NOBODY, _path_in(".inventory")),
+			 acl ? 0 : EACCES);
+	ck_assert_int_eq(_open_as(OTHER_UID - 1, _path_in(".inventory")),
+			 EACCES);
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
 Suite *make_stage_suite(void)
 {
 	Suite *s = suite_create("stage");
@@ -2219,6 +2258,7 @@ Suite *make_stage_suite(void)
 	tcase_add_test(tc, test_prefetch_after_start);
 	tcase_add_test(tc, test_node_fault_fallback);
 	tcase_add_test(tc, test_stale_peer_copy);
+	tcase_add_test(tc, test_inventory_private);
 	suite_add_tcase(s, tc);
 	return s;
 }
