@@ -14,7 +14,9 @@
 #  (3) time limits: a short job backfills past a blocked wide job, a long
 #      one waits for it;
 #  (4) a heterogeneous job runs under the plugstack entry point
-#      (SchedulerType=sched/backfill + SlurmctldPlugstack=datalocality);
+#      (SchedulerType=sched/backfill + SlurmctldPlugstack=datalocality;
+#      on a Slurm without SlurmctldPlugstack, 24.11, JobSubmitPlugins=
+#      datalocality,datalocality_agent);
 #  (5) bounded wait: a job whose data node is busy starts elsewhere within
 #      its bound, its Reason saying why meanwhile;
 #  (6) placement: every annotated job started "strict" ran on the node
@@ -79,7 +81,7 @@ sba() {
 # KIND strict or widened with the planned node, or "- none" for
 # "(no placement)".
 started_line() {
-	sed -n "s/.*datalocality: started JobId=$1 on \([^ ]*\) (\(.*\)/\1 \2/p" "$log" |
+	sed -n "s/.*datalocality\(_agent\)\{0,1\}: started JobId=$1 on \([^ ]*\) (\(.*\)/\2 \3/p" "$log" |
 		tail -1 | sed -e 's/^\([^ ]*\) planned \([^:]*\): \([a-z]*\).*/\1 \2 \3/' \
 			-e 's/^\([^ ]*\) no placement.*/\1 - none/'
 }
@@ -105,8 +107,14 @@ start_cluster() { # start_cluster RUN: backfill | datalocality | plugstack
 	plugstack)
 		dl_t_use_plugins
 		export DL_SCHED_TYPE=sched/backfill
-		DL_CLUSTER_EXTRA_CONF="$DL_CLUSTER_EXTRA_CONF
+		# A Slurm without SlurmctldPlugstack (24.11) runs the agent
+		# beside backfill as a job_submit plugin (dl_compat.h).
+		if [ -e "$DL_PLUGIN_DIR/slurmctld_datalocality.so" ]; then
+			DL_CLUSTER_EXTRA_CONF="$DL_CLUSTER_EXTRA_CONF
 SlurmctldPlugstack=datalocality"
+		else
+			export DL_JOB_SUBMIT=datalocality,datalocality_agent
+		fi
 		;;
 	esac
 	echo "# --- $run: SchedulerType=$DL_SCHED_TYPE ---"

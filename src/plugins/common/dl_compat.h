@@ -19,6 +19,7 @@
 
 #include "src/common/list.h"
 #include "src/common/read_config.h"
+#include "src/common/xstring.h"
 
 /*
  * Lists: 22.05 has only the pointer typedefs List and ListIterator, 24.11
@@ -42,16 +43,19 @@ typedef struct job_details job_details_t;
 /*
  * SlurmctldPlugstack (slurm_conf.slurmctld_plugstack, the plugin type
  * slurmctld/...) is gone in 24.11: the slurmctld/datalocality entry point is
- * built only where it exists (Makefile.am, HAVE_SLURMCTLD_PLUGSTACK), and
- * the setting reads as unset elsewhere.
- * dl_compat_ctld_plugstack - SlurmctldPlugstack, or NULL (not owned).
+ * built only where it exists (Makefile.am, HAVE_SLURMCTLD_PLUGSTACK); where
+ * it does not, the agent beside sched/backfill is the job_submit plugin
+ * datalocality_agent (JobSubmitPlugins=datalocality,datalocality_agent).
+ * dl_compat_agent_beside - whether slurm.conf runs the agent beside the
+ * scheduler, by whichever of the two this Slurm has.
  */
-static inline const char *dl_compat_ctld_plugstack(void)
+static inline bool dl_compat_agent_beside(void)
 {
 #ifdef DL_SLURM_HAVE_CTLD_PLUGSTACK
-	return slurm_conf.slurmctld_plugstack;
+	return xstrcasestr(slurm_conf.slurmctld_plugstack, "datalocality");
 #else
-	return NULL;
+	return xstrcasestr(slurm_conf.job_submit_plugins,
+			   "datalocality_agent");
 #endif
 }
 

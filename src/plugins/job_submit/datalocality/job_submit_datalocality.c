@@ -202,7 +202,7 @@ static int _script(job_desc_msg_t *d, const jsub_pattern_t *pat,
 static bool _agent_configured(void)
 {
 	return !xstrcmp(slurm_conf.schedtype, "sched/datalocality") ||
-	       xstrcasestr(dl_compat_ctld_plugstack(), "datalocality");
+	       dl_compat_agent_beside();
 }
 
 /* What the agent may restrict to one node: see agent_snapshot.c. */
