@@ -67,7 +67,11 @@ typedef struct dl_partition_opts {
 	/* > 1: run the helper as "mpirun -np nprocs helper". */
 	unsigned nprocs;
 	/* Deadline of the helper's start-up (until it greets) and, separately,
-	 * of each request; 0 means the default, 5000.
+	 * of each request; 0 means the default, 30000.  A safety limit for a
+	 * hung or starved helper, not a budget: what is sent to the helper is
+	 * bounded by work_budget (below), about 2 CPU s, so that under load
+	 * a request takes longer rather than failing (a 5-s limit failed
+	 * 100,000 jobs on 256 nodes on a busy 2-core host).
 	 * DL_PARTITION_NO_TIMEOUT: no wall-clock deadline at all, so that the
 	 * answer never depends on the host's load (dl-sim); a helper that
 	 * dies is still noticed (EOF on its pipes), one that hangs blocks the
@@ -92,7 +96,20 @@ typedef struct dl_partition_opts {
 	 * default: none), partitioned from scratch, is solved exactly in
 	 * the library (above) without a helper request. */
 	unsigned exact_free;
+	/* Largest from-scratch request sent to the helper, in work units:
+	 * pins x ceil(log2(nparts)) (PHG's recursive bisection goes over
+	 * every pin once per level).  A larger graph is not sent: the
+	 * library answers with its own initial partition (partition_fill.h)
+	 * or greedy's, each refined, whichever cuts less (stats.over_budget).
+	 * Counted in work, not seconds, so that the answer does not depend
+	 * on the host's load.  0: no limit.  Default DL_PARTITION_BUDGET. */
+	double work_budget;
 } dl_partition_opts_t;
+
+/* The default work budget: 4.8M units, about 1.5-2.5 CPU s of PHG on a
+ * 2-core VM (100,000 jobs of 6 files on 256 nodes); 100,000 jobs on 1,024
+ * nodes (6M units, 7 CPU s) are over it (doc/benchmarks.md). */
+#define DL_PARTITION_BUDGET 5e6
 
 typedef struct dl_partition_stats {
 	double cut;		/* connectivity-1 cut, in net-cost units */
@@ -102,6 +119,8 @@ typedef struct dl_partition_stats {
 	int exact;		/* 1: one or two free vertices, solved here */
 	int greedy_won;		/* 1: polish found greedy's parts better */
 	int helper_restarts;	/* helpers started after the first, so far */
+	int over_budget;	/* 1: from scratch over opts.work_budget: the
+				 * library's partition answered */
 } dl_partition_stats_t;
 
 typedef struct dl_partitioner dl_partitioner_t;

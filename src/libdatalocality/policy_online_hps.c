@@ -11,7 +11,8 @@
  * Params (PolicyParameters in datalocality.conf):
  *   imbalance=<float >= 1>   largest part weight over the mean (1.1)
  *   timeout_ms=<ms>          wall-clock safety limit of a partitioner
- *                            request (5000); 0: none, the helper gets
+ *                            request (30000: a hung helper's, the work is
+ *                            bounded by budget= below); 0: none, the helper gets
  *                            as long as it needs, so that the plan never
  *                            depends on the host's load (dl-sim sets it)
  *   helper=<path>            dl-partitiond (compiled-in default)
@@ -22,6 +23,19 @@
  *   full_every=<n>           partition from scratch every n plans, and
  *                            whenever over 20% of the pending jobs are
  *                            new since the last plan (50)
+ *   drift=<f>                partition from scratch at the next plan when
+ *                            a refined plan's cut, as a share of the
+ *                            graph's net costs, is more than 1 + f times
+ *                            the last from-scratch plan's (and 1 point
+ *                            more): incremental plans drift (0.5; 0 =
+ *                            off)
+ *   budget=<units>           largest from-scratch partition the helper is
+ *                            asked for, in pins x log2(parts)
+ *                            (dl_partition.h, 5e6, about 2 CPU s);
+ *                            larger graphs get the library's own
+ *                            partition (a breadth-first fill or greedy,
+ *                            refined), which then drifts and is refined
+ *                            like any plan; 0 = no limit
  *   refine_above=<n>         reuse the previous plan only for hypergraphs
  *                            of more than n vertices; smaller ones are
  *                            partitioned from scratch at every plan, as
@@ -181,6 +195,9 @@ typedef struct {
 	int guard_pressure;     /* only when the caches cannot hold it all */
 	uint32_t prefetch;      /* queued jobs per node to prefetch for */
 	uint32_t since_full;    /* plans since the last from-scratch one */
+	double drift;           /* drift=: a refined cut this much over the
+				 * last full one's forces a full plan */
+	double full_ratio;      /* the last full plan's cut / net costs */
 	uint32_t reuse_max;     /* plans in a row that may reuse the last */
 	uint32_t reused;        /* plans reused since the last real one */
 	int prev_fallback;      /* the last real plan was the greedy fallback's:
@@ -237,7 +254,7 @@ static int _place_params(const char *params, dl_place_params_t *pp)
 typedef struct {
 	double imb, tmo, np, seed, full, win, starve, above, reuse, pf;
 	double gevery, gpress, gmargin, follow, hyst, wfile, horizon;
-	double exact, exfile;
+	double exact, exfile, budget, drift;
 	char guard[64], gwait[64];
 } _knobs_t;
 
@@ -258,6 +275,8 @@ static void _knobs_default(_knobs_t *k, int order_ect,
 	k->gevery = 1;
 	k->gpress = 1;
 	k->exfile = 0.5;
+	k->budget = o->work_budget;
+	k->drift = 0.5;
 	snprintf(k->guard, sizeof(k->guard), "none");
 	snprintf(k->gwait, sizeof(k->gwait), "none");
 	if (order_ect)
@@ -363,7 +382,9 @@ static int _knobs_parse(_knobs_t *k, const char *params)
 	    dl_params_double(params, "guard_wait_file", 0, 1e6, &k->wfile) ||
 	    dl_params_double(params, "guard_horizon", 0, 4e9, &k->horizon) ||
 	    dl_params_double(params, "exact_free", 0, 2, &k->exact) ||
-	    dl_params_double(params, "exact_file", 0, 1e6, &k->exfile))
+	    dl_params_double(params, "exact_file", 0, 1e6, &k->exfile) ||
+	    dl_params_double(params, "budget", 0, 1e15, &k->budget) ||
+	    dl_params_double(params, "drift", 0, 1e6, &k->drift))
 		return DL_EINVAL;
 	dl_params_get(params, "guard", k->guard, sizeof(k->guard));
 	dl_params_get(params, "guard_wait", k->gwait, sizeof(k->gwait));
@@ -405,6 +426,8 @@ static void _knobs_apply(ohps_t *h, const _knobs_t *k,
 	o->nprocs = (unsigned)k->np;
 	o->seed = (unsigned)k->seed;
 	o->refine = h->refine;
+	o->work_budget = k->budget;
+	h->drift = k->drift;
 	h->hysteresis = k->hyst;
 	h->wait_file = k->wfile;
 	h->guard_pressure = (int)k->gpress;
@@ -913,6 +936,31 @@ static int32_t *_refine_from(ohps_t *h, const dl_state_t *st,
 	return prev;
 }
 
+/*
+ * Watch the incremental plans drift: the cut as a share of the graph's
+ * net costs, against the last from-scratch plan's.  Past drift=, the next
+ * plan is from scratch (within the helper's work budget, dl_partition.h).
+ */
+static void _drift(ohps_t *h, const dl_hgraph_t *g, int refined, double cut)
+{
+	double total = 0, r;
+
+	for (uint32_t n = 0; n < g->nnets; n++)
+		total += g->ncost[n];
+	r = total > 0 ? cut / total : 0;
+	if (!refined) {
+		h->full_ratio = r;
+		return;
+	}
+	if (h->drift > 0 && r > h->full_ratio * (1 + h->drift) &&
+	    r > h->full_ratio + 0.01) {
+		dl__log(DL_LOG_DEBUG,
+			"online-hps: refined cut %.3f of the net costs, %.3f at the last full plan: a full plan next",
+			r, h->full_ratio);
+		h->since_full = h->full_every;
+	}
+}
+
 /* Each pending vertex's part as its node in plan; a node the job may not
  * use is repaired (_repair()). */
 static void _map(const dl_state_t *st, const dl_hgraph_t *g,
@@ -1009,6 +1057,11 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	if ((rc = dl_partitioner_run(h->part, g, prev, part, &stats)))
 		goto out;
 	plan->fallback = h->prev_fallback = stats.used_fallback != 0;
+	_drift(h, g, prev != NULL, stats.cut);
+	if (stats.over_budget)
+		dl__log(DL_LOG_INFO,
+			"online-hps: %u vertices x %u parts over the partitioner's work budget: the library's partition (cut %.0f)",
+			g->nvtx, g->nparts, stats.cut);
 	if (stats.used_fallback)
 		dl__log(DL_LOG_ERROR,
 			"online-hps: partitioner helper failed, greedy plan used (cut %.0f)",

@@ -30,6 +30,7 @@
 #include "dl_error.h"
 #include "dl_log.h"
 #include "dl_partition.h"
+#include "partition_fill.h"
 
 /* ---- hand-made hypergraphs --------------------------------------------- */
 
@@ -1438,6 +1439,68 @@ START_TEST(test_fail_killed_busy)
 }
 END_TEST
 
+/*
+ * Issue 30, item 3: a from-scratch graph over the work budget never goes
+ * to the helper (a missing one here: asking it would be a fallback) and
+ * is answered by the library's best partition, refined: no worse than
+ * greedy's, deterministic.  Without a budget the same graph does go to
+ * the (missing) helper: the budget decides, not a clock.
+ */
+START_TEST(test_over_budget)
+{
+	dl_hgraph_t *h = _gen_clustered(3000, 16, 7);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	int32_t *again = malloc(h->nvtx * sizeof(*again));
+	int32_t *greedy = malloc(h->nvtx * sizeof(*greedy));
+	dl_partition_opts_t o;
+	dl_partition_stats_t st;
+	dl_partitioner_t *p;
+
+	dl_partition_opts_default(&o);
+	o.helper = "/nonexistent/dl-partitiond";
+	o.work_budget = 1;
+	p = dl_partitioner_create(&o);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.over_budget, 1);
+	ck_assert_int_eq(st.used_fallback, 0);
+	ck_assert_int_eq(dl__partitioner_pid(p), -1);
+	_assert_valid(h, part);
+	ck_assert(st.imbalance <= 0.1 + 1e-9);
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, greedy), 0);
+	ck_assert(st.cut <= _cut(h, greedy));
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, again, &st), 0);
+	ck_assert_mem_eq(part, again, h->nvtx * sizeof(*part));
+	dl_partitioner_destroy(p);
+	o.work_budget = 0;
+	p = dl_partitioner_create(&o);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.over_budget, 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	free(part);
+	free(again);
+	free(greedy);
+	_hg_free(h);
+}
+END_TEST
+
+/* The breadth-first fill (partition_fill.h) keeps interleaved clusters
+ * whole: the jobs of a net come out together. */
+START_TEST(test_fill_clusters)
+{
+	dl_hgraph_t *h = _two_clusters();
+	int32_t part[8];
+
+	ck_assert_int_eq(dl__partition_fill(h, part), 0);
+	_assert_valid(h, part);
+	ck_assert(_cut(h, part) == 0);
+	ck_assert_int_ne(part[0], part[1]);
+	_hg_free(h);
+}
+END_TEST
+
 START_TEST(test_opts)
 {
 	dl_partition_opts_t o;
@@ -1445,9 +1508,13 @@ START_TEST(test_opts)
 
 	dl_partition_opts_default(&o);
 	ck_assert(o.imbalance == 1.1);
-	ck_assert_uint_eq(o.timeout_ms, 5000);
+	ck_assert_uint_eq(o.timeout_ms, 30000);
 	ck_assert_uint_eq(o.nprocs, 1);
 	ck_assert_int_eq(o.refine, DL_REFINE_NONE);
+	ck_assert(o.work_budget == DL_PARTITION_BUDGET);
+	o.work_budget = -1;
+	ck_assert_ptr_null(dl_partitioner_create(&o));
+	o.work_budget = DL_PARTITION_BUDGET;
 	o.imbalance = 0.5;
 	ck_assert_ptr_null(dl_partitioner_create(&o));
 	ck_assert_int_eq(o.polish, 1);
@@ -1476,6 +1543,7 @@ Suite *make_partition_suite(void)
 	tcase_add_test(tc, test_greedy_invalid);
 	tcase_add_test(tc, test_greedy_trivial);
 	tcase_add_test(tc, test_opts);
+	tcase_add_test(tc, test_fill_clusters);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("helper");
@@ -1496,6 +1564,7 @@ Suite *make_partition_suite(void)
 	tcase_add_test(tc, test_fail_hang_in_request);
 	tcase_add_test(tc, test_fail_dies_in_request);
 	tcase_add_test(tc, test_no_deadline);
+	tcase_add_test(tc, test_over_budget);
 	tcase_add_test(tc, test_fail_garbage);
 	tcase_add_test(tc, test_fail_killed_idle);
 	tcase_add_test(tc, test_fail_killed_busy);
