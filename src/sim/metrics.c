@@ -114,6 +114,11 @@ static void _response(const dl_sim_result_t *r, _sums_t *su,
 		if (r->storage)
 			m->storage_util =
 				r->storage_busy / (r->storage * m->makespan);
+		m->storage_util_max = r->storage_busy_max / m->makespan;
+	}
+	if (r->remote_transfers) {
+		m->storage_queue_mean =
+			r->storage_queued / (double) r->remote_transfers;
 	}
 }
 
@@ -279,12 +284,13 @@ void dl_metrics_print(FILE *out, const dl_kv_t *kv, size_t nkv,
 		m->hit_peer_pct, m->miss_pct, (unsigned long long) m->evictions,
 		(unsigned long long) m->bypass);
 	fprintf(out,
-		"transfers remote %llu (%s)   peer %llu (%s)   storage busy %.1f%%\n",
+		"transfers remote %llu (%s)   peer %llu (%s)   storage busy %.1f%% (busiest node %.1f%%, queued %.3f s per transfer)\n",
 		(unsigned long long) m->remote_transfers,
 		dl_metrics_fmt_bytes((double) m->remote_bytes, b2, sizeof(b2)),
 		(unsigned long long) m->peer_transfers,
 		dl_metrics_fmt_bytes((double) m->peer_bytes, b3, sizeof(b3)),
-		100.0 * m->storage_util);
+		100.0 * m->storage_util, 100.0 * m->storage_util_max,
+		m->storage_queue_mean);
 	fprintf(out, "util      slots %.1f%%   cpu %.1f%%\n",
 		100.0 * m->slot_util, 100.0 * m->cpu_util);
 	fprintf(out,

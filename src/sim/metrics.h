@@ -61,6 +61,8 @@ typedef struct dl_metrics {
 	uint64_t peer_transfers, peer_bytes;
 	uint64_t evictions, bypass;
 	double slot_util, cpu_util, storage_util;
+	double storage_util_max;  /* the busiest storage node's */
+	double storage_queue_mean; /* s a transfer from storage queued */
 	double eff_A, eff_B, eff_Y;
 	double efficiency, speedup;
 	double wet_ideal, wet_slowdown;

@@ -90,12 +90,14 @@ typedef struct {
 	uint32_t node, file, owner;
 	uint32_t src; /* < S: storage node; else peer src - S */
 	double dur;
+	double queued; /* when it was requested */
 } _xfer_t;
 
 /* A storage node, or a compute node serving its cache to peers. */
 typedef struct {
 	double bw;
 	int busy;
+	double busy_time;   /* seconds spent serving */
 	double backlog_end; /* when the queue would drain (estimate) */
 	uint32_t *q;        /* waiting transfers, FIFO ring */
 	size_t qh, qn, qcap;
@@ -346,10 +348,13 @@ static void _serve(_sim_t *s, uint32_t x)
 	_xfer_t *t = &s->xf[x];
 
 	s->src[t->src].busy = 1;
+	s->src[t->src].busy_time += t->dur;
 	if (t->owner != COPY_OWNER && s->res->jobs[t->owner].start < 0)
 		s->res->jobs[t->owner].start = s->now; /* eq. 1 */
-	if (t->src < s->S)
+	if (t->src < s->S) {
 		s->res->storage_busy += t->dur;
+		s->res->storage_queued += s->now - t->queued;
+	}
 	_push(s, s->now + t->dur, EV_XFER_DONE, x);
 }
 
@@ -357,6 +362,7 @@ static void _enqueue(_sim_t *s, uint32_t x)
 {
 	_src_t *src = &s->src[s->xf[x].src];
 
+	s->xf[x].queued = s->now;
 	src->backlog_end = fmax(src->backlog_end, s->now) + s->xf[x].dur;
 	if (!src->busy) {
 		_serve(s, x);
@@ -1785,6 +1791,33 @@ static void _event(_sim_t *s, _ev_t ev)
 }
 
 /*
+ * --check, at the end of every instant: no source idle with transfers
+ * queued at it, and no node's link idle while a job on the node waits for
+ * a file it has not requested yet: storage idle while jobs wait for
+ * transfers would be the simulator's fault, not the workload's (issue
+ * 30, item 5; a hot file's one storage node busy while the others idle
+ * is the workload's, and the summary shows it: "busiest node").
+ */
+static void _check_idle(_sim_t *s)
+{
+	uint32_t i, n;
+	size_t k;
+
+	for (i = 0; i < s->S + s->P; i++)
+		if (!s->src[i].busy && s->src[i].qn)
+			s->res->idle_violations++;
+	for (n = 0; n < s->P; n++) {
+		const _node_t *nd = &s->nodes[n];
+
+		for (k = 0; !nd->link_busy && k < nd->nf; k++)
+			if (!nd->f[k].issued && nd->f[k].owner != COPY_OWNER) {
+				s->res->idle_violations++;
+				break;
+			}
+	}
+}
+
+/*
  * The next instant with events: samples due by then, the dispatch's
  * accounting of waits, every event of the instant, then scheduling,
  * provisioning and copies.  \return 0 when no event is left.
@@ -1812,6 +1845,8 @@ static int _instant(_sim_t *s)
 		_provision(s);
 	if (s->ncopyq && !s->rc)
 		_copies_pump(s);
+	if (cfg->check)
+		_check_idle(s);
 	return 1;
 }
 
@@ -1896,6 +1931,11 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 			 dl_dispatch_name(cfg->dispatch));
 		_loop(&s, wall0);
 		res->end_time = s.now;
+		for (uint32_t i = 0; i < s.S; i++)
+			if (s.src[i].busy_time > res->storage_busy_max) {
+				res->storage_busy_max = s.src[i].busy_time;
+				res->storage_busiest = i;
+			}
 		_finish(&s);
 	}
 	res->wall_seconds = _wall() - wall0;

@@ -206,6 +206,14 @@ typedef struct dl_sim_result {
 	uint64_t events;
 	double end_time;     /* last event */
 	double storage_busy; /* seconds storage nodes spent serving */
+	double storage_busy_max; /* ... the busiest storage node */
+	uint32_t storage_busiest; /* its index */
+	uint64_t idle_violations; /* with check: a source idle with
+				   * transfers queued, or a node's link
+				   * idle while its jobs wait for files,
+				   * seen at the end of an instant */
+	double storage_queued;   /* seconds transfers from storage waited
+				  * in a storage node's queue, in all */
 	double wall_seconds;
 	/* Copies (the plan's hook): begun, inserted, dropped unexecuted;
 	 * of the bytes begun, those from peers (the rest: from storage). */

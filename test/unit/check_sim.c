@@ -1422,6 +1422,89 @@ START_TEST(test_swf_gaps)
 
 END_TEST
 
+/*
+ * Issue 30, item 5, in small: the 1,024-node "staging anomaly" (jobs
+ * staging for ~1,400 s with storage 1.4% busy) is one storage node
+ * serving every node's copy of the files all nodes read, while the other
+ * storage nodes idle.  Here 16 nodes each fetch one 1e9-byte file (10 s)
+ * from storage node 0 of 4: transfer k waits 10 k s in its queue, so the
+ * mean staging (85 s) is the mean queueing (75 s) plus a transfer, the
+ * storage is a quarter busy in all and node 0 all the time; --check finds
+ * no source or link idle while jobs wait, and points at node 0.
+ */
+START_TEST(test_hot_storage_node)
+{
+	const char *argv[] = { "dl-sim", "-p", "mct", "--check", NULL };
+	dl_workload_t *wl = dl_workload_create("test");
+	char msg[1024] = "", err[256];
+	double staging = 0;
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	dl_sim_args_t a;
+	dl_metrics_t m;
+	uint32_t f = 0, j;
+	FILE *out;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/ref", 1000000000, 0), 0);
+	for (j = 1; j <= 16; j++)
+		fx_sim_job(wl, j, 0.0, 1.0, &f, 1);
+	_cfg(&c, 16, 1, 4);
+	c.policy = "mct";
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 16);
+	ck_assert_uint_eq(r->idle_violations, 0);
+	ck_assert_uint_eq(r->storage_busiest, 0);
+	ck_assert_double_eq_tol(r->storage_busy_max, 160.0, EPS);
+	ck_assert_double_eq_tol(r->storage_queued, 1200.0, 1e-6);
+	for (j = 0; j < 16; j++)
+		staging += r->jobs[j].staged - r->jobs[j].dispatch;
+	ck_assert_double_eq_tol(staging / 16, 85.0, 1e-6);
+	ck_assert_int_eq(dl_metrics_compute(r, &m), 0);
+	ck_assert_double_eq_tol(m.storage_queue_mean + 10.0, staging / 16,
+				1e-6);
+	ck_assert(m.storage_util_max > 0.95);
+	ck_assert(m.storage_util < 0.3);
+	out = fopen("/dev/null", "w");
+	ck_assert_int_eq(dl_sim_args_parse(4, (char **) argv, &a, out, err,
+					   sizeof(err)),
+			 0);
+	fclose(out);
+	out = fmemopen(msg, sizeof(msg) - 1, "w");
+	ck_assert_int_eq(dl_sim_setup_status(&a, r, &m, out), 0);
+	fclose(out);
+	ck_assert_ptr_nonnull(strstr(msg, "storage node 0 was"));
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
+/* --check's idle test holds where copies, peers and provisioning move
+ * files besides the jobs' own fetches. */
+START_TEST(test_check_no_idle)
+{
+	dl_workload_t *wl = _biomed(300, 0.85, 1, 5, 8);
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		_cfg(&c, 8, 2, 2);
+		c.policy = "mct";
+		c.cache_bytes = 2ULL << 30;
+		c.peer_fetch = k == 0;
+		c.prefetch = k == 1 ? 2 : 0;
+		c.prov.enabled = k == 2;
+		r = fx_sim_run(&c, wl);
+		ck_assert_uint_eq(r->completed, 300);
+		ck_assert_uint_eq(r->idle_violations, 0);
+		dl_sim_result_free(r);
+	}
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
 /* Bad SWF records and jobs the sidecar forgot: refused by line. */
 START_TEST(test_swf_rejects)
 {
@@ -1775,6 +1858,8 @@ Suite *make_sim_suite(void)
 	tcase_add_test(tw, test_swf_rejects);
 	tcase_add_test(tw, test_workload_read_gaps);
 	tcase_add_test(tw, test_swf_gaps);
+	tcase_add_test(tr, test_hot_storage_node);
+	tcase_add_test(tr, test_check_no_idle);
 	tcase_add_test(tw, test_setup_refuses_bad_trace);
 	tcase_add_test(tw, test_fallback_labelled);
 	suite_add_tcase(s, tw);
