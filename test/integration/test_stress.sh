@@ -30,6 +30,12 @@
 #   - every job's Prolog logged its staging summary on its node, none
 #     logged "staging failed", none fell back to its sources after a fault
 #     of its node.
+# On 080dd34, before the race fix f6497a5, it fails as the issue reports:
+# in its first round n4 drained ("Prolog error"; slurmd: "staging failed on
+# this node: view of .../j54_1.fq: No such file or directory") and job 55
+# "launch failed requeued held", in the second n3 too (with main's
+# dl-submit: DL_SUBMIT=...); an earlier run there failed a job instead
+# ("cmp: .../.jobs/40.view/...: Permission denied", a late prefetch).
 #
 # Environment (defaults): DL_BUILD_DIR (required: plugins, dl-stage,
 # dl-cached, dl-submit), DL_STRESS_ROUNDS (2), DL_STRESS_JOBS (90),
