@@ -15,7 +15,11 @@
 #      checked at submit (errors name the script line) and the job is
 #      placed by them; Slurm's 1,024-byte comment limit is real;
 #  (f) strict readers: garbage inventory lines are not taken as paths; a
-#      state path that cannot be written is reported once, not every second.
+#      state path that cannot be written is reported once, not every second;
+#  (g) no existence or size oracle (issue 27): a job naming another user's
+#      0600 file that n1 caches is not placed by it, and its Reason and
+#      SystemComment say nothing of it, while the same job of a user who
+#      may read the file is placed on n1 with the file's bytes cached.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -201,5 +205,36 @@ sleep 4
 n=$(grep -c "cannot save $state" "$log" || true)
 dl_t_eq "(f) a state path that is a directory is reported once in 4 s" 1 "$n"
 rmdir "$state"
+
+# --- (g) no oracle ------------------------------------------------------------
+secret=$DL_CLUSTER_DIR/secret
+mkdir -p "$secret"
+dl_t_mkfile "$secret/victim.dat" 3
+chmod 0600 "$secret/victim.dat"
+chmod 0755 "$secret"   # the directory is searchable: only the file is not
+printf 'mine\n' >"$out/mine.dat"
+chmod 0644 "$out/mine.dat"
+printf '%s\n' "# dl-stage inventory 1 node=n1" \
+	"$secret/victim.dat $((3 << 20))" >"$DL_CLUSTER_DIR/cache/n1/.inventory"
+busy=()
+for n in n1 n2; do
+	busy+=("$(sbatch --parsable -w "$n" -o /dev/null --wrap 'sleep 600')")
+done
+ann="files:$secret/victim.dat,$out/mine.dat"
+control=$(sbatch --parsable --chdir="$out" -o /dev/null --comment="$ann" \
+	--wrap true)
+attack=$(as_nobody --comment="$ann" --wrap true 2>&1) || attack=
+placed() { scontrol show job "$1" | grep -q "3.0 MiB cached"; }
+dl_t_check "(g) control: root's job is placed by the cached file" \
+	dl_t_wait_until 60 placed "$control"
+if [ -n "$attack" ]; then
+	sleep 3 # a few more agent cycles
+	scontrol show job "$attack" | grep -E 'Reason|SystemComment' | sed 's/^/  /'
+	dl_t_check "(g) nobody's job says nothing of the file it may not read" \
+		bash -c "! scontrol show job '$attack' | grep -qE 'MiB cached|[1-9][0-9.]* ?[KMG]i?B cached'"
+else
+	dl_t_ok "(g) nobody's job naming a file it may not read was refused at submit"
+fi
+scancel "${busy[@]}" "$control" ${attack:+"$attack"} 2>/dev/null || true
 
 dl_t_summary

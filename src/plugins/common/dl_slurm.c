@@ -119,6 +119,36 @@ static int _read_list(const char *path, uid_t uid, gid_t gid, bool check,
 	return rc;
 }
 
+/*
+ * Leave out the files uid may not read.  Their staging would fail the
+ * job anyway, and planning with them told the user what they could not
+ * look at: "waiting for n1 (1/1 files, 2.9 MiB cached)" for another
+ * user's 0600 file said that it exists, how big it is and where it is
+ * cached (issue 27).  A file that does not exist (yet: a workflow's
+ * earlier job may write it) stays, as a file nobody caches.  As the user,
+ * the kernel decides (search permission on the way included); as root on
+ * the user's behalf, the file's own mode.
+ */
+static void _drop_unreadable(dl_filelist_t *list, uid_t uid, gid_t gid,
+			     bool check)
+{
+	struct stat sb;
+	size_t i, k = 0;
+
+	for (i = 0; i < list->count; i++) {
+		const char *p = list->files[i].path;
+		bool ok = check ? stat(p, &sb) || _may_read(&sb, uid, gid)
+				: !access(p, R_OK) || errno == ENOENT;
+
+		if (!ok) {
+			free(list->files[i].path);
+			continue;
+		}
+		list->files[k++] = list->files[i];
+	}
+	list->count = k;
+}
+
 /* The real size wins over the annotation's, where the reader may see it. */
 static void _stat_sizes(dl_filelist_t *list)
 {
@@ -189,6 +219,9 @@ static int _collect(const char *comment, const char *script_files,
 		dl_filelist_free(list);
 		return rc;
 	}
+	/* Planning (sizes) only: validation keeps every name for its say. */
+	if (sizes && uid != 0)
+		_drop_unreadable(list, uid, gid, check);
 	if (!list->count) {
 		dl_filelist_free(list);
 		return 0;
