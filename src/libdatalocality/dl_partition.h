@@ -71,7 +71,7 @@ typedef struct dl_partition_opts {
 	 * hung or starved helper, not a budget: what is sent to the helper is
 	 * bounded by work_budget (below), about 2 CPU s, so that under load
 	 * a request takes longer rather than failing (a 5-s limit failed
-	 * 100,000 jobs on 256 nodes on a busy 2-core host).
+	 * 100,000 jobs on 256 and on 1,024 nodes on a busy 2-core host).
 	 * DL_PARTITION_NO_TIMEOUT: no wall-clock deadline at all, so that the
 	 * answer never depends on the host's load (dl-sim); a helper that
 	 * dies is still noticed (EOF on its pipes), one that hangs blocks the
@@ -106,10 +106,13 @@ typedef struct dl_partition_opts {
 	double work_budget;
 } dl_partition_opts_t;
 
-/* The default work budget: 4.8M units, about 1.5-2.5 CPU s of PHG on a
- * 2-core VM (100,000 jobs of 6 files on 256 nodes); 100,000 jobs on 1,024
- * nodes (6M units, 7 CPU s) are over it (doc/benchmarks.md). */
-#define DL_PARTITION_BUDGET 5e6
+/* The default work budget: 1e7 units.  100,000 jobs of 6 files on 1,024
+ * nodes are 6.0M units, 3.5-7 CPU s of PHG on a 2-core VM, so the helper
+ * partitions them (on a host loaded 38 deep, 9 s wall: within the 30-s
+ * safety limit); at 5e6 the library's partition answered them with a cut
+ * 1.46x PHG's, and Online-HPS's guard (order=priority) then preferred
+ * locality's plan (doc/benchmarks.md). */
+#define DL_PARTITION_BUDGET 1e7
 
 typedef struct dl_partition_stats {
 	double cut;		/* connectivity-1 cut, in net-cost units */

@@ -1334,8 +1334,8 @@ static int _polish(const dl_hgraph_t *h, double imbalance,
  * The library's own partition from scratch, without the helper: greedy's
  * and the breadth-first fill's (partition_fill.h), each refined, the lower
  * cut (greedy's on a tie, or when the fill's is less balanced than both
- * the tolerance and greedy's).  Greedy alone left almost 5x Zoltan's cut
- * at 100,000 jobs on 1,024 nodes, the fill 1.2x (doc/benchmarks.md).
+ * the tolerance and greedy's).  At 100,000 jobs on 1,024 nodes refined
+ * greedy cut 2.8x Zoltan's, the refined fill 1.46x (doc/benchmarks.md).
  * \return 0 or DL_ENOMEM.
  */
 static int _library(const dl_hgraph_t *h, double imbalance, int32_t *out)

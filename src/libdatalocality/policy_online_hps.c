@@ -31,7 +31,7 @@
  *                            off)
  *   budget=<units>           largest from-scratch partition the helper is
  *                            asked for, in pins x log2(parts)
- *                            (dl_partition.h, 5e6, about 2 CPU s);
+ *                            (dl_partition.h, 1e7, at most ~10 CPU s);
  *                            larger graphs get the library's own
  *                            partition (a breadth-first fill or greedy,
  *                            refined), which then drifts and is refined
