@@ -101,13 +101,20 @@ dl_cluster_start
 
 # The data of every round, written before the host is loaded.
 for k in 1 2 3; do dl_t_mkfile "$data/ref/ref$k.fa" "$REF_MIB"; done
+# Private inputs: a line naming the file, then one random block (a
+# quarter of the time /dev/urandom takes for each file, the same bytes
+# copied and compared).
+head -c $((PRIV_MIB << 20)) /dev/urandom >"$DL_CLUSTER_DIR/block"
 for r in $(seq 1 "$ROUNDS"); do
 	mkdir -p "$data/in/r$r"
 	for i in $(seq 0 $((NJOBS - 1))); do
-		head -c $((PRIV_MIB << 20)) /dev/urandom >"$data/in/r$r/j${i}_0.fq"
-		head -c $((PRIV_MIB << 20)) /dev/urandom >"$data/in/r$r/j${i}_1.fq"
+		for k in 0 1; do
+			{ echo "round $r job $i input $k"; cat "$DL_CLUSTER_DIR/block"; } \
+				>"$data/in/r$r/j${i}_$k.fq"
+		done
 	done
 done
+rm -f "$DL_CLUSTER_DIR/block"
 chmod -R a+rX "$data"
 # Files are "recently changed" for a second or two after they are written
 # (dl-stage then checks them by content); the stream starts later anyway.
