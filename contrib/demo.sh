@@ -4,9 +4,31 @@
 # workload (jobs analysing images of a few patients, sharing them), and
 # print where each job ran and how much of its input was already cached
 # on that node.  Needs root on Debian 12; installs what is missing.
+#
+# Usage: demo.sh [--slurm VERSION]
+#   --slurm 24.11.5  run on Slurm 24.11.5 (Debian 13's) instead of the
+#                    installed 22.05: built from source into its own prefix
+#                    by contrib/setup-slurm.sh the first time (about 10 min
+#                    on 2 cores),
+#                    the plugins built against it in _build/main-VERSION.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=$("$top/contrib/build.sh" "$top/_build/main" | tail -1)
+slurm=
+case "${1:-}" in
+--slurm) slurm=${2:?--slurm needs a version, e.g. 24.11.5} ;;
+--slurm=*) slurm=${1#--slurm=} ;;
+"") ;;
+*) echo "usage: $0 [--slurm VERSION]" >&2; exit 2 ;;
+esac
+if [ -n "$slurm" ]; then
+	src=$("$top/contrib/setup-slurm.sh" "$slurm" | tail -1)
+	export DL_SLURM_PREFIX
+	DL_SLURM_PREFIX=$("$top/contrib/setup-slurm.sh" -p "$slurm" | tail -1)
+	build=$(DL_SLURM_SOURCE="$src" "$top/contrib/build.sh" \
+		"$top/_build/main-$slurm" | tail -1)
+else
+	build=$("$top/contrib/build.sh" "$top/_build/main" | tail -1)
+fi
 # shellcheck source=../test/cluster/cluster.sh
 source "$top/test/cluster/cluster.sh"
 
@@ -38,7 +60,7 @@ CONF
 dl_cluster_start
 log=$(dl_cluster_log_ctld)
 data=$DL_CLUSTER_DIR/storage
-echo "cluster: $DL_NODES nodes (n1-n$DL_NODES), slurmctld with sched/datalocality (Online-HPS),"
+echo "cluster: $DL_NODES nodes (n1-n$DL_NODES), Slurm $(dl_cluster_slurm_version), slurmctld with sched/datalocality (Online-HPS),"
 echo "         dl-stage staging into 128 MiB node caches, shared storage emulated as 2 servers x 20 MiB/s"
 
 # 6 patients with 6 images each (MRI 4 MiB, CT 8 MiB: the paper's 4/64 MB,
