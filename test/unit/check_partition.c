@@ -30,6 +30,7 @@
 #include "dl_error.h"
 #include "dl_log.h"
 #include "dl_partition.h"
+#include "dl_policy.h"
 #include "partition_fill.h"
 
 /* ---- hand-made hypergraphs --------------------------------------------- */
@@ -1501,6 +1502,89 @@ START_TEST(test_fill_clusters)
 }
 END_TEST
 
+/* 64 pending jobs on 4 nodes; job i reads the 4 files of group g(i). */
+static dl_state_t *_drift_state(dl_cache_t *cache, int by_block)
+{
+	dl_state_t *st = dl_state_create(cache, NULL);
+	uint32_t files[4], i, k;
+	char name[16];
+
+	ck_assert_ptr_nonnull(st);
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "n%u", i);
+		ck_assert_int_ge(dl_state_add_node(st, name, 1, 1), 0);
+	}
+	for (i = 0; i < 64; i++) {
+		dl_job_t j = { 0 };
+		uint32_t g = by_block ? i / 16 : i % 4;
+
+		for (k = 0; k < 4; k++)
+			files[k] = g * 4 + k;
+		j.id = i + 1;
+		j.files = files;
+		j.nfiles = 4;
+		j.arrival = i;
+		j.compute = -1;
+		ck_assert_int_ge(dl_state_add_job(st, &j), 0);
+	}
+	return st;
+}
+
+/*
+ * Issue 30, item 3: Online-HPS's incremental plans drift.  The 64 jobs
+ * keep their ids but change groups (i % 4 -> i / 16), so the previous
+ * plan mixes every group on every node, and the refinement, held by the
+ * balance cap, cannot undo it.  With drift= the refined plan's cut share
+ * sets off a from-scratch plan next, which cuts less; with drift=0 the
+ * next plan is refined again and cuts no less.
+ */
+START_TEST(test_online_hps_drift)
+{
+	static const char *const params[2] = {
+		"order=priority,refine_above=0,guard=none,guard_wait=none,"
+		"follow=0,exact_free=0,hysteresis=0,drift=0.2",
+		"order=priority,refine_above=0,guard=none,guard_wait=none,"
+		"follow=0,exact_free=0,hysteresis=0,drift=0",
+	};
+
+	for (int d = 0; d < 2; d++) {
+		dl_cache_t *cache = dl_cache_create(4, DL_EVICT_VALUE, 1);
+		dl_state_t *a, *b;
+		dl_plan_t *p1 = NULL, *p2 = NULL, *p3 = NULL;
+		dl_policy_t *pol;
+		char path[32];
+		int err;
+
+		for (int f = 0; f < 16; f++) {
+			snprintf(path, sizeof(path), "/d/f%d", f);
+			ck_assert_int_eq(dl_cache_file_intern(cache, path,
+							      64 << 20),
+					 f);
+		}
+		a = _drift_state(cache, 0);
+		b = _drift_state(cache, 1);
+		pol = dl_policy_create("online-hps", params[d], &err);
+		ck_assert_ptr_nonnull(pol);
+		ck_assert_int_eq(dl_policy_plan(pol, a, &p1), 0);
+		ck_assert_int_eq(dl_policy_plan(pol, b, &p2), 0);
+		ck_assert_int_eq(dl_policy_plan(pol, b, &p3), 0);
+		ck_assert_int_eq(p1->fallback + p2->fallback + p3->fallback, 0);
+		ck_assert_uint_gt(p2->cut_bytes, p1->cut_bytes);
+		if (d == 0)
+			ck_assert_uint_lt(p3->cut_bytes, p2->cut_bytes);
+		else
+			ck_assert_uint_ge(p3->cut_bytes, p2->cut_bytes);
+		dl_plan_free(p1);
+		dl_plan_free(p2);
+		dl_plan_free(p3);
+		dl_policy_destroy(pol);
+		dl_state_destroy(a);
+		dl_state_destroy(b);
+		dl_cache_destroy(cache);
+	}
+}
+END_TEST
+
 START_TEST(test_opts)
 {
 	dl_partition_opts_t o;
@@ -1565,6 +1649,7 @@ Suite *make_partition_suite(void)
 	tcase_add_test(tc, test_fail_dies_in_request);
 	tcase_add_test(tc, test_no_deadline);
 	tcase_add_test(tc, test_over_budget);
+	tcase_add_test(tc, test_online_hps_drift);
 	tcase_add_test(tc, test_fail_garbage);
 	tcase_add_test(tc, test_fail_killed_idle);
 	tcase_add_test(tc, test_fail_killed_busy);
