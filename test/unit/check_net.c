@@ -100,7 +100,7 @@ START_TEST(test_frame_hostile)
 	dl_net_frame_put_header(hdr, 0, 0, 0);
 	ck_assert_int_eq(dl_net_frame_header(hdr, &t, &c, &b, err,
 					     sizeof(err)), DL_EFORMAT);
-	dl_net_frame_put_header(hdr, 16, 0, 0);
+	dl_net_frame_put_header(hdr, DL_NET_TYPE_MAX + 1, 0, 0);
 	ck_assert_int_eq(dl_net_frame_header(hdr, &t, &c, &b, err,
 					     sizeof(err)), DL_EFORMAT);
 	dl_net_frame_put_header(hdr, DL_NET_INV, DL_NET_CRED_MAX + 1, 0);
