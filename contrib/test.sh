@@ -11,6 +11,11 @@
 #      (unshare --time, Linux 5.6)): real munged,
 #      slurmctld and 4 slurmd started and stopped by each test, with the
 #      freshly built plugins;
+#      then the same on Slurm 24.11.5 (Debian 13's, built from source by
+#      contrib/setup-slurm.sh into a cached prefix, the plugins built
+#      against it) for selftest, test_cooperation, test_dispatch,
+#      test_staging, test_service and the hostile tests; the time of each
+#      test is printed at the end of this step;
 #   4. about 110 s of coverage-guided fuzzing (libFuzzer) of every parser of
 #      untrusted input: 30 s for the files: annotation, 10 s each for list
 #      files and burst-buffer specs, the state file, dl-sim's traces,
@@ -110,28 +115,70 @@ else
 	fail=$((fail + 1))
 fi
 
+# integration SLURM BUILD PREFIX TESTS... - run each test against the
+# plugins of BUILD on Slurm SLURM (PREFIX: DL_SLURM_PREFIX, "" = Debian's
+# installed Slurm); logs in BUILD; each test's time goes to $times.
+times=$top/_build/test-times.txt
+: >"$times"
+integration() {
+	local slurm=$1 b=$2 prefix=$3 t log rc line t0
+	shift 3
+	for t in "$@"; do
+		step "integration (Slurm $slurm): $t"
+		log=$b/$(basename "$t").log
+		t0=$SECONDS
+		spin "$iload"
+		DL_BUILD_DIR="$b" DL_SLURM_PREFIX="$prefix" bash "$t" >"$log" 2>&1
+		rc=$?
+		unspin "$iload"
+		echo "$slurm $t $((SECONDS - t0)) s" >>"$times"
+		cat "$log"
+		# The summary is the last such line: the harness may still
+		# report on stderr what it stopped after the test printed it.
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+		if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+			pass=$((pass + BASH_REMATCH[1]))
+			fail=$((fail + BASH_REMATCH[2]))
+			[ "$rc" -ne 0 ] && [ "${BASH_REMATCH[2]}" = 0 ] &&
+				fail=$((fail + 1))
+		else
+			echo "$t ended early on Slurm $slurm (exit $rc)"
+			fail=$((fail + 1))
+		fi
+	done
+}
+
 echo
 echo "integration tests run beside $iload spinning shells (DL_TEST_INTEGRATION_LOAD)"
-for t in test/cluster/selftest.sh test/integration/test_*.sh; do
-	step "integration: $t"
-	spin "$iload"
-	DL_BUILD_DIR="$build" bash "$t" >"$build/$(basename "$t").log" 2>&1
-	rc=$?
-	unspin "$iload"
-	cat "$build/$(basename "$t").log"
-	# The summary is the last such line: the harness may still report
-	# on stderr what it stopped after the test printed it.
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' \
-		"$build/$(basename "$t").log" | tail -1)
-	if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-		pass=$((pass + BASH_REMATCH[1]))
-		fail=$((fail + BASH_REMATCH[2]))
-		[ "$rc" -ne 0 ] && [ "${BASH_REMATCH[2]}" = 0 ] && fail=$((fail + 1))
-	else
-		echo "$t ended early (exit $rc)"
-		fail=$((fail + 1))
-	fi
-done
+integration "$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-.*//')" \
+	"$build" "" test/cluster/selftest.sh test/integration/test_*.sh
+
+# Slurm 24.11.5 (Debian 13's), built from source into its own prefix
+# (contrib/setup-slurm.sh; cached after the first build, which took
+# 626 s on 2 loaded cores), the plugins built against it, and the tests of
+# what moves between releases: the scheduler wrapper beside backfill,
+# dispatch, staging, the node service and the hostile tests.  A failure
+# to build counts as a failure, never as a skip.
+S2=24.11.5
+S2_TESTS="test/cluster/selftest.sh test/integration/test_cooperation.sh
+	test/integration/test_dispatch.sh test/integration/test_staging.sh
+	test/integration/test_service.sh test/integration/test_hostile_ctld.sh
+	test/integration/test_hostile_node.sh"
+step "Slurm $S2: build from Debian 13's source (cached), plugins against it"
+t0=$SECONDS
+if s2_src=$(contrib/setup-slurm.sh "$S2" | tail -1) &&
+   s2_prefix=$(contrib/setup-slurm.sh -p "$S2" 2>/dev/null | tail -1) &&
+   build2=$(DL_SLURM_SOURCE="$s2_src" \
+	contrib/build.sh "$top/_build/main-$S2" | tail -1); then
+	echo "Slurm $S2 and the plugins for it ready in $((SECONDS - t0)) s"
+	# shellcheck disable=SC2086
+	integration "$S2" "$build2" "$s2_prefix" $S2_TESTS
+else
+	echo "Slurm $S2 or the plugins for it failed to build: its tests count as failed"
+	fail=$((fail + 1 + $(wc -w <<<"$S2_TESTS")))
+fi
+step "integration test times (s)"
+cat "$times"
 
 # fuzz NAME SECONDS MAX_LEN SOURCES_AND_LIBS... - build test/fuzz/NAME.c
 # with libFuzzer, ASan and UBSan, run it for SECONDS on a fresh copy of
