@@ -59,4 +59,32 @@ static inline bool dl_compat_agent_beside(void)
 #endif
 }
 
+/*
+ * GRES (used by agent_fit.c, which defines DL_COMPAT_GRES before including
+ * this header): gres.h is src/common/ in 22.05, src/interfaces/ in 24.11,
+ * and 24.11's gres_job_test() lost the core bitmap and disable_binding
+ * arguments.  dl_compat_gres_job_test - Slurm's node-level GRES test as the
+ * select plugin makes it (no core restriction): NO_VAL or the usable
+ * cores, 0 if the node lacks the job's GRES (all of them if total).
+ */
+#ifdef DL_COMPAT_GRES
+#if __has_include("src/interfaces/gres.h")
+#include "src/interfaces/gres.h"
+#define DL_COMPAT_GRES_INTERFACES 1
+#else
+#include "src/common/gres.h"
+#endif
+static inline uint32_t dl_compat_gres_job_test(list_t *job_gres,
+					       list_t *node_gres, bool total,
+					       uint32_t job_id, char *node)
+{
+#ifdef DL_COMPAT_GRES_INTERFACES
+	return gres_job_test(job_gres, node_gres, total, 0, 0, job_id, node);
+#else
+	return gres_job_test(job_gres, node_gres, total, NULL, 0, 0, job_id,
+			     node, false);
+#endif
+}
+#endif /* DL_COMPAT_GRES */
+
 #endif /* DL_COMPAT_H */

@@ -175,6 +175,85 @@ static void _widen(const dl_state_t *st, size_t k, int32_t from,
 				 ji->place.bound);
 }
 
+/*
+ * Its node can serve nobody for a while (drained, down, failing) while
+ * another node it is eligible for can: leave it now, at any bound (issue
+ * 26, item 2).  Waiting would hold the job for as long as the admin keeps
+ * the node out, which backfill never does.
+ */
+static bool _leave(const snapshot_t *s, const snap_job_t *sj, int32_t cur)
+{
+	uint32_t k;
+
+	if (cur < 0 || (uint32_t)cur >= s->nnodes || !s->unserving ||
+	    !s->unserving[cur] || !sj->eligible)
+		return false;
+	for (k = 0; k < s->nnodes; k++)
+		if ((int32_t)k != cur && sj->eligible[k] && !s->unserving[k])
+			return true;
+	return false;
+}
+
+static void _left(const snapshot_t *s, const snap_job_t *sj, int32_t from,
+		  place_ops_t *ops, agent_job_t *ji, const char *pfx)
+{
+	place_op_t *op = agent_place_add(ops, OP_WIDEN, sj->job_id);
+	const char *node = s->names[from], *why = s->unserving[from];
+
+	ji->place.node = -1;
+	ji->place.widened = 1;
+	op->from = from;
+	op->desc = xstrdup_printf("DataLocality: %s is %s, any node now",
+				  node, why);
+	op->sc = xstrdup_printf("%s to any node: %s was %s", DL_SC_WIDENED,
+				node, why);
+	op->log = xstrdup_printf("%s: widened JobId=%u: %s is %s", pfx,
+				 sj->job_id, node, why);
+}
+
+/*
+ * Whether Slurm cannot start the job on its node cur now for any reason
+ * (CPUs, memory, GRES, state: agent_fit_now()) while it could on another
+ * node it is eligible for: then it is blocked, whatever the resource
+ * (issue 26, item 1).  The library judges CPUs only.
+ */
+static bool _blocked(const snapshot_t *s, const snap_job_t *sj, int32_t cur)
+{
+	uint32_t k;
+
+	if (!sj->fits || cur < 0 || (uint32_t)cur >= s->nnodes ||
+	    sj->fits[cur])
+		return false;
+	for (k = 0; k < s->nnodes; k++)
+		if ((int32_t)k != cur && sj->fits[k])
+			return true;
+	return false;
+}
+
+/*
+ * After a step that kept the restriction: count the time since the last
+ * step as waited if the job was blocked by something other than CPUs,
+ * which the step did not count (waited unchanged), and widen past the
+ * bound as the step does.
+ */
+static dl_place_action_t _judge(const dl_state_t *st, const snapshot_t *s,
+				const snap_job_t *sj, const agent_conf_t *c,
+				agent_job_t *ji, double waited0, double last)
+{
+	int32_t cur = ji->place.node;
+
+	if (cur < 0 || ji->place.widened || ji->place.waited != waited0 ||
+	    !_blocked(s, sj, cur))
+		return DL_PLACE_KEEP;
+	if (last > 0 && st->now > last)
+		ji->place.waited += st->now - last;
+	if (c->place.strict || ji->place.waited < ji->place.bound)
+		return DL_PLACE_KEEP;
+	ji->place.node = -1;
+	ji->place.widened = 1;
+	return DL_PLACE_WIDEN;
+}
+
 /* The gate's part of an operation on sj (agent_gate.h). */
 static void _gate_op(place_op_t *op, const snap_job_t *sj,
 		     const agent_conf_t *c)
@@ -205,13 +284,16 @@ static void _released(const snapshot_t *s, const snap_job_t *sj,
 }
 
 /* One planned pending job: advance its record, list what changed. */
-static void _decide_job(const dl_state_t *st, size_t k, const snap_job_t *sj,
-			const dl_plan_t *plan, const agent_conf_t *c,
-			const dl_place_room_t *room, place_ops_t *ops,
-			dl_sched_stats_t *stats, const char *pfx)
+static void _decide_job(const snapshot_t *s, const dl_state_t *st, size_t k,
+			const snap_job_t *sj, const dl_plan_t *plan,
+			const agent_conf_t *c, const dl_place_room_t *room,
+			place_ops_t *ops, dl_sched_stats_t *stats,
+			const char *pfx)
 {
 	agent_job_t *ji = agent_jobs_get(sj->job_id, true);
 	int32_t planned = plan ? plan->a[k].node : -1, from;
+	dl_place_action_t act;
+	double waited0, last;
 	place_op_t *op;
 	char cached[CACHED_LEN];
 
@@ -225,8 +307,18 @@ static void _decide_job(const dl_state_t *st, size_t k, const snap_job_t *sj,
 	from = ji->place.node;
 	if (from >= 0)
 		ji->planned = from;
-	switch (dl_place_step_free(st, k, planned, &c->place, &ji->place,
-				   room)) {
+	if (_leave(s, sj, from)) {
+		_left(s, sj, from, ops, ji, pfx);
+		stats->widened++;
+		_gate_op(&ops->op[ops->n - 1], sj, c);
+		return;
+	}
+	waited0 = ji->place.waited;
+	last = ji->place.last;
+	act = dl_place_step_free(st, k, planned, &c->place, &ji->place, room);
+	if (act == DL_PLACE_KEEP)
+		act = _judge(st, s, sj, c, ji, waited0, last);
+	switch (act) {
 	case DL_PLACE_SET:
 		_restrict(st, k, from, plan, ops, ji, pfx);
 		stats->placed += from < 0;
@@ -377,7 +469,7 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 
 		if (st->jobs[k].state != DL_JOB_PENDING)
 			continue;
-		_decide_job(st, k, sj, plan, c, &room, ops, stats, pfx);
+		_decide_job(s, st, k, sj, plan, c, &room, ops, stats, pfx);
 		ji = agent_jobs_get(sj->job_id, false);
 		if (ji && ji->place.node >= 0)
 			ji->planned = ji->place.node;

@@ -18,6 +18,7 @@
 
 #include "dl_compat.h"
 #include "dl_slurm.h"
+#include "agent_fit.h"
 #include "agent_gate.h"
 #include "agent_jobs.h"
 #include "agent_snapshot.h"
@@ -167,9 +168,26 @@ static void _eligible(job_record_t *job_ptr, snap_job_t *sj, uint32_t nnodes)
 	sj->eligible = xcalloc(nnodes ? nnodes : 1, 1);
 	for (i = 0; (node_ptr = next_node(&i)); i++)
 		if ((uint32_t)i < nnodes && bit_test(b, i) &&
-		    d->min_cpus <= node_ptr->cpus)
+		    d->min_cpus <= node_ptr->cpus &&
+		    agent_fit_gres_ever(job_ptr, node_ptr))
 			sj->eligible[i] = 1;
 	FREE_NULL_BITMAP(b);
+}
+
+/* Where Slurm could start it now (agent_fit.h): eligible nodes only. */
+static void _fits(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
+{
+	node_record_t *node_ptr;
+	int i;
+
+	sj->fits = xcalloc(s->nnodes ? s->nnodes : 1, 1);
+	for (i = 0; (node_ptr = next_node(&i)); i++)
+		if ((uint32_t)i < s->nnodes && sj->eligible[i] &&
+		    agent_fit_now(job_ptr, node_ptr, s->usable[i],
+				  s->cpus[i] > s->busy[i] ?
+					  s->cpus[i] - s->busy[i] : 0,
+				  s->mem_alloc[i]))
+			sj->fits[i] = 1;
 }
 
 /*
@@ -242,8 +260,11 @@ static void _count_busy(snapshot_t *s, job_record_t *job_ptr)
 	if (!jr || !jr->node_bitmap || !jr->cpus)
 		return;
 	for (i = 0; i < (int)s->nnodes && k < (int)jr->nhosts; i++)
-		if (bit_test(jr->node_bitmap, i))
+		if (bit_test(jr->node_bitmap, i)) {
+			if (jr->memory_allocated)
+				s->mem_alloc[i] += jr->memory_allocated[k];
 			s->busy[i] += jr->cpus[k++];
+		}
 }
 
 /* FNV-1a: a job name as a history key. */
@@ -317,8 +338,10 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 			    job_ptr->state_reason == WAIT_NO_REASON;
 	sj->runnable = _runnable(job_ptr, sj->gated, s->now);
 	sj->placeable = _single_node(job_ptr, sj->ours);
-	if (sj->placeable && sj->runnable)
+	if (sj->placeable && sj->runnable) {
 		_eligible(job_ptr, sj, s->nnodes);
+		_fits(s, job_ptr, sj);
+	}
 }
 
 /*
@@ -350,6 +373,8 @@ static void _copy_nodes(snapshot_t *s)
 	s->boot_req = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(time_t));
 	s->resume_timeout = xcalloc(s->nnodes ? s->nnodes : 1,
 				    sizeof(uint16_t));
+	s->mem_alloc = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(uint64_t));
+	s->unserving = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(char *));
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		s->names[i] = xstrdup(node_ptr->name);
 		s->cpus[i] = node_ptr->cpus_efctv ? node_ptr->cpus_efctv :
@@ -358,6 +383,7 @@ static void _copy_nodes(snapshot_t *s)
 		s->power[i] = _node_power(node_ptr);
 		s->boot_req[i] = node_ptr->boot_req_time;
 		s->resume_timeout[i] = _resume_timeout(node_ptr);
+		s->unserving[i] = agent_fit_cannot_serve(node_ptr);
 	}
 	for (i = 0; i < (int)s->nnodes; i++)
 		if (!s->names[i])
@@ -530,6 +556,7 @@ void agent_snapshot_free(snapshot_t *s)
 		xfree(s->jobs[i].bb);
 		xfree(s->jobs[i].script_files);
 		xfree(s->jobs[i].eligible);
+		xfree(s->jobs[i].fits);
 	}
 	xfree(s->names);
 	xfree(s->cpus);
@@ -538,6 +565,8 @@ void agent_snapshot_free(snapshot_t *s)
 	xfree(s->power);
 	xfree(s->boot_req);
 	xfree(s->resume_timeout);
+	xfree(s->mem_alloc);
+	xfree(s->unserving);
 	xfree(s->jobs);
 	memset(s, 0, sizeof(*s));
 }

@@ -47,6 +47,8 @@ typedef struct snap_job {
 	char *bb;
 	char *script_files;     /* its script's #DL files (DL_ENV_FILES) */
 	uint8_t *eligible;      /* placeable: per node 0/1 */
+	uint8_t *fits;          /* placeable: per node 1 where Slurm could
+				 * start it now (agent_fit_now()) */
 } snap_job_t;
 
 typedef struct snapshot {
@@ -69,6 +71,9 @@ typedef struct snapshot {
 	uint8_t *power;
 	time_t *boot_req;       /* POWERING_UP: when the resume began */
 	uint16_t *resume_timeout; /* Slurm's ResumeTimeout of the node */
+	uint64_t *mem_alloc;    /* MB of memory running jobs hold */
+	const char **unserving; /* agent_fit_cannot_serve() of the node:
+				 * "drained", "down", ... or NULL */
 	uint32_t njobs;
 	snap_job_t *jobs;
 	/* The planning window (agent_window.h) of this snapshot: */

@@ -1,0 +1,87 @@
+/*
+ * agent_fit.c - judging a node for a pending job as Slurm does; see
+ * agent_fit.h.  The memory and GRES rules are the node-level checks of the
+ * select plugin (cons_common's _valid_node_set... in job_test.c): a job's
+ * memory per node is pn_min_memory, times its CPUs per node when given per
+ * CPU, against RealMemory less MemSpecLimit less what running jobs hold;
+ * GRES by gres_job_test() on the node's GRES state, which the select
+ * plugin keeps allocated counts in.
+ */
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/read_config.h"
+#include "src/slurmctld/slurmctld.h"
+
+#define DL_COMPAT_GRES
+#include "dl_compat.h"
+#include "agent_fit.h"
+
+bool agent_fit_gres_ever(job_record_t *job_ptr, node_record_t *node_ptr)
+{
+	if (!job_ptr->gres_list_req)
+		return true;
+	return dl_compat_gres_job_test(job_ptr->gres_list_req,
+				       node_ptr->gres_list, true,
+				       job_ptr->job_id, node_ptr->name) != 0;
+}
+
+uint64_t agent_fit_node_mem(node_record_t *node_ptr)
+{
+	if (!(slurm_conf.select_type_param & CR_MEMORY))
+		return 0;
+	if (node_ptr->real_memory <= node_ptr->mem_spec_limit)
+		return 0;
+	return node_ptr->real_memory - node_ptr->mem_spec_limit;
+}
+
+/* MB the job asks for on one node, 0: not given (the check is skipped). */
+static uint64_t _job_mem(job_record_t *job_ptr)
+{
+	job_details_t *d = job_ptr->details;
+	uint64_t m = d->pn_min_memory;
+	uint32_t cpus;
+
+	if (!(m & MEM_PER_CPU))
+		return m;
+	m &= ~MEM_PER_CPU;
+	cpus = d->pn_min_cpus;
+	if (d->ntasks_per_node > cpus)
+		cpus = d->ntasks_per_node;
+	if (d->cpus_per_task > cpus)
+		cpus = d->cpus_per_task;
+	/* A single-node job: all its CPUs are on the node. */
+	if (d->min_cpus > cpus)
+		cpus = d->min_cpus;
+	return m * (cpus ? cpus : 1);
+}
+
+bool agent_fit_now(job_record_t *job_ptr, node_record_t *node_ptr,
+		   bool usable, uint32_t cpus_free, uint64_t mem_alloc)
+{
+	job_details_t *d = job_ptr->details;
+	uint64_t avail = agent_fit_node_mem(node_ptr), need;
+	uint32_t cpus = d && d->min_cpus ? d->min_cpus : 1;
+
+	if (!usable || !d || cpus_free < cpus)
+		return false;
+	need = _job_mem(job_ptr);
+	if (avail && need && (mem_alloc >= avail || avail - mem_alloc < need))
+		return false;
+	if (!job_ptr->gres_list_req)
+		return true;
+	return dl_compat_gres_job_test(job_ptr->gres_list_req,
+				       node_ptr->gres_list, false,
+				       job_ptr->job_id, node_ptr->name) != 0;
+}
+
+const char *agent_fit_cannot_serve(node_record_t *node_ptr)
+{
+	if (IS_NODE_DOWN(node_ptr))
+		return "down";
+	if (IS_NODE_FAIL(node_ptr))
+		return "failing";
+	if (IS_NODE_DRAIN(node_ptr))
+		return "drained";
+	return NULL;
+}

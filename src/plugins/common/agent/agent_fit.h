@@ -1,0 +1,51 @@
+/*
+ * agent_fit.h - judging a node for a pending job as Slurm does (issue 26,
+ * item 1): whether the job may ever run there (its GRES exist there) and
+ * whether it could start there now (free CPUs, free memory under
+ * CR_*_Memory, free GRES, node state), with Slurm's own GRES test
+ * (gres_job_test(), dl_compat.h) and the select plugin's memory rule.
+ * Everything is called with slurmctld's job and node read locks held.
+ */
+#ifndef AGENT_FIT_H
+#define AGENT_FIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct job_record;
+struct node_record;
+
+/*
+ * agent_fit_gres_ever - whether the GRES the job asks for exist on the node
+ * at all (Slurm would fail a job restricted to a node without them:
+ * BadConstraints).  A job asking for none: true.
+ */
+bool agent_fit_gres_ever(struct job_record *job_ptr,
+			 struct node_record *node_ptr);
+
+/*
+ * agent_fit_node_mem - memory of the node jobs may be given, MB (its
+ * RealMemory less MemSpecLimit), 0 when Slurm does not track memory
+ * (no CR_*_Memory in SelectTypeParameters).
+ */
+uint64_t agent_fit_node_mem(struct node_record *node_ptr);
+
+/*
+ * agent_fit_now - whether Slurm could start the job on the node now: it is
+ * usable, has cpus_free CPUs for it, mem_alloc MB allocated leaves it the
+ * memory it asks for (a job asking for none takes the whole node's
+ * memory, as the select plugin gives it), and its free GRES suffice.
+ */
+bool agent_fit_now(struct job_record *job_ptr, struct node_record *node_ptr,
+		   bool usable, uint32_t cpus_free, uint64_t mem_alloc);
+
+/*
+ * agent_fit_cannot_serve - why the node can take no job for a while, as
+ * a word for Reasons and logs ("drained", "down", "failing",
+ * "powered down"), or NULL.  A node that only has not registered again
+ * since a slurmctld restart (not responding) is not counted: it comes
+ * back by itself.
+ */
+const char *agent_fit_cannot_serve(struct node_record *node_ptr);
+
+#endif /* AGENT_FIT_H */

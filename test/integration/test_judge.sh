@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# test_judge.sh - the agent judges a node as Slurm does (issue 26, items 1
+# and 2): the same submissions under plain sched/backfill and under
+# sched/datalocality (two clusters, one after the other, 4 nodes of 2 CPUs
+# and 1000 MB, SelectTypeParameters=CR_Core_Memory, n3 and n4 with one
+# count-only GPU each), and the datalocality run must keep what backfill
+# gives:
+#
+#  (m) memory: the data node has a free CPU but not the 500 MB a job asks
+#      for while three nodes are idle: the job is blocked, and starts
+#      elsewhere within its wait bound (not when the data node frees);
+#  (g) GRES: a --gres=gpu:1 job whose files are cached on n1 (no GPU) is
+#      never BadConstraints and starts on n3 or n4 within backfill's time
+#      + one bf_interval + slack;
+#  (d) drain: a job waiting for its busy data node with a 300-s bound is
+#      re-placed as soon as the node is drained, its Reason saying so.
+#
+# Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+# shellcheck source=../cluster/cluster.sh
+source "$here/../cluster/cluster.sh"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+export DL_NODES=4 DL_NODE_CPUS=2 DL_NODE_MEM=1000
+export DL_SELECT_PARAMS=CR_Core_Memory
+BF_INTERVAL=2
+export DL_SCHED_PARAMS="bf_interval=$BF_INTERVAL"
+SLACK=$((2 * DL_TIME_SCALE))
+# Without a default, a job that asks for no memory takes a whole node's.
+export DL_CLUSTER_EXTRA_CONF="DefMemPerCPU=100
+GresTypes=gpu"
+# shellcheck disable=SC2016
+export DL_CLUSTER_PRE_START='
+sed -i -e "s/^\(NodeName=n[34] .*\)$/\1 Gres=gpu:1/" \
+	-e "s/^PartitionName=debug .*/PartitionName=debug Nodes=ALL Default=YES DefaultTime=1 MaxTime=10 State=UP/" \
+	"$DL_CLUSTER_DIR/etc/slurm.conf"
+printf "NodeName=n[3-4] Name=gpu File=/dev/null Count=1\n" >"$DL_CLUSTER_DIR/etc/gres.conf"
+# Storage at 1 MB/s, a job waits a tenth of what re-reading its files
+# costs: 6.3 s for 60 MiB, the 300-s cap for 3 GiB.
+printf "StorageBandwidth=1e6\nWaitFactor=0.1\nMinWait=2\nMaxWait=300\n" \
+	>"$DL_CLUSTER_DIR/etc/datalocality.conf"'
+trap dl_cluster_stop EXIT
+
+declare -A R
+data='' out='' log='' run=''
+files_of() { echo "files:$data/g$1/f1,$data/g$1/f2,$data/g$1/f3"; }
+sb() { sbatch --parsable -o "$out/%j.out" "$@"; }
+sba() {
+	local g=$1
+	shift
+	sb --comment="$(files_of "$g")" "$@"
+}
+drain() {
+	scancel -u root 2>/dev/null || true
+	dl_cluster_wait_jobs_done 60 || true
+}
+t() { echo "($1) $2 [$run]"; }
+# wait_time JOBID SUB -> seconds from SUB to its start, 9999 if never
+wait_time() {
+	local st
+	dl_t_wait_state "$1" 'RUNNING|COMPLETING|COMPLETED' "${3:-40}" || true
+	st=$(dl_t_job_time "$1" StartTime) || { echo 9999; return; }
+	[ "$(dl_cluster_job_field "$1" JobState)" = PENDING ] && { echo 9999; return; }
+	echo $((st - $2))
+}
+
+start_cluster() {
+	run=$1
+	unset DL_JOB_SUBMIT DL_PLUGIN_DIR DL_PARTITIOND
+	case $run in
+	backfill) export DL_SCHED_TYPE=sched/backfill ;;
+	datalocality)
+		dl_t_use_plugins
+		export DL_SCHED_TYPE=sched/datalocality
+		;;
+	esac
+	echo "# --- $run: SchedulerType=$DL_SCHED_TYPE ---"
+	dl_cluster_start
+	data=$DL_CLUSTER_DIR/data
+	out=$DL_CLUSTER_DIR/out
+	log=$(dl_cluster_log_ctld)
+	# Sparse files: only their sizes matter (no staging here).
+	for g in m g; do
+		mkdir -p "$data/g$g"
+		for f in 1 2 3; do truncate -s $((f * 10))M "$data/g$g/f$f"; done
+	done
+	mkdir -p "$data/gd"
+	for f in 1 2 3; do truncate -s 1000M "$data/gd/f$f"; done
+}
+
+# --- (m) memory ----------------------------------------------------------
+check_memory() {
+	local warm hold hnode w sub wt node allowed
+	warm=$(sba m -c 1 --mem=100 --wrap 'sleep 1')
+	dl_t_wait_state "$warm" COMPLETED 30 || true
+	hold=$(sba m -c 1 --mem=900 --wrap 'sleep 60')
+	dl_t_wait_state "$hold" RUNNING 30 || true
+	hnode=$(dl_cluster_job_field "$hold" NodeList)
+	echo "  group m cached on $(dl_cluster_job_field "$warm" NodeList), 900-MB job on $hnode"
+	w=$(sba m -c 1 --mem=500 --wrap 'sleep 1')
+	sub=$(dl_t_job_time "$w" SubmitTime) || sub=$(date +%s)
+	wt=$(wait_time "$w" "$sub" 40)
+	node=$(dl_cluster_job_field "$w" NodeList)
+	echo "  500-MB job $w started after $wt s on $node (Reason now: $(dl_cluster_job_field "$w" Reason))"
+	R[$run.mem]=$wt
+	if [ "$run" = backfill ]; then
+		dl_t_le "$(t m "the 500-MB job started at once")" "$wt" $((BF_INTERVAL + SLACK))
+	else
+		# Its bound is 6.3 s; the data node frees after 60.
+		allowed=$((7 + 1 + BF_INTERVAL + SLACK))
+		dl_t_le "$(t m "the 500-MB job started within its bound (7 s + $((allowed - 7)) s)")" "$wt" $allowed
+		dl_t_check "$(t m "it did not run on the memory-full data node")" \
+			test "$node" != "$hnode"
+	fi
+	drain
+}
+
+# --- (g) GPUs ----------------------------------------------------------------
+check_gpu() {
+	local warm w sub wt node bad=0 r deadline
+	warm=$(sba g -c 1 -w n1 --wrap 'sleep 1')
+	dl_t_wait_state "$warm" COMPLETED 30 || true
+	w=$(sba g -c 1 --gres=gpu:1 --wrap 'sleep 1')
+	sub=$(dl_t_job_time "$w" SubmitTime) || sub=$(date +%s)
+	deadline=$((SECONDS + 20 * DL_TIME_SCALE))
+	while [ "$(dl_cluster_job_field "$w" JobState)" = PENDING ] &&
+	      [ $SECONDS -lt $deadline ]; do
+		r=$(dl_cluster_job_field "$w" Reason)
+		[ "$r" = BadConstraints ] && bad=1
+		sleep 0.2
+	done
+	wt=$(wait_time "$w" "$sub" 30)
+	node=$(dl_cluster_job_field "$w" NodeList)
+	echo "  GPU job $w started after $wt s on $node"
+	R[$run.gpu]=$wt
+	dl_t_check "$(t g "the GPU job was never BadConstraints")" test $bad = 0
+	dl_t_check "$(t g "it ran on a GPU node (n3 or n4)")" grep -qE '^n[34]$' <<<"$node"
+	drain
+}
+
+# --- (d) drained data node -------------------------------------------------
+check_drain() {
+	local warm hold hnode w t_drain st wt r
+	warm=$(sba d -c 1 --wrap 'sleep 1')
+	dl_t_wait_state "$warm" COMPLETED 30 || true
+	hold=$(sba d -c 2 --wrap 'sleep 60')
+	dl_t_wait_state "$hold" RUNNING 30 || true
+	hnode=$(dl_cluster_job_field "$hold" NodeList)
+	w=$(sba d -c 1 --wrap 'sleep 1')
+	if [ "$run" = datalocality ]; then
+		r=$(dl_t_wait_field "$w" Reason "^DataLocality:_waiting_for_${hnode}_" 15) || r=
+		dl_t_check "$(t d "the job waits for its busy data node $hnode")" test -n "$r"
+	else
+		sleep 3
+	fi
+	t_drain=$(date +%s)
+	scontrol update nodename="$hnode" state=drain reason=judge
+	echo "  $hnode drained; job $w $(dl_cluster_job_field "$w" JobState)"
+	dl_t_wait_state "$w" 'RUNNING|COMPLETING|COMPLETED' 30 || true
+	st=$(dl_t_job_time "$w" StartTime) || st=9999999999
+	[ "$(dl_cluster_job_field "$w" JobState)" = PENDING ] && st=9999999999
+	wt=$((st - t_drain))
+	[ $wt -lt 0 ] && wt=0
+	echo "  job $w started $wt s after the drain on $(dl_cluster_job_field "$w" NodeList)"
+	R[$run.drain]=$wt
+	dl_t_le "$(t d "it started within one cycle of the drain")" "$wt" $((BF_INTERVAL + SLACK))
+	if [ "$run" = datalocality ]; then
+		dl_t_check "$(t d "the log says it left the drained node")" \
+			grep -q "widened JobId=$w: $hnode is drained" "$log"
+	fi
+	scontrol update nodename="$hnode" state=resume 2>/dev/null || true
+	drain
+}
+
+want() { [[ " ${DL_JUDGE_CHECKS:-m g d} " == *" $1 "* ]]; }
+for r in ${DL_JUDGE_RUNS:-backfill datalocality}; do
+	start_cluster "$r"
+	want m && check_memory
+	want g && check_gpu
+	want d && check_drain
+	dl_t_check "$(t - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
+	dl_cluster_stop
+done
+echo "# --- datalocality against backfill ---"
+for k in mem gpu drain; do
+	echo "  $k: backfill ${R[backfill.$k]:--} s, datalocality ${R[datalocality.$k]:--} s"
+done
+if [ -n "${R[backfill.gpu]:-}" ] && [ -n "${R[datalocality.gpu]:-}" ]; then
+	dl_t_le "(g) GPU job: datalocality's wait within backfill's + $((BF_INTERVAL + SLACK)) s" \
+		"${R[datalocality.gpu]}" $((R[backfill.gpu] + BF_INTERVAL + SLACK))
+fi
+dl_t_summary
