@@ -13,7 +13,11 @@
 #      never BadConstraints and starts on n3 or n4 within backfill's time
 #      + one bf_interval + slack;
 #  (d) drain: a job waiting for its busy data node with a 300-s bound is
-#      re-placed as soon as the node is drained, its Reason saying so.
+#      re-placed as soon as the node is drained, its Reason saying so;
+#  (l) lists: `scontrol update ReqNodeList=<the node the plugin chose>` on
+#      a placed job makes the list the admin's: never widened past its
+#      6.3-s bound nor moved, its SystemComment no longer claiming a
+#      placement; a list the admin clears leaves no such claim either.
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -58,6 +62,8 @@ drain() {
 	dl_cluster_wait_jobs_done 60 || true
 }
 t() { echo "($1) $2 [$run]"; }
+# The whole SystemComment of a job (it has spaces).
+syscomment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
 # wait_time JOBID SUB -> seconds from SUB to its start, 9999 if never
 wait_time() {
 	local st
@@ -175,12 +181,55 @@ check_drain() {
 	drain
 }
 
-want() { [[ " ${DL_JUDGE_CHECKS:-m g d} " == *" $1 "* ]]; }
+# --- (l) admins' lists -------------------------------------------------------
+check_lists() {
+	local warm hold hnode w c sc rq st i moved=0
+	warm=$(sba m -c 1 --wrap 'sleep 1')
+	dl_t_wait_state "$warm" COMPLETED 30 || true
+	hold=$(sba m -c 2 --wrap 'sleep 40')
+	dl_t_wait_state "$hold" RUNNING 30 || true
+	hnode=$(dl_cluster_job_field "$hold" NodeList)
+	w=$(sba m -c 1 --wrap 'sleep 1')
+	c=$(sba m -c 1 --wrap 'sleep 1')
+	if [ "$run" = datalocality ]; then
+		dl_t_wait_field "$w" ReqNodeList "^$hnode\$" 15 >/dev/null || true
+		dl_t_wait_field "$c" ReqNodeList "^$hnode\$" 15 >/dev/null || true
+	fi
+	# The admin sets w's list to the node it has, and clears c's.
+	scontrol update jobid="$w" ReqNodeList="$hnode"
+	[ "$run" = datalocality ] && scontrol update jobid="$c" ReqNodeList=
+	echo "  data node $hnode busy 40 s; $w set to $hnode, $c cleared by scontrol"
+	# Three times w's 6.3-s bound: the plugin would have widened it.
+	for i in $(seq 1 $((20 * DL_TIME_SCALE / 3))); do
+		st=$(dl_cluster_job_field "$w" JobState)
+		rq=$(dl_cluster_job_field "$w" ReqNodeList)
+		[ "$st" = PENDING ] && [ "$rq" = "$hnode" ] || { moved=1; break; }
+		sleep 1
+	done
+	echo "  $w: $st ReqNodeList=$rq on $(dl_cluster_job_field "$w" NodeList)"
+	dl_t_check "$(t l "the admin's list of $w stayed $hnode and it waited for it")" test $moved = 0
+	if [ "$run" = datalocality ]; then
+		sc=$(syscomment "$w")
+		echo "  $w SystemComment: $sc"
+		dl_t_check "$(t l "$w's SystemComment claims no placement")" \
+			bash -c '[[ -n $1 && $1 != "datalocality: ReqNodeList="* ]]' _ "$sc"
+		dl_t_check "$(t l "the log says $w's list was left alone")" \
+			grep -q "JobId=$w: its node list was changed by an update" "$log"
+		sc=$(syscomment "$c")
+		echo "  $c (cleared) SystemComment: $sc"
+		dl_t_check "$(t l "$c's SystemComment claims no placement")" \
+			bash -c '[[ -n $1 && $1 != "datalocality: ReqNodeList="* ]]' _ "$sc"
+	fi
+	drain
+}
+
+want() { [[ " ${DL_JUDGE_CHECKS:-m g d l} " == *" $1 "* ]]; }
 for r in ${DL_JUDGE_RUNS:-backfill datalocality}; do
 	start_cluster "$r"
 	want m && check_memory
 	want g && check_gpu
 	want d && check_drain
+	want l && check_lists
 	dl_t_check "$(t - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	dl_cluster_stop
 done

@@ -25,6 +25,7 @@
 #include "dl_compat.h"
 #include "dl_slurm.h"
 #include "agent_gate.h"
+#include "agent_mark.h"
 #include "agent_place.h"
 
 static bool _sc_ours(job_record_t *job_ptr)
@@ -116,6 +117,8 @@ static bool _restrict(job_record_t *job_ptr, const place_op_t *op)
 	d->req_node_bitmap = bit_alloc(node_record_count);
 	bit_set(d->req_node_bitmap, op->node);
 	d->req_nodes = xstrdup(node_ptr->name);
+	agent_mark_set(job_ptr->job_id, d->req_node_bitmap,
+		       slurm_conf.last_update);
 	_set_sc(job_ptr, op->sc);
 	_set_desc(job_ptr, op->desc);
 	return true;
@@ -130,6 +133,7 @@ static bool _lift(job_record_t *job_ptr, const place_op_t *op)
 	if (agent_snapshot_ours(job_ptr) < 0)
 		return false;
 	_clear_req(job_ptr);
+	agent_mark_forget(job_ptr->job_id);
 	_set_sc(job_ptr, op->sc);
 	if (rescue) {
 		/* The main scheduler zeroed its priority for our list. */
@@ -158,6 +162,7 @@ static bool _apply_one(job_record_t *job_ptr, const place_op_t *op)
 		break;
 	case OP_RESTORE:
 		_lift(job_ptr, op);
+		agent_mark_forget(job_ptr->job_id);
 		return true; /* its log line is due whatever the list was */
 	case OP_REASON:
 		_set_desc(job_ptr, op->desc);
@@ -175,6 +180,12 @@ static bool _apply_one(job_record_t *job_ptr, const place_op_t *op)
 		return false;
 	case OP_UNGATE:
 		break;
+	case OP_NOTE:
+		if (!op->sc || !_sc_ours(job_ptr) ||
+		    !xstrcmp(job_ptr->system_comment, op->sc))
+			return false;
+		_set_sc(job_ptr, op->sc);
+		return true; /* its log line is due */
 	}
 	if (IS_JOB_PENDING(job_ptr) && op->gated) {
 		_ungate(job_ptr, op);

@@ -389,6 +389,24 @@ static void _started(const snapshot_t *s, const snap_job_t *sj,
 }
 
 /*
+ * A job whose SystemComment claims a placement its list is not (an update
+ * changed, cleared or set it again, agent_mark.h): the list is the
+ * admin's or user's, never moved or widened, and the SystemComment says
+ * so (issue 26, item 3).
+ */
+static void _note(const snapshot_t *s, const snap_job_t *sj,
+		  place_ops_t *ops, const char *pfx)
+{
+	place_op_t *op = agent_place_add(ops, OP_NOTE, sj->job_id);
+
+	(void)s;
+	op->sc = xstrdup_printf("%snode list changed by an update since the plugin's placement: left alone",
+				DL_SC_PREFIX);
+	op->log = xstrdup_printf("%s: JobId=%u: its node list was changed by an update: left alone",
+				 pfx, sj->job_id);
+}
+
+/*
  * Jobs outside the plan: started ones, requeued ones (pending again: placed
  * afresh), gated ones that cannot run yet or have nothing to place, and
  * restricted ones Slurm declared never runnable (rescued: a restriction of
@@ -410,6 +428,8 @@ static void _decide_others(const snapshot_t *s, const uint8_t *planned,
 			_released(s, sj, ops, pfx);
 			ji->gate_noted = true;
 		}
+		if (sj->sc_stale)
+			_note(s, sj, ops, pfx);
 		if (sj->running) {
 			_started(s, sj, ops, stats, pfx);
 			continue;

@@ -25,6 +25,8 @@ typedef enum {
 	OP_RESTORE,     /* it started under the restriction: lift it */
 	OP_FORGET,      /* requeued: forget how it was placed last time */
 	OP_RELEASED,    /* the gate's clock let it go unplaced: say so */
+	OP_NOTE,        /* its list is not the plugin's: say so in its
+			 * SystemComment, which claimed a placement */
 } op_kind_t;
 
 typedef struct place_op {

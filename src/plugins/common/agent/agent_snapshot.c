@@ -20,6 +20,7 @@
 #include "dl_slurm.h"
 #include "agent_fit.h"
 #include "agent_gate.h"
+#include "agent_mark.h"
 #include "agent_jobs.h"
 #include "agent_snapshot.h"
 #include "agent_window.h"
@@ -87,6 +88,10 @@ int32_t agent_snapshot_ours(job_record_t *job_ptr)
 	len = strlen(node_ptr->name);
 	/* The user changed the list since: it is theirs now. */
 	if (strncmp(sc, node_ptr->name, len) || (sc[len] && sc[len] != ' '))
+		return -1;
+	/* Or set it again, to the same node (agent_mark.h). */
+	if (agent_mark_replaced(job_ptr->job_id, d->req_node_bitmap,
+				slurm_conf.last_update))
 		return -1;
 	return i;
 }
@@ -302,6 +307,9 @@ static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	sj->running = !IS_JOB_PENDING(job_ptr);
 	sj->ended = !IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr);
 	sj->ours = agent_snapshot_ours(job_ptr);
+	sj->sc_stale = sj->ours < 0 && job_ptr->system_comment &&
+		       !strncmp(job_ptr->system_comment, DL_SC_PLACED,
+				strlen(DL_SC_PLACED));
 	sj->widened = job_ptr->system_comment &&
 		      !strncmp(job_ptr->system_comment, DL_SC_WIDENED,
 			       strlen(DL_SC_WIDENED));

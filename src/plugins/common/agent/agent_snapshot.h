@@ -29,6 +29,9 @@ typedef struct snap_job {
 				 * the gate and a rescue need, never read */
 	int32_t ours;           /* node of the plugin's restriction, or -1 */
 	bool widened;           /* its SystemComment says it was widened */
+	bool sc_stale;          /* its SystemComment claims a placement its
+				 * list no longer is (an update changed,
+				 * cleared or set it again) */
 	bool failed;            /* Slurm found it never runnable */
 	int32_t node;           /* running: first node */
 	uint32_t cpus;
