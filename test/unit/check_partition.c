@@ -1165,31 +1165,6 @@ START_TEST(test_fail_hang_at_start)
 END_TEST
 
 /*
- * The helper greets, then neither reads nor answers.  The request (over
- * 1 MB) does not fit in the pipe, so the write side times out too.
- */
-START_TEST(test_fail_hang_in_request)
-{
-	const char *path = _script("mute", HELLO_PRINTF "; exec sleep 100");
-	dl_partitioner_t *p = _partitioner(path, 300);
-	dl_hgraph_t *h = _gen_clustered(40000, 16, 2);
-	int32_t *part = malloc(h->nvtx * sizeof(*part));
-	dl_partition_stats_t st;
-	double t0 = _now();
-
-	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
-	ck_assert_int_eq(st.used_fallback, 1);
-	ck_assert(_now() - t0 < HANG_SECONDS);
-	_assert_valid(h, part);
-	_assert_no_children();
-	dl_partitioner_destroy(p);
-	free(part);
-	_hg_free(h);
-	_rm_scripts();
-}
-END_TEST
-
-/*
  * DL_PARTITION_NO_TIMEOUT (dl-sim's mode, issue 30 item 4): no wall clock
  * decides the answer.  A helper that is a second late to greet is
  * waited for and answers (no fallback), where a 1-ms limit gives up on
@@ -1224,6 +1199,31 @@ START_TEST(test_no_deadline)
 	_assert_valid(h, part);
 	dl_partitioner_destroy(p);
 	_assert_no_children();
+	free(part);
+	_hg_free(h);
+	_rm_scripts();
+}
+END_TEST
+
+/*
+ * The helper greets, then neither reads nor answers.  The request (over
+ * 1 MB) does not fit in the pipe, so the write side times out too.
+ */
+START_TEST(test_fail_hang_in_request)
+{
+	const char *path = _script("mute", HELLO_PRINTF "; exec sleep 100");
+	dl_partitioner_t *p = _partitioner(path, 300);
+	dl_hgraph_t *h = _gen_clustered(40000, 16, 2);
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	dl_partition_stats_t st;
+	double t0 = _now();
+
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.used_fallback, 1);
+	ck_assert(_now() - t0 < HANG_SECONDS);
+	_assert_valid(h, part);
+	_assert_no_children();
+	dl_partitioner_destroy(p);
 	free(part);
 	_hg_free(h);
 	_rm_scripts();
