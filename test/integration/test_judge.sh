@@ -17,7 +17,10 @@
 #  (l) lists: `scontrol update ReqNodeList=<the node the plugin chose>` on
 #      a placed job makes the list the admin's: never widened past its
 #      6.3-s bound nor moved, its SystemComment no longer claiming a
-#      placement; a list the admin clears leaves no such claim either.
+#      placement; a list the admin clears leaves no such claim either;
+#  (r) reasons: three jobs waiting for the same busy data node each say
+#      behind which job ("DataLocality: waiting for n1 behind job 12"),
+#      none ever shows ReqNodeNotAvail.
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -223,13 +226,54 @@ check_lists() {
 	drain
 }
 
-want() { [[ " ${DL_JUDGE_CHECKS:-m g d l} " == *" $1 "* ]]; }
+# --- (r) one readable Reason per waiting job --------------------------------
+check_reasons() {
+	local warm hold hnode ws=() i id r prev ok bad=0 n=0 rr
+	warm=$(sba d -c 1 --wrap 'sleep 1')
+	dl_t_wait_state "$warm" COMPLETED 30 || true
+	hold=$(sba d -c 2 --wrap 'sleep 40')
+	dl_t_wait_state "$hold" RUNNING 30 || true
+	hnode=$(dl_cluster_job_field "$hold" NodeList)
+	for i in 1 2 3; do ws+=("$(sba d -c 2 --wrap 'sleep 1')"); done
+	echo "  data node $hnode busy 40 s with $hold; waiters ${ws[*]}"
+	[ "$run" = datalocality ] || { drain; return; }
+	dl_t_wait_field "${ws[2]}" Reason '^DataLocality:_waiting_for' 20 >/dev/null || true
+	# Sample for 10 s: never ReqNodeNotAvail, always "behind".
+	for i in $(seq 1 20); do
+		for id in "${ws[@]}"; do
+			r=$(dl_cluster_job_field "$id" Reason)
+			[[ $r == *ReqNodeNotAvail* ]] && { bad=1; rr="$id: $r"; }
+		done
+		sleep 0.5
+	done
+	dl_t_check "$(t r "no waiter showed ReqNodeNotAvail${rr:+ ($rr)}")" test $bad = 0
+	prev=$hold
+	for id in "${ws[@]}"; do
+		r=$(dl_cluster_job_field "$id" Reason)
+		echo "  $id: ReqNodeList=$(dl_cluster_job_field "$id" ReqNodeList) Reason=$r"
+		[ "$(dl_cluster_job_field "$id" ReqNodeList)" = "$hnode" ] || continue
+		n=$((n + 1))
+		ok=0
+		[[ $r == DataLocality:_waiting_for_${hnode}_behind_job_${prev}_* ]] && ok=1
+		dl_t_check "$(t r "$id waits for $hnode behind job $prev")" test $ok = 1
+		prev=$id
+	done
+	dl_t_le "$(t r "at least two waiters were placed on $hnode")" 2 $n
+	# The plugin's own lists stay its own through Slurm's passes.
+	dl_t_check "$(t r "no waiter's list was taken for an update's")" \
+		bash -c '! grep -qE "JobId=($1|$2|$3): its node list was changed" "$4"' _ "${ws[@]}" "$log"
+	[ -n "${DL_JUDGE_DEBUG:-}" ] && grep -E "JobId=(${ws[0]}|${ws[1]}|${ws[2]})[^0-9]" "$log" | tail -20
+	drain
+}
+
+want() { [[ " ${DL_JUDGE_CHECKS:-m g d l r} " == *" $1 "* ]]; }
 for r in ${DL_JUDGE_RUNS:-backfill datalocality}; do
 	start_cluster "$r"
 	want m && check_memory
 	want g && check_gpu
 	want d && check_drain
 	want l && check_lists
+	want r && check_reasons
 	dl_t_check "$(t - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	dl_cluster_stop
 done

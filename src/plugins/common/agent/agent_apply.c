@@ -11,6 +11,7 @@
  * not turn it into a user setting.  Only jobs without a list of the
  * user's own are restricted, so lifting ours restores the user's (none).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "src/common/slurm_xlator.h"
@@ -24,6 +25,7 @@
 
 #include "dl_compat.h"
 #include "dl_slurm.h"
+#include "agent_fit.h"
 #include "agent_gate.h"
 #include "agent_mark.h"
 #include "agent_place.h"
@@ -44,15 +46,34 @@ static void _set_sc(job_record_t *job_ptr, const char *sc)
 }
 
 /*
- * Our explanation replaces Slurm's generic "Resources" (and none); any
- * other reason (Priority, limits, reservations) is more telling, and kept.
+ * Slurm's "ReqNodeNotAvail, UnavailableNodes:n2" for a job the plugin
+ * restricted to a node that is up and serving: it only means that a job
+ * ahead waits for the same node, which users read as "node down" (issue
+ * 26, item 6).
+ */
+static bool _healthy_not_avail(job_record_t *job_ptr)
+{
+	int32_t n;
+
+	if (job_ptr->state_reason != WAIT_NODE_NOT_AVAIL ||
+	    (n = agent_snapshot_ours(job_ptr)) < 0 || !avail_node_bitmap ||
+	    !bit_test(avail_node_bitmap, n))
+		return false;
+	return !agent_fit_cannot_serve(node_record_table_ptr[n]);
+}
+
+/*
+ * Our explanation replaces Slurm's generic "Resources" (and none), and its
+ * ReqNodeNotAvail for a healthy node of ours; any other reason (Priority,
+ * limits, reservations) is more telling, and kept.
  */
 static void _set_desc(job_record_t *job_ptr, const char *desc)
 {
 	if (!desc || !IS_JOB_PENDING(job_ptr))
 		return;
 	if (job_ptr->state_reason != WAIT_RESOURCES &&
-	    job_ptr->state_reason != WAIT_NO_REASON)
+	    job_ptr->state_reason != WAIT_NO_REASON &&
+	    !_healthy_not_avail(job_ptr))
 		return;
 	if (job_ptr->state_reason == WAIT_RESOURCES && job_ptr->state_desc &&
 	    !xstrcmp(job_ptr->state_desc, desc))
@@ -116,9 +137,10 @@ static bool _restrict(job_record_t *job_ptr, const place_op_t *op)
 	_clear_req(job_ptr);
 	d->req_node_bitmap = bit_alloc(node_record_count);
 	bit_set(d->req_node_bitmap, op->node);
-	d->req_nodes = xstrdup(node_ptr->name);
-	agent_mark_set(job_ptr->job_id, d->req_node_bitmap,
-		       slurm_conf.last_update);
+	/* Our own size: the mark of the plugin's list (agent_mark.h). */
+	d->req_nodes = xmalloc(AGENT_MARK_SIZE);
+	snprintf(d->req_nodes, AGENT_MARK_SIZE, "%s", node_ptr->name);
+	agent_mark_set(job_ptr->job_id);
 	_set_sc(job_ptr, op->sc);
 	_set_desc(job_ptr, op->desc);
 	return true;

@@ -3,6 +3,7 @@
  * slurmctld locks; see agent_place.h.  agent_apply.c applies them.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/common/slurm_xlator.h"
@@ -468,6 +469,107 @@ static void _decide_others(const snapshot_t *s, const uint8_t *planned,
 	}
 }
 
+/* A pending job placed on a node, for _behind(). */
+typedef struct {
+	int32_t node;
+	uint32_t priority, job_id;
+	time_t submit;
+	uint32_t ahead;         /* the job it waits behind, 0: none */
+} waiter_t;
+
+static int _by_node_rank(const void *a, const void *b)
+{
+	const waiter_t *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+static int _by_job(const void *a, const void *b)
+{
+	const waiter_t *x = a, *y = b;
+
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+/*
+ * The job each waiter is behind: the waiter of its node ranked just above
+ * it (priority, then submission), for the first one a job running there
+ * (the one ending first).  *n: count; RET xmalloc'd, sorted by job id.
+ */
+static waiter_t *_waiters(const snapshot_t *s, uint32_t *n)
+{
+	waiter_t *w = xcalloc(s->njobs ? s->njobs : 1, sizeof(*w));
+	uint32_t i, k, m = 0;
+
+	for (i = 0; i < s->njobs; i++) {
+		const snap_job_t *sj = &s->jobs[i];
+		agent_job_t *ji = agent_jobs_get(sj->job_id, false);
+
+		if (sj->running || sj->outside || !ji || ji->place.node < 0)
+			continue;
+		w[m++] = (waiter_t){ ji->place.node, sj->priority, sj->job_id,
+				     sj->submit, 0 };
+	}
+	qsort(w, m, sizeof(*w), _by_node_rank);
+	for (k = 0; k < m; k++) {
+		time_t end = 0;
+
+		if (k && w[k - 1].node == w[k].node) {
+			w[k].ahead = w[k - 1].job_id;
+			continue;
+		}
+		for (i = 0; i < s->njobs; i++) {
+			const snap_job_t *sj = &s->jobs[i];
+
+			if (sj->running && !sj->ended && sj->node == w[k].node &&
+			    (!w[k].ahead || sj->end < end)) {
+				w[k].ahead = sj->job_id;
+				end = sj->end;
+			}
+		}
+	}
+	qsort(w, m, sizeof(*w), _by_job);
+	*n = m;
+	return w;
+}
+
+/*
+ * One readable Reason for every job waiting for the same node (issue 26,
+ * item 6): "DataLocality: waiting for n2 behind job 123 (...)".
+ */
+static void _behind(const snapshot_t *s, place_ops_t *ops, uint32_t from)
+{
+	static const char pfx[] = "DataLocality: waiting for ";
+	uint32_t i, n;
+	waiter_t *w = _waiters(s, &n), key, *hit;
+	place_op_t *op;
+	char *sp;
+
+	for (i = from; i < ops->n; i++) {
+		op = &ops->op[i];
+		if ((op->kind != OP_RESTRICT && op->kind != OP_REASON) ||
+		    !op->desc || strncmp(op->desc, pfx, strlen(pfx)))
+			continue;
+		key.job_id = op->job_id;
+		hit = bsearch(&key, w, n, sizeof(*w), _by_job);
+		if (!hit || !hit->ahead ||
+		    !(sp = strchr(op->desc + strlen(pfx), ' ')))
+			continue;
+		*sp = '\0';
+		sp = xstrdup_printf("%s behind job %u %s", op->desc,
+				    hit->ahead, sp + 1);
+		xfree(op->desc);
+		op->desc = sp;
+	}
+	xfree(w);
+}
+
 void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 			const uint32_t *map, const dl_plan_t *plan,
 			const agent_conf_t *c, place_ops_t *ops,
@@ -475,6 +577,7 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 {
 	uint8_t *planned = xcalloc(s->njobs ? s->njobs : 1, 1);
 	dl_place_room_t room; /* once for all jobs: see dl_place_room() */
+	uint32_t first;
 	size_t k;
 
 	dl_place_room(st, &room);
@@ -483,6 +586,7 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 			planned[map[k]] = 1;
 	_decide_others(s, planned, c, ops, stats, pfx);
 	stats->pending_placed = 0;
+	first = ops->n;
 	for (k = 0; st && k < st->njobs; k++) {
 		const snap_job_t *sj = &s->jobs[map[k]];
 		agent_job_t *ji;
@@ -494,5 +598,6 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 		if (ji && ji->place.node >= 0)
 			ji->planned = ji->place.node;
 	}
+	_behind(s, ops, first);
 	xfree(planned);
 }

@@ -90,8 +90,8 @@ int32_t agent_snapshot_ours(job_record_t *job_ptr)
 	if (strncmp(sc, node_ptr->name, len) || (sc[len] && sc[len] != ' '))
 		return -1;
 	/* Or set it again, to the same node (agent_mark.h). */
-	if (agent_mark_replaced(job_ptr->job_id, d->req_node_bitmap,
-				slurm_conf.last_update))
+	if (agent_mark_known(job_ptr->job_id) &&
+	    (!d->req_nodes || xsize(d->req_nodes) != AGENT_MARK_SIZE))
 		return -1;
 	return i;
 }
