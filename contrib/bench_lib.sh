@@ -15,7 +15,7 @@
 bench_take_build() {
 	local build=$1 work=$2
 	mkdir -p "$work/lib" "$work/bin"
-	cp "$build"/.libs/*_datalocality.so "$work/lib/"
+	cp "$build"/.libs/*_datalocality*.so "$work/lib/"
 	cp "$build/dl-stage" "$build/dl-partitiond" "$work/bin/"
 	if [ ! -x "$build/dl-submit" ]; then
 		echo "bench: no $build/dl-submit (built with the plugins; libslurm-dev, contrib/setup.sh)" >&2
@@ -25,7 +25,10 @@ bench_take_build() {
 	export DL_PLUGIN_DIR="$work/lib" DL_PARTITIOND="$work/bin/dl-partitiond"
 	stage=$work/bin/dl-stage
 	dlsubmit=$work/bin/dl-submit
-	if [ -e "$work/lib/slurmctld_datalocality.so" ]; then
+	# (on a Slurm without SlurmctldPlugstack, 24.11, the new design's
+	# agent beside the scheduler is job_submit/datalocality_agent)
+	if [ -e "$work/lib/slurmctld_datalocality.so" ] ||
+	   [ -e "$work/lib/job_submit_datalocality_agent.so" ]; then
 		dl_design=new
 		dl_params=${SCHED_PARAMS:-}
 	else
