@@ -70,7 +70,7 @@ static int _stage(const cached_conf_t *c, dl_stage_t *st, const dl_msg_t *req,
 			       .user = strcmp(req->user, "-") ? req->user :
 							       NULL };
 	dl_filelist_t *files = NULL;
-	char err[1024] = "";
+	char err[1024] = "", more[64];
 	int rc;
 
 	(void)c;
@@ -87,12 +87,14 @@ static int _stage(const cached_conf_t *c, dl_stage_t *st, const dl_msg_t *req,
 		rc = dl_stage_job(st, &job, files, rep);
 	}
 	dl_filelist_free(files);
+	snprintf(more, sizeof(more), " (%zu after a fault of this node)",
+		 rep->fallbacks);
 	cached_log(rc || rep->fallbacks ? 4 : 6, "job %" PRIu64 ": %zu files, "
 		   "%zu cached, %zu copied (%zu from peers, %" PRIu64 " bytes), "
-		   "%zu from source (%zu after a fault of this node)%s%s",
-		   req->job, rep->files, rep->hits, rep->copied,
-		   rep->from_peers, rep->bytes_peer, rep->uncached,
-		   rep->fallbacks, rc ? ": " : "", rc ? rep->msg : "");
+		   "%zu from source%s%s%s", req->job, rep->files, rep->hits,
+		   rep->copied, rep->from_peers, rep->bytes_peer,
+		   rep->uncached, rep->fallbacks ? more : "", rc ? ": " : "",
+		   rc ? rep->msg : "");
 	return rc;
 }
 
@@ -167,7 +169,7 @@ int cached_work_prefetch(const cached_conf_t *c, const dl_msg_t *req,
 	dl_stage_t *st = NULL;
 	dl_net_conn_t conn;
 	dl_msg_t done;
-	char err[512] = "", *body;
+	char err[512] = "", more[64], *body;
 	size_t n;
 	int rc;
 
@@ -178,10 +180,12 @@ int cached_work_prefetch(const cached_conf_t *c, const dl_msg_t *req,
 	if (!rc)
 		rc = dl_stage_prefetch(st, &job, files,
 				       (int64_t)req->expires, &rep);
+	snprintf(more, sizeof(more), ", %zu skipped after a fault of this "
+		 "node", rep.fallbacks);
 	cached_log(rc || rep.fallbacks ? 4 : 6, "prefetch for job %" PRIu64
-		   ": %zu files, %zu copied (%zu from peers, %zu skipped after "
-		   "a fault of this node)%s%s", req->job, rep.files,
-		   rep.copied, rep.from_peers, rep.fallbacks, rc ? ": " : "",
+		   ": %zu files, %zu copied (%zu from peers)%s%s%s", req->job,
+		   rep.files, rep.copied, rep.from_peers,
+		   rep.fallbacks ? more : "", rc ? ": " : "",
 		   rc ? (rep.msg[0] ? rep.msg : dl_strerror(rc)) : "");
 	dl_msg_init(&done, DL_NET_PREFETCH_DONE);
 	done.job = req->job;
