@@ -92,12 +92,14 @@ start_cluster() {
 	out=$DL_CLUSTER_DIR/out
 	log=$(dl_cluster_log_ctld)
 	# Sparse files: only their sizes matter (no staging here).
-	for g in m g; do
+	for g in m g l; do
 		mkdir -p "$data/g$g"
 		for f in 1 2 3; do truncate -s $((f * 10))M "$data/g$g/f$f"; done
 	done
-	mkdir -p "$data/gd"
-	for f in 1 2 3; do truncate -s 1000M "$data/gd/f$f"; done
+	for g in d r; do
+		mkdir -p "$data/g$g"
+		for f in 1 2 3; do truncate -s 1000M "$data/g$g/f$f"; done
+	done
 }
 
 # --- (m) memory ----------------------------------------------------------
@@ -186,21 +188,22 @@ check_drain() {
 
 # --- (l) admins' lists -------------------------------------------------------
 check_lists() {
-	local warm hold hnode w c sc rq st i moved=0
-	warm=$(sba m -c 1 --wrap 'sleep 1')
+	local warm hold hnode w c sc rq st i moved=0 placed=0
+	warm=$(sba l -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$warm" COMPLETED 30 || true
-	hold=$(sba m -c 2 --wrap 'sleep 40')
+	hold=$(sba l -c 2 --wrap 'sleep 40')
 	dl_t_wait_state "$hold" RUNNING 30 || true
 	hnode=$(dl_cluster_job_field "$hold" NodeList)
-	w=$(sba m -c 1 --wrap 'sleep 1')
-	c=$(sba m -c 1 --wrap 'sleep 1')
+	w=$(sba l -c 1 --wrap 'sleep 1')
+	c=$(sba l -c 1 --wrap 'sleep 1')
 	if [ "$run" = datalocality ]; then
-		dl_t_wait_field "$w" ReqNodeList "^$hnode\$" 15 >/dev/null || true
+		dl_t_wait_field "$w" ReqNodeList "^$hnode\$" 15 >/dev/null && placed=1
 		dl_t_wait_field "$c" ReqNodeList "^$hnode\$" 15 >/dev/null || true
+		dl_t_check "$(t l "$w was placed on its busy data node $hnode first")" test $placed = 1
 	fi
 	# The admin sets w's list to the node it has, and clears c's.
-	scontrol update jobid="$w" ReqNodeList="$hnode"
-	[ "$run" = datalocality ] && scontrol update jobid="$c" ReqNodeList=
+	scontrol update jobid="$w" ReqNodeList="$hnode" || true
+	[ "$run" = datalocality ] && { scontrol update jobid="$c" ReqNodeList= || true; }
 	echo "  data node $hnode busy 40 s; $w set to $hnode, $c cleared by scontrol"
 	# Three times w's 6.3-s bound: the plugin would have widened it.
 	for i in $(seq 1 $((20 * DL_TIME_SCALE / 3))); do
@@ -229,12 +232,12 @@ check_lists() {
 # --- (r) one readable Reason per waiting job --------------------------------
 check_reasons() {
 	local warm hold hnode ws=() i id r prev ok bad=0 n=0 rr
-	warm=$(sba d -c 1 --wrap 'sleep 1')
+	warm=$(sba r -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$warm" COMPLETED 30 || true
-	hold=$(sba d -c 2 --wrap 'sleep 40')
+	hold=$(sba r -c 2 --wrap 'sleep 40')
 	dl_t_wait_state "$hold" RUNNING 30 || true
 	hnode=$(dl_cluster_job_field "$hold" NodeList)
-	for i in 1 2 3; do ws+=("$(sba d -c 2 --wrap 'sleep 1')"); done
+	for i in 1 2 3; do ws+=("$(sba r -c 2 --wrap 'sleep 1')"); done
 	echo "  data node $hnode busy 40 s with $hold; waiters ${ws[*]}"
 	[ "$run" = datalocality ] || { drain; return; }
 	dl_t_wait_field "${ws[2]}" Reason '^DataLocality:_waiting_for' 20 >/dev/null || true
