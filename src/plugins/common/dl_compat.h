@@ -87,4 +87,19 @@ static inline uint32_t dl_compat_gres_job_test(list_t *job_gres,
 }
 #endif /* DL_COMPAT_GRES */
 
+/*
+ * Splitting a task off a job array's own record (agent_array.c): 24.11's
+ * job_array_split() and job_array_post_sched() take list_add, whether the
+ * new record joins job_list (update_job() passes true, as the agent does:
+ * it is not iterating job_list then); 22.05's always add it.
+ */
+#ifdef DL_SLURM_HAVE_ARRAY_SPLIT_LIST_ADD
+#define dl_compat_array_split(job_ptr) job_array_split((job_ptr), true)
+#define dl_compat_array_post_sched(job_ptr) \
+	job_array_post_sched((job_ptr), true)
+#else
+#define dl_compat_array_split(job_ptr) job_array_split(job_ptr)
+#define dl_compat_array_post_sched(job_ptr) job_array_post_sched(job_ptr)
+#endif
+
 #endif /* DL_COMPAT_H */

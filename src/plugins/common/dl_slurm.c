@@ -22,6 +22,7 @@
 #include "dl_error.h"
 #include "dl_log.h"
 #include "dl_asuser.h"
+#include "dl_pattern.h"
 #include "dl_slurm.h"
 
 static void _log(int level, const char *msg, void *arg)
@@ -82,7 +83,8 @@ static char *_unreadable(const char *path)
  * permission check is ours; otherwise the kernel's, as the user.
  */
 static int _read_list(const char *path, uid_t uid, gid_t gid, bool check,
-		      dl_filelist_t *list, char **err_msg)
+		      const dl_pattern_ctx_t *ctx, dl_filelist_t *list,
+		      char **err_msg)
 {
 	char err[512];
 	struct stat sb;
@@ -111,7 +113,8 @@ static int _read_list(const char *path, uid_t uid, gid_t gid, bool check,
 		got += n;
 	close(fd);
 	err[0] = '\0';
-	rc = dl_files_parse_list(buf, got, list, err, sizeof(err));
+	rc = ctx ? dl_pattern_parse_list(buf, got, list, ctx, err, sizeof(err))
+		 : dl_files_parse_list(buf, got, list, err, sizeof(err));
 	xfree(buf);
 	if (rc)
 		*err_msg = xstrdup_printf("files: list file %s: %s", path,
@@ -160,9 +163,36 @@ static void _stat_sizes(dl_filelist_t *list)
 			list->files[i].size = sb.st_size;
 }
 
+/*
+ * Expand the patterns of a list's paths (dl_pattern.h) with the job's
+ * values.  A pending array's own record stands for tasks not split off
+ * yet (task id DL_PATTERN_UNKNOWN): the paths that name a task are left
+ * out of its plan, the ones all its tasks share stay.  No ctx: nothing
+ * is expanded (validation at submit has its own, jsub_pattern.c).
+ */
+static int _expand(dl_filelist_t *list, const dl_pattern_ctx_t *ctx,
+		   const char *what, char **err_msg)
+{
+	char err[512];
+	int rc;
+
+	if (!ctx || !list)
+		return 0;
+	err[0] = '\0';
+	rc = dl_pattern_expand_list(list, ctx,
+				    ctx->task_id == DL_PATTERN_UNKNOWN ?
+					    DL_PATTERN_SKIP_UNKNOWN : 0,
+				    NULL, err, sizeof(err));
+	if (rc)
+		*err_msg = xstrdup_printf("%s%s", what,
+					  err[0] ? err : dl_strerror(rc));
+	return rc;
+}
+
 /* Add the entries of a second annotation (the script's #DL directives). */
 static int _merge(dl_filelist_t *list, const char *annotation, uid_t uid,
-		  gid_t gid, bool check, char **err_msg)
+		  gid_t gid, bool check, const dl_pattern_ctx_t *ctx,
+		  char **err_msg)
 {
 	dl_filelist_t *more = NULL;
 	char err[512];
@@ -170,7 +200,12 @@ static int _merge(dl_filelist_t *list, const char *annotation, uid_t uid,
 	int rc;
 
 	err[0] = '\0';
-	if (!(rc = dl_files_parse(annotation, &more, err, sizeof(err))))
+	if (!(rc = dl_files_parse(annotation, &more, err, sizeof(err))) &&
+	    (rc = _expand(more, ctx, "#DL directives: ", err_msg))) {
+		dl_filelist_free(more);
+		return rc;
+	}
+	if (!rc)
 		rc = dl_files_merge(list, more, err, sizeof(err));
 	if (rc) {
 		*err_msg = xstrdup_printf("#DL directives: %s",
@@ -180,15 +215,46 @@ static int _merge(dl_filelist_t *list, const char *annotation, uid_t uid,
 	}
 	dl_filelist_free(more);
 	for (i = before; !rc && i < list->nlists; i++)
-		rc = _read_list(list->lists[i], uid, gid, check, list,
+		rc = _read_list(list->lists[i], uid, gid, check, ctx, list,
 				err_msg);
+	return rc;
+}
+
+/* Add the #BB stage_in sources, their patterns expanded. */
+static int _bb_sources(dl_filelist_t *list, const char *bb_spec,
+		       const dl_pattern_ctx_t *ctx, char **err_msg)
+{
+	dl_filelist_t *bb;
+	char err[512];
+	int rc;
+
+	if (!ctx || !bb_spec) {
+		if ((rc = dl_files_bb_stage_in(bb_spec, list)))
+			*err_msg = xstrdup_printf("burst buffer stage_in: %s",
+						  dl_strerror(rc));
+		return rc;
+	}
+	if (!(bb = dl_filelist_new())) {
+		*err_msg = xstrdup("burst buffer stage_in: out of memory");
+		return DL_ENOMEM;
+	}
+	err[0] = '\0';
+	if ((rc = dl_files_bb_stage_in(bb_spec, bb)))
+		*err_msg = xstrdup_printf("burst buffer stage_in: %s",
+					  dl_strerror(rc));
+	else if (!(rc = _expand(bb, ctx, "burst buffer stage_in: ", err_msg)) &&
+		 (rc = dl_files_merge(list, bb, err, sizeof(err))))
+		*err_msg = xstrdup_printf("burst buffer stage_in: %s",
+					  err[0] ? err : dl_strerror(rc));
+	dl_filelist_free(bb);
 	return rc;
 }
 
 /* Parse, read list files, add stage_in sources, learn sizes. */
 static int _collect(const char *comment, const char *script_files,
 		    const char *bb_spec, uid_t uid, gid_t gid, bool check,
-		    bool sizes, dl_filelist_t **out, char **err_msg)
+		    bool sizes, const dl_pattern_ctx_t *ctx,
+		    dl_filelist_t **out, char **err_msg)
 {
 	dl_filelist_t *list = NULL;
 	char err[512];
@@ -201,21 +267,24 @@ static int _collect(const char *comment, const char *script_files,
 		*err_msg = xstrdup(err[0] ? err : dl_strerror(rc));
 		return rc;
 	}
+	if ((rc = _expand(list, ctx, "", err_msg))) {
+		dl_filelist_free(list);
+		return rc;
+	}
 	for (i = 0; i < list->nlists; i++) {
-		if ((rc = _read_list(list->lists[i], uid, gid, check, list,
-				     err_msg))) {
+		if ((rc = _read_list(list->lists[i], uid, gid, check, ctx,
+				     list, err_msg))) {
 			dl_filelist_free(list);
 			return rc;
 		}
 	}
 	if (script_files &&
-	    (rc = _merge(list, script_files, uid, gid, check, err_msg))) {
+	    (rc = _merge(list, script_files, uid, gid, check, ctx,
+			 err_msg))) {
 		dl_filelist_free(list);
 		return rc;
 	}
-	if ((rc = dl_files_bb_stage_in(bb_spec, list))) {
-		*err_msg = xstrdup_printf("burst buffer stage_in: %s",
-					  dl_strerror(rc));
+	if ((rc = _bb_sources(list, bb_spec, ctx, err_msg))) {
 		dl_filelist_free(list);
 		return rc;
 	}
@@ -244,6 +313,10 @@ typedef struct {
 	gid_t gid;
 	bool files;             /* send the files back (else only the rc) */
 	size_t max;             /* more files than this: only their count */
+	bool has_ctx;
+	/* Patterns' values, by value (the strings are the caller's: the
+	 * child is a fork and sees them as they were). */
+	dl_pattern_ctx_t ctx;
 } collect_arg_t;
 
 static int _write_all(int fd, const char *buf, size_t len)
@@ -269,7 +342,8 @@ static int _child_collect(void *arg, int fd)
 	char *msg = NULL, *out, *p;
 	size_t i, len = 64;
 	int rc = _collect(a->comment, a->script_files, a->bb_spec, a->uid,
-			  a->gid, false, a->files, &list, &msg);
+			  a->gid, false, a->files, a->has_ctx ? &a->ctx : NULL,
+			  &list, &msg);
 
 	/* Validation only, or too many to be planned: no list comes back. */
 	if (list && (!a->files || list->count > a->max)) {
@@ -348,11 +422,11 @@ static int _decode(char *buf, dl_filelist_t **out, size_t *total,
 
 int dl_slurm_job_files_max(const char *comment, const char *script_files,
 			   const char *bb_spec, uid_t uid, gid_t gid,
-			   size_t max, dl_filelist_t **out, size_t *total,
-			   char **err_msg)
+			   const dl_pattern_ctx_t *ctx, size_t max,
+			   dl_filelist_t **out, size_t *total, char **err_msg)
 {
 	collect_arg_t a = { comment, script_files, bb_spec, uid, gid,
-			    out != NULL, max };
+			    out != NULL, max, ctx != NULL, { 0 } };
 	dl_filelist_t *tmp = NULL, **res = out ? out : &tmp;
 	char *buf = NULL;
 	size_t len;
@@ -360,17 +434,19 @@ int dl_slurm_job_files_max(const char *comment, const char *script_files,
 
 	*res = NULL;
 	*total = 0;
+	if (ctx)
+		a.ctx = *ctx;
 	if (!dl_files_has_annotation(comment) && !script_files && !bb_spec)
 		return 0;
 	if (uid == 0) {
 		rc = _collect(comment, script_files, bb_spec, uid, gid, false,
-			      a.files, res, err_msg);
+			      a.files, ctx, res, err_msg);
 	} else if ((rc = dl_asuser_run(uid, gid, _child_collect, &a,
 				       (size_t)DL_FILES_MAX * 64 + (64 << 20),
 				       60, &buf, &len)) == DL_EPERM) {
 		/* slurmctld runs as SlurmUser: check ourselves. */
 		rc = _collect(comment, script_files, bb_spec, uid, gid, true,
-			      a.files, res, err_msg);
+			      a.files, ctx, res, err_msg);
 	} else if (rc) {
 		*err_msg = xstrdup_printf("files: the job's files could not be read as its user: %s",
 					  dl_strerror(rc));
@@ -396,5 +472,5 @@ int dl_slurm_job_files(const char *comment, const char *script_files,
 	size_t total;
 
 	return dl_slurm_job_files_max(comment, script_files, bb_spec, uid, gid,
-				      SIZE_MAX, out, &total, err_msg);
+				      NULL, SIZE_MAX, out, &total, err_msg);
 }

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "dl_files.h"
+#include "dl_pattern.h"
 
 /*
  * How the plugins mark a job record.  SystemComment (shown by scontrol and
@@ -71,11 +72,16 @@ int dl_slurm_job_files(const char *comment, const char *script_files,
  * more files than anyone should hold for it: when it names more than max,
  * *out stays NULL and only their number comes back (the files never reach
  * slurmctld's memory).
+ * IN ctx - the job's values for the patterns of its paths (dl_pattern.h:
+ *     %a %A %j %u %x), expanded in the annotation, the script's #DL
+ *     files, the list files' paths and contents and the stage_in
+ *     sources; task_id DL_PATTERN_UNKNOWN (a pending array's own record)
+ *     leaves out the paths that need it.  NULL: nothing is expanded.
  * OUT total - how many files the job names
  */
 int dl_slurm_job_files_max(const char *comment, const char *script_files,
 			   const char *bb_spec, uid_t uid, gid_t gid,
-			   size_t max, dl_filelist_t **out, size_t *total,
-			   char **err_msg);
+			   const dl_pattern_ctx_t *ctx, size_t max,
+			   dl_filelist_t **out, size_t *total, char **err_msg);
 
 #endif /* DL_SLURM_H */

@@ -19,6 +19,10 @@ typedef struct agent_job {
 	uint32_t *files;        /* tracker ids, xmalloc'd */
 	uint64_t seen;          /* cycle in which it was last seen */
 	bool parsed;
+	uint32_t task_id;       /* array task id its files were expanded for
+				 * (dl_pattern.h: DL_PATTERN_NONE, or
+				 * DL_PATTERN_UNKNOWN for a pending array's
+				 * own record, which stands for many tasks) */
 	bool running;           /* running when last seen */
 	bool start_logged;      /* its start was reported */
 	bool finished;          /* its end was recorded */

@@ -99,15 +99,16 @@ dl_node_stats_t *agent_model_stats(void)
 
 void agent_model_parse_job(agent_job_t *ji, const char *comment,
 			   const char *script_files, const char *bb,
-			   uid_t uid, gid_t gid, uint32_t max_files,
-			   const char *pfx)
+			   uid_t uid, gid_t gid, const dl_pattern_ctx_t *ctx,
+			   uint32_t max_files, const char *pfx)
 {
 	dl_filelist_t *files = NULL;
 	char *msg = NULL;
 	size_t i, total = 0;
 
 	ji->parsed = true;
-	if (dl_slurm_job_files_max(comment, script_files, bb, uid, gid,
+	ji->task_id = ctx->task_id;
+	if (dl_slurm_job_files_max(comment, script_files, bb, uid, gid, ctx,
 				   max_files, &files, &total, &msg)) {
 		/*
 		 * job_submit/datalocality rejects bad annotations at submit;

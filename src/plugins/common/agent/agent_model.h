@@ -14,6 +14,7 @@
 
 #include "dl_cache.h"
 #include "dl_persist.h"
+#include "dl_pattern.h"
 #include "agent_conf.h"
 #include "agent_jobs.h"
 
@@ -36,12 +37,14 @@ dl_node_stats_t *agent_model_stats(void);
  * agent_model_parse_job - parse a job's annotation once (as its user) and
  * intern its files in the tracker.  A bad annotation, or one naming more
  * than max_files files (then ji->too_many says how many), is logged and
- * leaves the job without files: it runs without placement.
+ * leaves the job without files: it runs without placement.  ctx: the
+ * job's values for the patterns of its paths (dl_slurm_job_files_max());
+ * ji->task_id records the task id they were expanded for.
  */
 void agent_model_parse_job(agent_job_t *ji, const char *comment,
 			   const char *script_files, const char *bb,
-			   uid_t uid, gid_t gid, uint32_t max_files,
-			   const char *pfx);
+			   uid_t uid, gid_t gid, const dl_pattern_ctx_t *ctx,
+			   uint32_t max_files, const char *pfx);
 
 /*
  * agent_model_sync_node - make node's model equal to its dl-stage

@@ -19,6 +19,7 @@
 #include "dl_compat.h"
 #include "dl_slurm.h"
 #include "agent_fit.h"
+#include "agent_array.h"
 #include "agent_gate.h"
 #include "agent_mark.h"
 #include "agent_jobs.h"
@@ -101,8 +102,8 @@ static bool _single_node(job_record_t *job_ptr, int32_t ours)
 {
 	job_details_t *d = job_ptr->details;
 
-	if (!d || job_ptr->het_job_id || job_ptr->array_recs ||
-	    job_ptr->array_task_id != NO_VAL ||
+	/* An array's own record is never placed, its tasks are. */
+	if (!d || job_ptr->het_job_id || agent_array_meta(job_ptr) ||
 	    (d->req_node_bitmap && ours < 0))
 		return false;
 	if (d->min_nodes > 1 || (d->max_nodes && d->max_nodes != NO_VAL &&
@@ -314,8 +315,24 @@ static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 		      !strncmp(job_ptr->system_comment, DL_SC_WIDENED,
 			       strlen(DL_SC_WIDENED));
 	sj->node = -1;
+	sj->task_id = agent_snapshot_task_id(job_ptr);
+	sj->array_job_id = job_ptr->array_job_id;
 	_gate(job_ptr, sj, s->now);
 	sj->failed = job_ptr->state_reason == FAIL_BAD_CONSTRAINTS;
+}
+
+/*
+ * The task id a job's %a patterns expand to: a pending array's own record
+ * (tasks not split off yet, array_recs with pending tasks) stands for
+ * many, so it is unknown; a job outside an array has none.
+ */
+uint32_t agent_snapshot_task_id(struct job_record *job_ptr)
+{
+	if (job_ptr->array_recs && job_ptr->array_recs->task_id_bitmap &&
+	    job_ptr->array_task_id == NO_VAL)
+		return DL_PATTERN_UNKNOWN;
+	return job_ptr->array_task_id == NO_VAL ? DL_PATTERN_NONE :
+						  job_ptr->array_task_id;
 }
 
 static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
@@ -334,8 +351,9 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 			   job_ptr->details->min_cpus : 1;
 	sj->node = sj->running ? bit_ffs(job_ptr->node_bitmap) : -1;
 	sj->limit = _limit(job_ptr);
-	if (!ji || !ji->parsed) {
+	if (!ji || !ji->parsed || ji->task_id != sj->task_id) {
 		sj->comment = xstrdup(job_ptr->comment);
+		sj->jname = xstrdup(job_ptr->name);
 		sj->bb = xstrdup(job_ptr->burst_buffer);
 		sj->script_files = _script_files(job_ptr);
 	}
@@ -487,14 +505,20 @@ static void _window(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 	uint32_t i;
 
 	agent_window_sched_parse(slurm_conf.sched_params, &sp);
+	s->arrays = xcalloc(q->npend ? q->npend : 1, sizeof(uint32_t));
 	s->pending = q->npend;
 	s->window = agent_window_size(&sp, c->plan_window, _free_cpus(s));
 	s->in_window = agent_window_select(q->cand, q->ncand, s->window, in);
 	for (i = 0; i < q->npend; i++) {
-		if (in[i])
-			_copy_job(s, q->pend[i], &s->jobs[s->njobs++]);
-		else
+		if (in[i] && agent_array_meta(q->pend[i])) {
+			/* Its tasks are split off and placed, never itself. */
+			s->arrays[s->narrays++] = q->pend[i]->job_id;
 			_outside(s, q->pend[i], c);
+		} else if (in[i]) {
+			_copy_job(s, q->pend[i], &s->jobs[s->njobs++]);
+		} else {
+			_outside(s, q->pend[i], c);
+		}
 	}
 	xfree(in);
 }
@@ -561,6 +585,7 @@ void agent_snapshot_free(snapshot_t *s)
 		xfree(s->names[i]);
 	for (i = 0; i < s->njobs; i++) {
 		xfree(s->jobs[i].comment);
+		xfree(s->jobs[i].jname);
 		xfree(s->jobs[i].bb);
 		xfree(s->jobs[i].script_files);
 		xfree(s->jobs[i].eligible);
@@ -576,5 +601,6 @@ void agent_snapshot_free(snapshot_t *s)
 	xfree(s->mem_alloc);
 	xfree(s->unserving);
 	xfree(s->jobs);
+	xfree(s->arrays);
 	memset(s, 0, sizeof(*s));
 }

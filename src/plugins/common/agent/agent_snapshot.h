@@ -47,6 +47,11 @@ typedef struct snap_job {
 	uid_t uid;
 	gid_t gid;
 	char *comment;          /* only for jobs the agent has not parsed */
+	char *jname;            /* its name (%x), with comment */
+	uint32_t task_id;       /* %a: array task id; DL_PATTERN_NONE (not a
+				 * task), DL_PATTERN_UNKNOWN (a pending
+				 * array's own record, many tasks) */
+	uint32_t array_job_id;  /* %A: 0 or NO_VAL when not an array task */
 	char *bb;
 	char *script_files;     /* its script's #DL files (DL_ENV_FILES) */
 	uint8_t *eligible;      /* placeable: per node 0/1 */
@@ -83,6 +88,10 @@ typedef struct snapshot {
 	uint32_t pending;       /* pending jobs Slurm queues */
 	uint32_t window;        /* jobs per partition in the window */
 	uint32_t in_window;     /* pending jobs in it, copied in full */
+	uint32_t *arrays;       /* job ids of the pending arrays' own records
+				 * in it, whose tasks are to be split off
+				 * (agent_array.h); they are not copied */
+	uint32_t narrays;
 	double agent_cycle;     /* the agent's cycle time (agent_gate.h),
 				 * set by the agent for its messages */
 } snapshot_t;
@@ -112,5 +121,12 @@ void agent_snapshot_free(snapshot_t *s);
  */
 struct job_record;
 int32_t agent_snapshot_ours(struct job_record *job_ptr);
+
+/*
+ * agent_snapshot_task_id - the task id of a job record for its %a
+ * patterns (dl_pattern.h): DL_PATTERN_UNKNOWN for a pending array's own
+ * record, DL_PATTERN_NONE outside an array.  Caller holds the job lock.
+ */
+uint32_t agent_snapshot_task_id(struct job_record *job_ptr);
 
 #endif /* AGENT_SNAPSHOT_H */

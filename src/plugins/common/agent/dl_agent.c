@@ -23,6 +23,7 @@
 
 #include "slurm/slurm_errno.h"
 #include "src/common/log.h"
+#include "src/common/uid.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
@@ -34,6 +35,7 @@
 #include "dl_policy.h"
 #include "dl_slurm.h"
 #include "agent_channel.h"
+#include "agent_array.h"
 #include "agent_conf.h"
 #include "agent_gate.h"
 #include "agent_history.h"
@@ -81,6 +83,7 @@ static dl_state_t *last_st;
 static agent_gate_t gate;             /* the cycle times the gate follows */
 static uint32_t gate_published;       /* bound in the gate file, or 0 */
 static uint64_t jobs_read;            /* jobs whose files were read */
+static uint64_t tasks_split;          /* array tasks split off to place */
 static time_t last_window_log;
 
 /*
@@ -147,6 +150,34 @@ static char **_reconfigure(uint32_t *nn)
 	return names;
 }
 
+/*
+ * Parse a job's files with its values for their patterns (dl_pattern.h).
+ * A record parsed for another task id than it has now (a pending array's
+ * own record that became its last task) is parsed again.  Outside the
+ * job lock: the user name may need NSS.
+ */
+static void _parse_job(agent_job_t *ji, const snap_job_t *sj)
+{
+	dl_pattern_ctx_t ctx;
+	char *user;
+
+	if (ji->parsed) {
+		xfree(ji->files);
+		ji->nfiles = 0;
+		ji->too_many = 0;
+	}
+	dl_pattern_ctx_init(&ctx);
+	ctx.task_id = sj->task_id;
+	ctx.array_job_id = sj->task_id == DL_PATTERN_NONE ? DL_PATTERN_NONE :
+			   sj->array_job_id;
+	ctx.job_id = sj->job_id;
+	ctx.user = user = uid_to_string_or_null(sj->uid);
+	ctx.name = sj->jname;
+	agent_model_parse_job(ji, sj->comment, sj->script_files, sj->bb,
+			      sj->uid, sj->gid, &ctx, dl_conf.max_files, pfx);
+	xfree(user);
+}
+
 /* Parse new jobs, record started ones, read inventories (once a second). */
 static void _update_model(snapshot_t *s)
 {
@@ -171,10 +202,9 @@ static void _update_model(snapshot_t *s)
 
 		ji->seen = cycle_no;
 		/* Held or waiting jobs cost nothing until they may run. */
-		if (!ji->parsed && (sj->running || sj->runnable)) {
-			agent_model_parse_job(ji, sj->comment, sj->script_files,
-					      sj->bb, sj->uid, sj->gid,
-					      dl_conf.max_files, pfx);
+		if ((!ji->parsed || ji->task_id != sj->task_id) &&
+		    (sj->running || sj->runnable)) {
+			_parse_job(ji, sj);
 			jobs_read++;
 		}
 		if (sj->running && !ji->running && !ji->finished) {
@@ -441,16 +471,17 @@ static void _log_window(const snapshot_t *s)
 	bool changed = s->in_window != seen_in || s->window != seen_window ||
 		       s->pending != seen_pending;
 
-	debug("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read, cycle %.3f s",
-	      pfx, s->window, s->in_window, s->pending, jobs_read, gate.last);
+	debug("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read, %" PRIu64 " array tasks split off, cycle %.3f s",
+	      pfx, s->window, s->in_window, s->pending, jobs_read,
+	      tasks_split, gate.last);
 	if (!changed || now - last_window_log < 5)
 		return;
 	seen_in = s->in_window;
 	seen_window = s->window;
 	seen_pending = s->pending;
 	last_window_log = now;
-	info("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read so far; cycles take %.3f s (last %.3f s), gate bound %u s",
-	     pfx, s->window, s->in_window, s->pending, jobs_read,
+	info("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read so far, %" PRIu64 " array tasks split off; cycles take %.3f s (last %.3f s), gate bound %u s",
+	     pfx, s->window, s->in_window, s->pending, jobs_read, tasks_split,
 	     agent_gate_cycle(&gate), gate.last,
 	     agent_gate_bound(&gate, dl_conf.gate_min, dl_conf.gate_max));
 }
@@ -504,10 +535,15 @@ static void _cycle(void)
 	agent_prefetch_cycle(&snap, &dl_conf,
 			     st && st->nnodes == snap.nnodes ? plan : NULL,
 			     &ops, pfx);
-	if (ops.n) {
+	if (ops.n || snap.narrays) {
 		lock_slurmctld(write_lock);
 		if (node_record_count == (int)snap.nnodes)
 			agent_place_apply(&ops);
+		/* Placed from the next cycle, each on its own. */
+		if (snap.narrays)
+			tasks_split += agent_array_split(snap.arrays,
+							 snap.narrays,
+							 snap.window, pfx);
 		unlock_slurmctld(write_lock);
 	}
 	agent_place_ops_free(&ops);
@@ -712,6 +748,7 @@ int dl_agent_start(const char *plugin_type)
 	memset(&gate, 0, sizeof(gate));
 	gate_published = 0;
 	jobs_read = 0;
+	tasks_split = 0;
 	agent_jobs_init();
 	slurm_thread_create(&agent_tid, _agent, NULL);
 	slurm_mutex_unlock(&term_lock);

@@ -205,10 +205,14 @@ static bool _agent_configured(void)
 	       dl_compat_agent_beside();
 }
 
-/* What the agent may restrict to one node: see agent_snapshot.c. */
+/*
+ * What the agent may restrict to one node: see agent_snapshot.c.  An
+ * array's tasks are placed one by one as the agent splits them off its
+ * own record (agent_array.h), each inheriting this hold until placed.
+ */
 static bool _placeable(const job_desc_msg_t *d)
 {
-	if (d->req_nodes || d->array_inx || d->het_job_offset != NO_VAL)
+	if (d->req_nodes || d->het_job_offset != NO_VAL)
 		return false;
 	if (d->min_nodes != NO_VAL && d->min_nodes > 1)
 		return false;

@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# test_arrays.sh - job arrays placed task by task (issue 25, item 4), on a
+# real cluster whose nodes keep their caches to themselves (namespaced
+# nodes with dl-cached, dl-stage as Prolog, Epilog and TaskProlog, as in
+# test_patterns.sh), jobs of nobody.
+#
+#  (a) sbatch --array=0-63 --comment=files:<A1>,<A2>,<data>/a/in_%a: the
+#      agent splits the tasks in its planning window off the array's own
+#      record (agent_array.h), so every one of the 64 tasks is placed on
+#      its own (slurmctld's log says "placed JobId=<task's id>", its own
+#      SystemComment names the node it was placed on), and every
+#      task read its own in_<task> (and the shared files) with the right
+#      bytes, staged into its node's cache;
+#  (b) the same work as 64 single jobs (other files of the same sizes),
+#      submitted held and released together:
+#      the share of input files the tasks found cached on their nodes
+#      (dl-stage's summary of each job) is no more than 10% below the
+#      singles', and the bytes the nodes' caches copied from storage (for
+#      the jobs and ahead of them: the .inventory counters) no more than
+#      10% above (an array doing better than its singles passes);
+#  (c) under sched/backfill (job_submit/datalocality loaded, no agent) the
+#      same array runs unplaced and unharmed: every task completes and
+#      reads its own input, none is placed, none has a SystemComment.
+#
+# Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); runs as root; a few
+# minutes on a loaded 2-core host.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+# shellcheck source=../cluster/cluster.sh
+source "$here/../cluster/cluster.sh"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+NTASKS=64
+dl_t_use_services test_arrays 4
+export DL_NODE_CPUS=2
+trap dl_cluster_stop EXIT
+# prepare SET... : a new cluster directory with its datalocality.conf, the
+# sets of files named (each of the same shape: two shared files of 4 MiB,
+# one input of 64 KiB per task with distinct bytes, so that a task reading
+# another's shows) and the job script.
+prepare() {
+	local set i
+	dl_cluster_init
+	cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<CONF
+CacheDir=$DL_NODE_CACHE_DIR
+CacheCapacity=256M
+EvictionPolicy=lru
+$(dl_cluster_service_conf)
+CONF
+	data=$DL_CLUSTER_DIR/data
+	out=$DL_CLUSTER_DIR/out
+	chmod 1777 "$out"
+	for set in "$@"; do
+		dl_t_mkfile "$data/$set/shared1" 4
+		dl_t_mkfile "$data/$set/shared2" 4
+		for i in $(seq 0 $((NTASKS - 1))); do
+			{ echo "input $set $i"; head -c 65536 /dev/urandom; } >"$data/$set/in_$i"
+		done
+	done
+	chmod -R a+rX "$data"
+	sums=$DL_CLUSTER_DIR/sums
+	(cd / && sha256sum "$data"/*/*) >"$sums"
+	# The job: for each file it is given (%a for the task expanded by the
+	# shell), its sum as read through the view and whether the view holds
+	# it as a file (staged into the cache) or a symbolic link (read from
+	# the source).
+	cat >"$out/job.sh" <<'JOB'
+#!/bin/sh
+set -e
+t=${SLURM_ARRAY_TASK_ID:-$1}
+shift
+for f in "$@"; do
+	f=$(echo "$f" | sed "s/%a/$t/")
+	sha256sum "$DL_CACHE_VIEW$f" | sed "s#$DL_CACHE_VIEW##"
+	if [ -L "$DL_CACHE_VIEW$f" ]; then echo "kind=symlink $f"
+	elif [ -f "$DL_CACHE_VIEW$f" ]; then echo "kind=file $f"
+	else echo "kind=missing $f"; fi
+done
+sleep 1
+JOB
+	chmod 755 "$out/job.sh"
+	sleep 2 # past "recently changed" (dl-stage checks such files by content)
+}
+
+# sub SBATCH-ARGS... : sbatch as nobody, prints the job id
+sub() {
+	sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" "$@"
+}
+files_of() { echo "files:$data/$1/shared1,$data/$1/shared2,$data/$1/in_$2"; }
+submit_array() { # SET
+	sub --array=0-$((NTASKS - 1)) -J "array_$1" -o "$out/%A_%a.out" \
+		--comment="$(files_of "$1" %a)" "$out/job.sh" x \
+		"$data/$1/shared1" "$data/$1/shared2" "$data/$1/in_%a"
+}
+
+# tasks ARRAYID : "task jobid" per task record of the array
+tasks() {
+	scontrol show job -o "$1" 2>/dev/null |
+		sed -n 's/^JobId=\([0-9]*\) ArrayJobId=[0-9]* ArrayTaskId=\([0-9]*\) .*/\2 \1/p' |
+		sort -n
+}
+
+# check_output OUTFILE SET TASK : the job completed its reads of the two
+# shared files and its own input with the right bytes, staged.
+check_output() {
+	local o=$1 set=$2 t=$3 f sum
+	for f in "$data/$set/shared1" "$data/$set/shared2" "$data/$set/in_$t"; do
+		sum=$(grep "  $f\$" "$sums" | cut -d' ' -f1)
+		grep -qx "$sum  $f" "$o" || { echo "  $o: wrong or no bytes for $f"; return 1; }
+		grep -qx "kind=file $f" "$o" || { echo "  $o: $f not staged"; return 1; }
+	done
+}
+
+ns_log() { dl_cluster_node_exec "$1" cat "$DL_NODE_CACHE_DIR/.log" 2>/dev/null || true; }
+# stage_sum JOBID... : "files hits copied_bytes" summed over dl-stage's
+# summary line of each job ("job N on nX: 3 files: 2 cached (8.0 MiB), 1
+# copied (64.0 KiB), ...").
+stage_sum() {
+	local n ids=" $* "
+	for n in $nodes; do ns_log "$n"; done |
+		awk -v ids="$ids" '
+		function bytes(v, u) { return v * (u ~ /^GiB/ ? 1073741824 : u ~ /^MiB/ ? 1048576 : u ~ /^KiB/ ? 1024 : 1) }
+		match($0, /job [0-9]+ on n[0-9]+: [0-9]+ files: /) {
+			split(substr($0, RSTART, RLENGTH), w, " ")
+			if (index(ids, " " w[2] " ") == 0 || seen[w[2]]++) next
+			rest = substr($0, RSTART + RLENGTH)
+			# rest: "H cached (V U...), C copied (V U), ..."
+			split(rest, r, /[ (),]+/)
+			files += w[5]; hits += r[1]
+			for (i = 1; i < length(r); i++)
+				if (r[i] == "copied") { copied += bytes(r[i + 1], r[i + 2]); break }
+		}
+		END { printf "%d %d %d\n", files, hits, copied }'
+}
+
+# storage_bytes : bytes the nodes' caches copied from storage so far, for
+# jobs and ahead of them (the .inventory header's counter, summed).
+storage_bytes() {
+	local n v sum=0
+	for n in $nodes; do
+		v=$(dl_cluster_node_exec "$n" cat "$DL_NODE_CACHE_DIR/.inventory" 2>/dev/null |
+			sed -n '1s/.* storage_bytes=\([0-9]*\).*/\1/p' || true)
+		sum=$((sum + ${v:-0}))
+	done
+	echo "$sum"
+}
+
+# no_worse A B KIND : A is no more than 10% worse than B, for KIND "more"
+# (more is better: A >= 0.9 B) or "less" (A <= 1.1 B).
+no_worse() {
+	awk -v a="$1" -v b="$2" -v k="$3" 'BEGIN { exit !(k == "more" ? a >= 0.9 * b : a <= 1.1 * b) }'
+}
+
+nodes="n1 n2 n3 n4"
+prepare a s
+dl_cluster_start
+log=$(dl_cluster_log_ctld)
+
+# --- (a) a 64-task array, placed task by task --------------------------------
+stor0=$(storage_bytes)
+aid=$(submit_array a)
+echo "  array job: $aid"
+dl_t_check "(a) the array is accepted" test -n "$aid" -a "$aid" -eq "$aid"
+dl_cluster_wait_jobs_done 600
+declare -A tid=()
+while read -r t j; do tid[$t]=$j; done < <(tasks "$aid")
+bad_run=0 bad_place=0 bad_sc=0
+for t in $(seq 0 $((NTASKS - 1))); do
+	j=${tid[$t]:-}
+	# by array and task: JobId=<array's id> shows every task left in it
+	if [ -z "$j" ] || [ "$(dl_cluster_job_field "${aid}_$t" JobState)" != COMPLETED ] ||
+		! check_output "$out/${aid}_$t.out" a "$t"; then
+		bad_run=$((bad_run + 1))
+		continue
+	fi
+	grep -q "placed JobId=$j on n[0-9]" "$log" || bad_place=$((bad_place + 1))
+	sc=$(scontrol show job -o "${aid}_$t" | sed -n 's/.*SystemComment=\(datalocality: [A-Za-z =]*\).*/\1/p')
+	case $sc in "datalocality: ran on n" | "datalocality: ReqNodeList=n" | "datalocality: widened to any node after waiting ") ;;
+	*) bad_sc=$((bad_sc + 1)); echo "  task $t (JobId=$j): SystemComment '${sc}'" ;; esac
+done
+echo "  $((NTASKS - bad_run)) of $NTASKS tasks completed and read their own input; $bad_place not placed; $bad_sc without the SystemComment of a placed task"
+dl_t_eq "(a) all $NTASKS tasks completed, each read its own in_<task> and both shared files, staged" 0 "$bad_run"
+dl_t_eq "(a) every task was placed on its own (slurmctld: placed JobId=<task's job id>)" 0 "$bad_place"
+dl_t_eq "(a) every task's own SystemComment says where it was placed (ran on it, or widened after waiting for it)" 0 "$bad_sc"
+dl_t_check "(a) the agent says it split tasks off the array" \
+	grep -qE "[1-9][0-9]* array tasks split off" "$log"
+read -r a_files a_hits a_copied < <(stage_sum "${tid[@]}")
+# the counters are written as the caches change: wait for them to settle
+settled() { local x; sleep 1; x=$(storage_bytes); [ "$x" = "${last_stor:-}" ] || { last_stor=$x; return 1; }; }
+dl_t_wait_until 20 settled || true
+stor1=$(storage_bytes)
+
+# --- (b) the same work as 64 single jobs ----------------------------------------
+# Submitted held and released together, so that they reach the planner
+# at once as the array's tasks do (sbatch one by one would make a stream);
+# a job name of their own, so that neither batch finds the run times the
+# agent learnt from the other (agent_history.h: by user and job name).
+sids=()
+for t in $(seq 0 $((NTASKS - 1))); do
+	sids+=("$(sub --hold -J single -o "$out/s_$t.out" --comment="$(files_of s "$t")" "$out/job.sh" "$t" \
+		"$data/s/shared1" "$data/s/shared2" "$data/s/in_$t")")
+done
+scontrol release "$(IFS=,; echo "${sids[*]}")"
+dl_cluster_wait_jobs_done 600
+bad=0
+for t in $(seq 0 $((NTASKS - 1))); do
+	[ "$(dl_cluster_job_field "${sids[$t]}" JobState)" = COMPLETED ] &&
+		check_output "$out/s_$t.out" s "$t" || bad=$((bad + 1))
+done
+dl_t_eq "(b) all $NTASKS single jobs completed and read their inputs" 0 "$bad"
+read -r s_files s_hits s_copied < <(stage_sum "${sids[@]}")
+last_stor=''
+dl_t_wait_until 20 settled || true
+stor2=$(storage_bytes)
+a_stor=$((stor1 - stor0)) s_stor=$((stor2 - stor1))
+echo "  array:   $a_hits of $a_files input files found cached by their jobs, $a_copied bytes copied by the jobs' staging, $a_stor bytes from storage in all"
+echo "  singles: $s_hits of $s_files input files found cached by their jobs, $s_copied bytes copied by the jobs' staging, $s_stor bytes from storage in all"
+dl_t_eq "(b) dl-stage summed every task's staging" $((3 * NTASKS)) "$a_files"
+dl_t_check "(b) the array's share of inputs found cached is at least 90% of the singles' ($a_hits against $s_hits of $((3 * NTASKS)))" \
+	no_worse "$a_hits" "$s_hits" more
+dl_t_check "(b) the array's bytes from storage are at most 110% of the singles' ($a_stor against $s_stor)" \
+	no_worse "$a_stor" "$s_stor" less
+dl_t_check "(b) slurmctld still answers" bash -c 'scontrol ping | grep -q UP'
+dl_cluster_stop
+
+# --- (c) under sched/backfill: unplaced and unharmed -----------------------------
+export DL_SCHED_TYPE=sched/backfill
+unset DL_SCHED_PARAMS
+prepare c
+dl_cluster_start
+log=$(dl_cluster_log_ctld)
+cid=$(submit_array c)
+echo "  array job under backfill: $cid"
+dl_cluster_wait_jobs_done 600
+unset tid
+declare -A tid=()
+while read -r t j; do tid[$t]=$j; done < <(tasks "$cid")
+bad_run=0 placed=0
+for t in $(seq 0 $((NTASKS - 1))); do
+	j=${tid[$t]:-}
+	if [ -z "$j" ] || [ "$(dl_cluster_job_field "${cid}_$t" JobState)" != COMPLETED ] ||
+		! check_output "$out/${cid}_$t.out" c "$t"; then
+		bad_run=$((bad_run + 1))
+		continue
+	fi
+	scontrol show job -o "${cid}_$t" | grep -q "SystemComment=datalocality" && placed=$((placed + 1))
+done
+dl_t_eq "(c) under sched/backfill all $NTASKS tasks completed, each read its own input, staged" 0 "$bad_run"
+dl_t_eq "(c) under sched/backfill no task was placed (no SystemComment)" 0 "$placed"
+dl_t_check "(c) no agent ran under sched/backfill" \
+	bash -c "! grep -q 'placed JobId=' '$log'"
+dl_t_summary
