@@ -215,7 +215,7 @@ while [ $SECONDS -lt $deadline ]; do
 done
 echo "  waiting job Reason=$reason"
 dl_t_check "(e) Reason says it waits for $hold_node with its cached files" \
-	grep -q "^DataLocality:_waiting_for_${hold_node}_(3/3_files," <<<"$reason"
+	grep -qE "^DataLocality:_waiting_for_${hold_node}_(behind_job_[0-9]+_)?\(3/3_files," <<<"$reason"
 # Its bound, WaitFactor 10 x 6 MiB at 1 MB/s, far beyond the 8 s it waits
 # (the Reason set when it is placed may not show it yet).
 bound=$(dl_t_wait_field "$waiter" Reason '_any_node_after_63_s_blocked' 5) || bound=
