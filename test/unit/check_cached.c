@@ -962,7 +962,6 @@ Suite *make_cached_suite(void)
 	tc = tcase_create("door");
 	tcase_add_unchecked_fixture(tc, _munged_up, fx_munged_stop);
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_peer_door);
 	suite_add_tcase(s, tc);
 	return s;

@@ -496,7 +496,6 @@ Suite *make_submit_suite(void)
 	tcase_add_test(tc, test_opts);
 	/* Generous: nothing here waits but test_run's 30 ms of stream, and
 	 * the CI host may be loaded. */
-	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
 }
