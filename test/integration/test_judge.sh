@@ -220,7 +220,7 @@ check_lists() {
 		dl_t_check "$(t l "$w's SystemComment claims no placement")" \
 			bash -c '[[ -n $1 && $1 != "datalocality: ReqNodeList="* ]]' _ "$sc"
 		dl_t_check "$(t l "the log says $w's list was left alone")" \
-			grep -q "JobId=$w: its node list was changed by an update" "$log"
+			grep -qE "JobId=$w: its node list was (changed|set) by an update" "$log"
 		sc=$(syscomment "$c")
 		echo "  $c (cleared) SystemComment: $sc"
 		dl_t_check "$(t l "$c's SystemComment claims no placement")" \

@@ -307,6 +307,28 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	return rc;
 }
 
+/*
+ * A node list given to an update (scontrol update ReqNodeList=..., even the
+ * node the plugin chose, or empty) is the admin's or user's from now on:
+ * the SystemComment stops claiming the plugin's placement, which is what
+ * the agent reads (agent_snapshot_ours()), so the list is never moved or
+ * widened (issue 26, item 3).  Slurm 24.11 ignores an update to an
+ * identical list, leaving nothing else in the job record to tell by.
+ */
+static void _admin_list(job_desc_msg_t *job_desc, job_record_t *job_ptr)
+{
+	const char *sc = job_ptr->system_comment;
+
+	if (!job_desc->req_nodes || !sc ||
+	    strncmp(sc, DL_SC_PLACED, strlen(DL_SC_PLACED)))
+		return;
+	xfree(job_ptr->system_comment);
+	job_ptr->system_comment = xstrdup_printf("%snode list set by an update since the plugin's placement: left alone",
+						 DL_SC_PREFIX);
+	info("job_submit/datalocality: JobId=%u: its node list was set by an update: left alone",
+	     job_ptr->job_id);
+}
+
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		      uint32_t submit_uid, char **err_msg)
 {
@@ -315,6 +337,7 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	int rc;
 
 	(void)submit_uid;
+	_admin_list(job_desc, job_ptr);
 	/* Only a changed comment can make the annotation invalid. */
 	if (!job_desc->comment)
 		return SLURM_SUCCESS;
