@@ -130,6 +130,28 @@ static dl_stage_t *_open(uint64_t capacity, dl_evict_t policy)
 	return st;
 }
 
+/* The cache opened (made) with the options o, which a test chose. */
+static dl_stage_t *_open_opts(const dl_stage_opts_t *o)
+{
+	dl_stage_t *st = NULL;
+	char err[512] = "";
+	int rc = dl_stage_open(cdir, o, 1, &st, err, sizeof(err));
+
+	ck_assert_msg(rc == 0, "dl_stage_open: %s: %s", dl_strerror(rc), err);
+	return st;
+}
+
+/* A new empty cache with the options o: the old one removed. */
+static dl_stage_t *_reopen_empty(dl_stage_t *st, const dl_stage_opts_t *o)
+{
+	char cmd[300];
+
+	dl_stage_close(st);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cdir);
+	ck_assert_int_eq(system(cmd), 0);
+	return _open_opts(o);
+}
+
 static dl_filelist_t *_files(const char *comment)
 {
 	dl_filelist_t *l = NULL;
@@ -1928,7 +1950,6 @@ START_TEST(test_prefetch_prolog_race)
 	dl_stage_report_t rep;
 	dl_filelist_t *l;
 	dl_stage_t *st = NULL;
-	char err[256];
 	int status, rc;
 
 	if (!_root())
@@ -1945,7 +1966,7 @@ START_TEST(test_prefetch_prolog_race)
 	r.seen = a;
 	o.fetch = _race_fetch;
 	o.fetch_arg = &r;
-	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	st = _open_opts(&o);
 	l = _files(c);
 	rc = dl_stage_prefetch(st, &job, l, time(NULL) + 600, &rep);
 	dl_filelist_free(l);
@@ -2078,7 +2099,7 @@ START_TEST(test_node_fault_fallback)
 	f.trigger = b;
 	o.fetch = _fault_fetch;
 	o.fetch_arg = &f;
-	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	st = _open_opts(&o);
 	/* b cannot be stored: it is read from its source through the view */
 	ck_assert_int_eq(_stage(st, 50, NOBODY, c, &rep), 0);
 	ck_assert_uint_eq(rep.fallbacks, 1);
@@ -2143,7 +2164,7 @@ START_TEST(test_stale_peer_copy)
 			     .policy = DL_EVICT_LRU, .node = "n1"};
 	static char oldc[4096], newc[4096];
 	peer_copy_t p = {.content = oldc, .len = sizeof(oldc)};
-	char src[256], c[400], err[256];
+	char src[256], c[400];
 	dl_stage_report_t rep;
 	dl_stage_t *st = NULL;
 	struct stat sb;
@@ -2163,7 +2184,7 @@ START_TEST(test_stale_peer_copy)
 	snprintf(c, sizeof(c), "files:%s", src);
 	o.fetch = _peer_fetch;
 	o.fetch_arg = &p;
-	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	st = _open_opts(&o);
 	/* the peer knew its (old) copy current in the source's last tick */
 	p.verified_ns = dl__ts_ns(&sb.st_mtim);
 	ck_assert_int_eq(_stage(st, 60, NOBODY, c, &rep), 0);
@@ -2173,21 +2194,15 @@ START_TEST(test_stale_peer_copy)
 	ck_assert(_same_content(_view_file(60, src), src));
 	ck_assert_int_eq(dl_stage_job_end(st, 60, &rep), 0);
 	/* the same content, not known current for long: checked, taken */
-	dl_stage_close(st);
-	snprintf(err, sizeof(err), "rm -rf '%s'", cdir);
-	ck_assert_int_eq(system(err), 0);
-	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	st = _reopen_empty(st, &o);
 	p.content = newc;
 	ck_assert_int_eq(_stage(st, 61, NOBODY, c, &rep), 0);
 	ck_assert_uint_eq(rep.from_peers, 1);
 	ck_assert_uint_ge(rep.verified, 1);
 	ck_assert(_same_content(_view_file(61, src), src));
 	ck_assert_int_eq(dl_stage_job_end(st, 61, &rep), 0);
-	dl_stage_close(st);
 	/* known current long after the change: the times vouch, no hashing */
-	snprintf(err, sizeof(err), "rm -rf '%s'", cdir);
-	ck_assert_int_eq(system(err), 0);
-	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	st = _reopen_empty(st, &o);
 	p.verified_ns = dl__ts_ns(&sb.st_mtim) + 3 * DL__GRANULARITY_NS;
 	ck_assert_int_eq(_stage(st, 62, NOBODY, c, &rep), 0);
 	ck_assert_uint_eq(rep.from_peers, 1);
@@ -2207,7 +2222,7 @@ START_TEST(test_inventory_private)
 	dl_stage_opts_t o = {.capacity = DL_CACHE_UNLIMITED,
 			     .policy = DL_EVICT_LRU, .node = "n1",
 			     .inventory_reader = NOBODY};
-	char a[256], c[400], err[256];
+	char a[256], c[400];
 	dl_stage_report_t rep;
 	dl_stage_t *st = NULL;
 	struct stat sb;
@@ -2219,7 +2234,7 @@ START_TEST(test_inventory_private)
 	snprintf(a, sizeof(a), "%s", _mkfile("secret", 1000, 6, 0600));
 	ck_assert_int_eq(chown(a, OTHER_UID, OTHER_UID), 0);
 	snprintf(c, sizeof(c), "files:%s", a);
-	ck_assert_int_eq(dl_stage_open(cdir, &o, 1, &st, err, sizeof(err)), 0);
+	st = _open_opts(&o);
 	ck_assert_int_eq(_stage(st, 70, OTHER_UID, c, &rep), 0);
 	ck_assert_int_eq(stat(_path_in(".inventory"), &sb), 0);
 	ck_assert_uint_eq(sb.st_mode & 0077 & ~0070, 0); /* no "other" bits */
