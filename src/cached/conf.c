@@ -8,7 +8,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +138,6 @@ int cached_conf_load(cached_conf_t *c, const char *conf_path, char *err,
 	char path[4096], spath[4096];
 	const char *slurm_conf = getenv("SLURM_CONF");
 	slurm_keys_t sk = { "", "" };
-	struct passwd *pw;
 
 	if (!c->node[0] && !gethostname(c->node, sizeof(c->node) - 1))
 		c->node[strcspn(c->node, ".")] = '\0';
@@ -167,12 +165,7 @@ int cached_conf_load(cached_conf_t *c, const char *conf_path, char *err,
 	if (!c->peer_host[0] && gethostname(c->peer_host,
 					    sizeof(c->peer_host) - 1))
 		snprintf(c->peer_host, sizeof(c->peer_host), "127.0.0.1");
-	c->slurm_uid = 0;
-	if (sk.user[0] && (pw = getpwnam(sk.user)))
-		c->slurm_uid = pw->pw_uid;
-	else if (sk.user[0] && strspn(sk.user, "0123456789") ==
-				       strlen(sk.user))
-		c->slurm_uid = (uid_t)strtoul(sk.user, NULL, 10);
+	c->slurm_uid = dl_stage_user_uid(sk.user);
 	if (!c->prefetch_max)
 		c->prefetch_max = c->opts.capacity == DL_CACHE_UNLIMITED ?
 					  UINT64_MAX :

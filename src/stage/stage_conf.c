@@ -73,21 +73,27 @@ static void _slurm_user_key(const char *k, char *v, void *arg)
 		snprintf(arg, 256, "%s", v);
 }
 
-uid_t dl_stage_slurm_user(const char *slurm_conf)
+uid_t dl_stage_user_uid(const char *user)
 {
-	char user[256] = "";
 	struct passwd *pw;
 
-	dl_stage_conf_keys(slurm_conf && *slurm_conf ? slurm_conf
-						     : DEFAULT_SLURM_CONF,
-			   _slurm_user_key, user);
-	if (!user[0])
+	if (!user || !user[0])
 		return 0;
 	if ((pw = getpwnam(user)))
 		return pw->pw_uid;
 	if (strspn(user, "0123456789") == strlen(user))
 		return (uid_t)strtoul(user, NULL, 10);
 	return 0;
+}
+
+uid_t dl_stage_slurm_user(const char *slurm_conf)
+{
+	char user[256] = "";
+
+	dl_stage_conf_keys(slurm_conf && *slurm_conf ? slurm_conf
+						     : DEFAULT_SLURM_CONF,
+			   _slurm_user_key, user);
+	return dl_stage_user_uid(user);
 }
 
 void dl_stage_conf_clear(dl_stage_conf_t *conf)

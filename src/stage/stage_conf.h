@@ -100,6 +100,12 @@ typedef void (*dl_stage_key_fn)(const char *key, char *val, void *arg);
 int dl_stage_conf_keys(const char *path, dl_stage_key_fn fn, void *arg);
 
 /**
+ * dl_stage_user_uid - the uid of a SlurmUser value (a name, else a
+ * number), 0 for root, an empty value or an unknown name.
+ */
+uid_t dl_stage_user_uid(const char *user);
+
+/**
  * dl_stage_slurm_user - the uid of slurm.conf's SlurmUser (a name or a
  * number), 0 when it is root, not set, or the file cannot be read.
  * IN slurm_conf - $SLURM_CONF, or NULL/empty for /etc/slurm/slurm.conf
