@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,6 +532,28 @@ static int _refine(const dl_hgraph_t *h, double imbalance, int32_t *part)
 			break;
 	}
 	_topo_free(&t);
+	return 0;
+}
+
+/*
+ * Keep the partition of lower cut: alt replaces out if it cuts less and
+ * its imbalance is within the tolerance or no worse than out's, or, with
+ * balance_ties, if it cuts the same and is better balanced.
+ * \return 1 if alt was taken, 0 if not, DL_ENOMEM.
+ */
+static int _pick(const dl_hgraph_t *h, double imbalance, int32_t *out,
+		 const int32_t *alt, bool balance_ties)
+{
+	double co = _cut(h, out), ca = _cut(h, alt);
+	double io = _imbalance(h, out), ia = _imbalance(h, alt);
+
+	if (co < 0 || ca < 0 || io < 0 || ia < 0)
+		return DL_ENOMEM;
+	if ((ca < co && ia <= fmax(io, imbalance - 1) + 1e-9) ||
+	    (balance_ties && ca == co && ia < io - 1e-9)) {
+		memcpy(out, alt, h->nvtx * sizeof(*out));
+		return 1;
+	}
 	return 0;
 }
 
@@ -1289,7 +1312,6 @@ static int _polish(const dl_hgraph_t *h, double imbalance,
 		   const int32_t *init, int32_t *out, int *greedy_won)
 {
 	int32_t *alt = malloc(h->nvtx * sizeof(*alt));
-	double cz, ca, iz, ia;
 	int rc;
 
 	if (!alt)
@@ -1308,25 +1330,17 @@ static int _polish(const dl_hgraph_t *h, double imbalance,
 		free(alt);
 		return rc;
 	}
-	cz = _cut(h, out);
-	ca = _cut(h, alt);
-	iz = _imbalance(h, out);
-	ia = _imbalance(h, alt);
-	if (cz < 0 || ca < 0 || iz < 0 || ia < 0) {
-		free(alt);
-		return DL_ENOMEM;
-	}
 	/*
-	 * The lower cut wins; at an equal cut, the better balance (a job with
-	 * nothing to share must not queue behind a busy node while others
-	 * are idle just because Zoltan put it there).
+	 * At an equal cut, the better balance: a job with nothing to share
+	 * must not queue behind a busy node while others are idle just
+	 * because Zoltan put it there.
 	 */
-	if ((ca < cz && ia <= fmax(iz, imbalance - 1) + 1e-9) ||
-	    (ca == cz && ia < iz - 1e-9)) {
-		memcpy(out, alt, h->nvtx * sizeof(*out));
-		*greedy_won = 1;
-	}
+	rc = _pick(h, imbalance, out, alt, true);
 	free(alt);
+	if (rc < 0)
+		return rc;
+	if (rc)
+		*greedy_won = 1;
 	return 0;
 }
 
@@ -1341,7 +1355,6 @@ static int _polish(const dl_hgraph_t *h, double imbalance,
 static int _library(const dl_hgraph_t *h, double imbalance, int32_t *out)
 {
 	int32_t *alt = malloc((h->nvtx ? h->nvtx : 1) * sizeof(*alt));
-	double cg, cf, ig, jf;
 	int rc;
 
 	if (!alt)
@@ -1357,18 +1370,9 @@ static int _library(const dl_hgraph_t *h, double imbalance, int32_t *out)
 		free(alt);
 		return rc;
 	}
-	cg = _cut(h, out);
-	cf = _cut(h, alt);
-	ig = _imbalance(h, out);
-	jf = _imbalance(h, alt);
-	if (cg < 0 || cf < 0 || ig < 0 || jf < 0) {
-		free(alt);
-		return DL_ENOMEM;
-	}
-	if (cf < cg && jf <= fmax(ig, imbalance - 1) + 1e-9)
-		memcpy(out, alt, h->nvtx * sizeof(*out));
+	rc = _pick(h, imbalance, out, alt, false);
 	free(alt);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* Whether a from-scratch partition of h is over the helper's work budget
