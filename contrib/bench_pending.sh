@@ -1,50 +1,79 @@
 #!/usr/bin/env bash
-# bench_pending.sh - what a long queue costs the controller: NPEND (20000)
-# real pending jobs on a local Slurm cluster (4 nodes, 1 CPU each, all
-# four busy with a long job, so every other job waits for resources), under
+# bench_pending.sh - what a long queue costs the controller: pending jobs
+# on a local Slurm cluster (4 nodes, 1 CPU each, all four busy with a long
+# job, so every other job waits for resources), under
 #   sched/backfill      Slurm's default, no plugin of ours: the baseline
 #   sched/datalocality  with JobSubmitPlugins=datalocality
 # with the same slurm.conf otherwise (dl-stage as Prolog/Epilog/TaskProlog
 # in both, SchedulerParameters SCHED_PARAMS).  The two clusters run side by
 # side, so that whatever else the host does weighs on both alike: their
 # queues are submitted at the same time, CPU is measured over the same
-# window, and the latency calls alternate between them.
+# windows, and the latency calls alternate between them.
 #
-# The jobs are separate submissions (a job array would be one record until
-# it is split), PLAIN_PCT % (20) plain, the others annotated with 3 of the
-# 4 images of one of NPEND/10 patients (high sharing; the images are sparse
-# files of IMG_MIB MiB, so the plugin sees real sizes).  They are submitted
-# by one dl-submit --burst per cluster (slurm_submit_batch_job() in a loop,
-# one process: 20,000 sbatch processes took hours on a busy host, issue
-# 29); the submission time and rate are printed.  After SETTLE s (20) the
-# script measures
+# The queue grows through SIZES (20000): both queues are topped up to each
+# size in turn, and at each size the script measures
 #   CPU      user+system time of slurmctld and its children (the
-#            partitioner helper) over WINDOW s (60), from /proc/<pid>/stat,
-#            with no client talking to slurmctld
-#   latency  median wall time of NCALLS (21) `squeue` (full listing) and
+#            partitioner helper) over REPEAT (3) windows of WINDOW s (30),
+#            SETTLE s (20) after the submission, with no client talking to
+#            slurmctld; the rows are printed alternated (backfill,
+#            datalocality, backfill, ...), and the ratio datalocality /
+#            backfill of each window with their min / median / max
+#   agent    the datalocality cluster's slurmctld at SlurmctldDebug=debug
+#            (scontrol setdebug) for DEBUG_WINDOW s (30), after the CPU
+#            windows: the agent's cycle times (its "planning window" line,
+#            the wall time of the cycle before it, to the ms) and plan
+#            times (its "plan" line): count, median, p99, max
+#   latency  median wall time of NCALLS (11) `squeue` (full listing) and
 #            NCALLS `sbatch` (alternately annotated and plain)
-# and prints both rows and the ratios datalocality / backfill with their
-# targets (CPU <= 1.5, latencies <= 1.2; PASS/MISS, not a test).
+# and prints the targets of issue 25 (CPU <= 1.2 at the median, cycle p99
+# <= 100 ms, latencies <= 1.2, plan time flat within 2x over SIZES;
+# PASS/MISS, not a test).
 #
-#   contrib/bench_pending.sh [BUILD_DIR]        (about 8 minutes; root)
+# The jobs are separate submissions, PLAIN_PCT % (20) plain, the others
+# annotated with 3 of the 4 images of one of (largest size)/10 patients
+# (high sharing; sparse files of IMG_MIB MiB, so the plugin sees real
+# sizes).  With ARRAY=1 each top-up is ONE job array instead (MaxArraySize
+# raised to fit), every task reading the same 3 images of patient 1.  Each
+# top-up is one dl-submit --burst per cluster (slurm_submit_batch_job() in
+# a loop, one process); the submission time and rate are printed.
 #
-# Environment (defaults): NPEND (20000), PLAIN_PCT (20), SETTLE (20), WINDOW (60), NCALLS (21), IMG_MIB (4), SCHED_PARAMS
-# (bf_interval=5), ROWS ("backfill datalocality"), SEED (7), KEEP_LOGS
-# (dir to copy each row's slurmctld log and slurm.conf into).
+#   contrib/bench_pending.sh [BUILD_DIR]        (about 9 minutes; root)
+#   SIZES="1000 10000 100000" contrib/bench_pending.sh    (the issue's run)
+#   ARRAY=1 SIZES=100000 contrib/bench_pending.sh    (one 100,000-task array)
+#
+# Environment (defaults): SIZES (20000; NPEND is its old name), REPEAT (3),
+# WINDOW (30), SETTLE (20), DEBUG_WINDOW (30, 0: no agent figures), NCALLS
+# (11, 0: no latency), ARRAY (0), PLAIN_PCT (20), IMG_MIB (4), SCHED_PARAMS
+# (bf_interval=5), ROWS ("backfill datalocality"), SEED (7), PROFILE (0, or
+# seconds of `perf record -g` of each slurmctld after the last size, into
+# KEEP_LOGS), KEEP_LOGS (dir to copy each row's slurmctld log and
+# slurm.conf into).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
 case $build in -* | *=*) echo "usage: $0 [BUILD_DIR] (settings go in the environment)" >&2; exit 2 ;; esac
 [ -x "$build/dl-stage" ] || build=$("$top/contrib/build.sh" "$build" | tail -1)
-NPEND=${NPEND:-20000}
-PLAIN_PCT=${PLAIN_PCT:-20}
+SIZES=${SIZES:-${NPEND:-20000}}
+REPEAT=${REPEAT:-3}
+WINDOW=${WINDOW:-30}
 SETTLE=${SETTLE:-20}
-WINDOW=${WINDOW:-60}
-NCALLS=${NCALLS:-21}
+DEBUG_WINDOW=${DEBUG_WINDOW:-30}
+NCALLS=${NCALLS:-11}
+ARRAY=${ARRAY:-0}
+PLAIN_PCT=${PLAIN_PCT:-20}
 IMG_MIB=${IMG_MIB:-4}
 SCHED_PARAMS=${SCHED_PARAMS-bf_interval=5}
 ROWS=${ROWS:-backfill datalocality}
 SEED=${SEED:-7}
+PROFILE=${PROFILE:-0}
+NMAX=0
+for z in $SIZES; do
+	if [ "$z" -le "$NMAX" ]; then
+		echo "bench: SIZES must grow ($SIZES)" >&2
+		exit 2
+	fi
+	NMAX=$z
+done
 # shellcheck source=../test/cluster/cluster.sh
 source "$top/test/cluster/cluster.sh"
 # shellcheck source=bench_lib.sh
@@ -57,14 +86,16 @@ trap 'rm -rf "$work"' EXIT
 bench_take_build "$build" "$work"
 
 # The jobs, one line each: the files of an annotated job, or "-".
-npat=$((NPEND / 10 > 0 ? NPEND / 10 : 1))
+npat=$((NMAX / 10 > 0 ? NMAX / 10 : 1))
+[ "$ARRAY" = 1 ] && npat=1
 data=$work/storage
 for p in $(seq 1 "$npat"); do
-	mkdir -p "$data/p$p"
-	for i in 1 2 3 4; do truncate -s "${IMG_MIB}M" "$data/p$p/img$i"; done
-done
+	for i in 1 2 3 4; do echo "$data/p$p/img$i"; done
+done >"$work/images"
+sed 's,/img[0-9]*$,,' "$work/images" | sort -u | xargs mkdir -p
+xargs truncate -s "${IMG_MIB}M" <"$work/images"
 chmod -R a+rX "$data"
-awk -v n="$NPEND" -v np="$npat" -v plain="$PLAIN_PCT" -v seed="$SEED" -v d="$data" 'BEGIN {
+awk -v n="$NMAX" -v np="$npat" -v plain="$PLAIN_PCT" -v seed="$SEED" -v d="$data" 'BEGIN {
 	srand(seed)
 	for (j = 0; j < n; j++) {
 		if (rand() * 100 < plain) { print "-"; continue }
@@ -112,6 +143,14 @@ ms() {
 	awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# stats: "count median p99 max" of the numbers on stdin ("0 - - -": none),
+# to the microsecond.
+stats() {
+	sort -n | awk '{ v[NR] = $1 }
+		END { if (!NR) { print "0 - - -"; exit }
+			k = int(NR * 0.99 + 0.999999); if (k > NR) k = NR
+			printf "%d %.3f %.3f %.3f\n", NR, v[int((NR + 1) / 2)], v[k], v[NR] }'
+}
 
 # up NAME SCHED PARAMS JOB_SUBMIT: start a cluster, fill its nodes with
 # four long jobs; its directory goes into $work/clusters.
@@ -120,7 +159,8 @@ up() {
 	export DL_SCHED_TYPE=$2 DL_SCHED_PARAMS=$3 DL_JOB_SUBMIT=$4
 	export DL_PROLOG="$stage" DL_EPILOG="$stage"
 	export DL_CLUSTER_EXTRA_CONF="TaskProlog=$stage
-MaxJobCount=$((NPEND * 2 + 1000))"
+MaxJobCount=$((NMAX * 2 + 1000))
+MaxArraySize=$((NMAX + 1))"
 	dl_cluster_init
 	echo "$1|$DL_CLUSTER_DIR" >>"$work/clusters"
 	cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<-EOF
@@ -157,32 +197,120 @@ stop_all() {
 }
 trap 'stop_all; rm -rf "$work"' EXIT
 
-# The queue as a dl-submit stream (doc/dl-submit.1), the same jobs as
-# sbatch_one's.
-# shellcheck disable=SC2016
-awk '{ if ($0 == "-") print "0 --output=/dev/null --time=10 --wrap=sleep 1"
-	else print "0 --output=/dev/null --time=10 --comment=files:" $0 " --wrap=cat $DL_CACHE_VIEW/* >/dev/null; sleep 1" }' \
-	"$work/jobs" >"$work/jobs.stream"
+# stream FROM TO: jobs FROM+1..TO as a dl-submit stream (doc/dl-submit.1),
+# the same jobs as sbatch_one's; with ARRAY=1 one array of TO-FROM tasks.
+stream() {
+	if [ "$ARRAY" = 1 ]; then
+		# shellcheck disable=SC2016
+		printf '0 --output=/dev/null --time=10 --array=0-%d --comment=files:%s --wrap=cat $DL_CACHE_VIEW/* >/dev/null; sleep 1\n' \
+			$(($2 - $1 - 1)) "$data/p1/img1,$data/p1/img2,$data/p1/img3"
+		return
+	fi
+	# shellcheck disable=SC2016
+	sed -n "$(($1 + 1)),$2p" "$work/jobs" |
+		awk '{ if ($0 == "-") print "0 --output=/dev/null --time=10 --wrap=sleep 1"
+		else print "0 --output=/dev/null --time=10 --comment=files:" $0 " --wrap=cat $DL_CACHE_VIEW/* >/dev/null; sleep 1" }'
+}
 
-# submit_all DIR I: the whole queue, one dl-submit --burst; prints the
+# submit_all DIR I STREAM: one dl-submit --burst of STREAM; prints the
 # seconds, its summary into $work/submit.I.log.
 submit_all() {
 	local t0=$EPOCHREALTIME
 	export SLURM_CONF=$1/etc/slurm.conf
-	bench_submit "$work/submit.$2" --burst "$work/jobs.stream" || true
+	bench_submit "$work/submit.$2" --burst "$3" || true
 	[ "$bench_verdict" = - ] ||
 		echo "bench: cluster $1: dl-submit: $bench_verdict" >&2
 	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f\n", b - a }'
 }
 
+# pending I: pending jobs of cluster I, array tasks one by one.
+pending() {
+	SLURM_CONF=${dirs[$1]}/etc/slurm.conf squeue -h -r -t PD -o %i | wc -l
+}
+
+# cpu_windows SIZE: REPEAT windows, every cluster over the same one; one
+# line "SIZE ROUND NAME CPU_S" per cluster and window into $work/cpu.
+cpu_windows() {
+	local r i
+	for r in $(seq 1 "$REPEAT"); do
+		for i in $(seq 0 $((n - 1))); do tk0[i]=$(ctld_ticks "${pid[i]}"); done
+		sleep "$WINDOW"
+		for i in $(seq 0 $((n - 1))); do
+			tk1[i]=$(ctld_ticks "${pid[i]}")
+			awk -v z="$1" -v r="$r" -v n="${names[i]}" -v a="${tk0[i]}" -v b="${tk1[i]}" \
+				-v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%d %d %s %.2f\n", z, r, n, (b - a) / hz }' \
+				>>"$work/cpu"
+		done
+	done
+}
+
+# agent_figures SIZE: the agent's cycle and plan times at debug level over
+# DEBUG_WINDOW s, from the datalocality cluster's log; into $work/agent.
+agent_figures() {
+	local i log off
+	for i in $(seq 0 $((n - 1))); do
+		[ "${names[i]}" = sched/datalocality ] || continue
+		log=${dirs[i]}/log/slurmctld.log
+		off=$(stat -c %s "$log")
+		SLURM_CONF=${dirs[i]}/etc/slurm.conf scontrol setdebug debug
+		sleep "$DEBUG_WINDOW"
+		SLURM_CONF=${dirs[i]}/etc/slurm.conf scontrol setdebug info
+		tail -c +"$((off + 1))" "$log" >"$work/debug.$1"
+		# The line gives the cycle before it, in s to the ms.
+		sed -n 's/.*: planning window .* cycle \([0-9.]*\) s$/\1/p' "$work/debug.$1" |
+			awk '{ print $1 * 1000 }' | stats >"$work/cyc.$1"
+		sed -n 's/.*: plan [^:]*: \([0-9]*\) jobs, .*, \([0-9.]*\) ms$/\2/p' "$work/debug.$1" |
+			stats >"$work/plan.$1"
+		sed -n 's/.*: plan [^:]*: \([0-9]*\) jobs, .*/\1/p' "$work/debug.$1" | median >"$work/planjobs.$1"
+		sed -n 's/.*planning window \([0-9]*\) per partition: \([0-9]*\) of \([0-9]*\) queued.*/\2 of \3/p' \
+			"$work/debug.$1" | tail -1 >"$work/inwin.$1"
+		echo "$1 $(cat "$work/cyc.$1") $(cat "$work/plan.$1") $(cat "$work/planjobs.$1") $(cat "$work/inwin.$1")" >>"$work/agent"
+	done
+}
+
+# latency SIZE: NCALLS squeue and sbatch calls, alternated between the
+# clusters; the medians into $work/lat.
+latency() {
+	local c i f
+	for i in $(seq 0 $((n - 1))); do : >"$work/squeue.$i"; : >"$work/sbatch.$i"; done
+	for c in $(seq 1 "$NCALLS"); do
+		for i in $(seq 0 $((n - 1))); do
+			SLURM_CONF=${dirs[i]}/etc/slurm.conf ms squeue >>"$work/squeue.$i"
+		done
+	done
+	for c in $(seq 1 "$NCALLS"); do
+		if [ $((c % 2)) = 0 ]; then f=-; else f=$(cat "$work/jobs.a"); fi
+		for i in $(seq 0 $((n - 1))); do
+			SLURM_CONF=${dirs[i]}/etc/slurm.conf ms sbatch_one "$f" >>"$work/sbatch.$i"
+		done
+	done
+	for i in $(seq 0 $((n - 1))); do
+		echo "$1 ${names[i]} $(median <"$work/squeue.$i") $(median <"$work/sbatch.$i")" >>"$work/lat"
+	done
+}
+
+# state SIZE: per cluster, what it holds after the measurements.
+state() {
+	local i nreq rss
+	for i in $(seq 0 $((n - 1))); do
+		# Jobs the plugin gave a node (set while they wait).
+		nreq=$(SLURM_CONF=${dirs[i]}/etc/slurm.conf squeue -h -r -t PD -o '%n' | grep -vc '^$' || true)
+		rss=$(awk '/^VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/${pid[i]}/status")
+		echo "$1 ${names[i]} ${npd[i]} $nreq $(cat "$work/sub.$i") $rss" >>"$work/state"
+	done
+}
+
 echo "cluster: 4 nodes x 1 CPU, all busy; $(nproc) CPUs on this host; SchedulerParameters=batch_sched_delay=0${SCHED_PARAMS:+,$SCHED_PARAMS}"
 echo "sched/datalocality: $dl_design design${dl_params:+, SchedulerParameters=batch_sched_delay=0,$dl_params}, JobSubmitPlugins=datalocality"
-echo "queue: $NPEND separate pending jobs, $PLAIN_PCT% plain, the others reading 3 of 4 images ($IMG_MIB MiB) of one of $npat patients; submitted by one dl-submit --burst per cluster (slurm_submit_batch_job() in a loop)"
-echo "CPU over $WINDOW s (after $SETTLE s), no clients; latency: median of $NCALLS calls"
+if [ "$ARRAY" = 1 ]; then
+	echo "queue: grown to $SIZES pending jobs, each step ONE job array (every task reading the same 3 images, $IMG_MIB MiB); one dl-submit --burst per cluster"
+else
+	echo "queue: grown to $SIZES separate pending jobs, $PLAIN_PCT% plain, the others reading 3 of 4 images ($IMG_MIB MiB) of one of $npat patients; one dl-submit --burst per cluster and step (slurm_submit_batch_job() in a loop)"
+fi
+echo "CPU: $REPEAT windows of $WINDOW s each (after $SETTLE s), no clients; agent: ${DEBUG_WINDOW} s at debug level; latency: median of $NCALLS calls"
 start=$SECONDS
 # All clusters run side by side, so that whatever else this host does
-# weighs on every row alike: the queues are submitted at the same time,
-# CPU is measured over the same window, and the latency calls alternate.
+# weighs on every row alike.
 : >"$work/clusters"
 for row in $ROWS; do
 	case $row in
@@ -194,64 +322,96 @@ done
 mapfile -t names < <(cut -d'|' -f1 "$work/clusters")
 mapfile -t dirs < <(cut -d'|' -f2 "$work/clusters")
 n=${#dirs[@]}
-for i in $(seq 0 $((n - 1))); do
-	submit_all "${dirs[i]}" "$i" >"$work/sub.$i" &
-done
-wait
-sleep "$SETTLE"
-for i in $(seq 0 $((n - 1))); do
-	pid[i]=$(cat "${dirs[i]}/run/slurmctld.pid")
-	npd[i]=$(SLURM_CONF=${dirs[i]}/etc/slurm.conf squeue -h -t PD -o %i | wc -l)
-	tk0[i]=$(ctld_ticks "${pid[i]}")
-done
-sleep "$WINDOW"
-for i in $(seq 0 $((n - 1))); do tk1[i]=$(ctld_ticks "${pid[i]}"); done
-for c in $(seq 1 "$NCALLS"); do
+for i in $(seq 0 $((n - 1))); do pid[i]=$(cat "${dirs[i]}/run/slurmctld.pid"); done
+: >"$work/cpu"; : >"$work/agent"; : >"$work/lat"; : >"$work/state"
+prev=0
+for z in $SIZES; do
+	stream "$prev" "$z" >"$work/stream.$z"
 	for i in $(seq 0 $((n - 1))); do
-		SLURM_CONF=${dirs[i]}/etc/slurm.conf ms squeue >>"$work/squeue.$i"
+		submit_all "${dirs[i]}" "$i" "$work/stream.$z" >"$work/sub.$i" &
 	done
+	wait
+	prev=$z
+	sleep "$SETTLE"
+	for i in $(seq 0 $((n - 1))); do npd[i]=$(pending "$i"); done
+	cpu_windows "$z"
+	[ "$DEBUG_WINDOW" -gt 0 ] && agent_figures "$z"
+	state "$z"
+	[ "$NCALLS" -gt 0 ] && latency "$z"
+	echo "size $z measured at $((SECONDS - start)) s" >&2
 done
-for c in $(seq 1 "$NCALLS"); do
-	if [ $((c % 2)) = 0 ]; then f=-; else f=$(cat "$work/jobs.a"); fi
+if [ "$PROFILE" -gt 0 ] && [ -n "${KEEP_LOGS:-}" ]; then
 	for i in $(seq 0 $((n - 1))); do
-		SLURM_CONF=${dirs[i]}/etc/slurm.conf ms sbatch_one "$f" >>"$work/sbatch.$i"
+		mkdir -p "$KEEP_LOGS/${names[i]}"
+		perf record -q -g -o "$KEEP_LOGS/${names[i]}/perf.data" -p "${pid[i]}" \
+			-- sleep "$PROFILE" >/dev/null 2>&1 || echo "bench: perf record failed" >&2
 	done
-done
+fi
 for d in "${dirs[@]}"; do
 	if [ ! -f "$d/etc/slurm.conf" ]; then
 		echo "bench: $d was removed while the cluster ran" >&2
 		exit 1
 	fi
 done
-: >"$work/results"
-for i in $(seq 0 $((n - 1))); do
-	# Jobs the plugin gave a node (the new design sets it while they wait).
-	nreq=$(SLURM_CONF=${dirs[i]}/etc/slurm.conf squeue -h -t PD -o '%n' | grep -vc '^$' || true)
-	rss=$(awk '/^VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/${pid[i]}/status")
-	awk -v n="${names[i]}" -v a="${tk0[i]}" -v b="${tk1[i]}" -v hz="$(getconf CLK_TCK)" \
-		-v st="$(cat "$work/sub.$i")" -v pd="${npd[i]}" -v rq="$nreq" \
-		-v sq="$(median <"$work/squeue.$i")" -v sb="$(median <"$work/sbatch.$i")" \
-		-v rss="$rss" -v np="$NPEND" \
-		'BEGIN { printf "%s|%.2f %.1f %.1f %d %d %d %.0f %d\n", n, (b - a) / hz, sq, sb, pd, rq, st, np / (st > 0 ? st : 1), rss }' \
-		>>"$work/results"
-done
+
 echo
-printf '%-20s %10s %11s %11s %9s %11s %14s %8s\n' "" "CPU s" "squeue ms" "sbatch ms" "pending" "given node" "submission" "RSS MiB"
-awk -F'|' '
-	{ split($2, y, " "); name[NR] = $1; for (i = 1; i <= 8; i++) x[NR, i] = y[i] }
+echo "slurmctld CPU s per window (rows alternated, every cluster over the same window):"
+printf '%9s %6s  %-20s %8s\n' pending window row "CPU s"
+awk '{ printf "%9d %6d  %-20s %8.2f\n", $1, $2, $3, $4 }' "$work/cpu"
+echo
+echo "queue and submission (after the CPU windows):"
+printf '%9s  %-20s %9s %11s %14s %8s\n' size row pending "given node" submission "RSS MiB"
+awk '{ printf "%9d  %-20s %9d %11d %8d s %4d/s %8d\n", $1, $2, $3, $4, $5, ($1 - p[$2]) / ($5 > 0 ? $5 : 1), $6; p[$2] = $1 }' "$work/state"
+if [ -s "$work/lat" ]; then
+	echo
+	echo "latency, median ms:"
+	printf '%9s  %-20s %10s %10s\n' size row squeue sbatch
+	awk '{ printf "%9d  %-20s %10.1f %10.1f\n", $1, $2, $3, $4 }' "$work/lat"
+fi
+if [ -s "$work/agent" ]; then
+	echo
+	echo "sched/datalocality's agent at debug level ($DEBUG_WINDOW s): cycle and plan ms (count median p99 max)"
+	printf '%9s  %-32s %-32s %9s %s\n' pending cycle plan "plan jobs" "in window"
+	awk '{ printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %9s %s %s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 }' "$work/agent"
+fi
+echo
+echo "targets (issue 25; sched/datalocality / sched/backfill, this run; PASS/MISS, not a test):"
+awk -v ref="$work/agent" -v lat="$work/lat" '
+	{ c[$1, $2, $3] = $4; if (!($1 in seen)) { seen[$1] = 1; zs[++nz] = $1 }; if ($2 > nr) nr = $2 }
+	function sortn(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
 	END {
-		for (k = 1; k <= NR; k++)
-			printf "%-20s %10.2f %11.1f %11.1f %9d %11d %6d s %3d/s %8d\n", name[k],
-				x[k, 1], x[k, 2], x[k, 3], x[k, 4], x[k, 5], x[k, 6], x[k, 7], x[k, 8]
-		for (k = 1; k <= NR; k++) if (name[k] == "sched/backfill") b = k
-		for (k = 1; k <= NR; k++) if (name[k] == "sched/datalocality") d = k
-		if (!b || !d) exit
-		r1 = x[b, 1] > 0 ? x[d, 1] / x[b, 1] : 99
-		r2 = x[d, 2] / x[b, 2]; r3 = x[d, 3] / x[b, 3]
-		printf "%-20s %10.2f %11.2f %11.2f\n", "  / sched/backfill", r1, r2, r3
-		printf "\ntargets (sched/datalocality / sched/backfill, this run):\n"
-		printf "  slurmctld CPU   %5.2f  (<= 1.5)  %s\n", r1, (r1 <= 1.5 ? "PASS" : "MISS")
-		printf "  squeue latency  %5.2f  (<= 1.2)  %s\n", r2, (r2 <= 1.2 ? "PASS" : "MISS")
-		printf "  sbatch latency  %5.2f  (<= 1.2)  %s\n", r3, (r3 <= 1.2 ? "PASS" : "MISS")
-	}' "$work/results"
+		for (q = 1; q <= nz; q++) {
+			z = zs[q]; k = 0
+			for (r = 1; r <= nr; r++) {
+				b = c[z, r, "sched/backfill"]; d = c[z, r, "sched/datalocality"]
+				if (b == "" || d == "") continue
+				v[++k] = b > 0 ? d / b : 99
+			}
+			if (!k) continue
+			sortn(v, k)
+			m = v[int((k + 1) / 2)]
+			printf "  slurmctld CPU at %6d   %5.2f (min %.2f, max %.2f over %d windows)  (<= 1.2)  %s\n",
+				z, m, v[1], v[k], k, (m <= 1.2 ? "PASS" : "MISS")
+		}
+		while ((getline line < ref) > 0) {
+			split(line, a, " ")
+			if (a[2] > 0)
+				printf "  agent cycle p99 at %6d  %5s ms (%d cycles)  (<= 100 ms)  %s\n", a[1], a[4], a[2], (a[4] + 0 <= 100 ? "PASS" : "MISS")
+			if (a[6] > 0) { pz[++np] = a[1]; pm[np] = a[7] }
+		}
+		if (np > 1) {
+			lo = hi = pm[1]
+			for (i = 2; i <= np; i++) { if (pm[i] < lo) lo = pm[i]; if (pm[i] > hi) hi = pm[i] }
+			printf "  plan time median from %d to %d pending: %s to %s ms, max/min %.2f  (<= 2)  %s\n",
+				pz[1], pz[np], pm[1], pm[np], (lo > 0 ? hi / lo : 99), (lo > 0 && hi / lo <= 2 ? "PASS" : "MISS")
+		}
+		while ((getline line < lat) > 0) {
+			split(line, a, " ")
+			if (a[2] == "sched/backfill") { sq[a[1]] = a[3]; sb[a[1]] = a[4] }
+			else if (a[2] == "sched/datalocality") { dq[a[1]] = a[3]; db[a[1]] = a[4] }
+		}
+		for (z in sq) if (z in dq && sq[z] > 0 && sb[z] > 0)
+			printf "  squeue / sbatch latency at %6d  %.2f / %.2f  (<= 1.2)  %s\n", z, dq[z] / sq[z], db[z] / sb[z],
+				(dq[z] / sq[z] <= 1.2 && db[z] / sb[z] <= 1.2 ? "PASS" : "MISS")
+	}' "$work/cpu"
 echo "runtime $((SECONDS - start)) s; load average of this host at the end: $(cut -d" " -f1-3 /proc/loadavg)"
