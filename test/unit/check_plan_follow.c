@@ -18,8 +18,8 @@
 #include "dl_cache.h"
 #include "dl_error.h"
 #include "dl_policy.h"
-#include "plan_follow.h"
-#include "plan_keep.h"
+#include "plan/plan_follow.h"
+#include "plan/plan_keep.h"
 
 static void _setup(uint32_t nnodes)
 {

@@ -16,9 +16,9 @@
 #include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_policy.h"
-#include "plan_guard.h"
-#include "plan_head.h"
-#include "policy_util.h"
+#include "plan/plan_guard.h"
+#include "plan/plan_head.h"
+#include "policy/policy_util.h"
 
 static void _setup(uint32_t nnodes)
 {

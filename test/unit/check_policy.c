@@ -9,7 +9,7 @@
 #include "dl_error.h"
 #include "dl_place.h"
 #include "dl_policy.h"
-#include "policy_util.h"
+#include "policy/policy_util.h"
 #include "mintree.h"
 #include "u64set.h"
 

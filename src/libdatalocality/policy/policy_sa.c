@@ -20,7 +20,7 @@
 
 #include "dl_error.h"
 #include "dl_policy.h"
-#include "policy_util.h"
+#include "policy/policy_util.h"
 
 static int _create(const char *params, void **priv)
 {

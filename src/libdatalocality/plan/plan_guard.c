@@ -11,8 +11,8 @@
 #include "dl_error.h"
 #include "dl_place.h"
 #include "mintree.h"
-#include "plan_guard.h"
-#include "policy_util.h"
+#include "plan/plan_guard.h"
+#include "policy/policy_util.h"
 #include "u64set.h"
 
 /* ------------------------------------------------------------------ */

@@ -6,8 +6,8 @@
 
 #include "dl_cache.h"
 #include "dl_error.h"
-#include "plan_follow.h"
-#include "policy_util.h"
+#include "plan/plan_follow.h"
+#include "policy/policy_util.h"
 #include "u64set.h"
 
 /* Candidate nodes looked at per job: the first holders found. */

@@ -1,5 +1,5 @@
 /* plan_keep.c - a plan as the host will apply it; see plan_keep.h. */
-#include "plan_keep.h"
+#include "plan/plan_keep.h"
 
 size_t dl__plan_keep(const dl_state_t *st, dl_plan_t *plan,
 		     const int32_t *prev, const dl_place_params_t *p)

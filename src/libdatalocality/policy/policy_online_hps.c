@@ -158,11 +158,11 @@
 #include "dl_partition.h"
 #include "dl_place.h"
 #include "dl_policy.h"
-#include "plan_follow.h"
-#include "plan_guard.h"
-#include "plan_head.h"
-#include "plan_keep.h"
-#include "policy_util.h"
+#include "plan/plan_follow.h"
+#include "plan/plan_guard.h"
+#include "plan/plan_head.h"
+#include "plan/plan_keep.h"
+#include "policy/policy_util.h"
 
 /* A job's first files that name the nodes it may follow (plan_follow.h). */
 #define FOLLOW_FILES 64

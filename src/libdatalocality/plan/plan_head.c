@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "dl_error.h"
-#include "plan_head.h"
+#include "plan/plan_head.h"
 
 /* Which jobs of st the head holds: running ones and the first n pending
  * ones in priority order.  \return a new [njobs] 0/1 array, or NULL. */

@@ -42,7 +42,7 @@
 
 #include "dl_error.h"
 #include "dl_policy.h"
-#include "policy_util.h"
+#include "policy/policy_util.h"
 
 typedef enum {
 	FALKON_FIRST_AVAILABLE = 0,

@@ -58,7 +58,7 @@
 #include "dl_error.h"
 #include "dl_log.h"
 #include "dl_policy.h"
-#include "policy_util.h"
+#include "policy/policy_util.h"
 
 typedef struct {
 	double threshold;

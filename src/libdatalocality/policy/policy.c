@@ -9,7 +9,7 @@
 #include "dl_error.h"
 #include "dl_place.h"
 #include "dl_policy.h"
-#include "policy_util.h"
+#include "policy/policy_util.h"
 #include "u64set.h"
 
 extern const dl_policy_ops_t dl__policy_locality;

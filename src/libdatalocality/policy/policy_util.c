@@ -8,7 +8,7 @@
 
 #include "dl_cost.h"
 #include "dl_error.h"
-#include "policy_util.h"
+#include "policy/policy_util.h"
 
 int dl__time_cmp(double a, double b)
 {

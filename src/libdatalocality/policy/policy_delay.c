@@ -21,7 +21,7 @@
 
 #include "dl_error.h"
 #include "dl_policy.h"
-#include "policy_util.h"
+#include "policy/policy_util.h"
 
 typedef struct {
 	double wait;
