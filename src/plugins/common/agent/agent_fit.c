@@ -9,7 +9,10 @@
  */
 #include "src/common/slurm_xlator.h"
 
+#include <time.h>
+
 #include "src/common/bitstring.h"
+#include "src/common/list.h"
 #include "src/common/read_config.h"
 #include "src/slurmctld/slurmctld.h"
 
@@ -75,6 +78,22 @@ bool agent_fit_now(job_record_t *job_ptr, node_record_t *node_ptr,
 				       job_ptr->job_id, node_ptr->name) != 0;
 }
 
+/*
+ * Being powered down by an admin (POWER_DOWN: Slurm allocates it nothing
+ * more and powers it off once idle), powering down, or off and out of
+ * Slurm's available nodes: Slurm would have to power it up again for the
+ * job, which it does not while the admin's request stands.  A node that
+ * power saving turned off and would resume on demand stays in
+ * avail_node_bitmap: the plan prices its wake-up (dl_place_warm()).
+ */
+static bool _powered_down(node_record_t *node_ptr)
+{
+	if (IS_NODE_POWER_DOWN(node_ptr) || IS_NODE_POWERING_DOWN(node_ptr))
+		return true;
+	return IS_NODE_POWERED_DOWN(node_ptr) && !IS_NODE_POWERING_UP(node_ptr) &&
+	       avail_node_bitmap && !bit_test(avail_node_bitmap, node_ptr->index);
+}
+
 const char *agent_fit_cannot_serve(node_record_t *node_ptr)
 {
 	if (IS_NODE_DOWN(node_ptr))
@@ -83,5 +102,44 @@ const char *agent_fit_cannot_serve(node_record_t *node_ptr)
 		return "failing";
 	if (IS_NODE_DRAIN(node_ptr))
 		return "drained";
+	if (_powered_down(node_ptr))
+		return "powered down";
+	return NULL;
+}
+
+bool agent_fit_reserved(job_record_t *job_ptr, node_record_t *node_ptr,
+			time_t until)
+{
+	slurmctld_resv_t *resv_ptr;
+	time_t now = time(NULL);
+	list_itr_t *it;
+	bool taken = false;
+
+	if (!resv_list)
+		return false;
+	it = list_iterator_create(resv_list);
+	while (!taken && (resv_ptr = list_next(it)))
+		taken = resv_ptr != job_ptr->resv_ptr && resv_ptr->node_bitmap &&
+			resv_ptr->end_time > now &&
+			resv_ptr->start_time <= until &&
+			bit_test(resv_ptr->node_bitmap, node_ptr->index);
+	list_iterator_destroy(it);
+	return taken;
+}
+
+const char *agent_fit_leave_why(job_record_t *job_ptr, int32_t node,
+				bool eligible, time_t until)
+{
+	node_record_t *node_ptr;
+	const char *why;
+
+	if (node < 0 || node >= node_record_count ||
+	    !(node_ptr = node_record_table_ptr[node]))
+		return NULL;
+	if ((why = agent_fit_cannot_serve(node_ptr)))
+		return why;
+	/* Not eligible otherwise (partitions, features): the plan moves it. */
+	if (!eligible && agent_fit_reserved(job_ptr, node_ptr, until))
+		return "reserved for other jobs";
 	return NULL;
 }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 struct job_record;
 struct node_record;
@@ -42,10 +43,28 @@ bool agent_fit_now(struct job_record *job_ptr, struct node_record *node_ptr,
 /*
  * agent_fit_cannot_serve - why the node can take no job for a while, as
  * a word for Reasons and logs ("drained", "down", "failing",
- * "powered down"), or NULL.  A node that only has not registered again
+ * "powered down": asked to power down, powering down, or off and out of
+ * Slurm's available nodes), or NULL.  A node that only has not registered again
  * since a slurmctld restart (not responding) is not counted: it comes
  * back by itself.
  */
 const char *agent_fit_cannot_serve(struct node_record *node_ptr);
+
+/*
+ * agent_fit_reserved - whether an advance reservation the job is not in
+ * holds the node now or starts by until (Slurm keeps the job off it:
+ * `scontrol create reservation nodes=n2 users=someoneelse`).
+ */
+bool agent_fit_reserved(struct job_record *job_ptr,
+			struct node_record *node_ptr, time_t until);
+
+/*
+ * agent_fit_leave_why - why a job placed on node (an index) should leave
+ * it now (issue 26, item 2): agent_fit_cannot_serve() of the node, or
+ * "reserved for other jobs" when it is not eligible for the job because
+ * of a reservation (agent_fit_reserved()); else NULL.  A static string.
+ */
+const char *agent_fit_leave_why(struct job_record *job_ptr, int32_t node,
+				bool eligible, time_t until);
 
 #endif /* AGENT_FIT_H */

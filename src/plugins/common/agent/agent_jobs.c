@@ -4,6 +4,7 @@
 
 #include "src/common/slurm_xlator.h"
 
+#include "src/common/log.h"
 #include "src/common/xhash.h"
 #include "src/common/xmalloc.h"
 
@@ -115,4 +116,35 @@ void agent_jobs_foreach(void (*fn)(agent_job_t *ji, void *arg), void *arg)
 uint32_t agent_jobs_count(void)
 {
 	return jobs ? xhash_count(jobs) : 0;
+}
+
+/* FNV-1a of a comment; 0 stands for none. */
+static uint64_t _hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	if (!s)
+		return 0;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+bool agent_jobs_changed(agent_job_t *ji, const char *comment)
+{
+	if (ji->parsed && !ji->reread && ji->comment_hash != _hash(comment)) {
+		ji->reread = true;
+		ji->task_id = AGENT_JOBS_REREAD;
+	}
+	return ji->reread;
+}
+
+void agent_jobs_parsed(agent_job_t *ji, const char *comment,
+		       const char *pfx)
+{
+	if (ji->reread)
+		info("%s: JobId=%u: its annotation changed, its files read again (%u files)",
+		     pfx, ji->job_id, ji->nfiles);
+	ji->reread = false;
+	ji->comment_hash = _hash(comment);
 }

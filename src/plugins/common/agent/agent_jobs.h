@@ -32,6 +32,9 @@ typedef struct agent_job {
 	int32_t planned;        /* node it was last restricted to, or -1 */
 	uint32_t hit_files;     /* at its start: files cached on its node */
 	uint64_t hit_bytes;
+	uint64_t comment_hash;  /* of the comment its files were read from */
+	bool reread;            /* its comment changed since its files were
+				 * read: they are to be read again */
 } agent_job_t;
 
 /* agent_jobs_init - an empty registry (again). */
@@ -51,5 +54,30 @@ uint32_t agent_jobs_count(void);
 
 /* agent_jobs_forget - drop every job not seen in cycle. */
 void agent_jobs_forget(uint64_t cycle);
+
+/*
+ * A task id no job has: a record whose task_id is this is read again
+ * (its files are expanded for another task id than the job's).
+ */
+#define AGENT_JOBS_REREAD 0xfffffffdu
+
+/*
+ * agent_jobs_changed - whether the comment of a pending job whose files
+ * were read differs from the one they were read from (`scontrol update
+ * jobid=N comment=files:...`, or another @list reference; issue 26, item
+ * 3): then ji->reread is set and ji->task_id made AGENT_JOBS_REREAD, so
+ * that the snapshot copies the comment and the agent reads the files
+ * again, as for a task id that changed, until agent_jobs_parsed().
+ * Called for pending jobs at each snapshot: a hash of the comment, no
+ * copy.
+ */
+bool agent_jobs_changed(agent_job_t *ji, const char *comment);
+
+/*
+ * agent_jobs_parsed - the job's files were just read from comment: remember
+ * it, and log (with pfx) when they were read again because it changed.
+ */
+void agent_jobs_parsed(agent_job_t *ji, const char *comment,
+		       const char *pfx);
 
 #endif /* AGENT_JOBS_H */

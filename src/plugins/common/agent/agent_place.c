@@ -177,29 +177,32 @@ static void _widen(const dl_state_t *st, size_t k, int32_t from,
 }
 
 /*
- * Its node can serve nobody for a while (drained, down, failing) while
- * another node it is eligible for can: leave it now, at any bound (issue
- * 26, item 2).  Waiting would hold the job for as long as the admin keeps
- * the node out, which backfill never does.
+ * Its node can serve nobody for a while (drained, down, failing, powered
+ * down) or is reserved for other jobs, while another node it is eligible
+ * for can: leave it now, at any bound (issue 26, item 2).  Waiting would
+ * hold the job for as long as the admin keeps the node out, which
+ * backfill never does.  RET why (agent_fit_leave_why()), or NULL.
  */
-static bool _leave(const snapshot_t *s, const snap_job_t *sj, int32_t cur)
+static const char *_leave(const snapshot_t *s, const snap_job_t *sj,
+			  int32_t cur)
 {
 	uint32_t k;
 
-	if (cur < 0 || (uint32_t)cur >= s->nnodes || !s->unserving ||
-	    !s->unserving[cur] || !sj->eligible)
-		return false;
+	if (cur < 0 || cur != sj->ours || !sj->leave_why || !sj->eligible)
+		return NULL;
 	for (k = 0; k < s->nnodes; k++)
-		if ((int32_t)k != cur && sj->eligible[k] && !s->unserving[k])
-			return true;
-	return false;
+		if ((int32_t)k != cur && sj->eligible[k] &&
+		    !(s->unserving && s->unserving[k]))
+			return sj->leave_why;
+	return NULL;
 }
 
 static void _left(const snapshot_t *s, const snap_job_t *sj, int32_t from,
-		  place_ops_t *ops, agent_job_t *ji, const char *pfx)
+		  const char *why, place_ops_t *ops, agent_job_t *ji,
+		  const char *pfx)
 {
 	place_op_t *op = agent_place_add(ops, OP_WIDEN, sj->job_id);
-	const char *node = s->names[from], *why = s->unserving[from];
+	const char *node = s->names[from];
 
 	ji->place.node = -1;
 	ji->place.widened = 1;
@@ -296,6 +299,7 @@ static void _decide_job(const snapshot_t *s, const dl_state_t *st, size_t k,
 	dl_place_action_t act;
 	double waited0, last;
 	place_op_t *op;
+	const char *why;
 	char cached[CACHED_LEN];
 
 	/* The record says what the job really has (after a restart too). */
@@ -308,8 +312,8 @@ static void _decide_job(const snapshot_t *s, const dl_state_t *st, size_t k,
 	from = ji->place.node;
 	if (from >= 0)
 		ji->planned = from;
-	if (_leave(s, sj, from)) {
-		_left(s, sj, from, ops, ji, pfx);
+	if ((why = _leave(s, sj, from))) {
+		_left(s, sj, from, why, ops, ji, pfx);
 		stats->widened++;
 		_gate_op(&ops->op[ops->n - 1], sj, c);
 		return;

@@ -351,6 +351,9 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 			   job_ptr->details->min_cpus : 1;
 	sj->node = sj->running ? bit_ffs(job_ptr->node_bitmap) : -1;
 	sj->limit = _limit(job_ptr);
+	/* A changed comment is read again (issue 26, item 3). */
+	if (ji && !sj->running)
+		agent_jobs_changed(ji, job_ptr->comment);
 	if (!ji || !ji->parsed || ji->task_id != sj->task_id) {
 		sj->comment = xstrdup(job_ptr->comment);
 		sj->jname = xstrdup(job_ptr->name);
@@ -368,6 +371,11 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 		_eligible(job_ptr, sj, s->nnodes);
 		_fits(s, job_ptr, sj);
 	}
+	if (sj->placeable && sj->eligible && sj->ours >= 0 &&
+	    (uint32_t)sj->ours < s->nnodes)
+		sj->leave_why = agent_fit_leave_why(
+			job_ptr, sj->ours, sj->eligible[sj->ours],
+			s->now + RESV_HORIZON);
 }
 
 /*

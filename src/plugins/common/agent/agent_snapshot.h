@@ -57,6 +57,8 @@ typedef struct snap_job {
 	uint8_t *eligible;      /* placeable: per node 0/1 */
 	uint8_t *fits;          /* placeable: per node 1 where Slurm could
 				 * start it now (agent_fit_now()) */
+	const char *leave_why;  /* placed: why its node cannot take it
+				 * (agent_fit_leave_why()), or NULL */
 } snap_job_t;
 
 typedef struct snapshot {

@@ -153,8 +153,9 @@ static char **_reconfigure(uint32_t *nn)
 /*
  * Parse a job's files with its values for their patterns (dl_pattern.h).
  * A record parsed for another task id than it has now (a pending array's
- * own record that became its last task) is parsed again.  Outside the
- * job lock: the user name may need NSS.
+ * own record that became its last task) is parsed again, and so is one
+ * whose comment changed since (agent_jobs_changed()).  Outside the job
+ * lock: the user name may need NSS.
  */
 static void _parse_job(agent_job_t *ji, const snap_job_t *sj)
 {
@@ -175,6 +176,7 @@ static void _parse_job(agent_job_t *ji, const snap_job_t *sj)
 	ctx.name = sj->jname;
 	agent_model_parse_job(ji, sj->comment, sj->script_files, sj->bb,
 			      sj->uid, sj->gid, &ctx, dl_conf.max_files, pfx);
+	agent_jobs_parsed(ji, sj->comment, pfx);
 	xfree(user);
 }
 

@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# test_leave.sh - a placed job leaves a node that cannot serve, and a
+# changed annotation is re-read (issue 26, items 2 and 3): the same
+# submissions under plain sched/backfill and under sched/datalocality (two
+# clusters, one after the other, 4 nodes of 2 CPUs, Slurm's power saving
+# configured with scripts that only record their calls, so that an admin's
+# power-down can be expressed).  Each job's files are 3 GB (sparse, no
+# staging): a placed job would wait up to the 300-s cap for its data node.
+#
+#  (c) comment: two jobs placed on their busy data node A get a new
+#      Comment=files:... by `scontrol update` (one a plain list, one an
+#      @list reference) naming files cached on the idle node B: the planner
+#      re-reads them and they start on B, not after A frees (60 s);
+#  (v) reservation: `scontrol create reservation nodes=<data node>
+#      users=nobody` (flags=ignore_jobs) while a job waits for it;
+#  (f) FAIL: `scontrol update state=fail`;
+#  (o) DOWN: `scontrol update state=down`;
+#  (k) DOWN: the node's slurmd stopped, then the node marked down;
+#  (p) powered down without resume: `scontrol update state=power_down`
+#      (Slurm takes the node out when its jobs end and powers it off; it
+#      would have to resume it for the job).
+#  For each of v, f, o, k, p: the waiting job is re-placed (its list no
+#  longer the node, or it started) within 2 s (times DL_TIME_SCALE) of the
+#  event, starts within one backfill interval + slack, and its
+#  SystemComment and the log say why it left.  Under backfill the same
+#  job starts at once elsewhere (the side-by-side figures are printed).
+#
+# Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+# shellcheck source=../cluster/cluster.sh
+source "$here/../cluster/cluster.sh"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+export DL_NODES=4 DL_NODE_CPUS=2
+BF_INTERVAL=2
+export DL_SCHED_PARAMS="bf_interval=$BF_INTERVAL"
+SLACK=$((2 * DL_TIME_SCALE))
+# shellcheck disable=SC2016
+export DL_CLUSTER_PRE_START='
+d=$DL_CLUSTER_DIR
+for p in suspend resume; do
+	printf "#!/bin/sh\necho \"%s \$1\" >>%s/run/power.calls\n" "$p" "$d" >"$d/etc/$p.sh"
+	chmod 0755 "$d/etc/$p.sh"
+done
+printf "%s\n" "SuspendProgram=$d/etc/suspend.sh" "ResumeProgram=$d/etc/resume.sh" \
+	SuspendTime=3600 SuspendTimeout=2 ResumeTimeout=30 >>"$d/etc/slurm.conf"
+printf "StorageBandwidth=1e6\nWaitFactor=0.1\nMinWait=2\nMaxWait=300\n" \
+	>"$d/etc/datalocality.conf"'
+trap dl_cluster_stop EXIT
+
+declare -A R
+data='' out='' log='' run=''
+files_of() { echo "files:$data/g$1/f1,$data/g$1/f2,$data/g$1/f3"; }
+sb() { sbatch --parsable --no-requeue -o "$out/%j.out" "$@"; }
+sba() {
+	local g=$1
+	shift
+	sb --comment="$(files_of "$g")" "$@"
+}
+drain() {
+	scancel -u root 2>/dev/null || true
+	dl_cluster_wait_jobs_done 60 || true
+}
+t() { echo "($1) $2 [$run]"; }
+syscomment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# started JOBID: whether it runs or ran
+started() { [[ $(dl_cluster_job_field "$1" JobState) =~ ^(RUNNING|COMPLETING|COMPLETED)$ ]]; }
+
+start_cluster() {
+	run=$1
+	unset DL_JOB_SUBMIT DL_PLUGIN_DIR DL_PARTITIOND
+	case $run in
+	backfill) export DL_SCHED_TYPE=sched/backfill ;;
+	datalocality)
+		dl_t_use_plugins
+		export DL_SCHED_TYPE=sched/datalocality
+		;;
+	esac
+	echo "# --- $run: SchedulerType=$DL_SCHED_TYPE ---"
+	dl_cluster_start
+	data=$DL_CLUSTER_DIR/data
+	out=$DL_CLUSTER_DIR/out
+	log=$(dl_cluster_log_ctld)
+	for g in ca cb v f o k p; do
+		mkdir -p "$data/g$g"
+		for f in 1 2 3; do truncate -s 1000M "$data/g$g/f$f"; done
+	done
+	printf '%s\n' "$data"/gca/f{1,2,3} >"$data/list.ca"
+	printf '%s\n' "$data"/gcb/f{1,2,3} >"$data/list.cb"
+}
+
+# --- (c) a changed annotation is re-read ------------------------------------
+check_comment() {
+	local wa wb a b hold w1 w2 t0 id st n ok
+	wa=$(sba ca -c 1 --wrap 'sleep 1')
+	dl_t_wait_state "$wa" COMPLETED 30 || true
+	a=$(dl_cluster_job_field "$wa" NodeList)
+	wb=$(sba cb -c 1 -x "$a" --wrap 'sleep 1')
+	dl_t_wait_state "$wb" COMPLETED 30 || true
+	b=$(dl_cluster_job_field "$wb" NodeList)
+	hold=$(sba ca -c 2 -w "$a" --wrap 'sleep 60')
+	dl_t_wait_state "$hold" RUNNING 30 || true
+	w1=$(sba ca -c 1 --wrap 'sleep 1')
+	w2=$(sb --comment="files:@$data/list.ca" -c 1 --wrap 'sleep 1')
+	echo "  group ca cached on $a (busy 60 s), cb on $b; waiters $w1 $w2"
+	if [ "$run" = datalocality ]; then
+		n=0
+		for id in $w1 $w2; do
+			dl_t_wait_field "$id" ReqNodeList "^$a\$" 15 >/dev/null && n=$((n + 1))
+		done
+		dl_t_eq "$(t c "both waiters were placed on their busy data node $a")" 2 "$n"
+	else
+		sleep 2
+	fi
+	t0=$(date +%s)
+	scontrol update jobid="$w1" comment="$(files_of cb)" || true
+	scontrol update jobid="$w2" comment="files:@$data/list.cb" || true
+	for id in $w1 $w2; do
+		dl_t_wait_state "$id" 'RUNNING|COMPLETING|COMPLETED' 30 || true
+		st=$(dl_t_job_time "$id" StartTime) || st=9999999999
+		started "$id" || st=9999999999
+		st=$((st - t0))
+		[ $st -lt 0 ] && st=0
+		n=$(dl_cluster_job_field "$id" NodeList)
+		echo "  $id started $st s after its comment changed, on $n"
+		R[$run.comment.$id]=$st
+		dl_t_le "$(t c "$id started within one cycle of the change")" "$st" $((BF_INTERVAL + SLACK))
+		if [ "$run" = datalocality ]; then
+			dl_t_eq "$(t c "$id ran on $b, where its new files are")" "$b" "$n"
+		fi
+	done
+	R[$run.comment]=$(( ${R[$run.comment.$w1]} > ${R[$run.comment.$w2]} ?
+			    ${R[$run.comment.$w1]} : ${R[$run.comment.$w2]} ))
+	if [ "$run" = datalocality ]; then
+		ok=0
+		grep -q "JobId=$w1: its annotation changed" "$log" &&
+			grep -q "JobId=$w2: its annotation changed" "$log" && ok=1
+		dl_t_check "$(t c "the log says both annotations were re-read")" test $ok = 1
+	fi
+	drain
+}
+
+# --- (v f o k p) a node that cannot serve is left ------------------------------
+# leave CASE GROUP WORD EVENT UNDO: a job waits for its busy data node;
+# EVENT NODE takes the node out, UNDO NODE brings it back.
+leave() {
+	local c=$1 g=$2 word=$3 ev=$4 undo=$5 warm hold hnode w t0 t0s ms=999999
+	local rq st sc deadline
+	warm=$(sba "$g" -c 1 --wrap 'sleep 1')
+	dl_t_wait_state "$warm" COMPLETED 30 || true
+	hnode=$(dl_cluster_job_field "$warm" NodeList)
+	hold=$(sba "$g" -c 2 -w "$hnode" --wrap 'sleep 60')
+	dl_t_wait_state "$hold" RUNNING 30 || true
+	w=$(sba "$g" -c 1 --wrap 'sleep 1')
+	if [ "$run" = datalocality ]; then
+		rq=$(dl_t_wait_field "$w" Reason "^DataLocality:_waiting_for_${hnode}_" 15) || rq=
+		dl_t_check "$(t "$c" "$w waits for its busy data node $hnode")" test -n "$rq"
+	else
+		sleep 2
+	fi
+	t0=$(now_ms)
+	t0s=$(date +%s)
+	$ev "$hnode"
+	# Re-placed: its list is no longer the node (widened or moved), or
+	# it started.
+	deadline=$((SECONDS + 20 * DL_TIME_SCALE))
+	while [ $SECONDS -lt $deadline ]; do
+		rq=$(dl_cluster_job_field "$w" ReqNodeList 2>/dev/null || true)
+		st=$(dl_cluster_job_field "$w" JobState 2>/dev/null || true)
+		if [ "$st" != PENDING ] || [ "$rq" != "$hnode" ]; then
+			ms=$(($(now_ms) - t0))
+			break
+		fi
+		sleep 0.1
+	done
+	dl_t_wait_state "$w" 'RUNNING|COMPLETING|COMPLETED' 30 || true
+	st=$(dl_t_job_time "$w" StartTime) || st=9999999999
+	started "$w" || st=9999999999
+	st=$((st - t0s))
+	[ $st -lt 0 ] && st=0
+	echo "  $hnode $word: job $w re-placed after ${ms} ms, started $st s after on $(dl_cluster_job_field "$w" NodeList)"
+	R[$run.$c]="$ms ms / $st s"
+	dl_t_le "$(t "$c" "re-placed within $(dl_t_secs 2) s of the event (ms)")" "$ms" $((2000 * DL_TIME_SCALE))
+	dl_t_le "$(t "$c" "it started within one cycle of the event")" "$st" $((BF_INTERVAL + SLACK))
+	if [ "$run" = datalocality ]; then
+		sc=$(syscomment "$w")
+		echo "  SystemComment: $sc"
+		dl_t_check "$(t "$c" "its SystemComment says $hnode was $word")" \
+			grep -q "$hnode was $word" <<<"$sc"
+		dl_t_check "$(t "$c" "the log says it left $hnode")" \
+			grep -q "widened JobId=$w: $hnode is $word" "$log"
+	fi
+	scancel "$hold" "$w" 2>/dev/null || true
+	$undo "$hnode"
+	drain
+}
+
+resv_on() {
+	scontrol create reservation reservationname="judge_$run" nodes="$1" \
+		users=nobody starttime=now duration=10 flags=ignore_jobs >/dev/null
+}
+resv_off() { scontrol delete reservation="judge_$run" || true; }
+fail_on() { scontrol update nodename="$1" state=fail reason=judge; }
+down_on() { scontrol update nodename="$1" state=down reason=judge; }
+kill_on() {
+	dl_cluster_stop_slurmd "$1"
+	scontrol update nodename="$1" state=down reason=judge-slurmd-stopped
+}
+resume() {
+	scontrol update nodename="$1" state=resume 2>/dev/null || true
+	dl_cluster_wait_nodes 'idle|mixed|allocated' 30 "$1" || true
+}
+kill_off() {
+	dl_cluster_start_slurmd "$1"
+	resume "$1"
+}
+power_on() { scontrol update nodename="$1" state=power_down; }
+# The node stays powered down: this case comes last.
+power_off() { :; }
+
+want() { [[ " ${DL_LEAVE_CHECKS:-c v f o k p} " == *" $1 "* ]]; }
+for r in ${DL_LEAVE_RUNS:-backfill datalocality}; do
+	start_cluster "$r"
+	want c && check_comment
+	want v && leave v v reserved resv_on resv_off
+	want f && leave f f failing fail_on resume
+	want o && leave o o down down_on resume
+	want k && leave k k down kill_on kill_off
+	want p && leave p p 'powered down' power_on power_off
+	dl_t_check "$(t - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
+	dl_cluster_stop
+done
+echo "# --- datalocality against backfill (re-placed / started after the event) ---"
+for k in comment v f o k p; do
+	echo "  $k: backfill ${R[backfill.$k]:--}, datalocality ${R[datalocality.$k]:--}"
+done
+dl_t_summary
