@@ -90,8 +90,9 @@ static bool _powered_down(node_record_t *node_ptr)
 {
 	if (IS_NODE_POWER_DOWN(node_ptr) || IS_NODE_POWERING_DOWN(node_ptr))
 		return true;
-	return IS_NODE_POWERED_DOWN(node_ptr) && !IS_NODE_POWERING_UP(node_ptr) &&
-	       avail_node_bitmap && !bit_test(avail_node_bitmap, node_ptr->index);
+	return IS_NODE_POWERED_DOWN(node_ptr) &&
+	       !IS_NODE_POWERING_UP(node_ptr) && avail_node_bitmap &&
+	       !bit_test(avail_node_bitmap, node_ptr->index);
 }
 
 const char *agent_fit_cannot_serve(node_record_t *node_ptr)
@@ -119,8 +120,8 @@ bool agent_fit_reserved(job_record_t *job_ptr, node_record_t *node_ptr,
 		return false;
 	it = list_iterator_create(resv_list);
 	while (!taken && (resv_ptr = list_next(it)))
-		taken = resv_ptr != job_ptr->resv_ptr && resv_ptr->node_bitmap &&
-			resv_ptr->end_time > now &&
+		taken = resv_ptr != job_ptr->resv_ptr &&
+			resv_ptr->node_bitmap && resv_ptr->end_time > now &&
 			resv_ptr->start_time <= until &&
 			bit_test(resv_ptr->node_bitmap, node_ptr->index);
 	list_iterator_destroy(it);

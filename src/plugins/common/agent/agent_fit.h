@@ -44,9 +44,9 @@ bool agent_fit_now(struct job_record *job_ptr, struct node_record *node_ptr,
  * agent_fit_cannot_serve - why the node can take no job for a while, as
  * a word for Reasons and logs ("drained", "down", "failing",
  * "powered down": asked to power down, powering down, or off and out of
- * Slurm's available nodes), or NULL.  A node that only has not registered again
- * since a slurmctld restart (not responding) is not counted: it comes
- * back by itself.
+ * Slurm's available nodes), or NULL.  A node that only has not registered
+ * again since a slurmctld restart (not responding) is not counted: it
+ * comes back by itself.
  */
 const char *agent_fit_cannot_serve(struct node_record *node_ptr);
 
