@@ -48,7 +48,8 @@ enum dl_net_type {
 	DL_NET_END = 14,
 	DL_NET_REPORT = 15,
 	DL_NET_WELCOME = 16,
-	DL_NET_TYPE_MAX = DL_NET_WELCOME
+	DL_NET_STAGING = 17,
+	DL_NET_TYPE_MAX = DL_NET_STAGING
 };
 
 /* dl_net_type_name - \return "HELLO" etc., "?" for an unknown type. */

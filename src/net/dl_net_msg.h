@@ -33,6 +33,9 @@
  *   END       job
  *   REPORT    count.* (dl_stage_report_t's fields plus storage_bytes,
  *             peer_bytes) text (msg=, may be NULL)
+ *   STAGING   job done secs (optional: with done=1, the seconds the
+ *             job's staging took on the node, its wait for a prefetch
+ *             included)
  */
 #ifndef DL_NET_MSG_H
 #define DL_NET_MSG_H
@@ -93,6 +96,7 @@ typedef struct dl_msg {
 	uint64_t size, ino;
 	int64_t mtime_ns, ctime_ns;
 	int64_t verified_ns;
+	uint64_t done, secs;           /* STAGING */
 	char sha256[65];
 	dl_msg_count_t count;
 	char *text;

@@ -20,7 +20,7 @@ static const char *const _names[] = {
 	"?",	 "NONCE",	  "HELLO",    "INV",     "DELTA",
 	"PREFETCH", "CANCEL",	  "PREFETCH_DONE", "LOCATE", "LOCATED",
 	"FETCH", "FETCH_OK",	  "FETCH_REFUSED", "STAGE", "END",
-	"REPORT", "WELCOME",
+	"REPORT", "WELCOME", "STAGING",
 };
 
 const char *dl_net_type_name(uint32_t type)

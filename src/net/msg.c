@@ -102,6 +102,9 @@ static const spec_t _specs[DL_NET_TYPE_MAX + 1] = {
 		  C(storage_bytes, storage_bytes),
 		  C(peer_bytes, peer_bytes), C(fallbacks, fallbacks),
 		  F("user_fault", K_BOOL, count.user_fault, 0) } },
+	[DL_NET_STAGING] = { R_NONE,
+		{ F("job", K_U32, job, 1), F("done", K_BOOL, done, 1),
+		  F("secs", K_U64, secs, 0) } },
 };
 
 /* ---- checks shared by both directions -------------------------------- */

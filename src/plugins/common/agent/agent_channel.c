@@ -31,6 +31,7 @@
 #include "dl_net_door.h"
 #include "dl_net_msg.h"
 #include "agent_channel.h"
+#include "agent_credit.h"
 
 /* A frame, once begun, must arrive within this. */
 #define FRAME_MS 10000
@@ -258,7 +259,8 @@ static bool _handle(conn_t *c, const dl_net_frame_t *f)
 	int rc;
 
 	if (f->type != DL_NET_INV && f->type != DL_NET_DELTA &&
-	    f->type != DL_NET_PREFETCH_DONE && f->type != DL_NET_LOCATE) {
+	    f->type != DL_NET_PREFETCH_DONE && f->type != DL_NET_LOCATE &&
+	    f->type != DL_NET_STAGING) {
 		error("%s: node %s sent a %s message, which no node service sends: closing",
 		      ch.pfx, n->name, dl_net_type_name(f->type));
 		return false;
@@ -271,6 +273,9 @@ static bool _handle(conn_t *c, const dl_net_frame_t *f)
 	}
 	if (f->type == DL_NET_PREFETCH_DONE)
 		_prefetch_done(c, &m);
+	else if (f->type == DL_NET_STAGING) /* agent_credit.h */
+		agent_credit_note((uint32_t)c->node, (uint32_t)m.job, m.done,
+				  m.secs, time(NULL));
 	else if (f->type == DL_NET_LOCATE)
 		rc = _locate(c, &m, err, sizeof(err));
 	else

@@ -31,6 +31,7 @@ static void _defaults(agent_conf_t *c)
 	c->prefetch_timeout = AGENT_DEFAULT_PREFETCH_TIMEOUT;
 	c->power_kept = 0;
 	c->resume_cost = -1;
+	c->credit_max = AGENT_DEFAULT_CREDIT_MAX;
 	c->gate_min = AGENT_GATE_MIN_DEFAULT;
 	c->gate_max = AGENT_GATE_MAX_DEFAULT;
 }
@@ -126,6 +127,7 @@ static const s_p_options_t options[] = {
 	{.key = "PeerBandwidth", .type = S_P_STRING},
 	{.key = "PowerDownCache", .type = S_P_STRING},
 	{.key = "ResumeCost", .type = S_P_STRING},
+	{.key = "StagingCreditMax", .type = S_P_STRING},
 	{.key = "GateMinHold", .type = S_P_STRING},
 	{.key = "GateMaxHold", .type = S_P_STRING},
 	{.key = "PlanWindow", .type = S_P_STRING},
@@ -313,6 +315,8 @@ void agent_conf_read(agent_conf_t *c, const char *pfx)
 	c->max_files = mf < DL_FILES_MAX ? (uint32_t)mf : DL_FILES_MAX;
 	_service(tbl, pfx, c);
 	_power(tbl, pfx, c);
+	/* Seconds of staging a running job's end time may gain; 0: none. */
+	_double(tbl, pfx, "StagingCreditMax", -1e-300, &c->credit_max);
 	_window(tbl, pfx, c);
 	s_p_hashtbl_destroy(tbl);
 	xfree(path);

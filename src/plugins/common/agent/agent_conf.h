@@ -18,6 +18,9 @@
 #define AGENT_DEFAULT_SERVICE_PORT 6830
 /* Bytes/s of a copy between two nodes' caches: a 10 Gb/s network. */
 #define AGENT_DEFAULT_PEER_BW 1.0e9
+/* StagingCreditMax: at most an hour of staging kept out of a limit. */
+#define AGENT_DEFAULT_CREDIT_MAX 3600
+
 /* Seconds a prefetch pin lasts if its job does not start (PrefetchTimeout). */
 #define AGENT_DEFAULT_PREFETCH_TIMEOUT 600
 /* Files of one job that may enter a plan (MaxFilesPerJob). */
@@ -41,6 +44,8 @@ typedef struct agent_conf {
 	int power_kept;         /* PowerDownCache=kept: a powered-down
 				 * node's cache survives; 0 (lost): its
 				 * model is emptied */
+	double credit_max;      /* StagingCreditMax, seconds of staging
+				 * not charged to a job's limit; 0: off */
 	double resume_cost;     /* ResumeCost, seconds a powered-down node
 				 * takes to start a job; < 0: not set,
 				 * Slurm's ResumeTimeout of the node */

@@ -45,6 +45,7 @@
 #include "agent_prefetch.h"
 #include "agent_snapshot.h"
 #include "agent_statefile.h"
+#include "agent_timelimit.h"
 #include "dl_agent.h"
 
 /*
@@ -715,6 +716,8 @@ static void *_agent(void *arg)
 		if (now - last_sync >= SYNC_MS) {
 			_sync_services();
 			last_sync = now;
+			/* Staging is not charged to a limit (once a second). */
+			agent_timelimit_apply(&dl_conf, pfx);
 		}
 		njobs = job_list ? list_count(job_list) : 0;
 		due = reconf || (now >= next_ok &&
