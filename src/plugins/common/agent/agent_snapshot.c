@@ -75,20 +75,27 @@ int32_t agent_snapshot_ours(job_record_t *job_ptr)
 	job_details_t *d = job_ptr->details;
 	const char *sc = job_ptr->system_comment;
 	node_record_t *node_ptr;
+	char *names;
 	size_t len;
+	bool mine;
 	int i;
 
 	if (!d || !d->req_node_bitmap || !sc ||
 	    strncmp(sc, DL_SC_PLACED, strlen(DL_SC_PLACED)))
 		return -1;
 	if ((i = bit_ffs(d->req_node_bitmap)) < 0 ||
-	    bit_set_count(d->req_node_bitmap) != 1 ||
 	    !(node_ptr = node_record_table_ptr[i]))
 		return -1;
 	sc += strlen(DL_SC_PLACED);
-	len = strlen(node_ptr->name);
+	/* A multi-node job's set is named as Slurm ranges it (n[3-4]). */
+	names = bit_set_count(d->req_node_bitmap) == 1 ?
+			xstrdup(node_ptr->name) :
+			bitmap2node_name(d->req_node_bitmap);
+	len = strlen(names);
 	/* The user changed the list since: it is theirs now. */
-	if (strncmp(sc, node_ptr->name, len) || (sc[len] && sc[len] != ' '))
+	mine = !strncmp(sc, names, len) && (!sc[len] || sc[len] == ' ');
+	xfree(names);
+	if (!mine)
 		return -1;
 	/* Or set it again, to the same node (agent_mark.h). */
 	if (agent_mark_known(job_ptr->job_id) &&
@@ -110,6 +117,36 @@ static bool _single_node(job_record_t *job_ptr, int32_t ours)
 				 d->max_nodes > 1))
 		return false;
 	return true;
+}
+
+/*
+ * A job of a fixed k > 1 nodes, not a hetjob's component, without a list
+ * of the user's own: RET k, the set agent_multi.h may restrict it to; 0
+ * for any other job.
+ */
+static uint32_t _set_nodes(job_record_t *job_ptr, int32_t ours)
+{
+	job_details_t *d = job_ptr->details;
+
+	if (!d || job_ptr->het_job_id || agent_array_meta(job_ptr) ||
+	    (d->req_node_bitmap && ours < 0) || d->min_nodes < 2 ||
+	    d->min_nodes == NO_VAL)
+		return 0;
+	if (d->max_nodes && d->max_nodes != NO_VAL &&
+	    d->max_nodes != d->min_nodes)
+		return 0;
+	return d->min_nodes;
+}
+
+/* The nodes of a job: its plugin's list (pending) or allocation. */
+static uint8_t *_node_bytes(bitstr_t *b, uint32_t nnodes)
+{
+	uint8_t *out = xcalloc(nnodes ? nnodes : 1, 1);
+	uint32_t i;
+
+	for (i = 0; b && i < nnodes && i < (uint32_t)bit_size(b); i++)
+		out[i] = bit_test(b, i) ? 1 : 0;
+	return out;
 }
 
 /*
@@ -174,7 +211,7 @@ static void _eligible(job_record_t *job_ptr, snap_job_t *sj, uint32_t nnodes)
 	sj->eligible = xcalloc(nnodes ? nnodes : 1, 1);
 	for (i = 0; (node_ptr = next_node(&i)); i++)
 		if ((uint32_t)i < nnodes && bit_test(b, i) &&
-		    d->min_cpus <= node_ptr->cpus &&
+		    agent_fit_node_cpus(job_ptr) <= node_ptr->cpus &&
 		    agent_fit_gres_ever(job_ptr, node_ptr))
 			sj->eligible[i] = 1;
 	FREE_NULL_BITMAP(b);
@@ -383,6 +420,26 @@ uint32_t agent_snapshot_task_id(struct job_record *job_ptr)
 						  job_ptr->array_task_id;
 }
 
+/*
+ * Every node a job ran on, for the model (agent_model_job_ran_on()): its
+ * allocation's bitmap, which a completing job keeps while node_bitmap
+ * loses each node as it is released.
+ */
+static void _ran_on(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
+{
+	bitstr_t *b = job_ptr->job_resrcs && job_ptr->job_resrcs->node_bitmap ?
+			      job_ptr->job_resrcs->node_bitmap :
+			      job_ptr->node_bitmap;
+	uint32_t i, n = b ? (uint32_t)bit_size(b) : 0;
+
+	if (!b || bit_set_count(b) < 2)
+		return;
+	sj->ran = xcalloc(bit_set_count(b), sizeof(int32_t));
+	for (i = 0; i < s->nnodes && i < n; i++)
+		if (bit_test(b, i))
+			sj->ran[sj->nran++] = (int32_t)i;
+}
+
 static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 {
 	agent_job_t *ji = agent_jobs_get(job_ptr->job_id, false);
@@ -398,6 +455,8 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	sj->cpus = job_ptr->details && job_ptr->details->min_cpus ?
 			   job_ptr->details->min_cpus : 1;
 	sj->node = sj->running ? bit_ffs(job_ptr->node_bitmap) : -1;
+	if (sj->running)
+		_ran_on(s, job_ptr, sj);
 	sj->limit = _limit(job_ptr);
 	/* A changed comment is read again (issue 26, item 3). */
 	if (ji && !sj->running)
@@ -415,7 +474,11 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 			    job_ptr->state_reason == WAIT_NO_REASON;
 	sj->runnable = _runnable(job_ptr, sj->gated, s->now);
 	sj->placeable = _single_node(job_ptr, sj->ours);
-	if (sj->placeable && sj->runnable) {
+	sj->set_k = sj->placeable ? 0 : _set_nodes(job_ptr, sj->ours);
+	if (sj->set_k && sj->ours >= 0)
+		sj->req = _node_bytes(job_ptr->details->req_node_bitmap,
+				      s->nnodes);
+	if ((sj->placeable || sj->set_k) && sj->runnable) {
 		_eligible(job_ptr, sj, s->nnodes);
 		_fits(s, job_ptr, sj);
 	}
@@ -670,6 +733,8 @@ void agent_snapshot_free(snapshot_t *s)
 		xfree(s->jobs[i].script_files);
 		xfree(s->jobs[i].eligible);
 		xfree(s->jobs[i].fits);
+		xfree(s->jobs[i].req);
+		xfree(s->jobs[i].ran);
 	}
 	xfree(s->names);
 	xfree(s->cpus);

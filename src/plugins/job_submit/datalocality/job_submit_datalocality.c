@@ -206,16 +206,17 @@ static bool _agent_configured(void)
 }
 
 /*
- * What the agent may restrict to one node: see agent_snapshot.c.  An
- * array's tasks are placed one by one as the agent splits them off its
- * own record (agent_array.h), each inheriting this hold until placed.
+ * What the agent may restrict to one node, or to a set of a fixed number
+ * of nodes (agent_multi.h): see agent_snapshot.c.  An array's tasks are
+ * placed one by one as the agent splits them off its own record
+ * (agent_array.h), each inheriting this hold until placed.
  */
 static bool _placeable(const job_desc_msg_t *d)
 {
 	if (d->req_nodes || d->het_job_offset != NO_VAL)
 		return false;
 	if (d->min_nodes != NO_VAL && d->min_nodes > 1)
-		return false;
+		return d->max_nodes == NO_VAL || d->max_nodes == d->min_nodes;
 	if (d->max_nodes != NO_VAL && d->max_nodes > 1)
 		return false;
 	return true;
