@@ -26,6 +26,7 @@ int main(void)
 	setenv("CK_DEFAULT_TIMEOUT", DL_CHECK_TIMEOUT, 0);
 	sr = srunner_create(make_files_suite());
 	srunner_add_suite(sr, make_pattern_suite());
+	srunner_add_suite(sr, make_acct_suite());
 	srunner_add_suite(sr, make_script_suite());
 	srunner_add_suite(sr, make_cache_suite());
 	srunner_add_suite(sr, make_policy_suite());
@@ -41,7 +42,6 @@ int main(void)
 	srunner_add_suite(sr, make_sim_suite());
 	srunner_add_suite(sr, make_stage_suite());
 	srunner_add_suite(sr, make_place_suite());
-	srunner_add_suite(sr, make_place_set_suite());
 	srunner_add_suite(sr, make_provision_suite());
 	srunner_add_suite(sr, make_net_suite());
 	srunner_add_suite(sr, make_cached_suite());

@@ -6,6 +6,7 @@
 
 Suite *make_files_suite(void);
 Suite *make_pattern_suite(void);
+Suite *make_acct_suite(void);
 Suite *make_script_suite(void);
 Suite *make_cache_suite(void);
 Suite *make_policy_suite(void);
@@ -21,7 +22,6 @@ Suite *make_persist_suite(void);
 Suite *make_sim_suite(void);
 Suite *make_stage_suite(void);
 Suite *make_place_suite(void);
-Suite *make_place_set_suite(void);
 Suite *make_provision_suite(void);
 Suite *make_net_suite(void);
 Suite *make_cached_suite(void);
