@@ -11,8 +11,10 @@
 # together on 3 nodes of 1 CPU, run as nobody:
 #
 #  (a) A reads 75 MiB (three files) through $DL_CACHE_VIEW, compares
-#      them with their sources and exits: it COMPLETED, after more than
-#      its minute (its staging counted no part of it), and its
+#      them with their sources and computes 20 s: it COMPLETED, after
+#      more than its minute plus the 30 s between slurmctld's limit
+#      checks (charged for its staging, it would have been killed: on
+#      the commit before this test it ends TIMEOUT), and its
 #      SystemComment and slurmctld's log say its staging was not charged
 #      to the time limit;
 #  (b) B, no input, sleeps 300 s: TIMEOUT, killed between its minute and
@@ -25,8 +27,8 @@
 #      script, DL_TL_PART=backfill), nothing changes: A ends TIMEOUT with
 #      no SystemComment, as today.
 #
-# Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); root.  About 110 s
-# on an idle host (the two clusters run at the same time).
+# Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); root.  About 2
+# minutes on an idle host (the two clusters run at the same time).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -94,7 +96,7 @@ job() {
 	sbatch --parsable --uid=nobody --gid=nogroup -t 1 -J "$1" \
 		--chdir="$out" -o "$out/%j.out" "${c[@]}" --wrap "$3"
 }
-check_a='for f in '"${afiles//,/ }"'; do cmp "$DL_CACHE_VIEW$f" "$f" || exit 1; done'
+check_a='for f in '"${afiles//,/ }"'; do cmp "$DL_CACHE_VIEW$f" "$f" || exit 1; done; sleep 20'
 # sc JOBID : its SystemComment (printed before Comment= and StdErr=)
 sc() {
 	scontrol show job -o "$1" | sed -n 's/.*SystemComment=//p' |
@@ -122,6 +124,10 @@ if [ "$part" = backfill ]; then
 	exit
 fi
 
+# Staging is told to the controller by the node services: all in first.
+services() { [ "$(grep -o 'node n[0-9]* service connected' "$log" | sort -u | wc -l)" -ge 3 ]; }
+dl_t_check "the 3 node services are connected" dl_t_wait_until 60 services
+
 # (d) runs beside: its cluster has ports and a directory of its own.
 DL_TL_PART=backfill DL_CLUSTER_QUIET=1 bash "$0" >"$out/backfill.log" 2>&1 &
 child=$!
@@ -138,7 +144,7 @@ report "$a" "(a) A"
 dl_t_eq "(a) A (-t 1, 75 MiB at 1 MiB/s) COMPLETED" COMPLETED \
 	"$(dl_cluster_job_field "$a" JobState)"
 rt=$(runtime "$a" || echo 0)
-dl_t_le "(a) A ran past its minute (${rt} s): its staging was not charged" 61 "$rt"
+dl_t_le "(a) A ran past its minute and a limit check (${rt} s): its staging was not charged" 91 "$rt"
 sca=$(sc "$a")
 dl_t_check "(a) A's SystemComment says its staging was not charged" \
 	grep -qE 'staging [0-9]+ s on n[0-9]+ not charged to the time limit' <<<"$sca"

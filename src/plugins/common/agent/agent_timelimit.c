@@ -23,6 +23,7 @@
 
 #include "src/common/bitstring.h"
 #include "src/common/log.h"
+#include "src/common/parse_time.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
@@ -41,6 +42,8 @@
  * plus a minute for opening, verifying and a busy node. */
 #define BW_FACTOR 2.0
 #define BW_SLACK 60.0
+/* What the SystemComment says of a credit. */
+#define SC_CREDIT "not charged to the time limit"
 
 /*
  * The most credit a job may get: StagingCreditMax, and what its files take
@@ -69,20 +72,25 @@ static uint32_t _bound(const agent_conf_t *c, uint32_t job_id)
 	return b < UINT32_MAX ? (uint32_t)b : UINT32_MAX;
 }
 
-/* Said once, when the job's staging ended everywhere. */
+/*
+ * When the job's staging ended everywhere: logged once, and appended to
+ * the SystemComment unless it says it already (the placement's note at
+ * the job's start, written after a short staging, replaces it).
+ */
 static void _say(job_record_t *job_ptr, uint32_t secs, bool bounded,
-		 const char *nodes, const char *pfx)
+		 const char *nodes, bool log, const char *pfx)
 {
-	char *s = xstrdup_printf("staging %u s on %s not charged to the time limit%s",
-				 secs, nodes, bounded ? " (bounded)" : "");
+	char *s = xstrdup_printf("staging %u s on %s %s%s", secs, nodes,
+				 SC_CREDIT, bounded ? " (bounded)" : "");
 	char when[32];
 
 	slurm_make_time_str(&job_ptr->end_time, when, sizeof(when));
-	info("%s: %pJ: %s: end time %s", pfx, job_ptr, s, when);
+	if (log)
+		info("%s: %pJ: %s: end time %s", pfx, job_ptr, s, when);
 	if (!job_ptr->system_comment)
 		job_ptr->system_comment = xstrdup_printf("%s%s", DL_SC_PREFIX,
 							 s);
-	else
+	else if (!xstrstr(job_ptr->system_comment, SC_CREDIT))
 		xstrfmtcat(job_ptr->system_comment, "; %s", s);
 	xfree(s);
 }
@@ -96,7 +104,7 @@ static void _job(const agent_conf_t *c, const agent_credit_rec_t *r,
 {
 	uint32_t id = r[first].job_id, owed = 0, o, applied, bound;
 	job_record_t *job_ptr = find_job_record(id);
-	bool done = true, bounded = false;
+	bool done = true, bounded = false, told;
 	char *nodes = NULL;
 	int64_t delta;
 
@@ -109,7 +117,8 @@ static void _job(const agent_conf_t *c, const agent_credit_rec_t *r,
 		return;
 	for (size_t k = first; k < n; k++) {
 		/* Only a node that runs the job speaks for it. */
-		if (r[k].job_id != id || r[k].node >= (uint32_t)node_record_count ||
+		if (r[k].job_id != id ||
+		    r[k].node >= (uint32_t)node_record_count ||
 		    !bit_test(job_ptr->node_bitmap, r[k].node))
 			continue;
 		o = agent_credit_owed(&r[k], now, job_ptr->start_time);
@@ -129,15 +138,17 @@ static void _job(const agent_conf_t *c, const agent_credit_rec_t *r,
 	if (r[first].set_end && job_ptr->end_time != r[first].set_end)
 		applied = 0;
 	delta = (int64_t)owed - (int64_t)applied;
-	if ((done && (delta || !r[first].said)) ||
+	told = !owed || xstrstr(job_ptr->system_comment, SC_CREDIT);
+	if ((done && (delta || !r[first].said || !told)) ||
 	    (!done && delta >= CREDIT_STEP)) {
 		if (!applied && !done)
 			info("%s: %pJ stages on %s: its end time follows the staging (not charged to its time limit)",
 			     pfx, job_ptr, nodes);
 		job_ptr->end_time += delta;
 		last_job_update = now;
-		if (done && !r[first].said && owed)
-			_say(job_ptr, owed, bounded, nodes, pfx);
+		if (done && owed && (!r[first].said || !told))
+			_say(job_ptr, owed, bounded, nodes, !r[first].said,
+			     pfx);
 		agent_credit_set(id, owed, job_ptr->end_time, done);
 	}
 	xfree(nodes);
