@@ -194,6 +194,20 @@ static void _release(loop_t *l, uint32_t job)
 		}
 }
 
+static void _relay_input(loop_t *l, child_t *ch);
+
+/*
+ * What a child wrote to its relay just before it ended, which the poll
+ * may not have seen yet: read before the relay is closed.
+ */
+static void _relay_drain(loop_t *l, child_t *ch)
+{
+	struct pollfd p = { .fd = ch->relay, .events = POLLIN };
+
+	while (ch->relay >= 0 && poll(&p, 1, 0) > 0 && p.revents)
+		_relay_input(l, ch);
+}
+
 static void _reap(loop_t *l)
 {
 	pid_t pid;
@@ -201,7 +215,10 @@ static void _reap(loop_t *l)
 	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
 		for (size_t i = 0; i < l->nch; i++)
 			if (l->ch[i].pid == pid) {
-				child_t c = l->ch[i];
+				child_t c;
+
+				_relay_drain(l, &l->ch[i]);
+				c = l->ch[i];
 
 				if (c.relay >= 0)
 					close(c.relay);
@@ -419,7 +436,9 @@ static void _relay_input(loop_t *l, child_t *ch)
 			       0;
 		if (!ch->req)
 			_relay_reply_empty(ch->relay);
-	} else if (f.type == DL_NET_PREFETCH_DONE) {
+	} else if (f.type == DL_NET_PREFETCH_DONE ||
+		   f.type == DL_NET_REPORT) {
+		/* REPORT: what a job's staging found, for its accounting */
 		cached_ctl_send(l->ctl, f.type, f.body, f.body_len);
 	}
 	dl_net_frame_free(&f);

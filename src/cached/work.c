@@ -25,14 +25,20 @@ static int _open(const cached_conf_t *c, cached_source_t *src,
 	return dl_stage_open(c->cache_dir, &o, 1, st, err, errlen);
 }
 
+/*
+ * Send r as a REPORT on conn.  job and staged_ms are 0 for dl-stage; set
+ * for the controller, which keeps them in the job's AdminComment.
+ */
 static void _report(dl_net_conn_t *conn, const dl_stage_report_t *r,
-		    const char *msg)
+		    const char *msg, uint64_t job, uint64_t staged_ms)
 {
 	dl_msg_t m;
 	char *body;
 	size_t n;
 
 	dl_msg_init(&m, DL_NET_REPORT);
+	m.job = job;
+	m.count.staged_ms = staged_ms;
 	m.count.files = r->files;
 	m.count.hits = r->hits;
 	m.count.copied = r->copied;
@@ -98,17 +104,31 @@ static int _stage(const cached_conf_t *c, dl_stage_t *st, const dl_msg_t *req,
 	return rc;
 }
 
+/* Milliseconds of CLOCK_MONOTONIC since t0. */
+static uint64_t _ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	int64_t ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ms = (int64_t)(t.tv_sec - t0->tv_sec) * 1000 +
+	     (t.tv_nsec - t0->tv_nsec) / 1000000;
+	return ms > 0 ? (uint64_t)ms : 0;
+}
+
 int cached_work_local(const cached_conf_t *c, int fd, const dl_msg_t *req,
 		      int relay)
 {
 	cached_source_t src = { .relay = relay, .conf = c };
 	dl_stage_report_t rep;
 	dl_net_conn_t conn;
+	struct timespec t0;
 	dl_stage_t *st = NULL;
 	char err[512] = "";
 	int rc;
 
 	memset(&rep, 0, sizeof(rep));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	dl_net_conn_init(&conn, fd, NULL, CACHED_NET_TIMEOUT);
 	rc = _open(c, &src, &st, err, sizeof(err));
 	if (rc) {
@@ -121,7 +141,12 @@ int cached_work_local(const cached_conf_t *c, int fd, const dl_msg_t *req,
 		rc = dl_stage_job_end(st, (uint32_t)req->job, &rep);
 	}
 	_report(&conn, &rep, rc ? (rep.msg[0] ? rep.msg : dl_strerror(rc)) :
-				  NULL);
+				  NULL, 0, 0);
+	/* After dl-stage has its answer: the job does not wait for this. */
+	if (!rc && req->type == DL_NET_STAGE && relay >= 0) {
+		dl_net_conn_init(&conn, relay, NULL, CACHED_NET_TIMEOUT);
+		_report(&conn, &rep, NULL, req->job, _ms_since(&t0));
+	}
 	dl_stage_close(st);
 	dl_msg_free(&src.cache);
 	return rc ? 1 : 0;

@@ -95,4 +95,11 @@ int dl_cli_show_files(const dl_cli_state_t *s, const char *node, int json);
 int dl_cli_show_job(const dl_cli_state_t *s, const char *id, int json);
 int dl_cli_show_stats(const dl_cli_state_t *s, const char *arg, int json);
 
+/*
+ * dl_cli_report - "sdatalocality report": argv are sacct's options, or
+ * "--input FILE" (cli_report.c says the format).
+ * \return the exit status (sacct's when it failed).
+ */
+int dl_cli_report(int argc, char **argv, int json);
+
 #endif /* DL_CLI_H */

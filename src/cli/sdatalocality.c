@@ -70,6 +70,9 @@ static void _usage(FILE *to)
 		"  job JOBID     why a pending job is planned where it is\n"
 		"  plan          the last plan\n"
 		"  stats         the scheduler's counters and the cache hit rate, as sdiag\n"
+		"  report [--input FILE] [SACCT_OPTIONS]\n"
+		"                what staging found for the jobs, per day, user and\n"
+		"                partition, from sacct (their AdminComment)\n"
 		"The state is read from StateSaveLocation/datalocality_state\n"
 		"(StateSaveLocation from $SLURM_CONF or /etc/slurm/slurm.conf).\n");
 }
@@ -112,6 +115,44 @@ static int _run(const char *path, int cmd, const char *arg, int json)
 	return rc;
 }
 
+/*
+ * "report" takes sacct's options after it ("-S", "-u", "-j"...), which
+ * getopt must not see: \return its index in argv if it is the command
+ * (after options of ours only), else 0.  *json: --json before or after.
+ */
+static int _report_at(int argc, char **argv, int *json)
+{
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++)
+		if (strcmp(argv[i], "--json") && strcmp(argv[i], "-j"))
+			return 0;
+	if (i == argc || strcmp(argv[i], "report"))
+		return 0;
+	*json = i > 1;
+	return i;
+}
+
+/* Run "report" at argv[at]: its own --json is taken out, the rest is
+ * for sacct. */
+static int _report(int argc, char **argv, int at, int json)
+{
+	char **rest = calloc((size_t)argc, sizeof(*rest));
+	int n = 0, rc;
+
+	if (!rest)
+		return 1;
+	for (int i = at + 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else
+			rest[n++] = argv[i];
+	}
+	rc = dl_cli_report(n, rest, json);
+	free(rest);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -121,8 +162,10 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char *path = NULL;
-	int c, cmd, json = 0, rc;
+	int c, cmd, json = 0, rc, at;
 
+	if ((at = _report_at(argc, argv, &json)))
+		return _report(argc, argv, at, json);
 	while ((c = getopt_long(argc, argv, "js:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':

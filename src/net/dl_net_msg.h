@@ -32,7 +32,9 @@
  *   STAGE     job uid gid user text (the annotation)
  *   END       job
  *   REPORT    count.* (dl_stage_report_t's fields plus storage_bytes,
- *             peer_bytes) text (msg=, may be NULL)
+ *             peer_bytes) text (msg=, may be NULL); optional: job and
+ *             count.staged_ms, set when dl-cached tells the controller
+ *             what a job's staging found (job=0: not for a job)
  *   STAGING   job done secs (optional: with done=1, the seconds the
  *             job's staging took on the node, its wait for a prefetch
  *             included)
@@ -75,6 +77,7 @@ typedef struct dl_msg_count {
 	uint64_t storage_bytes, peer_bytes;
 	uint64_t fallbacks; /* read from their sources after a node fault */
 	uint64_t bypassed, user_fault; /* 0 or 1 */
+	uint64_t staged_ms; /* REPORT to the controller: the staging's time */
 } dl_msg_count_t;
 
 /*

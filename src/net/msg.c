@@ -43,7 +43,7 @@ typedef struct field {
 
 #define F(k, kind, member, req) { k, kind, offsetof(dl_msg_t, member), req }
 #define C(k, member) F(#k, K_U64, count.member, 0)
-#define MAX_FIELDS 20
+#define MAX_FIELDS 24 /* with room for the NULL key that ends a list */
 
 typedef struct spec {
 	enum rest rest;
@@ -91,7 +91,8 @@ static const spec_t _specs[DL_NET_TYPE_MAX + 1] = {
 		  F("gid", K_ID, gid, 1), F("user", K_USER, user, 1) } },
 	[DL_NET_END] = { R_NONE, { F("job", K_U32, job, 1) } },
 	[DL_NET_REPORT] = { R_MSG,
-		{ C(files, files), C(hits, hits), C(copied, copied),
+		{ F("job", K_U32, job, 0), C(staged_ms, staged_ms),
+		  C(files, files), C(hits, hits), C(copied, copied),
 		  C(waited, waited), C(uncached, uncached),
 		  C(nospace, nospace), C(verified, verified),
 		  C(evicted, evicted), F("bypassed", K_BOOL, count.bypassed, 0),

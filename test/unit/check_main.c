@@ -26,6 +26,7 @@ int main(void)
 	setenv("CK_DEFAULT_TIMEOUT", DL_CHECK_TIMEOUT, 0);
 	sr = srunner_create(make_files_suite());
 	srunner_add_suite(sr, make_pattern_suite());
+	srunner_add_suite(sr, make_acct_suite());
 	srunner_add_suite(sr, make_script_suite());
 	srunner_add_suite(sr, make_cache_suite());
 	srunner_add_suite(sr, make_policy_suite());

@@ -6,6 +6,7 @@
 
 Suite *make_files_suite(void);
 Suite *make_pattern_suite(void);
+Suite *make_acct_suite(void);
 Suite *make_script_suite(void);
 Suite *make_cache_suite(void);
 Suite *make_policy_suite(void);

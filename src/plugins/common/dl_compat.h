@@ -88,6 +88,19 @@ static inline uint32_t dl_compat_gres_job_test(list_t *job_gres,
 #endif /* DL_COMPAT_GRES */
 
 /*
+ * Accounting storage (agent_acct.c, which defines DL_COMPAT_ACCT):
+ * jobacct_storage_g_job_complete() is declared in src/common/ in 22.05,
+ * src/interfaces/ in 24.11, with the same arguments.
+ */
+#ifdef DL_COMPAT_ACCT
+#if __has_include("src/interfaces/accounting_storage.h")
+#include "src/interfaces/accounting_storage.h"
+#else
+#include "src/common/slurm_accounting_storage.h"
+#endif
+#endif /* DL_COMPAT_ACCT */
+
+/*
  * Splitting a task off a job array's own record (agent_array.c): 24.11's
  * job_array_split() and job_array_post_sched() take list_add, whether the
  * new record joins job_list (update_job() passes true, as the agent does:

@@ -30,6 +30,7 @@
 #include "dl_net_auth.h"
 #include "dl_net_door.h"
 #include "dl_net_msg.h"
+#include "agent_acct.h"
 #include "agent_channel.h"
 #include "agent_credit.h"
 
@@ -250,6 +251,34 @@ static void _prefetch_done(conn_t *c, const dl_msg_t *m)
 	     m->text ? m->text : "");
 }
 
+/*
+ * A REPORT: what a job's staging found on the node, queued for the agent
+ * thread, which writes it into the job's AdminComment (agent_acct.h).
+ * RET false if the connection must end (a body that does not decode).
+ */
+static bool _staged(conn_t *c, const dl_net_frame_t *f)
+{
+	const char *name = ch.nodes[c->node].name;
+	char err[256] = "";
+	dl_msg_t m;
+
+	if (dl_msg_decode(f->type, f->body, f->body_len, &m, err,
+			  sizeof(err))) {
+		error("%s: node %s: bad REPORT: %s: closing", ch.pfx, name,
+		      err);
+		return false;
+	}
+	/* Without a job: the service's mistake, not worth the connection. */
+	if (!m.job)
+		error("%s: node %s sent a REPORT without a job: ignored",
+		      ch.pfx, name);
+	else if (agent_acct_put((uint32_t)m.job, &m.count))
+		error("%s: node %s: the staging report of JobId=%" PRIu64 " dropped (queue full)",
+		      ch.pfx, name, m.job);
+	dl_msg_free(&m);
+	return true;
+}
+
 /* One frame after the HELLO; RET false if the connection must end. */
 static bool _handle(conn_t *c, const dl_net_frame_t *f)
 {
@@ -258,6 +287,8 @@ static bool _handle(conn_t *c, const dl_net_frame_t *f)
 	dl_msg_t m;
 	int rc;
 
+	if (f->type == DL_NET_REPORT)
+		return _staged(c, f);
 	if (f->type != DL_NET_INV && f->type != DL_NET_DELTA &&
 	    f->type != DL_NET_PREFETCH_DONE && f->type != DL_NET_LOCATE &&
 	    f->type != DL_NET_STAGING) {

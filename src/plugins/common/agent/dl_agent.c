@@ -34,6 +34,7 @@
 #include "dl_place.h"
 #include "dl_policy.h"
 #include "dl_slurm.h"
+#include "agent_acct.h"
 #include "agent_channel.h"
 #include "agent_array.h"
 #include "agent_conf.h"
@@ -710,6 +711,8 @@ static void *_agent(void *arg)
 			/* Outside the locks: a helper takes 0.25 s to start. */
 			dl_policy_warm(policy);
 		}
+		/* What staging found, into AdminComment before jobs end. */
+		agent_acct_apply(pfx);
 		if (!agent_model_cache() || !policy)
 			continue;
 		now = _now_ms();

@@ -318,18 +318,15 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 static void _admin_list(job_desc_msg_t *job_desc, job_record_t *job_ptr)
 {
 	const char *sc = job_ptr->system_comment;
-	/* Cleared (ReqNodeList=): the job may run anywhere, as it says. */
-	const char *how = job_desc->req_nodes && !job_desc->req_nodes[0] ?
-				  "cleared" : "set";
 
 	if (!job_desc->req_nodes || !sc ||
 	    strncmp(sc, DL_SC_PLACED, strlen(DL_SC_PLACED)))
 		return;
 	xfree(job_ptr->system_comment);
-	job_ptr->system_comment = xstrdup_printf("%snode list %s by an update since the plugin's placement: left alone",
-						 DL_SC_PREFIX, how);
-	info("job_submit/datalocality: JobId=%u: its node list was %s by an update: left alone",
-	     job_ptr->job_id, how);
+	job_ptr->system_comment = xstrdup_printf("%snode list set by an update since the plugin's placement: left alone",
+						 DL_SC_PREFIX);
+	info("job_submit/datalocality: JobId=%u: its node list was set by an update: left alone",
+	     job_ptr->job_id);
 }
 
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,

@@ -1,0 +1,81 @@
+/*
+ * agent_acct.c - the staging records written into the jobs' AdminComment;
+ * see agent_acct.h (the queue is agent_acct_queue.c).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#define DL_COMPAT_ACCT 1
+#include "dl_compat.h"
+#include "agent_acct.h"
+
+/*
+ * One node's record into job's AdminComment.  The nodes of a multi-node
+ * job add up; a record that already counts all the job's nodes is from an
+ * earlier run of the job (requeued): replaced, not added to.
+ */
+static void _write(job_record_t *job_ptr, const dl_acct_t *a,
+		   const char *pfx)
+{
+	dl_acct_t sum;
+	char *merged, rec[DL_ACCT_LEN_MAX];
+
+	if (dl_acct_parse(job_ptr->admin_comment, &sum) ||
+	    sum.nodes >= (job_ptr->node_cnt ? job_ptr->node_cnt : 1))
+		sum = *a;
+	else
+		dl_acct_add(&sum, a);
+	if (!(merged = dl_acct_merge(job_ptr->admin_comment, &sum)))
+		return; /* out of memory: the job keeps what it had */
+	xfree(job_ptr->admin_comment);
+	job_ptr->admin_comment = xstrdup(merged);
+	free(merged);
+	dl_acct_format(&sum, rec, sizeof(rec));
+	info("%s: %pJ staging: %s", pfx, job_ptr, rec);
+	/*
+	 * Its completion went to the accounting storage without the record:
+	 * sent again (job_completion_logger()'s call; the storage updates
+	 * the same row, end time and state unchanged).
+	 */
+	if (IS_JOB_FINISHED(job_ptr))
+		jobacct_storage_g_job_complete(acct_db_conn, job_ptr);
+}
+
+uint32_t agent_acct_apply(const char *pfx)
+{
+	/* Job records only: AdminComment and the completion record. */
+	slurmctld_lock_t job_write = { .job = WRITE_LOCK };
+	agent_acct_item_t *items;
+	uint64_t dropped;
+	uint32_t written = 0;
+	size_t n = agent_acct_take(&items, &dropped);
+
+	if (dropped)
+		error("%s: %" PRIu64 " staging reports dropped: more than %d waited for the agent",
+		      pfx, dropped, AGENT_ACCT_QUEUE_MAX);
+	if (!n)
+		return 0;
+	lock_slurmctld(job_write);
+	for (size_t i = 0; i < n; i++) {
+		job_record_t *job_ptr = find_job_record(items[i].job);
+
+		if (!job_ptr) {
+			debug("%s: staging report for JobId=%u, which slurmctld no longer has",
+			      pfx, items[i].job);
+			continue;
+		}
+		_write(job_ptr, &items[i].a, pfx);
+		written++;
+	}
+	unlock_slurmctld(job_write);
+	free(items);
+	return written;
+}
