@@ -262,9 +262,11 @@ agent_figures() {
 		sed -n 's/.*: plan [^:]*: \([0-9]*\) jobs, .*, \([0-9.]*\) ms$/\2/p' "$work/debug.$1" |
 			stats >"$work/plan.$1"
 		sed -n 's/.*: plan [^:]*: \([0-9]*\) jobs, .*/\1/p' "$work/debug.$1" | median >"$work/planjobs.$1"
+		sed -n 's/.*: snapshot of [0-9]* jobs: .*, \([0-9.]*\) ms$/\1/p' "$work/debug.$1" |
+			stats >"$work/snap.$1"
 		sed -n 's/.*planning window \([0-9]*\) per partition: \([0-9]*\) of \([0-9]*\) queued.*/\2 of \3/p' \
 			"$work/debug.$1" | tail -1 >"$work/inwin.$1"
-		echo "$1 $(cat "$work/cyc.$1") $(cat "$work/plan.$1") $(cat "$work/planjobs.$1") $(cat "$work/inwin.$1")" >>"$work/agent"
+		echo "$1 $(cat "$work/cyc.$1") $(cat "$work/plan.$1") $(cat "$work/planjobs.$1") $(cat "$work/snap.$1") $(cat "$work/inwin.$1")" >>"$work/agent"
 	done
 }
 
@@ -370,9 +372,10 @@ if [ -s "$work/lat" ]; then
 fi
 if [ -s "$work/agent" ]; then
 	echo
-	echo "sched/datalocality's agent at debug level ($DEBUG_WINDOW s): cycle and plan ms (count median p99 max)"
-	printf '%9s  %-32s %-32s %9s %s\n' pending cycle plan "plan jobs" "in window"
-	awk '{ printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %9s %s %s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 }' "$work/agent"
+	echo "sched/datalocality's agent at debug level ($DEBUG_WINDOW s), ms (count median p99 max): cycle (wall time,"
+	echo "slurmctld's lock waits included), plan (the policy), snapshot (the walk of every job, under the read locks)"
+	printf '%9s  %-32s %-32s %9s  %-32s %s\n' pending cycle plan "plan jobs" snapshot "in window"
+	awk '{ printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %9s  %5d %8s %8s %8s   %s %s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 }' "$work/agent"
 fi
 echo
 echo "targets (issue 25; sched/datalocality / sched/backfill, this run; PASS/MISS, not a test):"
@@ -398,6 +401,8 @@ awk -v ref="$work/agent" -v lat="$work/lat" '
 			if (a[2] > 0)
 				printf "  agent cycle p99 at %6d  %5s ms (%d cycles)  (<= 100 ms)  %s\n", a[1], a[4], a[2], (a[4] + 0 <= 100 ? "PASS" : "MISS")
 			if (a[6] > 0) { pz[++np] = a[1]; pm[np] = a[7] }
+			if (a[11] > 0)
+				printf "  snapshot p99 at %6d     %5s ms (%d cycles; part of the cycle)\n", a[1], a[13], a[11]
 		}
 		if (np > 1) {
 			lo = hi = pm[1]

@@ -17,7 +17,8 @@
 #  (l) lists: `scontrol update ReqNodeList=<the node the plugin chose>` on
 #      a placed job makes the list the admin's: never widened past its
 #      6.3-s bound nor moved, its SystemComment no longer claiming a
-#      placement; a list the admin clears leaves no such claim either;
+#      placement; a list the admin clears leaves no such claim either
+#      (it says the list was cleared);
 #  (r) reasons: three jobs waiting for the same busy data node each say
 #      behind which job ("DataLocality: waiting for n1 behind job 12"),
 #      none ever shows ReqNodeNotAvail.
@@ -225,6 +226,8 @@ check_lists() {
 		echo "  $c (cleared) SystemComment: $sc"
 		dl_t_check "$(t l "$c's SystemComment claims no placement")" \
 			bash -c '[[ -n $1 && $1 != "datalocality: ReqNodeList="* ]]' _ "$sc"
+		dl_t_check "$(t l "$c's SystemComment says its list was cleared")" \
+			grep -q "node list cleared by an update" <<<"$sc"
 	fi
 	drain
 }

@@ -42,6 +42,7 @@ int main(void)
 	srunner_add_suite(sr, make_sim_suite());
 	srunner_add_suite(sr, make_stage_suite());
 	srunner_add_suite(sr, make_place_suite());
+	srunner_add_suite(sr, make_place_set_suite());
 	srunner_add_suite(sr, make_provision_suite());
 	srunner_add_suite(sr, make_net_suite());
 	srunner_add_suite(sr, make_cached_suite());

@@ -22,6 +22,7 @@ Suite *make_persist_suite(void);
 Suite *make_sim_suite(void);
 Suite *make_stage_suite(void);
 Suite *make_place_suite(void);
+Suite *make_place_set_suite(void);
 Suite *make_provision_suite(void);
 Suite *make_net_suite(void);
 Suite *make_cached_suite(void);

@@ -122,6 +122,44 @@ static void _clear_req(job_record_t *job_ptr)
 	xfree(job_ptr->details->req_nodes);
 }
 
+/*
+ * A multi-node job's list (agent_multi.h): the nodes of op->nodes, which
+ * must read back as the same ranged names, since the SystemComment names
+ * the list so (agent_snapshot_ours()).  Caller checked the job is ours.
+ */
+static bool _restrict_set(job_record_t *job_ptr, const place_op_t *op)
+{
+	job_details_t *d = job_ptr->details;
+	bitstr_t *b = bit_alloc(node_record_count);
+	char *names = NULL;
+	uint32_t i;
+	bool ok = op->nset > 0;
+
+	for (i = 0; ok && i < op->nset; i++)
+		if ((ok = op->set[i] >= 0 && op->set[i] < node_record_count))
+			bit_set(b, op->set[i]);
+	ok = ok && (names = bitmap2node_name(b)) && !xstrcmp(names, op->nodes) &&
+	     strlen(names) < AGENT_MARK_SIZE &&
+	     (uint32_t)bit_set_count(b) == d->min_nodes;
+	if (!ok) {
+		error("datalocality: JobId=%u: cannot restrict it to %s (%s)",
+		      job_ptr->job_id, op->nodes, names ? names : "?");
+		FREE_NULL_BITMAP(b);
+		xfree(names);
+		return false;
+	}
+	_clear_req(job_ptr);
+	d->req_node_bitmap = b;
+	/* Our own size: the mark of the plugin's list (agent_mark.h). */
+	d->req_nodes = xmalloc(AGENT_MARK_SIZE);
+	snprintf(d->req_nodes, AGENT_MARK_SIZE, "%s", names);
+	xfree(names);
+	agent_mark_set(job_ptr->job_id);
+	_set_sc(job_ptr, op->sc);
+	_set_desc(job_ptr, op->desc);
+	return true;
+}
+
 static bool _restrict(job_record_t *job_ptr, const place_op_t *op)
 {
 	job_details_t *d = job_ptr->details;
@@ -134,6 +172,8 @@ static bool _restrict(job_record_t *job_ptr, const place_op_t *op)
 	/* Never touch a list of the user's own. */
 	if (d->req_node_bitmap && agent_snapshot_ours(job_ptr) < 0)
 		return false;
+	if (op->nodes)
+		return _restrict_set(job_ptr, op);
 	_clear_req(job_ptr);
 	d->req_node_bitmap = bit_alloc(node_record_count);
 	bit_set(d->req_node_bitmap, op->node);

@@ -38,6 +38,23 @@ uint64_t agent_fit_node_mem(node_record_t *node_ptr)
 	return node_ptr->real_memory - node_ptr->mem_spec_limit;
 }
 
+uint32_t agent_fit_node_cpus(job_record_t *job_ptr)
+{
+	job_details_t *d = job_ptr->details;
+	uint32_t k, cpus;
+
+	if (!d)
+		return 1;
+	cpus = d->min_cpus ? d->min_cpus : 1;
+	k = d->min_nodes && d->min_nodes != NO_VAL ? d->min_nodes : 1;
+	if (k > 1) {
+		cpus = (cpus + k - 1) / k;
+		if (d->pn_min_cpus > cpus)
+			cpus = d->pn_min_cpus;
+	}
+	return cpus;
+}
+
 /* MB the job asks for on one node, 0: not given (the check is skipped). */
 static uint64_t _job_mem(job_record_t *job_ptr)
 {
@@ -53,9 +70,9 @@ static uint64_t _job_mem(job_record_t *job_ptr)
 		cpus = d->ntasks_per_node;
 	if (d->cpus_per_task > cpus)
 		cpus = d->cpus_per_task;
-	/* A single-node job: all its CPUs are on the node. */
-	if (d->min_cpus > cpus)
-		cpus = d->min_cpus;
+	/* All its CPUs on the node, a share of them for several nodes. */
+	if (agent_fit_node_cpus(job_ptr) > cpus)
+		cpus = agent_fit_node_cpus(job_ptr);
 	return m * (cpus ? cpus : 1);
 }
 
@@ -64,7 +81,7 @@ bool agent_fit_now(job_record_t *job_ptr, node_record_t *node_ptr,
 {
 	job_details_t *d = job_ptr->details;
 	uint64_t avail = agent_fit_node_mem(node_ptr), need;
-	uint32_t cpus = d && d->min_cpus ? d->min_cpus : 1;
+	uint32_t cpus = agent_fit_node_cpus(job_ptr);
 
 	if (!usable || !d || cpus_free < cpus)
 		return false;

@@ -32,6 +32,13 @@ bool agent_fit_gres_ever(struct job_record *job_ptr,
 uint64_t agent_fit_node_mem(struct node_record *node_ptr);
 
 /*
+ * agent_fit_node_cpus - CPUs the job needs on each of its nodes: all of
+ * min_cpus for a single-node job, an even share of them (at least
+ * pn_min_cpus) for a job of several nodes.
+ */
+uint32_t agent_fit_node_cpus(struct job_record *job_ptr);
+
+/*
  * agent_fit_now - whether Slurm could start the job on the node now: it is
  * usable, has cpus_free CPUs for it, mem_alloc MB allocated leaves it the
  * memory it asks for (a job asking for none takes the whole node's

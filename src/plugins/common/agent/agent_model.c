@@ -437,13 +437,31 @@ static bool _sync(uint32_t node, const char *name, const char *cache_dir)
 	return true;
 }
 
+/* Record ji's files (those of known size) as cached on node at now. */
+static void _insert_files(const agent_job_t *ji, int32_t node, uint64_t now,
+			  const char *pfx)
+{
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < ji->nfiles; i++) {
+		if (dl_cache_file_size(cache, ji->files[i]) == DL_SIZE_UNKNOWN)
+			continue; /* cannot be accounted against capacity */
+		rc = dl_cache_insert(cache, node, ji->files[i], now, NULL, NULL);
+		if (rc)
+			debug("%s: JobId=%u: not caching %s on node %d: %s",
+			      pfx, ji->job_id,
+			      dl_cache_file_path(cache, ji->files[i]), node,
+			      dl_strerror(rc));
+	}
+}
+
 void agent_model_job_started(agent_job_t *ji, int32_t node, bool has_inv,
 			     const char *pfx)
 {
 	uint64_t now = (uint64_t)time(NULL);
 	dl_node_stats_t *ns;
 	uint32_t i;
-	int rc;
 
 	if (ji->cached_on == node || node < 0 || (uint32_t)node >= cache_nodes)
 		return;
@@ -466,16 +484,16 @@ void agent_model_job_started(agent_job_t *ji, int32_t node, bool has_inv,
 		}
 	}
 	ji->cached_on = node;
-	for (i = 0; !has_inv && i < ji->nfiles; i++) {
-		if (dl_cache_file_size(cache, ji->files[i]) == DL_SIZE_UNKNOWN)
-			continue; /* cannot be accounted against capacity */
-		rc = dl_cache_insert(cache, node, ji->files[i], now, NULL, NULL);
-		if (rc)
-			debug("%s: JobId=%u: not caching %s on node %d: %s",
-			      pfx, ji->job_id,
-			      dl_cache_file_path(cache, ji->files[i]), node,
-			      dl_strerror(rc));
-	}
+	if (!has_inv)
+		_insert_files(ji, node, now, pfx);
+}
+
+void agent_model_job_ran_on(const agent_job_t *ji, int32_t node, bool has_inv,
+			    const char *pfx)
+{
+	if (has_inv || node < 0 || (uint32_t)node >= cache_nodes)
+		return;
+	_insert_files(ji, node, (uint64_t)time(NULL), pfx);
 }
 
 /* Compaction: old file id -> new, interning on first use. */

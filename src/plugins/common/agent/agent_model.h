@@ -109,6 +109,16 @@ void agent_model_job_started(agent_job_t *ji, int32_t node, bool has_inv,
 			     const char *pfx);
 
 /*
+ * agent_model_job_ran_on - a job of ji's files that agent_model_job_started()
+ * recorded on its first node runs on node too (a multi-node job stages
+ * all its input on each of its nodes): unless the node reports an
+ * inventory, record the files as cached there as well.  Its hits are
+ * counted on the first node only.
+ */
+void agent_model_job_ran_on(const agent_job_t *ji, int32_t node, bool has_inv,
+			    const char *pfx);
+
+/*
  * agent_model_compact - release the paths no job record and no node's
  * cache refers to any more: the tracker interns paths for good, so one
  * that has grown well beyond what is live is rebuilt with the live files

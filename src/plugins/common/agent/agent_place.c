@@ -17,6 +17,8 @@
 #include "dl_slurm.h"
 #include "agent_gate.h"
 #include "agent_jobs.h"
+#include "agent_model.h"
+#include "agent_multi.h"
 #include "agent_place.h"
 
 place_op_t *agent_place_add(place_ops_t *ops, op_kind_t kind,
@@ -44,6 +46,8 @@ void agent_place_ops_free(place_ops_t *ops)
 		xfree(ops->op[i].desc);
 		xfree(ops->op[i].sc);
 		xfree(ops->op[i].log);
+		xfree(ops->op[i].nodes);
+		xfree(ops->op[i].set);
 	}
 	xfree(ops->op);
 	memset(ops, 0, sizeof(*ops));
@@ -258,9 +262,8 @@ static dl_place_action_t _judge(const dl_state_t *st, const snapshot_t *s,
 	return DL_PLACE_WIDEN;
 }
 
-/* The gate's part of an operation on sj (agent_gate.h). */
-static void _gate_op(place_op_t *op, const snap_job_t *sj,
-		     const agent_conf_t *c)
+void agent_placeagent_place_gate_op(place_op_t *op, const snap_job_t *sj,
+			 const agent_conf_t *c)
 {
 	op->gated = sj->gated;
 	op->release_to = agent_gate_release_to(sj->ubegin, sj->submit);
@@ -315,7 +318,7 @@ static void _decide_job(const snapshot_t *s, const dl_state_t *st, size_t k,
 	if ((why = _leave(s, sj, from))) {
 		_left(s, sj, from, why, ops, ji, pfx);
 		stats->widened++;
-		_gate_op(&ops->op[ops->n - 1], sj, c);
+		agent_place_gate_op(&ops->op[ops->n - 1], sj, c);
 		return;
 	}
 	waited0 = ji->place.waited;
@@ -341,14 +344,31 @@ static void _decide_job(const snapshot_t *s, const dl_state_t *st, size_t k,
 			op->desc = _waiting(st, &ji->place, cached);
 		} else if (sj->gated) {
 			op = agent_place_add(ops, OP_UNGATE, sj->job_id);
-			_gate_op(op, sj, c);
+			agent_place_gate_op(op, sj, c);
 		}
 		break;
 	}
 	if (ops->n && ops->op[ops->n - 1].job_id == sj->job_id)
-		_gate_op(&ops->op[ops->n - 1], sj, c);
+		agent_place_gate_op(&ops->op[ops->n - 1], sj, c);
 	if (ji->place.node >= 0)
 		stats->pending_placed++;
+}
+
+/*
+ * A job on several nodes stages its files on each: the model records
+ * them on the others too (its first node's were at its start, with its
+ * hits and misses, agent_model_job_started()).
+ */
+static void _ran_on(const snapshot_t *s, const snap_job_t *sj,
+		    const agent_job_t *ji, const char *pfx)
+{
+	uint32_t i;
+
+	for (i = 0; i < sj->nran; i++)
+		if (sj->ran[i] != sj->node && (uint32_t)sj->ran[i] < s->nnodes)
+			agent_model_job_ran_on(
+				ji, sj->ran[i],
+				agent_model_has_inventory(sj->ran[i]), pfx);
 }
 
 /* A job that started since the last cycle: report how, lift ours. */
@@ -365,6 +385,7 @@ static void _started(const snapshot_t *s, const snap_job_t *sj,
 	if (!ji || ji->start_logged)
 		return;
 	ji->start_logged = true;
+	_ran_on(s, sj, ji, pfx);
 	if (sj->ours < 0 && !ji->place.widened && !ji->nfiles &&
 	    !ji->too_many)
 		return;
@@ -387,10 +408,18 @@ static void _started(const snapshot_t *s, const snap_job_t *sj,
 				 pfx, sj->job_id, node, how, ji->hit_files,
 				 ji->too_many ? ji->too_many : ji->nfiles,
 				 bytes);
-	if (sj->ours >= 0)
+	if (sj->ours >= 0 && sj->nran > 1) {
+		char *names = agent_multi_names(s, sj->ran, sj->nran);
+
+		op->sc = xstrdup_printf("%sran on %s, the nodes it was placed on (%u/%u files, %s cached on %s)",
+					DL_SC_PREFIX, names, ji->hit_files,
+					ji->nfiles, bytes, node);
+		xfree(names);
+	} else if (sj->ours >= 0) {
 		op->sc = xstrdup_printf("%sran on %s, the node it was placed on (%u/%u files, %s cached)",
 					DL_SC_PREFIX, node, ji->hit_files,
 					ji->nfiles, bytes);
+	}
 }
 
 /*
@@ -461,14 +490,14 @@ static void _decide_others(const snapshot_t *s, const uint8_t *planned,
 			op = agent_place_add(ops, OP_REASON, sj->job_id);
 			op->desc = xstrdup_printf("DataLocality: %u files, above MaxFilesPerJob=%u: no placement",
 						  ji->too_many, c->max_files);
-			_gate_op(op, sj, c);
+			agent_place_gate_op(op, sj, c);
 		} else if (sj->gated) {
 			/* Outside the window it stays held until it enters. */
 			op = agent_place_add(ops, sj->runnable && !sj->outside ?
 							  OP_UNGATE :
 							  OP_REGATE,
 					     sj->job_id);
-			_gate_op(op, sj, c);
+			agent_place_gate_op(op, sj, c);
 		}
 	}
 }
@@ -588,9 +617,11 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 	for (k = 0; st && k < st->njobs; k++)
 		if (st->jobs[k].state == DL_JOB_PENDING)
 			planned[map[k]] = 1;
-	_decide_others(s, planned, c, ops, stats, pfx);
 	stats->pending_placed = 0;
 	first = ops->n;
+	/* Before the others: the ones it places are not let go unplaced. */
+	agent_multi_decide(s, st, c, planned, ops, stats, pfx);
+	_decide_others(s, planned, c, ops, stats, pfx);
 	for (k = 0; st && k < st->njobs; k++) {
 		const snap_job_t *sj = &s->jobs[map[k]];
 		agent_job_t *ji;

@@ -32,7 +32,12 @@ typedef enum {
 typedef struct place_op {
 	op_kind_t kind;
 	uint32_t job_id;
-	int32_t node;           /* OP_RESTRICT: the node */
+	int32_t node;           /* OP_RESTRICT: the node (the first of
+				 * nodes, when set) */
+	char *nodes;            /* OP_RESTRICT of a multi-node job: its
+				 * nodes as Slurm ranges them, xmalloc'd */
+	int32_t *set;           /* and their indices, xmalloc'd */
+	uint32_t nset;
 	int32_t from;           /* previous restriction, or -1 */
 	bool gated;             /* held back at submit: release it */
 	time_t release_to;      /* gated: the begin time it gets back */
@@ -67,6 +72,10 @@ uint32_t agent_place_apply(const place_ops_t *ops);
 
 /* agent_place_ops_free - free the operations. */
 void agent_place_ops_free(place_ops_t *ops);
+
+/* agent_place_gate_op - the submit gate's part of op on sj (agent_gate.h). */
+void agent_place_gate_op(place_op_t *op, const snap_job_t *sj,
+			 const agent_conf_t *c);
 
 /* agent_place_add - append an operation; strings are taken over. */
 place_op_t *agent_place_add(place_ops_t *ops, op_kind_t kind,

@@ -75,20 +75,27 @@ int32_t agent_snapshot_ours(job_record_t *job_ptr)
 	job_details_t *d = job_ptr->details;
 	const char *sc = job_ptr->system_comment;
 	node_record_t *node_ptr;
+	char *names;
 	size_t len;
+	bool mine;
 	int i;
 
 	if (!d || !d->req_node_bitmap || !sc ||
 	    strncmp(sc, DL_SC_PLACED, strlen(DL_SC_PLACED)))
 		return -1;
 	if ((i = bit_ffs(d->req_node_bitmap)) < 0 ||
-	    bit_set_count(d->req_node_bitmap) != 1 ||
 	    !(node_ptr = node_record_table_ptr[i]))
 		return -1;
 	sc += strlen(DL_SC_PLACED);
-	len = strlen(node_ptr->name);
+	/* A multi-node job's set is named as Slurm ranges it (n[3-4]). */
+	names = bit_set_count(d->req_node_bitmap) == 1 ?
+			xstrdup(node_ptr->name) :
+			bitmap2node_name(d->req_node_bitmap);
+	len = strlen(names);
 	/* The user changed the list since: it is theirs now. */
-	if (strncmp(sc, node_ptr->name, len) || (sc[len] && sc[len] != ' '))
+	mine = !strncmp(sc, names, len) && (!sc[len] || sc[len] == ' ');
+	xfree(names);
+	if (!mine)
 		return -1;
 	/* Or set it again, to the same node (agent_mark.h). */
 	if (agent_mark_known(job_ptr->job_id) &&
@@ -110,6 +117,36 @@ static bool _single_node(job_record_t *job_ptr, int32_t ours)
 				 d->max_nodes > 1))
 		return false;
 	return true;
+}
+
+/*
+ * A job of a fixed k > 1 nodes, not a hetjob's component, without a list
+ * of the user's own: RET k, the set agent_multi.h may restrict it to; 0
+ * for any other job.
+ */
+static uint32_t _set_nodes(job_record_t *job_ptr, int32_t ours)
+{
+	job_details_t *d = job_ptr->details;
+
+	if (!d || job_ptr->het_job_id || agent_array_meta(job_ptr) ||
+	    (d->req_node_bitmap && ours < 0) || d->min_nodes < 2 ||
+	    d->min_nodes == NO_VAL)
+		return 0;
+	if (d->max_nodes && d->max_nodes != NO_VAL &&
+	    d->max_nodes != d->min_nodes)
+		return 0;
+	return d->min_nodes;
+}
+
+/* The nodes of a job: its plugin's list (pending) or allocation. */
+static uint8_t *_node_bytes(bitstr_t *b, uint32_t nnodes)
+{
+	uint8_t *out = xcalloc(nnodes ? nnodes : 1, 1);
+	uint32_t i;
+
+	for (i = 0; b && i < nnodes && i < (uint32_t)bit_size(b); i++)
+		out[i] = bit_test(b, i) ? 1 : 0;
+	return out;
 }
 
 /*
@@ -174,7 +211,7 @@ static void _eligible(job_record_t *job_ptr, snap_job_t *sj, uint32_t nnodes)
 	sj->eligible = xcalloc(nnodes ? nnodes : 1, 1);
 	for (i = 0; (node_ptr = next_node(&i)); i++)
 		if ((uint32_t)i < nnodes && bit_test(b, i) &&
-		    d->min_cpus <= node_ptr->cpus &&
+		    agent_fit_node_cpus(job_ptr) <= node_ptr->cpus &&
 		    agent_fit_gres_ever(job_ptr, node_ptr))
 			sj->eligible[i] = 1;
 	FREE_NULL_BITMAP(b);
@@ -235,10 +272,22 @@ static const char *_env(job_record_t *job_ptr, const char *name)
 }
 
 /*
+ * What the gate and the rescue of a failed restriction need of a pending
+ * job: read once per cycle, since every queued job is walked (the part of
+ * a cycle that grows with the queue).
+ */
+typedef struct {
+	int32_t ours;
+	uint32_t gate_bound;
+	time_t ubegin;
+	bool sc_stale, widened, gated, gate_expired, gate_noted, failed;
+} light_t;
+
+/*
  * Held back at submit until placed, or let go unplaced by the gate's clock
  * (agent_gate.h).  A requeued job's gate is long gone.
  */
-static void _gate(job_record_t *job_ptr, snap_job_t *sj, time_t now)
+static void _gate(job_record_t *job_ptr, light_t *sj, time_t now)
 {
 	job_details_t *d = job_ptr->details;
 	const char *sc = job_ptr->system_comment;
@@ -302,23 +351,59 @@ static double _limit(job_record_t *job_ptr)
 }
 
 /* What the gate and the rescue of a failed restriction need of a job. */
-static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
+static void _light(snapshot_t *s, job_record_t *job_ptr, light_t *l)
+{
+	const char *sc = job_ptr->system_comment;
+
+	memset(l, 0, sizeof(*l));
+	l->ours = agent_snapshot_ours(job_ptr);
+	l->sc_stale = l->ours < 0 && sc &&
+		      !strncmp(sc, DL_SC_PLACED, strlen(DL_SC_PLACED));
+	l->widened = sc && !strncmp(sc, DL_SC_WIDENED, strlen(DL_SC_WIDENED));
+	_gate(job_ptr, l, s->now);
+	l->failed = job_ptr->state_reason == FAIL_BAD_CONSTRAINTS;
+}
+
+/* The light part of a snapshot job, from its light_t l. */
+static void _put_light(job_record_t *job_ptr, const light_t *l,
+		       snap_job_t *sj)
 {
 	sj->job_id = job_ptr->job_id;
 	sj->running = !IS_JOB_PENDING(job_ptr);
 	sj->ended = !IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr);
-	sj->ours = agent_snapshot_ours(job_ptr);
-	sj->sc_stale = sj->ours < 0 && job_ptr->system_comment &&
-		       !strncmp(job_ptr->system_comment, DL_SC_PLACED,
-				strlen(DL_SC_PLACED));
-	sj->widened = job_ptr->system_comment &&
-		      !strncmp(job_ptr->system_comment, DL_SC_WIDENED,
-			       strlen(DL_SC_WIDENED));
+	sj->ours = l->ours;
+	sj->sc_stale = l->sc_stale;
+	sj->widened = l->widened;
 	sj->node = -1;
 	sj->task_id = agent_snapshot_task_id(job_ptr);
 	sj->array_job_id = job_ptr->array_job_id;
-	_gate(job_ptr, sj, s->now);
-	sj->failed = job_ptr->state_reason == FAIL_BAD_CONSTRAINTS;
+	sj->gate_bound = l->gate_bound;
+	sj->ubegin = l->ubegin;
+	sj->gated = l->gated;
+	sj->gate_expired = l->gate_expired;
+	sj->gate_noted = l->gate_noted;
+	sj->failed = l->failed;
+}
+
+static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
+{
+	light_t l;
+
+	_light(s, job_ptr, &l);
+	_put_light(job_ptr, &l, sj);
+}
+
+/*
+ * A new job of the snapshot, zeroed: s->jobs grows as needed (xsize() is
+ * its capacity), rather than one entry per job record at every cycle.
+ */
+static snap_job_t *_push(snapshot_t *s)
+{
+	size_t cap = s->jobs ? xsize(s->jobs) / sizeof(snap_job_t) : 0;
+
+	if (s->njobs >= cap)
+		xrecalloc(s->jobs, 2 * cap + 64, sizeof(snap_job_t));
+	return &s->jobs[s->njobs++];
 }
 
 /*
@@ -333,6 +418,26 @@ uint32_t agent_snapshot_task_id(struct job_record *job_ptr)
 		return DL_PATTERN_UNKNOWN;
 	return job_ptr->array_task_id == NO_VAL ? DL_PATTERN_NONE :
 						  job_ptr->array_task_id;
+}
+
+/*
+ * Every node a job ran on, for the model (agent_model_job_ran_on()): its
+ * allocation's bitmap, which a completing job keeps while node_bitmap
+ * loses each node as it is released.
+ */
+static void _ran_on(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
+{
+	bitstr_t *b = job_ptr->job_resrcs && job_ptr->job_resrcs->node_bitmap ?
+			      job_ptr->job_resrcs->node_bitmap :
+			      job_ptr->node_bitmap;
+	uint32_t i, n = b ? (uint32_t)bit_size(b) : 0;
+
+	if (!b || bit_set_count(b) < 2)
+		return;
+	sj->ran = xcalloc(bit_set_count(b), sizeof(int32_t));
+	for (i = 0; i < s->nnodes && i < n; i++)
+		if (bit_test(b, i))
+			sj->ran[sj->nran++] = (int32_t)i;
 }
 
 static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
@@ -350,6 +455,8 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	sj->cpus = job_ptr->details && job_ptr->details->min_cpus ?
 			   job_ptr->details->min_cpus : 1;
 	sj->node = sj->running ? bit_ffs(job_ptr->node_bitmap) : -1;
+	if (sj->running)
+		_ran_on(s, job_ptr, sj);
 	sj->limit = _limit(job_ptr);
 	/* A changed comment is read again (issue 26, item 3). */
 	if (ji && !sj->running)
@@ -367,7 +474,11 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 			    job_ptr->state_reason == WAIT_NO_REASON;
 	sj->runnable = _runnable(job_ptr, sj->gated, s->now);
 	sj->placeable = _single_node(job_ptr, sj->ours);
-	if (sj->placeable && sj->runnable) {
+	sj->set_k = sj->placeable ? 0 : _set_nodes(job_ptr, sj->ours);
+	if (sj->set_k && sj->ours >= 0)
+		sj->req = _node_bytes(job_ptr->details->req_node_bitmap,
+				      s->nnodes);
+	if ((sj->placeable || sj->set_k) && sj->runnable) {
 		_eligible(job_ptr, sj, s->nnodes);
 		_fits(s, job_ptr, sj);
 	}
@@ -430,12 +541,13 @@ static void _copy_nodes(snapshot_t *s)
  */
 typedef struct {
 	job_record_t **pend;
+	light_t *light;         /* of pend[idx], read when it was queued */
 	uint32_t npend;
 	agent_window_cand_t *cand;
 	uint32_t ncand, cap;
 } queued_t;
 
-static void _queue(queued_t *q, job_record_t *job_ptr)
+static void _queue(queued_t *q, job_record_t *job_ptr, const light_t *l)
 {
 	part_record_t *part_ptr;
 	list_itr_t *it;
@@ -448,6 +560,7 @@ static void _queue(queued_t *q, job_record_t *job_ptr)
 	};
 
 	q->pend[idx] = job_ptr;
+	q->light[idx] = *l;
 	if (q->ncand + (job_ptr->part_ptr_list ?
 			list_count(job_ptr->part_ptr_list) : 1) > q->cap) {
 		q->cap = 2 * q->cap + 64 +
@@ -473,23 +586,32 @@ static void _queue(queued_t *q, job_record_t *job_ptr)
  * before the agent saw it), is copied only when the gate must keep
  * holding it (its hold is half gone), its gate let it go unplaced and
  * nobody said so yet, a restriction of ours failed it, or the agent saw
- * it run (requeued).  None of its files is read.
+ * it run (requeued).  None of its files is read.  l: its light_t, read
+ * already, or NULL.  The agent's own record is looked up only for a job
+ * that may have run: not pending, or requeued (every requeue counts in
+ * restart_cnt), not for each of a long queue's jobs at every cycle.
  */
 static void _outside(snapshot_t *s, job_record_t *job_ptr,
-		     const snapshot_conf_t *c)
+		     const snapshot_conf_t *c, const light_t *l)
 {
-	snap_job_t sj = { 0 };
-	agent_job_t *ji;
+	agent_job_t *ji = NULL;
+	light_t own;
+	snap_job_t *sj;
 
-	_copy_light(s, job_ptr, &sj);
-	ji = agent_jobs_get(job_ptr->job_id, false);
-	if ((sj.gated &&
+	if (!l) {
+		_light(s, job_ptr, &own);
+		l = &own;
+	}
+	if (!IS_JOB_PENDING(job_ptr) || job_ptr->restart_cnt)
+		ji = agent_jobs_get(job_ptr->job_id, false);
+	if ((l->gated &&
 	     job_ptr->details->begin_time < s->now + 1 + c->gate_hold / 2) ||
-	    (sj.gate_expired && !sj.gate_noted) ||
-	    (sj.ours >= 0 && sj.failed) ||
+	    (l->gate_expired && !l->gate_noted) ||
+	    (l->ours >= 0 && l->failed) ||
 	    (ji && (ji->running || ji->finished))) {
-		sj.outside = true;
-		s->jobs[s->njobs++] = sj;
+		sj = _push(s);
+		_put_light(job_ptr, l, sj);
+		sj->outside = true;
 	}
 }
 
@@ -513,34 +635,33 @@ static void _window(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 	uint32_t i;
 
 	agent_window_sched_parse(slurm_conf.sched_params, &sp);
-	s->arrays = xcalloc(q->npend ? q->npend : 1, sizeof(uint32_t));
 	s->pending = q->npend;
 	s->window = agent_window_size(&sp, c->plan_window, _free_cpus(s));
 	s->in_window = agent_window_select(q->cand, q->ncand, s->window, in);
+	s->arrays = xcalloc(s->in_window ? s->in_window : 1, sizeof(uint32_t));
 	for (i = 0; i < q->npend; i++) {
 		if (in[i] && agent_array_meta(q->pend[i])) {
 			/* Its tasks are split off and placed, never itself. */
-			s->arrays[s->narrays++] = q->pend[i]->job_id;
-			_outside(s, q->pend[i], c);
+			if (s->narrays < s->in_window)
+				s->arrays[s->narrays++] = q->pend[i]->job_id;
+			_outside(s, q->pend[i], c, &q->light[i]);
 		} else if (in[i]) {
-			_copy_job(s, q->pend[i], &s->jobs[s->njobs++]);
+			_copy_job(s, q->pend[i], _push(s));
 		} else {
-			_outside(s, q->pend[i], c);
+			_outside(s, q->pend[i], c, &q->light[i]);
 		}
 	}
 	xfree(in);
 }
 
-/* A pending job Slurm's schedulers queue (or would, but for the gate). */
-static bool _queued(snapshot_t *s, job_record_t *job_ptr)
+/*
+ * A pending job Slurm's schedulers queue (or would, but for the gate);
+ * *l is read for it.
+ */
+static bool _queued(snapshot_t *s, job_record_t *job_ptr, light_t *l)
 {
-	snap_job_t sj = { 0 };
-
-	if (!job_ptr->details)
-		return false;
-	sj.ours = agent_snapshot_ours(job_ptr);
-	_gate(job_ptr, &sj, s->now);
-	return _runnable(job_ptr, sj.gated, s->now);
+	_light(s, job_ptr, l);
+	return _runnable(job_ptr, l->gated, s->now);
 }
 
 void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
@@ -549,40 +670,54 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	list_itr_t *it;
 	job_record_t *job_ptr;
 	uint32_t cap;
-	struct timespec ts;
+	struct timespec ts, t1;
+	light_t l;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->now = ts.tv_sec;
 	s->clock = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 	_copy_nodes(s);
 	cap = list_count(job_list);
-	s->jobs = xcalloc(cap ? cap : 1, sizeof(snap_job_t));
-	q.pend = xcalloc(cap ? cap : 1, sizeof(job_record_t *));
+	/* Not zeroed: only the first q.npend entries are written and read. */
+	q.pend = xmalloc_nz((cap ? cap : 1) * sizeof(job_record_t *));
+	q.light = xmalloc_nz((cap ? cap : 1) * sizeof(light_t));
 	it = list_iterator_create(job_list);
-	while ((job_ptr = list_next(it)) && s->njobs + q.npend < cap) {
+	while ((job_ptr = list_next(it)) && q.npend < cap) {
 		if (IS_JOB_PENDING(job_ptr)) {
-			if (_queued(s, job_ptr))
-				_queue(&q, job_ptr);
-			else if (job_ptr->details)
-				_outside(s, job_ptr, c);
+			if (!job_ptr->details)
+				continue;
+			if (_queued(s, job_ptr, &l))
+				_queue(&q, job_ptr, &l);
+			else
+				_outside(s, job_ptr, c, &l);
 			continue;
 		}
 		if (!IS_JOB_RUNNING(job_ptr) && !_ended_since(job_ptr)) {
 			/* It may have run between two cycles, unplaced. */
 			if (job_ptr->details)
-				_outside(s, job_ptr, c);
+				_outside(s, job_ptr, c, NULL);
 			continue;
 		}
 		if (!job_ptr->node_bitmap || bit_ffs(job_ptr->node_bitmap) < 0)
 			continue;
 		if (IS_JOB_RUNNING(job_ptr))
 			_count_busy(s, job_ptr);
-		_copy_job(s, job_ptr, &s->jobs[s->njobs++]);
+		_copy_job(s, job_ptr, _push(s));
 	}
 	list_iterator_destroy(it);
 	_window(s, &q, c);
 	xfree(q.pend);
+	xfree(q.light);
 	xfree(q.cand);
+	/*
+	 * The part of a cycle that walks every job (under slurmctld's read
+	 * locks, not waiting for them): contrib/bench_pending.sh reads it.
+	 */
+	clock_gettime(CLOCK_REALTIME, &t1);
+	debug("datalocality: snapshot of %u jobs: %u copied, %u of %u queued in the window, %.3f ms",
+	      cap, s->njobs, s->in_window, s->pending,
+	      (double)(t1.tv_sec - ts.tv_sec) * 1e3 +
+		      (double)(t1.tv_nsec - ts.tv_nsec) * 1e-6);
 }
 
 void agent_snapshot_free(snapshot_t *s)
@@ -598,6 +733,8 @@ void agent_snapshot_free(snapshot_t *s)
 		xfree(s->jobs[i].script_files);
 		xfree(s->jobs[i].eligible);
 		xfree(s->jobs[i].fits);
+		xfree(s->jobs[i].req);
+		xfree(s->jobs[i].ran);
 	}
 	xfree(s->names);
 	xfree(s->cpus);

@@ -19,6 +19,11 @@ typedef struct snap_job {
 	bool ended;             /* ended before the agent saw it running */
 	bool runnable;          /* pending and could start now */
 	bool placeable;         /* pending single-node job we may restrict */
+	uint32_t set_k;         /* pending job of k > 1 nodes we may restrict
+				 * to k nodes (agent_multi.h), else 0 */
+	uint8_t *req;           /* set_k, restricted by us: per node 0/1 */
+	int32_t *ran;           /* running on several nodes: all of them */
+	uint32_t nran;
 	bool gated;             /* held back by job_submit until placed */
 	bool gate_expired;      /* the gate's clock let it go unplaced */
 	bool gate_noted;        /* its SystemComment says so already */

@@ -206,16 +206,17 @@ static bool _agent_configured(void)
 }
 
 /*
- * What the agent may restrict to one node: see agent_snapshot.c.  An
- * array's tasks are placed one by one as the agent splits them off its
- * own record (agent_array.h), each inheriting this hold until placed.
+ * What the agent may restrict to one node, or to a set of a fixed number
+ * of nodes (agent_multi.h): see agent_snapshot.c.  An array's tasks are
+ * placed one by one as the agent splits them off its own record
+ * (agent_array.h), each inheriting this hold until placed.
  */
 static bool _placeable(const job_desc_msg_t *d)
 {
 	if (d->req_nodes || d->het_job_offset != NO_VAL)
 		return false;
 	if (d->min_nodes != NO_VAL && d->min_nodes > 1)
-		return false;
+		return d->max_nodes == NO_VAL || d->max_nodes == d->min_nodes;
 	if (d->max_nodes != NO_VAL && d->max_nodes > 1)
 		return false;
 	return true;
@@ -318,15 +319,18 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 static void _admin_list(job_desc_msg_t *job_desc, job_record_t *job_ptr)
 {
 	const char *sc = job_ptr->system_comment;
+	/* Cleared (ReqNodeList=): the job may run anywhere, as it says. */
+	const char *how = job_desc->req_nodes && !job_desc->req_nodes[0] ?
+				  "cleared" : "set";
 
 	if (!job_desc->req_nodes || !sc ||
 	    strncmp(sc, DL_SC_PLACED, strlen(DL_SC_PLACED)))
 		return;
 	xfree(job_ptr->system_comment);
-	job_ptr->system_comment = xstrdup_printf("%snode list set by an update since the plugin's placement: left alone",
-						 DL_SC_PREFIX);
-	info("job_submit/datalocality: JobId=%u: its node list was set by an update: left alone",
-	     job_ptr->job_id);
+	job_ptr->system_comment = xstrdup_printf("%snode list %s by an update since the plugin's placement: left alone",
+						 DL_SC_PREFIX, how);
+	info("job_submit/datalocality: JobId=%u: its node list was %s by an update: left alone",
+	     job_ptr->job_id, how);
 }
 
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,

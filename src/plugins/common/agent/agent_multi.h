@@ -1,0 +1,42 @@
+/*
+ * agent_multi.h - placing pending jobs of k > 1 nodes (issue 26, item 4):
+ * the job's required node list becomes the k eligible nodes that cache
+ * the most of its input (place/dl_place_set.h), since every node of the
+ * job stages all of it.  The wait is bounded as for one node: the set is
+ * blocked while Slurm cannot start the job on it now
+ * (snap_job_t.fits of a node of the set is 0) and could on k other
+ * eligible nodes; past the set's bound, or when a node of the set can
+ * serve nobody (drained, down), the list is lifted for good.  A job
+ * nothing of whose input is cached anywhere is not restricted.  These
+ * jobs stay outside the policy's plan, which places single-node jobs.
+ */
+#ifndef AGENT_MULTI_H
+#define AGENT_MULTI_H
+
+#include <stdint.h>
+
+#include "dl_state.h"
+#include "agent_conf.h"
+#include "agent_place.h"
+#include "agent_snapshot.h"
+
+/*
+ * agent_multi_decide - the operations of one cycle for the snapshot's
+ * multi-node jobs (snap_job_t.set_k), appended to ops; the jobs it took
+ * charge of get handled[i] = 1 (the others are left to the single-node
+ * rules of agent_place.c: let go if gated, rescued if failed).
+ * IN st - the cycle's state, for its cache and parameters
+ */
+void agent_multi_decide(const snapshot_t *s, const dl_state_t *st,
+			const agent_conf_t *c, uint8_t *handled,
+			place_ops_t *ops, dl_sched_stats_t *stats,
+			const char *pfx);
+
+/*
+ * agent_multi_names - the nodes of nodes[0..n) as Slurm ranges them
+ * ("n[3-4]", as bitmap2node_name() does), xmalloc'd.
+ */
+char *agent_multi_names(const snapshot_t *s, const int32_t *nodes,
+			uint32_t n);
+
+#endif /* AGENT_MULTI_H */
