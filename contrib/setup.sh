@@ -12,7 +12,8 @@ DEPS_DIR=${DL_DEPS_DIR:-/var/cache/slurm-datalocality}
 PKGS=(build-essential autoconf automake libtool pkg-config dpkg-dev
       check libtrilinos-zoltan-dev libopenmpi-dev openmpi-bin
       slurmctld slurmd slurm-client libslurm-dev munge libmunge-dev libpam0g-dev
-      libgsl-dev gnuplot-nox valgrind clang iproute2 bc pv acl python3)
+      libgsl-dev gnuplot-nox valgrind clang iproute2 bc pv acl python3
+      mariadb-server slurmdbd)
 
 log() { echo "setup: $*" >&2; }
 
