@@ -117,8 +117,8 @@ check_comment() {
 		sleep 2
 	fi
 	t0=$(date +%s)
-	scontrol update jobid="$w1" comment="$(files_of cb)" || true
-	scontrol update jobid="$w2" comment="files:@$data/list.cb" || true
+	scontrol update jobid="$w1" comment="$(files_of cb)" 2>/dev/null || true
+	scontrol update jobid="$w2" comment="files:@$data/list.cb" 2>/dev/null || true
 	for id in $w1 $w2; do
 		dl_t_wait_state "$id" 'RUNNING|COMPLETING|COMPLETED' 30 || true
 		st=$(dl_t_job_time "$id" StartTime) || st=9999999999
