@@ -175,6 +175,28 @@ MaxArraySize=$((NMAX + 1))"
 	dl_cluster_wait_nodes allocated 60
 }
 
+# quick_stop DIR: cancel the cluster's running jobs, then shut slurmctld
+# down, so that dl_cluster_stop does not cancel the whole queue one
+# squeue/scancel at a time (minutes at 100,000 jobs).
+quick_stop() {
+	local conf=$1/etc/slurm.conf pidf=$1/run/slurmctld.pid p i run
+	[ -f "$conf" ] && [ -f "$pidf" ] || return 0
+	p=$(cat "$pidf")
+	run=$(SLURM_CONF=$conf timeout 30 squeue -h -t R,CG -o %i 2>/dev/null || true)
+	# shellcheck disable=SC2086
+	[ -z "$run" ] || SLURM_CONF=$conf timeout 30 scancel $run >/dev/null 2>&1 || true
+	for i in $(seq 1 100); do
+		run=$(SLURM_CONF=$conf timeout 30 squeue -h -t R,CG -o %i 2>/dev/null || true)
+		[ -z "$run" ] && break
+		sleep 0.2
+	done
+	SLURM_CONF=$conf timeout 30 scontrol shutdown slurmctld >/dev/null 2>&1 || return 0
+	for i in $(seq 1 600); do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
+}
+
 # stop_all: stop every cluster started (the EXIT trap).  Other processes
 # on this host may remove /tmp/dl_cluster.* under a running cluster: the
 # list of its daemons is put back so that dl_cluster_stop finds them.
@@ -186,6 +208,7 @@ stop_all() {
 			mkdir -p "$KEEP_LOGS/$name"
 			cp "$dir/log/slurmctld.log" "$dir/etc/slurm.conf" "$KEEP_LOGS/$name/" || true
 		fi
+		quick_stop "$dir"
 		pids=$work/pids.${dir##*/}
 		if [ -s "$pids" ] && [ ! -f "$dir/run/harness.pids" ]; then
 			mkdir -p "$dir/run"
