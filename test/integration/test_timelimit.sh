@@ -19,9 +19,10 @@
 #      to the time limit;
 #  (b) B, no input, sleeps 300 s: TIMEOUT, killed between its minute and
 #      the limit check's period (30 s) plus a margin for a busy host;
-#  (c) C reads 4 MiB (4 s of staging) then sleeps 300 s: TIMEOUT too, its
-#      credit only its staging (SystemComment says a few seconds, its end
-#      time moved by no more than the bound);
+#  (c) C reads 4 MiB (4 s of staging alone; up to a minute more when its
+#      file's emulated server also serves one of A's) then sleeps 300 s:
+#      TIMEOUT too, its credit only its staging (at least 3 s, and never
+#      above its bound, twice 4 MiB at 1 MiB/s plus a minute);
 #  (d) under sched/backfill without the plugin (the same nodes, services
 #      and job as A, a cluster of its own run beside this one by this
 #      script, DL_TL_PART=backfill), nothing changes: A ends TIMEOUT with

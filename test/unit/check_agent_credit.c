@@ -6,8 +6,10 @@
  * the old, the credit remembered per job across its nodes, and forgetting.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check_suites.h"
+#include "dl_net_msg.h"
 #include "agent_credit.h"
 
 /* The record of job on node, copied; fails the test if there is none. */
@@ -122,6 +124,40 @@ START_TEST(test_credit_per_job)
 }
 END_TEST
 
+/* The node's STAGING message (dl_net_msg.h) as the channel decodes it. */
+START_TEST(test_credit_message)
+{
+	dl_msg_t m, d;
+	char *body, err[128];
+	size_t n;
+
+	dl_msg_init(&m, DL_NET_STAGING);
+	m.job = 42;
+	m.done = 1;
+	m.secs = 75;
+	ck_assert_int_eq(dl_msg_encode(&m, &body, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(dl_msg_decode(DL_NET_STAGING, body, n, &d, err,
+				       sizeof(err)), 0);
+	ck_assert_uint_eq(d.job, 42);
+	ck_assert_uint_eq(d.done, 1);
+	ck_assert_uint_eq(d.secs, 75);
+	free(body);
+	dl_msg_free(&d);
+	/* A begin needs no secs; done is 0 or 1, and a job is required. */
+	ck_assert_int_eq(dl_msg_decode(DL_NET_STAGING, "job=7 done=0\n", 13,
+				       &d, err, sizeof(err)), 0);
+	ck_assert_uint_eq(d.done, 0);
+	ck_assert_uint_eq(d.secs, 0);
+	dl_msg_free(&d);
+	ck_assert_int_ne(dl_msg_decode(DL_NET_STAGING, "job=7 done=2\n", 13,
+				       &d, err, sizeof(err)), 0);
+	ck_assert_int_ne(dl_msg_decode(DL_NET_STAGING, "done=1 secs=3\n", 14,
+				       &d, err, sizeof(err)), 0);
+	ck_assert_str_eq(dl_net_type_name(DL_NET_STAGING), "STAGING");
+	dl_msg_free(&m);
+}
+END_TEST
+
 Suite *make_agent_credit_suite(void)
 {
 	Suite *s = suite_create("agent_credit");
@@ -130,6 +166,7 @@ Suite *make_agent_credit_suite(void)
 	tcase_add_test(tc, test_credit_owed);
 	tcase_add_test(tc, test_credit_end_without_begin);
 	tcase_add_test(tc, test_credit_per_job);
+	tcase_add_test(tc, test_credit_message);
 	suite_add_tcase(s, tc);
 	return s;
 }
