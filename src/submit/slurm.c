@@ -148,6 +148,9 @@ static void _shape(const dl_sub_job_t *job, job_desc_msg_t *d)
 	}
 	if (job->exclusive)
 		d->shared = JOB_SHARED_NONE;
+	/* As sbatch --hold: a user hold, lifted by scontrol release. */
+	if (job->hold)
+		d->priority = 0;
 }
 
 /* The default name: "wrap", or the script's file name, as sbatch. */

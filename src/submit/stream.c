@@ -47,6 +47,7 @@ static const field_t fields[] = {
 	{ "ntasks", F_U32, offsetof(dl_sub_job_t, ntasks) },
 	{ "cpus-per-task", F_U32, offsetof(dl_sub_job_t, cpus_per_task) },
 	{ "exclusive", F_FLAG, offsetof(dl_sub_job_t, exclusive) },
+	{ "hold", F_FLAG, offsetof(dl_sub_job_t, hold) },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -439,6 +440,8 @@ int dl_sub_job_write(FILE *f, const dl_sub_job_t *job)
 		fprintf(f, " --cpus-per-task=%u", job->cpus_per_task);
 	if (job->exclusive)
 		fprintf(f, " --exclusive");
+	if (job->hold)
+		fprintf(f, " --hold");
 	if (job->wrap)
 		fprintf(f, " --wrap=%s\n", job->wrap);
 	else

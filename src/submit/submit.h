@@ -51,6 +51,7 @@ typedef struct dl_sub_job {
 	uint32_t ntasks;        /* --ntasks (0: unset) */
 	uint32_t cpus_per_task; /* --cpus-per-task (0: unset) */
 	int exclusive;          /* --exclusive */
+	int hold;               /* --hold: submitted held (priority 0) */
 } dl_sub_job_t;
 
 typedef struct dl_sub_stream {
@@ -72,7 +73,7 @@ void dl_sub_stream_clear(dl_sub_stream_t *s);
  * arrival offset first (seconds, finite, >= 0), then fields
  *   --job-name=S --comment=S --partition=S --array=S --output=S
  *   --error=S --chdir=S --nodelist=S --uid=S --gid=S --time=T
- *   --nodes=N[-M] --ntasks=N --cpus-per-task=N --exclusive
+ *   --nodes=N[-M] --ntasks=N --cpus-per-task=N --exclusive --hold
  * and last either --wrap=COMMAND (the rest of the line) or a script path.
  * Values have no blanks (but the wrapped command).  \return 0 (*job
  * filled; clear it with dl_sub_job_clear()), DL_ESYNTAX (message in err),

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check_suites.h"
+#include "agent_budget.h"
 #include "agent_window.h"
 
 START_TEST(test_window_params)
@@ -81,6 +82,97 @@ START_TEST(test_window_select)
 }
 END_TEST
 
+/*
+ * The cycle's reading budget (agent_budget.h): the deadline, UserMaxFiles
+ * (a job that would take its user above it is refused and nothing is
+ * counted; users apart), UserMaxListBytes per cycle, 0 for no bound.
+ */
+START_TEST(test_budget_bounds)
+{
+	agent_budget_conf_t c = { .cycle_ms = 500, .user_files = 10000,
+				  .user_list = 1000 };
+	agent_budget_t b = { 0 };
+	uid_t u;
+
+	agent_budget_begin(&b, &c, 1000);
+	ck_assert(agent_budget_may_read(&b, 1, 1499));
+	ck_assert(!b.spent);
+	ck_assert(!agent_budget_may_read(&b, 1, 1500));
+	ck_assert(b.spent);
+	/* A new cycle forgets the old one's account. */
+	agent_budget_begin(&b, &c, 2000);
+	ck_assert(!b.spent);
+	ck_assert(agent_budget_admit(&b, 7, 5000));
+	ck_assert(!agent_budget_user_full(&b, 7));
+	ck_assert(agent_budget_admit(&b, 7, 5000));
+	ck_assert(agent_budget_user_full(&b, 7));
+	ck_assert(!agent_budget_admit(&b, 7, 1));
+	ck_assert(agent_budget_admit(&b, 8, 9999));
+	ck_assert(!agent_budget_admit(&b, 8, 2));
+	ck_assert(agent_budget_admit(&b, 8, 1));
+	ck_assert(agent_budget_may_read(&b, 7, 2000));
+	agent_budget_charge_read(&b, 7, 999, 0);
+	ck_assert(agent_budget_may_read(&b, 7, 2000));
+	agent_budget_charge_read(&b, 7, 1, 0);
+	ck_assert(!agent_budget_may_read(&b, 7, 2000));
+	ck_assert(agent_budget_may_read(&b, 8, 2000));
+	/* One user's reads take at most half of the cycle's budget. */
+	agent_budget_charge_read(&b, 8, 0, 249);
+	ck_assert(agent_budget_may_read(&b, 8, 2000));
+	agent_budget_charge_read(&b, 8, 0, 1);
+	ck_assert(!agent_budget_may_read(&b, 8, 2000));
+	ck_assert(agent_budget_may_read(&b, 9, 2000));
+	ck_assert(!b.spent);
+	/* Many users: the table grows and keeps every account. */
+	for (u = 100; u < 1100; u++)
+		ck_assert(agent_budget_admit(&b, u, u));
+	for (u = 100; u < 1100; u++)
+		ck_assert(!agent_budget_admit(&b, u, 10001 - u));
+	ck_assert(agent_budget_user_full(&b, 7));
+	agent_budget_begin(&b, &c, 3000);
+	ck_assert(!agent_budget_user_full(&b, 7));
+	ck_assert(agent_budget_may_read(&b, 7, 3000));
+	/* 0: no bound. */
+	c = (agent_budget_conf_t){ 0 };
+	agent_budget_begin(&b, &c, 0);
+	ck_assert(agent_budget_may_read(&b, 1, INT64_MAX - 1));
+	ck_assert(agent_budget_admit(&b, 1, UINT32_MAX));
+	ck_assert(agent_budget_admit(&b, 1, UINT32_MAX));
+	ck_assert(!agent_budget_user_full(&b, 1));
+	agent_budget_charge_read(&b, 1, UINT32_MAX, 1000000);
+	ck_assert(agent_budget_may_read(&b, 1, 0));
+	agent_budget_end(&b);
+	agent_budget_end(&b);
+}
+END_TEST
+
+/*
+ * Cycle pacing: twice the last cycle, never more than a second after one
+ * that ran long (issue 25: a 14-minute cycle was followed by a 28-minute
+ * wait); the reading order is Slurm's.
+ */
+START_TEST(test_budget_gap_order)
+{
+	agent_budget_job_t j[] = {
+		{ 10, 100, 5, 0 }, { 30, 100, 6, 1 }, { 10, 90, 7, 2 },
+		{ 10, 100, 4, 3 },
+	};
+
+	ck_assert_int_eq(agent_budget_gap_ms(0), 0);
+	ck_assert_int_eq(agent_budget_gap_ms(-5), 0);
+	ck_assert_int_eq(agent_budget_gap_ms(100), 200);
+	ck_assert_int_eq(agent_budget_gap_ms(500), 1000);
+	ck_assert_int_eq(agent_budget_gap_ms(14 * 60 * 1000),
+			 AGENT_BUDGET_MAX_GAP_MS);
+	agent_budget_order(j, 4);
+	ck_assert_uint_eq(j[0].idx, 1);
+	ck_assert_uint_eq(j[1].idx, 2);
+	ck_assert_uint_eq(j[2].idx, 3);
+	ck_assert_uint_eq(j[3].idx, 0);
+	agent_budget_order(j, 0);
+}
+END_TEST
+
 Suite *make_agent_window_suite(void)
 {
 	Suite *s = suite_create("agent_window");
@@ -89,6 +181,8 @@ Suite *make_agent_window_suite(void)
 	tcase_add_test(tc, test_window_params);
 	tcase_add_test(tc, test_window_size);
 	tcase_add_test(tc, test_window_select);
+	tcase_add_test(tc, test_budget_bounds);
+	tcase_add_test(tc, test_budget_gap_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

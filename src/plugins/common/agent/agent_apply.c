@@ -228,6 +228,9 @@ static bool _apply_one(job_record_t *job_ptr, const place_op_t *op)
 		return true; /* its log line is due whatever the list was */
 	case OP_REASON:
 		_set_desc(job_ptr, op->desc);
+		/* Slurm's Priority reason is kept: this one stays. */
+		if (op->sc && xstrcmp(job_ptr->system_comment, op->sc))
+			_set_sc(job_ptr, op->sc);
 		break;
 	case OP_REGATE:
 		_regate(job_ptr, op);

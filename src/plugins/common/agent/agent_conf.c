@@ -34,6 +34,9 @@ static void _defaults(agent_conf_t *c)
 	c->credit_max = AGENT_DEFAULT_CREDIT_MAX;
 	c->gate_min = AGENT_GATE_MIN_DEFAULT;
 	c->gate_max = AGENT_GATE_MAX_DEFAULT;
+	c->budget.cycle_ms = AGENT_BUDGET_CYCLE_MS;
+	c->budget.user_files = AGENT_BUDGET_USER_FILES;
+	c->budget.user_list = AGENT_BUDGET_USER_LIST_BYTES;
 }
 
 /* A size setting; bad values are logged and leave *out unchanged. */
@@ -132,6 +135,9 @@ static const s_p_options_t options[] = {
 	{.key = "GateMaxHold", .type = S_P_STRING},
 	{.key = "PlanWindow", .type = S_P_STRING},
 	{.key = "TestCycleDelay", .type = S_P_STRING},
+	{.key = "CycleBudget", .type = S_P_STRING},
+	{.key = "UserMaxFiles", .type = S_P_STRING},
+	{.key = "UserMaxListBytes", .type = S_P_STRING},
 	/* the node cache service's own settings */
 	{.key = "ServiceController", .type = S_P_STRING},
 	{.key = "PeerPort", .type = S_P_STRING},
@@ -268,6 +274,40 @@ static void _window(s_p_hashtbl_t *tbl, const char *pfx, agent_conf_t *c)
 		     pfx, c->test_cycle_delay, c->test_cycle_delay);
 }
 
+/*
+ * What a cycle may spend reading jobs' files (agent_budget.h): its time
+ * budget in ms, and per user the files its jobs in the window may name
+ * and the bytes of names read per cycle; "unlimited" or 0 turns one off.
+ */
+static void _budget(s_p_hashtbl_t *tbl, const char *pfx, agent_conf_t *c)
+{
+	double ms = c->budget.cycle_ms, files = (double)c->budget.user_files;
+	uint64_t list = c->budget.user_list;
+	char *val = NULL;
+
+	if (s_p_get_string(&val, "CycleBudget", tbl) &&
+	    !xstrcasecmp(val, "unlimited"))
+		ms = 0;
+	else
+		_double(tbl, pfx, "CycleBudget", -1e-300, &ms);
+	xfree(val);
+	if (ms > 3600e3) {
+		error("%s: datalocality.conf: CycleBudget=%g ms is above an hour, using an hour",
+		      pfx, ms);
+		ms = 3600e3;
+	}
+	c->budget.cycle_ms = ms > 0 && ms < 1 ? 1 : (uint32_t)ms;
+	if (s_p_get_string(&val, "UserMaxFiles", tbl) &&
+	    !xstrcasecmp(val, "unlimited"))
+		files = 0;
+	else
+		_double(tbl, pfx, "UserMaxFiles", -1e-300, &files);
+	xfree(val);
+	c->budget.user_files = (uint64_t)files;
+	_size(tbl, pfx, "UserMaxListBytes", &list);
+	c->budget.user_list = list == UINT64_MAX ? 0 : list;
+}
+
 static void _prefetch_default(agent_conf_t *c)
 {
 	if (c->prefetch_max != UINT64_MAX - 1)
@@ -318,6 +358,7 @@ void agent_conf_read(agent_conf_t *c, const char *pfx)
 	/* Seconds of staging a running job's end time may gain; 0: none. */
 	_double(tbl, pfx, "StagingCreditMax", -1e-300, &c->credit_max);
 	_window(tbl, pfx, c);
+	_budget(tbl, pfx, c);
 	s_p_hashtbl_destroy(tbl);
 	xfree(path);
 	_prefetch_default(c);

@@ -10,6 +10,7 @@
 #include "dl_cache.h"
 #include "dl_place.h"
 #include "dl_state.h"
+#include "agent_budget.h"
 #include "agent_gate.h"
 
 /* The policy when datalocality.conf names none, or one that fails. */
@@ -56,6 +57,8 @@ typedef struct agent_conf {
 				 * Slurm's SchedulerParameters */
 	double test_cycle_delay; /* TestCycleDelay, seconds: for tests only,
 				  * every cycle made that much slower */
+	agent_budget_conf_t budget; /* CycleBudget, UserMaxFiles,
+				     * UserMaxListBytes (agent_budget.h) */
 } agent_conf_t;
 
 /*

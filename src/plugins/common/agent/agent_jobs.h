@@ -30,6 +30,10 @@ typedef struct agent_job {
 	int32_t cached_on;      /* node its files were recorded on, or -1 */
 	dl_place_t place;       /* its placement restriction */
 	int32_t planned;        /* node it was last restricted to, or -1 */
+	uint64_t user_bound;    /* UserMaxFiles its user's jobs in the window
+				 * exceeded at its turn this cycle (it runs
+				 * unplaced, agent_budget.h), or 0 */
+	bool bound_noted;       /* that was logged */
 	uint32_t hit_files;     /* at its start: files cached on its node */
 	uint64_t hit_bytes;
 	uint64_t comment_hash;  /* of the comment its files were read from */

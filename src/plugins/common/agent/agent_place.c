@@ -491,6 +491,13 @@ static void _decide_others(const snapshot_t *s, const uint8_t *planned,
 			op->desc = xstrdup_printf("DataLocality: %u files, above MaxFilesPerJob=%u: no placement",
 						  ji->too_many, c->max_files);
 			agent_place_gate_op(op, sj, c);
+		} else if (ji && ji->user_bound && sj->runnable) {
+			op = agent_place_add(ops, OP_REASON, sj->job_id);
+			op->desc = xstrdup_printf("DataLocality: not placed: the user's jobs in the window name more than UserMaxFiles=%" PRIu64 " files",
+						  ji->user_bound);
+			op->sc = xstrdup_printf("%snot placed: the user's jobs in the window name more than UserMaxFiles=%" PRIu64 " files",
+						DL_SC_PREFIX, ji->user_bound);
+			agent_place_gate_op(op, sj, c);
 		} else if (sj->gated) {
 			/* Outside the window it stays held until it enters. */
 			op = agent_place_add(ops, sj->runnable && !sj->outside ?

@@ -12,6 +12,7 @@
  * A cycle runs when a job was submitted or nodes changed, and at least once
  * a second.
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -31,12 +32,14 @@
 
 #include "dl_cost.h"
 #include "dl_error.h"
+#include "dl_files.h"
 #include "dl_place.h"
 #include "dl_policy.h"
 #include "dl_slurm.h"
 #include "agent_acct.h"
 #include "agent_channel.h"
 #include "agent_array.h"
+#include "agent_budget.h"
 #include "agent_conf.h"
 #include "agent_gate.h"
 #include "agent_history.h"
@@ -61,11 +64,6 @@
 #define SYNC_MS 100
 /* A cycle runs at least this often, new jobs or not. */
 #define IDLE_CYCLE_MS 1000
-/*
- * After a cycle of d ms the next waits 2d: the agent takes at most a
- * third of a core, and of slurmctld's lock time, however fast jobs come.
- */
-#define CYCLE_GAP_FACTOR 2
 
 static const char *pfx = "datalocality";
 static pthread_t agent_tid;
@@ -87,6 +85,10 @@ static uint32_t gate_published;       /* bound in the gate file, or 0 */
 static uint64_t jobs_read;            /* jobs whose files were read */
 static uint64_t tasks_split;          /* array tasks split off to place */
 static time_t last_window_log;
+static agent_budget_t budget;         /* this cycle's reading budget */
+static time_t last_budget_log;
+
+static int64_t _now_ms(void);
 
 /*
  * The policy's parameters as the agent uses them
@@ -182,8 +184,133 @@ static void _parse_job(agent_job_t *ji, const snap_job_t *sj)
 	xfree(user);
 }
 
-/* Parse new jobs, record started ones, read inventories (once a second). */
-static void _update_model(snapshot_t *s)
+/* Bytes of file names a parse read: what the job's list files hold. */
+static uint64_t _names_read(const agent_job_t *ji)
+{
+	dl_cache_t *cache = agent_model_cache();
+	uint64_t n = 0;
+	uint32_t i;
+
+	if (ji->too_many)
+		return (uint64_t)ji->too_many * AGENT_BUDGET_NAME_BYTES;
+	for (i = 0; i < ji->nfiles; i++) {
+		const char *p = dl_cache_file_path(cache, ji->files[i]);
+
+		n += (p ? strlen(p) : 0) + 1;
+	}
+	return n;
+}
+
+/* Whether a job names files at all (without reading them). */
+static bool _annotated(const snap_job_t *sj)
+{
+	return dl_files_has_annotation(sj->comment) || sj->script_files ||
+	       sj->bb;
+}
+
+/* A pending job of the window that the plan could place. */
+static bool _in_window(const snap_job_t *sj)
+{
+	return !sj->running && !sj->ended && !sj->outside && sj->runnable;
+}
+
+/*
+ * Read one job's files if it needs it and the budget allows
+ * (agent_budget.h), then admit it against its user's UserMaxFiles.  A job
+ * left unread is treated as outside the window this cycle: not planned,
+ * kept at its submit gate.  A job of a user whose jobs already name
+ * UserMaxFiles files is not read at all: it would exceed the bound.
+ * RET false when the job's files are still to be read.
+ */
+static bool _read_job(snap_job_t *sj, agent_job_t *ji)
+{
+	bool want = (!ji->parsed || ji->task_id != sj->task_id) &&
+		    (sj->running || sj->runnable);
+	bool window = _in_window(sj);
+	int64_t t0;
+
+	ji->user_bound = 0;
+	if (want && window && _annotated(sj) &&
+	    agent_budget_user_full(&budget, sj->uid)) {
+		ji->user_bound = budget.conf.user_files;
+	} else if (want) {
+		if (!agent_budget_may_read(&budget, sj->uid,
+					   (t0 = _now_ms()))) {
+			budget.deferred++;
+			sj->outside = !sj->running;
+			return false;
+		}
+		_parse_job(ji, sj);
+		agent_budget_charge_read(&budget, sj->uid, _names_read(ji),
+					 _now_ms() - t0);
+		jobs_read++;
+	}
+	/* A job placed already keeps its node: its list is the plugin's. */
+	if (window && ji->nfiles && !ji->user_bound &&
+	    !agent_budget_admit(&budget, sj->uid, ji->nfiles) && sj->ours < 0)
+		ji->user_bound = budget.conf.user_files;
+	if (!ji->user_bound) {
+		ji->bound_noted = false;
+		return true;
+	}
+	budget.skipped++;
+	if (!ji->bound_noted)
+		info("%s: JobId=%u runs without placement: its user's jobs in the window name more than UserMaxFiles=%" PRIu64 " files",
+		     pfx, sj->job_id, ji->user_bound);
+	ji->bound_noted = true;
+	return true;
+}
+
+/* Record a job's start (its files on its node) and its end (run time). */
+static void _record_job(const snap_job_t *sj, agent_job_t *ji, uint32_t nn)
+{
+	if (sj->running && !ji->running && !ji->finished) {
+		ji->running = true;
+		if (sj->node >= 0 && (uint32_t)sj->node < nn)
+			agent_model_job_started(
+				ji, sj->node,
+				agent_model_has_inventory(sj->node), pfx);
+	}
+	if (sj->ended && !ji->finished) {
+		ji->finished = true;
+		ji->running = false;
+		if (ji->nfiles && sj->end > sj->start)
+			agent_history_add(sj->uid, sj->name,
+					  (double)(sj->end - sj->start));
+	}
+}
+
+/*
+ * The snapshot's jobs in reading order: running and ended ones first (the
+ * model must know what nodes hold), then the pending ones in Slurm's
+ * order, so that a cycle out of budget has read the jobs that start
+ * first.  RET xmalloc'd.
+ */
+static agent_budget_job_t *_reading_order(const snapshot_t *s)
+{
+	agent_budget_job_t *o = xcalloc(s->njobs ? s->njobs : 1, sizeof(*o));
+	uint32_t i, n = 0, first;
+
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].running || s->jobs[i].ended)
+			o[n++].idx = i;
+	first = n;
+	for (i = 0; i < s->njobs; i++) {
+		const snap_job_t *sj = &s->jobs[i];
+
+		if (sj->running || sj->ended)
+			continue;
+		o[n].priority = sj->priority;
+		o[n].submit = sj->submit;
+		o[n].job_id = sj->job_id;
+		o[n++].idx = i;
+	}
+	agent_budget_order(o + first, n - first);
+	return o;
+}
+
+/* Power states and inventories of the nodes (read once a second). */
+static void _update_nodes(const snapshot_t *s)
 {
 	uint32_t nn = agent_model_nodes(), i;
 
@@ -200,33 +327,30 @@ static void _update_model(snapshot_t *s)
 			agent_model_sync_node(i, s->names[i], dl_conf.cache_dir);
 		last_inv_read = time(NULL);
 	}
+}
+
+/*
+ * Read new jobs' files within the cycle's budget, record started and
+ * ended ones, read inventories.  Held or waiting jobs cost nothing until
+ * they may run.
+ */
+static void _update_model(snapshot_t *s)
+{
+	uint32_t nn = agent_model_nodes(), i;
+	agent_budget_job_t *order;
+
+	_update_nodes(s);
+	order = _reading_order(s);
 	for (i = 0; i < s->njobs; i++) {
-		snap_job_t *sj = &s->jobs[i];
+		snap_job_t *sj = &s->jobs[order[i].idx];
 		agent_job_t *ji = agent_jobs_get(sj->job_id, true);
 
 		ji->seen = cycle_no;
-		/* Held or waiting jobs cost nothing until they may run. */
-		if ((!ji->parsed || ji->task_id != sj->task_id) &&
-		    (sj->running || sj->runnable)) {
-			_parse_job(ji, sj);
-			jobs_read++;
-		}
-		if (sj->running && !ji->running && !ji->finished) {
-			ji->running = true;
-			if (sj->node >= 0 && (uint32_t)sj->node < nn)
-				agent_model_job_started(
-					ji, sj->node,
-					agent_model_has_inventory(sj->node),
-					pfx);
-		}
-		if (sj->ended && !ji->finished) {
-			ji->finished = true;
-			ji->running = false;
-			if (ji->nfiles && sj->end > sj->start)
-				agent_history_add(sj->uid, sj->name,
-						  (double)(sj->end - sj->start));
-		}
+		/* A start is recorded once its files are known. */
+		if (_read_job(sj, ji))
+			_record_job(sj, ji, nn);
 	}
+	xfree(order);
 	agent_jobs_forget(cycle_no);
 }
 
@@ -374,7 +498,8 @@ static dl_state_t *_build_state(snapshot_t *s, uint32_t **map)
 			continue;
 		if (!sj->running && (!sj->placeable || !sj->runnable ||
 				     !sj->eligible || ji->place.widened ||
-				     sj->widened))
+				     sj->widened || ji->user_bound ||
+				     sj->outside))
 			continue;
 		if ((k = _add_job(st, sj, ji)) < 0)
 			continue;
@@ -461,6 +586,11 @@ static void _compact(void)
 		dl_policy_warm(policy);
 	}
 	xfree(params);
+	/*
+	 * glibc keeps freed memory in its arenas: without this, slurmctld
+	 * stays at its peak RSS after a queue of many files is gone.
+	 */
+	malloc_trim(0);
 }
 
 /*
@@ -488,6 +618,29 @@ static void _log_window(const snapshot_t *s)
 	     pfx, s->window, s->in_window, s->pending, jobs_read, tasks_split,
 	     agent_gate_cycle(&gate), gate.last,
 	     agent_gate_bound(&gate, dl_conf.gate_min, dl_conf.gate_max));
+}
+
+/*
+ * A cycle that spent its reading budget says so (at most every 5 s at
+ * info level, every time at debug level): how many jobs' files are left
+ * for the next cycles, how many jobs run unplaced by UserMaxFiles.
+ */
+static void _log_budget(void)
+{
+	time_t now = time(NULL);
+
+	if (!budget.spent && !budget.deferred && !budget.skipped)
+		return;
+	debug("%s: cycle %" PRIu64 ": reading budget %s: %u jobs' files left for the next cycles, %u jobs unplaced by UserMaxFiles",
+	      pfx, cycle_no, budget.spent ? "spent" : "kept", budget.deferred,
+	      budget.skipped);
+	if (now - last_budget_log < 5)
+		return;
+	last_budget_log = now;
+	info("%s: CycleBudget=%u ms %s: %u jobs' files left for the next cycles (UserMaxListBytes=%" PRIu64 "), %u jobs run unplaced by UserMaxFiles=%" PRIu64,
+	     pfx, budget.conf.cycle_ms, budget.spent ? "spent" : "kept",
+	     budget.deferred, budget.conf.user_list, budget.skipped,
+	     budget.conf.user_files);
 }
 
 /*
@@ -522,6 +675,7 @@ static void _cycle(void)
 
 	cycle_no++;
 	stats.cycles++;
+	agent_budget_begin(&budget, &dl_conf.budget, _now_ms());
 	_compact();
 	/* A job may leave a node whose service serves peers more cheaply. */
 	dl_conf.place.peer_src = agent_model_peer_sources();
@@ -562,6 +716,7 @@ static void _cycle(void)
 	last_plan = plan;
 	last_st = st;
 	_log_window(&snap);
+	_log_budget();
 	agent_snapshot_free(&snap);
 }
 
@@ -672,7 +827,8 @@ static int64_t _now_ms(void)
 /*
  * Plan when a job was submitted (it waits at its submit hold for its
  * node) or nodes changed, unless the last cycle was slow
- * (CYCLE_GAP_FACTOR), and at least once a second.  last_job_update is no
+ * (agent_budget_gap_ms(): twice its time, at most a second), at least once
+ * a second, and at once after a cycle that left jobs unread.  last_job_update is no
  * trigger: it moves with every start, Reason and restriction, and a plan
  * per change would cost a core at thousands of pending jobs.
  */
@@ -725,7 +881,7 @@ static void *_agent(void *arg)
 		njobs = job_list ? list_count(job_list) : 0;
 		due = reconf || (now >= next_ok &&
 				 (now - last >= IDLE_CYCLE_MS ||
-				  njobs != seen_jobs ||
+				  njobs != seen_jobs || budget.deferred ||
 				  (last_node_update != seen_node &&
 				   now - last >= SYNC_MS)));
 		if (!due)
@@ -735,7 +891,7 @@ static void *_agent(void *arg)
 		last = now;
 		_cycle();
 		end = _now_ms();
-		next_ok = end + CYCLE_GAP_FACTOR * (end - now);
+		next_ok = end + agent_budget_gap_ms(end - now);
 		agent_gate_observe(&gate, (double)(end - now) / 1000.0);
 		_publish_gate();
 	}
@@ -790,6 +946,7 @@ void dl_agent_stop(void)
 	agent_jobs_fini();
 	agent_history_fini();
 	agent_conf_free(&dl_conf);
+	agent_budget_end(&budget);
 	xfree(node_freed);
 	node_nfreed = 0;
 }
