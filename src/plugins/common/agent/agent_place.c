@@ -262,7 +262,7 @@ static dl_place_action_t _judge(const dl_state_t *st, const snapshot_t *s,
 	return DL_PLACE_WIDEN;
 }
 
-void agent_placeagent_place_gate_op(place_op_t *op, const snap_job_t *sj,
+void agent_place_gate_op(place_op_t *op, const snap_job_t *sj,
 			 const agent_conf_t *c)
 {
 	op->gated = sj->gated;
