@@ -26,10 +26,15 @@
 #  (d) under sched/backfill without the plugin (the same nodes, services
 #      and job as A, a cluster of its own run beside this one by this
 #      script, DL_TL_PART=backfill), nothing changes: A ends TIMEOUT with
-#      no SystemComment, as today.
+#      no SystemComment, as today;
+#  (e) under the plugstack entry point (sched/backfill with
+#      SlurmctldPlugstack=datalocality; on 24.11 JobSubmitPlugins=
+#      datalocality,datalocality_agent), (a) to (c) again, on a third
+#      cluster run beside (DL_TL_PART=plugstack).
 #
-# Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); root.  About 2
-# minutes on an idle host (the two clusters run at the same time).
+# DL_TL_PARTS (default "backfill plugstack") chooses the clusters run
+# beside.  Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); root.
+# About 2 minutes on an idle host (the clusters run at the same time).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -41,21 +46,35 @@ source "$here/lib.sh"
 part=${DL_TL_PART:-datalocality}
 MIB=$((1024 * 1024))
 
-if [ "$part" = backfill ]; then
+case $part in
+backfill)
 	dl_t_use_services test_timelimit 1
 	# No plugin at all: Slurm's own scheduler, nodes as in (a).
 	export DL_SCHED_TYPE=sched/backfill DL_JOB_SUBMIT=
-else
+	;;
+plugstack)
 	dl_t_use_services test_timelimit 3
-fi
-
-child=
-cleanup() {
-	# The backfill half stops its own cluster on TERM (its EXIT trap).
-	if [ -n "$child" ]; then
-		kill "$child" 2>/dev/null || true
-		wait "$child" 2>/dev/null || true
+	export DL_SCHED_TYPE=sched/backfill
+	# A Slurm without SlurmctldPlugstack (24.11) runs the agent beside
+	# backfill as a job_submit plugin (dl_compat.h).
+	if [ -e "$DL_PLUGIN_DIR/slurmctld_datalocality.so" ]; then
+		DL_CLUSTER_EXTRA_CONF="$DL_CLUSTER_EXTRA_CONF
+SlurmctldPlugstack=datalocality"
+	else
+		export DL_JOB_SUBMIT=datalocality,datalocality_agent
 	fi
+	;;
+*)
+	dl_t_use_services test_timelimit 3
+	;;
+esac
+
+children=()
+cleanup() {
+	local p
+	# The other clusters' scripts stop theirs on TERM (their EXIT trap).
+	for p in "${children[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${children[@]}"; do wait "$p" 2>/dev/null || true; done
 	dl_cluster_stop
 }
 trap cleanup EXIT
@@ -125,13 +144,18 @@ if [ "$part" = backfill ]; then
 	exit
 fi
 
+# (d) and (e) run beside: their clusters have ports and directories of
+# their own.
+if [ "$part" = datalocality ]; then
+	for p in ${DL_TL_PARTS-backfill plugstack}; do
+		DL_TL_PART=$p DL_CLUSTER_QUIET=1 bash "$0" >"$out/$p.log" 2>&1 &
+		children+=("$!")
+	done
+fi
+
 # Staging is told to the controller by the node services: all in first.
 services() { [ "$(grep -o 'node n[0-9]* service connected' "$log" | sort -u | wc -l)" -ge 3 ]; }
 dl_t_check "the 3 node services are connected" dl_t_wait_until 60 services
-
-# (d) runs beside: its cluster has ports and a directory of its own.
-DL_TL_PART=backfill DL_CLUSTER_QUIET=1 bash "$0" >"$out/backfill.log" 2>&1 &
-child=$!
 
 a=$(job A "$afiles" "$check_a")
 b=$(job B "" "sleep 300")
@@ -179,14 +203,19 @@ rt=$(runtime "$c" || echo 0)
 dl_t_le "(c) C was killed within its minute, its credit, the check's period and a margin" \
 	"$rt" $((150 + ${secs:-0}))
 
-# (d), from the backfill half
-wait "$child" && rc=0 || rc=$?
-child=
-sed 's/^/  [backfill] /' "$out/backfill.log" | grep -v '^  \[backfill\] \(ok\|FAIL\) \|passed, .* failed$' || true
-while read -r st desc; do
-	if [ "$st" = ok ]; then dl_t_ok "$desc"; else dl_t_fail "$desc"; fi
-done < <(sed -n 's/^\(ok\|FAIL\) *- \(.*\)/\1 \2/p' "$out/backfill.log")
-dl_t_eq "(d) the backfill half ran to its end (exit $rc)" 0 "$rc"
+# (d) and (e), from the clusters beside: their checks counted here.
+k=0
+for p in ${DL_TL_PARTS-backfill plugstack}; do
+	[ "$part" = datalocality ] || break
+	wait "${children[$k]}" && rc=0 || rc=$?
+	children[$k]=
+	k=$((k + 1))
+	sed "s/^/  [$p] /" "$out/$p.log" | grep -v "^  \[$p\] \(ok\|FAIL\) \|passed, .* failed$" || true
+	while read -r st desc; do
+		if [ "$st" = ok ]; then dl_t_ok "$p: $desc"; else dl_t_fail "$p: $desc"; fi
+	done < <(sed -n 's/^\(ok\|FAIL\) *- \(.*\)/\1 \2/p' "$out/$p.log")
+	dl_t_eq "$p: its cluster's script ran to its end (exit $rc)" 0 "$rc"
+done
 
 dl_t_eq "slurmctld is still up" 0 "$(scontrol ping >/dev/null 2>&1; echo $?)"
 dl_t_summary

@@ -97,10 +97,13 @@ static void _say(job_record_t *job_ptr, uint32_t secs, bool bounded,
 
 /*
  * The records r[first..n) of one job (those of other jobs skipped): give
- * it what it is owed.  Caller holds the job write and node read locks.
+ * it what it is owed if apply, else only tell whether it is due.  Caller
+ * holds the node read lock and the job lock, a write lock if apply.
+ * RET whether the job's end time or SystemComment is to change.
  */
-static void _job(const agent_conf_t *c, const agent_credit_rec_t *r,
-		 size_t n, size_t first, time_t now, const char *pfx)
+static bool _job(const agent_conf_t *c, const agent_credit_rec_t *r,
+		 size_t n, size_t first, time_t now, bool apply,
+		 const char *pfx)
 {
 	uint32_t id = r[first].job_id, owed = 0, o, applied, bound;
 	job_record_t *job_ptr = find_job_record(id);
@@ -110,11 +113,11 @@ static void _job(const agent_conf_t *c, const agent_credit_rec_t *r,
 
 	if (!job_ptr || IS_JOB_PENDING(job_ptr) || IS_JOB_FINISHED(job_ptr)) {
 		agent_credit_forget(id); /* ended, or requeued */
-		return;
+		return false;
 	}
 	if (!IS_JOB_RUNNING(job_ptr) || !job_ptr->node_bitmap ||
 	    job_ptr->time_limit == INFINITE || job_ptr->time_limit == NO_VAL)
-		return;
+		return false;
 	for (size_t k = first; k < n; k++) {
 		/* Only a node that runs the job speaks for it. */
 		if (r[k].job_id != id ||
@@ -128,7 +131,7 @@ static void _job(const agent_conf_t *c, const agent_credit_rec_t *r,
 			   node_record_table_ptr[r[k].node]->name);
 	}
 	if (!nodes)
-		return;
+		return false;
 	if ((bound = _bound(c, id)) < owed) {
 		owed = bound;
 		bounded = true;
@@ -139,8 +142,12 @@ static void _job(const agent_conf_t *c, const agent_credit_rec_t *r,
 		applied = 0;
 	delta = (int64_t)owed - (int64_t)applied;
 	told = !owed || xstrstr(job_ptr->system_comment, SC_CREDIT);
-	if ((done && (delta || !r[first].said || !told)) ||
-	    (!done && delta >= CREDIT_STEP)) {
+	if (!(done && (delta || !r[first].said || !told)) &&
+	    !(!done && delta >= CREDIT_STEP)) {
+		xfree(nodes);
+		return false;
+	}
+	if (apply) {
 		if (!applied && !done)
 			info("%s: %pJ stages on %s: its end time follows the staging (not charged to its time limit)",
 			     pfx, job_ptr, nodes);
@@ -152,12 +159,38 @@ static void _job(const agent_conf_t *c, const agent_credit_rec_t *r,
 		agent_credit_set(id, owed, job_ptr->end_time, done);
 	}
 	xfree(nodes);
+	return true;
+}
+
+/* Every job of the records once.  RET whether one is due (see _job()). */
+static bool _pass(const agent_conf_t *c, const agent_credit_rec_t *r,
+		  size_t n, time_t now, bool apply, const char *pfx)
+{
+	bool due = false;
+
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		/* Each job once, at its first record. */
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = r[k].job_id == r[i].job_id;
+		if (!seen && _job(c, r, n, i, now, apply, pfx))
+			due = true;
+	}
+	return due;
 }
 
 void agent_timelimit_apply(const agent_conf_t *c, const char *pfx)
 {
-	/* Editing end times and SystemComments; node names only read. */
-	slurmctld_lock_t lock = { .job = WRITE_LOCK, .node = READ_LOCK };
+	/*
+	 * Most seconds nothing is due (a staging moves its job every
+	 * CREDIT_STEP s, an ended one once): a read lock tells, and only
+	 * then the write lock edits end times and SystemComments.
+	 */
+	slurmctld_lock_t read_lock = { .job = READ_LOCK, .node = READ_LOCK };
+	slurmctld_lock_t write_lock = { .job = WRITE_LOCK,
+					.node = READ_LOCK };
+	bool due;
 	static time_t last;
 	time_t now = time(NULL);
 	agent_credit_rec_t *r;
@@ -172,16 +205,13 @@ void agent_timelimit_apply(const agent_conf_t *c, const char *pfx)
 	last = now;
 	if (!(n = agent_credit_copy(&r)))
 		return;
-	lock_slurmctld(lock);
-	for (size_t i = 0; i < n; i++) {
-		bool seen = false;
-
-		/* Each job once, at its first record. */
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = r[k].job_id == r[i].job_id;
-		if (!seen)
-			_job(c, r, n, i, now, pfx);
+	lock_slurmctld(read_lock);
+	due = _pass(c, r, n, now, false, pfx);
+	unlock_slurmctld(read_lock);
+	if (due) {
+		lock_slurmctld(write_lock);
+		_pass(c, r, n, now, true, pfx);
+		unlock_slurmctld(write_lock);
 	}
-	unlock_slurmctld(lock);
 	free(r);
 }
