@@ -235,6 +235,8 @@ fuzz fuzz_files 30 4096 $lib/files.c $lib/error.c $lib/log.c
 # Slurm's filename patterns (%a %A %j %u %x) in those paths; array indexes.
 fuzz fuzz_pattern 10 4096 $lib/pattern.c $lib/files.c $lib/error.c \
 	$lib/log.c
+# The staging record of a job's AdminComment (slurmctld, sdatalocality).
+fuzz fuzz_acct 10 4096 $lib/acct.c $lib/error.c
 # List files, burst-buffer specs, #DL directives of scripts (and sizes).
 fuzz fuzz_filelist 10 16384 $lib/files.c $lib/script.c $lib/error.c \
 	$lib/log.c

@@ -77,6 +77,8 @@ static int _seconds(const char *s, size_t n, uint64_t *ms)
 			return -1;
 		frac = frac * 10 + d;
 	}
+	if (whole * 1000 > UINT64_MAX - frac)
+		return -1;
 	*ms = whole * 1000 + frac;
 	return 0;
 }

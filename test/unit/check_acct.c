@@ -84,6 +84,8 @@ START_TEST(test_parse_refuses)
 		"datalocality: files=18446744073709551616 cached=1/1 "
 		"peer=0/0 storage=0/0",
 		"datalocality: files=1 cached=1/1 peer=0/0 storage=0/0 junk",
+		"datalocality: files=1 cached=1/1 peer=0/0 storage=0/0 "
+		"staged_s=18446744073709551.999",
 	};
 	dl_acct_t a;
 
