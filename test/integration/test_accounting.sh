@@ -16,8 +16,11 @@
 #      holds: copied from n1 (peer=1/2097152) or, if the peer could not
 #      serve, from the storage; either way the record says which and
 #      matches dl-cached's log line;
+#  (e) daemon's job on n1 and n2 reading the 1 MiB file (a step on both
+#      nodes, so that both stage): the record sums the nodes (nodes=2,
+#      files=2; n1 found it cached, n2 copied it);
 #  (d) `sdatalocality report` (and --json) sums the jobs per user: daemon
-#      2 jobs, 4 files, 2 cached, 2 from storage; nobody 1 job, 1 file.
+#      3 jobs, 6 files, 3 cached, 3 copied; nobody 1 job, 1 file.
 #
 # Installs mariadb-server and slurmdbd if missing (root, apt-get).  Skips
 # (77) on a Slurm without the accounting_storage/mysql plugin (the 24.11
@@ -143,6 +146,21 @@ dl_t_check "(c) one copy of 2 MiB, from a peer or the storage (peer=$cp storage=
 	test "$cp $cs" = "1/2097152 0/0" -o "$cp $cs" = "0/0 1/2097152"
 dl_t_eq "(c) the record has dl-cached's counts" "$(logged n2 "$c")" "$(from_record "$c")"
 
+# (e) a job on both nodes: each node's Prolog stages the file (n2's when
+# the step reaches it), and the record sums them
+e=$(sbatch --parsable --uid=daemon --gid=daemon --chdir="$out" -o "$out/%j.out" \
+	-N 2 -w n1,n2 --comment="files:$small" \
+	--wrap "srun -N 2 true")
+two_nodes() { [ "$(field "$e" nodes)" = 2 ]; }
+dl_t_check "(e) 2-node job $e completed and its record reached slurmdbd" finished "$e"
+dl_t_wait_until 10 two_nodes || true
+echo "  sacct: $(sacct -n -X -P -j "$e" -o JobID,User,AdminComment%300 || true)"
+dl_t_eq "(e) the record sums both nodes: files, nodes" "2 2" \
+	"$(field "$e" files) $(field "$e" nodes)"
+ec=$(field "$e" cached)
+dl_t_eq "(e) n1 found the file cached, n2 copied it: cached, copies" \
+	"1/1048576 1" "$ec $(($(field "$e" peer | cut -d/ -f1) + $(field "$e" storage | cut -d/ -f1)))"
+
 # (d) the report sums per user
 since=$(date -d '-1 hour' +%Y-%m-%dT%H:%M:%S)
 # A job held and released at submit may have no eligible time in the
@@ -161,9 +179,12 @@ print(sum(x["jobs"] for x in g), sum(x["files"] for x in g),
       sum(x["storage"]["files"] + x["peer"]["files"] for x in g),
       sum(x["cached"]["bytes"] for x in g))' "$1"
 }
-dl_t_eq "(d) daemon: jobs files cached copied cached-bytes" "2 4 2 2 3145728" "$(sum daemon)"
+dl_t_eq "(d) daemon: jobs files cached copied cached-bytes" "3 6 3 3 4194304" "$(sum daemon)"
 dl_t_eq "(d) nobody: jobs files cached copied cached-bytes" "1 1 0 1 0" "$(sum nobody)"
-dl_t_check "(d) the text report has a line per user" \
-	eval '[ "$("$sdl" report -S "$since" | grep -cE " (daemon|nobody) ")" = 2 ]'
+# (a line per day, user and partition: a job whose record in the database
+# has no partition, as some have, is a group of its own, "-")
+text=$("$sdl" report -S "$since" || true)
+dl_t_check "(d) the text report has lines for both users" \
+	eval 'grep -q " daemon " <<<"$text" && grep -q " nobody " <<<"$text"'
 
 dl_t_summary
