@@ -111,11 +111,12 @@ sleep 2
 afiles="$data/a/in1,$data/a/in2,$data/a/in3"
 # job NAME FILES SCRIPT : a -t 1 job of nobody; FILES "" for none
 job() {
-	local c=()
-	[ -n "$2" ] && c=(--comment="files:$2")
+	local cm=()
+	[ -n "$2" ] && cm=(--comment="files:$2")
 	sbatch --parsable --uid=nobody --gid=nogroup -t 1 -J "$1" \
-		--chdir="$out" -o "$out/%j.out" "${c[@]}" --wrap "$3"
+		--chdir="$out" -o "$out/%j.out" "${cm[@]}" --wrap "$3"
 }
+# shellcheck disable=SC2016 # the job's shell expands them
 check_a='for f in '"${afiles//,/ }"'; do cmp "$DL_CACHE_VIEW$f" "$f" || exit 1; done; sleep 20'
 # sc JOBID : its SystemComment (printed before Comment= and StdErr=)
 sc() {
@@ -208,7 +209,7 @@ k=0
 for p in ${DL_TL_PARTS-backfill plugstack}; do
 	[ "$part" = datalocality ] || break
 	wait "${children[$k]}" && rc=0 || rc=$?
-	children[$k]=
+	children[k]=
 	k=$((k + 1))
 	sed "s/^/  [$p] /" "$out/$p.log" | grep -v "^  \[$p\] \(ok\|FAIL\) \|passed, .* failed$" || true
 	while read -r st desc; do
