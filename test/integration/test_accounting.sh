@@ -19,8 +19,12 @@
 #  (e) daemon's job on n1 and n2 reading the 1 MiB file (a step on both
 #      nodes, so that both stage): the record sums the nodes (nodes=2,
 #      files=2; n1 found it cached, n2 copied it);
+#  (f) with a slow agent (TestCycleDelay), three short jobs reading the
+#      cached 1 MiB file on n1: every record reaches slurmdbd, also when
+#      the job ended before its record was written (its completion is sent
+#      again; how many did is said);
 #  (d) `sdatalocality report` (and --json) sums the jobs per user: daemon
-#      3 jobs, 6 files, 3 cached, 3 copied; nobody 1 job, 1 file.
+#      6 jobs, 9 files, 6 cached, 3 copied; nobody 1 job, 1 file.
 #
 # Installs mariadb-server and slurmdbd if missing (root, apt-get).  Skips
 # (77) on a Slurm without the accounting_storage/mysql plugin (the 24.11
@@ -161,6 +165,29 @@ ec=$(field "$e" cached)
 dl_t_eq "(e) n1 found the file cached, n2 copied it: cached, copies" \
 	"1/1048576 1" "$ec $(($(field "$e" peer | cut -d/ -f1) + $(field "$e" storage | cut -d/ -f1)))"
 
+# (f) a slow agent (TestCycleDelay=3, test-only: each planning cycle 3 s
+# longer; the reports wait for the cycle): a job that ends before its
+# record is written has its completion sent again with it.  Whether a job
+# took that path depends on the timing, so it is said, not checked; that
+# every record reaches the database is checked.
+ctld_log=$(dl_cluster_log_ctld)
+{ grep -v '^TestCycleDelay=' "$DL_CLUSTER_DIR/etc/datalocality.conf"
+  echo "TestCycleDelay=3"; } >"$DL_CLUSTER_DIR/etc/datalocality.conf.new"
+mv "$DL_CLUSTER_DIR/etc/datalocality.conf.new" "$DL_CLUSTER_DIR/etc/datalocality.conf"
+scontrol reconfigure
+dl_t_wait_until 30 grep -q "TestCycleDelay=3" "$ctld_log" || true
+f=()
+for i in 1 2 3; do f+=("$(job daemon daemon n1 "$small")"); done
+for j in "${f[@]}"; do
+	dl_t_check "(f) slow agent: job $j's record reached slurmdbd" finished "$j"
+done
+again=0
+for j in "${f[@]}"; do
+	grep -q "JobId=$j had ended: its completion sent again" "$ctld_log" &&
+		again=$((again + 1))
+done
+echo "  (f) $again of ${#f[@]} jobs had ended before their record was written"
+
 # (d) the report sums per user
 since=$(date -d '-1 hour' +%Y-%m-%dT%H:%M:%S)
 # A job held and released at submit may have no eligible time in the
@@ -179,7 +206,7 @@ print(sum(x["jobs"] for x in g), sum(x["files"] for x in g),
       sum(x["storage"]["files"] + x["peer"]["files"] for x in g),
       sum(x["cached"]["bytes"] for x in g))' "$1"
 }
-dl_t_eq "(d) daemon: jobs files cached copied cached-bytes" "3 6 3 3 4194304" "$(sum daemon)"
+dl_t_eq "(d) daemon: jobs files cached copied cached-bytes" "6 9 6 3 7340032" "$(sum daemon)"
 dl_t_eq "(d) nobody: jobs files cached copied cached-bytes" "1 1 0 1 0" "$(sum nobody)"
 # (a line per day, user and partition: a job whose record in the database
 # has no partition, as some have, is a group of its own, "-")

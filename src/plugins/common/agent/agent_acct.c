@@ -45,8 +45,11 @@ static void _write(job_record_t *job_ptr, const dl_acct_t *a,
 	 * sent again (job_completion_logger()'s call; the storage updates
 	 * the same row, end time and state unchanged).
 	 */
-	if (IS_JOB_FINISHED(job_ptr))
+	if (IS_JOB_FINISHED(job_ptr)) {
 		jobacct_storage_g_job_complete(acct_db_conn, job_ptr);
+		info("%s: %pJ had ended: its completion sent again with the record",
+		     pfx, job_ptr);
+	}
 }
 
 uint32_t agent_acct_apply(const char *pfx)
