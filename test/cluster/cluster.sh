@@ -677,6 +677,7 @@ _dl_dbd_start() {
 		GRANT ALL ON slurm_acct_db_dltest.* TO 'slurm'@'127.0.0.1';" || return 1
 	# slurmdbd takes no file argument: its command line names the cluster
 	# through argv[0], so that it is known as ours (_dl_pid_ours).
+	# shellcheck disable=SC2016 # $1 and $2 are the inner shell's
 	_dl_spawn slurmdbd bash -c 'exec -a "slurmdbd $1" "$2" -D' _ \
 		"$d" "$_DL_SLURM_SBIN/slurmdbd"
 	i=0

@@ -177,7 +177,7 @@ mv "$DL_CLUSTER_DIR/etc/datalocality.conf.new" "$DL_CLUSTER_DIR/etc/datalocality
 scontrol reconfigure
 dl_t_wait_until 30 grep -q "TestCycleDelay=3" "$ctld_log" || true
 f=()
-for i in 1 2 3; do f+=("$(job daemon daemon n1 "$small")"); done
+for _ in 1 2 3; do f+=("$(job daemon daemon n1 "$small")"); done
 for j in "${f[@]}"; do
 	dl_t_check "(f) slow agent: job $j's record reached slurmdbd" finished "$j"
 done
@@ -211,7 +211,7 @@ dl_t_eq "(d) nobody: jobs files cached copied cached-bytes" "1 1 0 1 0" "$(sum n
 # (a line per day, user and partition: a job whose record in the database
 # has no partition, as some have, is a group of its own, "-")
 text=$("$sdl" report -S "$since" || true)
-dl_t_check "(d) the text report has lines for both users" \
-	eval 'grep -q " daemon " <<<"$text" && grep -q " nobody " <<<"$text"'
+has_users() { grep -q " daemon " <<<"$text" && grep -q " nobody " <<<"$text"; }
+dl_t_check "(d) the text report has lines for both users" has_users
 
 dl_t_summary
