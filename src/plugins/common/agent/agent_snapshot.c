@@ -87,13 +87,18 @@ int32_t agent_snapshot_ours(job_record_t *job_ptr)
 	    !(node_ptr = node_record_table_ptr[i]))
 		return -1;
 	sc += strlen(DL_SC_PLACED);
-	/* A multi-node job's set is named as Slurm ranges it (n[3-4]). */
+	/*
+	 * A multi-node job's set is named as Slurm ranges it (n[3-4]); a
+	 * single node by its name, without an allocation: this runs for
+	 * every queued job at every cycle.
+	 */
 	names = bit_set_count(d->req_node_bitmap) == 1 ?
-			xstrdup(node_ptr->name) :
+			NULL :
 			bitmap2node_name(d->req_node_bitmap);
-	len = strlen(names);
+	len = strlen(names ? names : node_ptr->name);
 	/* The user changed the list since: it is theirs now. */
-	mine = !strncmp(sc, names, len) && (!sc[len] || sc[len] == ' ');
+	mine = !strncmp(sc, names ? names : node_ptr->name, len) &&
+	       (!sc[len] || sc[len] == ' ');
 	xfree(names);
 	if (!mine)
 		return -1;
