@@ -129,9 +129,10 @@ static int _given(int argc, char **argv, const char *shrt, const char *lng)
 
 /*
  * The job selection added to the user's: without states, sacct -S keeps
- * only jobs with an eligible time, which a job held and released may
- * lack in the database ("Eligible: Unknown"); by state it selects the
- * jobs that ran or ended in the window, whatever their eligible time.
+ * only jobs with an eligible time, which a job that ended seconds before
+ * may still lack in the database ("Eligible: Unknown"); by state, it
+ * selects the jobs that ran or ended in the window, whatever their
+ * eligible time.
  * Without -S, today from midnight, and without -E, now, as sacct's own
  * defaults without states.
  */

@@ -190,9 +190,9 @@ echo "  (f) $again of ${#f[@]} jobs had ended before their record was written"
 
 # (d) the report sums per user
 since=$(date -d '-1 hour' +%Y-%m-%dT%H:%M:%S)
-# A job held and released at submit may have no eligible time in the
-# database, which a plain "sacct -S" leaves out; the report selects by
-# state (cli_report.c) and must count it.
+# A job that ended seconds before may have no eligible time (nor
+# partition) in the database yet, which a plain "sacct -S" leaves out; the
+# report selects by state (cli_report.c) and must count it.
 sacct -P -X -j "$a,$b,$c" -o JobID,Submit,Eligible,Start,End | sed 's/^/    /' || true
 echo "  report:"
 "$sdl" report -S "$since" | sed 's/^/    /' || true
