@@ -10,7 +10,8 @@
 #  (c) comment: two jobs placed on their busy data node A get a new
 #      Comment=files:... by `scontrol update` (one a plain list, one an
 #      @list reference) naming files cached on the idle node B: the planner
-#      re-reads them and they start on B, not after A frees (60 s);
+#      re-reads them and they start on B, not after A frees (60 s); a
+#      third whose comment no longer names files starts elsewhere;
 #  (v) reservation: `scontrol create reservation nodes=<data node>
 #      users=nobody` (flags=ignore_jobs) while a job waits for it;
 #  (f) FAIL: `scontrol update state=fail`;
@@ -95,7 +96,7 @@ start_cluster() {
 
 # --- (c) a changed annotation is re-read ------------------------------------
 check_comment() {
-	local wa wb a b hold w1 w2 t0 id st n ok
+	local wa wb a b hold w1 w2 w3 t0 id st n ok
 	wa=$(sba ca -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$wa" COMPLETED 30 || true
 	a=$(dl_cluster_job_field "$wa" NodeList)
@@ -106,19 +107,31 @@ check_comment() {
 	dl_t_wait_state "$hold" RUNNING 30 || true
 	w1=$(sba ca -c 1 --wrap 'sleep 1')
 	w2=$(sb --comment="files:@$data/list.ca" -c 1 --wrap 'sleep 1')
-	echo "  group ca cached on $a (busy 60 s), cb on $b; waiters $w1 $w2"
+	w3=$(sba ca -c 1 --wrap 'sleep 1')
+	echo "  group ca cached on $a (busy 60 s), cb on $b; waiters $w1 $w2 $w3"
 	if [ "$run" = datalocality ]; then
 		n=0
-		for id in $w1 $w2; do
+		for id in $w1 $w2 $w3; do
 			dl_t_wait_field "$id" ReqNodeList "^$a\$" 15 >/dev/null && n=$((n + 1))
 		done
-		dl_t_eq "$(t c "both waiters were placed on their busy data node $a")" 2 "$n"
+		dl_t_eq "$(t c "the three waiters were placed on their busy data node $a")" 3 "$n"
 	else
 		sleep 2
 	fi
 	t0=$(date +%s)
 	scontrol update jobid="$w1" comment="$(files_of cb)" 2>/dev/null || true
 	scontrol update jobid="$w2" comment="files:@$data/list.cb" 2>/dev/null || true
+	# No files any more: the job is free to run anywhere within MinWait.
+	scontrol update jobid="$w3" comment="no data" 2>/dev/null || true
+	for id in $w3; do
+		dl_t_wait_state "$id" 'RUNNING|COMPLETING|COMPLETED' 30 || true
+		st=$(dl_t_job_time "$id" StartTime) || st=9999999999
+		started "$id" || st=9999999999
+		st=$((st - t0))
+		[ $st -lt 0 ] && st=0
+		echo "  $id (comment now without files) started $st s after the change, on $(dl_cluster_job_field "$id" NodeList)"
+		dl_t_le "$(t c "$id started within MinWait + one cycle of the change")" "$st" $((2 + BF_INTERVAL + SLACK))
+	done
 	for id in $w1 $w2; do
 		dl_t_wait_state "$id" 'RUNNING|COMPLETING|COMPLETED' 30 || true
 		st=$(dl_t_job_time "$id" StartTime) || st=9999999999

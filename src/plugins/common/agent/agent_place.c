@@ -486,6 +486,19 @@ static void _decide_others(const snapshot_t *s, const uint8_t *planned,
 			op->log = xstrdup_printf("%s: widened JobId=%u: Slurm found it never runnable on %s",
 						 pfx, sj->job_id,
 						 s->names[sj->ours]);
+		} else if (sj->ours >= 0 && ji && ji->parsed && !ji->reread &&
+			   !ji->nfiles && !ji->too_many) {
+			/*
+			 * It names no files any more (its comment changed,
+			 * or a list file is gone): nothing to wait for.
+			 */
+			op = agent_place_add(ops, OP_WIDEN, sj->job_id);
+			op->from = sj->ours;
+			op->desc = xstrdup("DataLocality: it names no files now, any node");
+			op->sc = xstrdup_printf("%s to any node: it names no files now",
+						DL_SC_WIDENED);
+			op->log = xstrdup_printf("%s: widened JobId=%u: it names no files now",
+						 pfx, sj->job_id);
 		} else if (ji && ji->too_many && sj->runnable) {
 			op = agent_place_add(ops, OP_REASON, sj->job_id);
 			op->desc = xstrdup_printf("DataLocality: %u files, above MaxFilesPerJob=%u: no placement",
