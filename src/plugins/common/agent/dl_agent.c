@@ -561,6 +561,36 @@ static dl_plan_t *_plan(snapshot_t *s, dl_state_t **stp, uint32_t **map)
 	return plan;
 }
 
+/* What glibc holds, all arenas (for issue 25's RSS). */
+static void _log_heap(const char *when)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	info("%s: heap %s: %zu kB in use, %zu kB free in the arenas, %zu kB mapped",
+	     pfx, when, mi.uordblks >> 10, mi.fordblks >> 10, mi.hblkhd >> 10);
+}
+
+/*
+ * When slurmctld's job table has shrunk to half its peak (at least
+ * TRIM_JOBS jobs ago), give glibc's free memory back: Slurm frees the
+ * records of ended jobs MinJobAge after they ended, and glibc keeps what
+ * they held in its arenas, so that a queue emptied would leave slurmctld
+ * at its peak RSS.  Caller: the agent thread, with njobs from job_list.
+ */
+#define TRIM_JOBS 100
+static void _trim_when_shrunk(int njobs)
+{
+	static int peak;
+
+	if (njobs > peak)
+		peak = njobs;
+	if (peak < TRIM_JOBS || njobs > peak / 2)
+		return;
+	malloc_trim(0);
+	_log_heap("after the job table shrank");
+	peak = njobs;
+}
+
 /*
  * Release paths nothing refers to any more.  Everything holding the old
  * file ids goes: the last plan and state, and the policy's own memory of
@@ -591,6 +621,7 @@ static void _compact(void)
 	 * stays at its peak RSS after a queue of many files is gone.
 	 */
 	malloc_trim(0);
+	_log_heap("after compaction");
 }
 
 /*
@@ -879,6 +910,7 @@ static void *_agent(void *arg)
 			agent_timelimit_apply(&dl_conf, pfx);
 		}
 		njobs = job_list ? list_count(job_list) : 0;
+		_trim_when_shrunk(njobs);
 		due = reconf || (now >= next_ok &&
 				 (now - last >= IDLE_CYCLE_MS ||
 				  njobs != seen_jobs || budget.deferred ||
