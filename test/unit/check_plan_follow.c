@@ -3,7 +3,8 @@
  * nothing where it was put waits for the node caching its input when the
  * cost model says that is sooner; and Online-HPS's follow= using it.
  * dl__plan_keep() (plan_keep.h): a job keeps its last node unless the
- * placement rule would move it.
+ * placement rule would move it.  dl__plan_home() (plan_home.h): each
+ * large shared file gets nodes of its own.
  *
  * Platform of every case: RBW 100 B/s, LBW 500 B/s, cpb 1e-3, one storage
  * node, files of 1000 B: a job transfers a missing file in 10 s, reads it
@@ -19,6 +20,7 @@
 #include "dl_error.h"
 #include "dl_policy.h"
 #include "plan/plan_follow.h"
+#include "plan/plan_home.h"
 #include "plan/plan_keep.h"
 
 static void _setup(uint32_t nnodes)
@@ -237,6 +239,125 @@ START_TEST(test_plan_keep)
 }
 END_TEST
 
+/*
+ * dl__plan_home() (plan_home.h).  Caches of 10000 B, large = 0.125: a
+ * file of 4000 B is large (1250 B and more), private files of 100 B are
+ * not.  Node 0 caches A, node 1 caches B, nodes 2 and 3 nothing.  Plan:
+ * J1 (B) and J2 (A) on node 0, J3 (A) on node 2, J4 (private only) on
+ * node 3, J5 (A) on node 1; loads 2, 1, 1, 1.  With slack 1: J1 goes to
+ * B's node 1 (load 1 < 2 + 1), J2 stays home, J3 goes to A's node 0
+ * (1 < 1 + 1), J4 has no anchor, J5 leaves B's node for node 0 (2 <
+ * 2 + 1).  With slack 0, J3 does not (1 < 1 fails) and homeless node 2
+ * takes A; J5 then goes to node 0 (A's least loaded, the lower index of
+ * the tie with node 2).
+ */
+static void _home_state(uint32_t *fa, uint32_t *fb, uint32_t p[5][2])
+{
+	uint32_t n;
+
+	_setup(4);
+	for (n = 0; n < 4; n++)
+		ck_assert_int_eq(dl_cache_set_capacity(fx_cache, n, 10000), 0);
+	*fa = fx_file("/A", 4000);
+	*fb = fx_file("/B", 4000);
+	for (n = 0; n < 5; n++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "/p%u", n + 1);
+		p[n][0] = n == 0 ? *fb : *fa;
+		p[n][1] = fx_file(name, 100);
+	}
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, *fa, 0, NULL, NULL), 0);
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 1, *fb, 0, NULL, NULL), 0);
+	fx_job(1, p[0], 2, DL_JOB_PENDING, -1);
+	fx_job(2, p[1], 2, DL_JOB_PENDING, -1);
+	fx_job(3, p[2], 2, DL_JOB_PENDING, -1);
+	fx_job(4, &p[3][1], 1, DL_JOB_PENDING, -1);
+	fx_job(5, p[4], 2, DL_JOB_PENDING, -1);
+}
+
+START_TEST(test_home_moves)
+{
+	const int32_t nodes[5] = { 0, 0, 2, 3, 1 };
+	const int32_t slack1[5] = { 1, 0, 0, 3, 0 };
+	const int32_t slack0[5] = { 1, 0, 2, 3, 0 };
+	uint32_t fa, fb, p[5][2];
+	dl_assign_t a[5];
+	dl_plan_t plan;
+	size_t moved = 99, i;
+
+	_home_state(&fa, &fb, p);
+	fx_plan(&plan, a, nodes);
+	ck_assert_int_eq(dl__plan_home(fx_state, &plan, 0.125, 1, &moved), 0);
+	ck_assert_uint_eq(moved, 3);
+	for (i = 0; i < 5; i++)
+		ck_assert_int_eq(a[i].node, slack1[i]);
+
+	fx_plan(&plan, a, nodes);
+	ck_assert_int_eq(dl__plan_home(fx_state, &plan, 0.125, 0, &moved), 0);
+	ck_assert_uint_eq(moved, 2);
+	for (i = 0; i < 5; i++)
+		ck_assert_int_eq(a[i].node, slack0[i]);
+
+	/* 4000 B is below half of a 10000-B cache: nothing is large. */
+	fx_plan(&plan, a, nodes);
+	ck_assert_int_eq(dl__plan_home(fx_state, &plan, 0.5, 1, &moved), 0);
+	ck_assert_uint_eq(moved, 0);
+	ck_assert_int_eq(dl__plan_home(fx_state, &plan, 0, 1, NULL),
+			 DL_EINVAL);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * A replica: nodes 0 (A, running R reading it), 1 (B), 2 (nothing).  J0
+ * reads B, J1 and J2 read A; all three are planned on node 1 (loads 1,
+ * 3, 0).  Slack 0: J0 is home; J1 goes to node 0 (1 < 3; loads 2, 2);
+ * J2 would find node 0 no less loaded than node 1, whose home is B, so
+ * it goes to homeless node 2, A's second node.  A file is large from
+ * 1250 B (dl__plan_large_bytes()); with unlimited caches nothing is
+ * evicted, no file is large and nothing moves.
+ */
+START_TEST(test_home_replica)
+{
+	const int32_t nodes[4] = { -1, 1, 1, 1 };
+	uint32_t fa, fb, n;
+	dl_assign_t a[4];
+	dl_plan_t plan;
+	size_t moved = 99;
+
+	_setup(3);
+	for (n = 0; n < 3; n++)
+		ck_assert_int_eq(dl_cache_set_capacity(fx_cache, n, 10000), 0);
+	fa = fx_file("/A", 4000);
+	fb = fx_file("/B", 4000);
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 0, fa, 0, NULL, NULL), 0);
+	ck_assert_int_eq(dl_cache_insert(fx_cache, 1, fb, 0, NULL, NULL), 0);
+	fx_job(1, &fa, 1, DL_JOB_RUNNING, 0);
+	fx_state->nodes[0].busy = 1;
+	fx_job(2, &fb, 1, DL_JOB_PENDING, -1);
+	fx_job(3, &fa, 1, DL_JOB_PENDING, -1);
+	fx_job(4, &fa, 1, DL_JOB_PENDING, -1);
+	fx_plan(&plan, a, nodes);
+	ck_assert_uint_eq(dl__plan_large_bytes(fx_state, 0.125), 1250);
+	ck_assert_int_eq(dl__plan_home(fx_state, &plan, 0.125, 0, &moved), 0);
+	ck_assert_uint_eq(moved, 2);
+	ck_assert_int_eq(a[1].node, 1);
+	ck_assert_int_eq(a[2].node, 0);
+	ck_assert_int_eq(a[3].node, 2);
+
+	for (n = 0; n < 3; n++)
+		ck_assert_int_eq(dl_cache_set_capacity(fx_cache, n,
+						       DL_CACHE_UNLIMITED),
+				 0);
+	ck_assert_uint_eq(dl__plan_large_bytes(fx_state, 0.125), 0);
+	fx_plan(&plan, a, nodes);
+	ck_assert_int_eq(dl__plan_home(fx_state, &plan, 0.125, 0, &moved), 0);
+	ck_assert_uint_eq(moved, 0);
+	fx_teardown();
+}
+END_TEST
+
 Suite *make_plan_follow_suite(void)
 {
 	Suite *s = suite_create("plan_follow");
@@ -247,6 +368,8 @@ Suite *make_plan_follow_suite(void)
 	tcase_add_test(tc, test_follow_queue_and_files);
 	tcase_add_test(tc, test_ohps_follows_data);
 	tcase_add_test(tc, test_plan_keep);
+	tcase_add_test(tc, test_home_moves);
+	tcase_add_test(tc, test_home_replica);
 	suite_add_tcase(s, tc);
 	return s;
 }
