@@ -10,7 +10,7 @@
 #
 # Environment: JOBS_16 (400 jobs per workload on 16 nodes), JOBS_64 (800
 # on 64), SEEDS ("1 2 3 4 5"), CLASSES, NODES, LOADS, BASELINES,
-# HPS_VARIANTS, OUT (the output directory).  About 20-40 minutes on a busy 2-core machine.
+# HPS_VARIANTS, OUT (the output directory).  About 25-50 minutes on a busy 2-core machine.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
@@ -32,8 +32,10 @@ BASELINES=${BASELINES:-"mct delay locality met"}
 # dispatch; where a few large files dominate, also mct's plan judged with
 # unbounded waits and plans kept as the placement rule will apply them),
 # with the guard alone (the default before guard_wait_file), with the
-# partition alone (before the guard), and with the two steps at every plan.
-HPS_VARIANTS=${HPS_VARIANTS:-"default guard_wait=none,hysteresis=0 guard=none,guard_wait=none,hysteresis=0 guard_wait_file=0"}
+# partition alone (before the guard), with the two steps at every plan,
+# and without the guard's margin where large shared files dominate (the
+# default before guard_margin_big, doc/experiments/robustness-issue30.md).
+HPS_VARIANTS=${HPS_VARIANTS:-"default guard_wait=none,hysteresis=0 guard=none,guard_wait=none,hysteresis=0 guard_wait_file=0 guard_margin_big=0"}
 csv="$work/robustness.csv"
 
 for cls in $CLASSES; do
