@@ -179,13 +179,17 @@ MaxArraySize=$((NMAX + 1))"
 # down, so that dl_cluster_stop does not cancel the whole queue one
 # squeue/scancel at a time (minutes at 100,000 jobs).
 quick_stop() {
-	local conf=$1/etc/slurm.conf pidf=$1/run/slurmctld.pid p i run
+	local conf=$1/etc/slurm.conf pidf=$1/run/slurmctld.pid p i run part
 	[ -f "$conf" ] && [ -f "$pidf" ] || return 0
 	p=$(cat "$pidf")
+	# No pending job may start when the long ones go.
+	for part in $(SLURM_CONF=$conf timeout 30 sinfo -h -o %R 2>/dev/null | sort -u); do
+		SLURM_CONF=$conf timeout 30 scontrol update partitionname="$part" state=down >/dev/null 2>&1 || true
+	done
 	run=$(SLURM_CONF=$conf timeout 30 squeue -h -t R,CG -o %i 2>/dev/null || true)
 	# shellcheck disable=SC2086
 	[ -z "$run" ] || SLURM_CONF=$conf timeout 30 scancel $run >/dev/null 2>&1 || true
-	for i in $(seq 1 100); do
+	for i in $(seq 1 50); do
 		run=$(SLURM_CONF=$conf timeout 30 squeue -h -t R,CG -o %i 2>/dev/null || true)
 		[ -z "$run" ] && break
 		sleep 0.2
