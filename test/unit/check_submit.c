@@ -53,7 +53,7 @@ START_TEST(test_job_fields)
 			" --partition=debug --array=0-3%2 --output=/dev/null"
 			" --error=/tmp/e --chdir=/tmp --nodelist=n[1-2]"
 			" --uid=nobody --gid=nogroup --time=1:30 --nodes=2-4"
-			" --ntasks=3 --cpus-per-task=2 --exclusive"
+			" --ntasks=3 --cpus-per-task=2 --exclusive --hold"
 			" --wrap=cat $DL_CACHE_VIEW/d/x >/dev/null;  sleep 1  ",
 			1, &j, err, sizeof(err)),
 		0);
@@ -74,6 +74,7 @@ START_TEST(test_job_fields)
 	ck_assert_uint_eq(j.ntasks, 3);
 	ck_assert_uint_eq(j.cpus_per_task, 2);
 	ck_assert_int_eq(j.exclusive, 1);
+	ck_assert_int_eq(j.hold, 1);
 	/* The command keeps its inner blanks, loses the trailing ones. */
 	ck_assert_str_eq(j.wrap, "cat $DL_CACHE_VIEW/d/x >/dev/null;  sleep 1");
 	ck_assert_ptr_null(j.script);
@@ -193,6 +194,7 @@ static void _same(const dl_sub_job_t *a, const dl_sub_job_t *b)
 	ck_assert_uint_eq(a->nodes_min, b->nodes_min);
 	ck_assert_uint_eq(a->nodes_max, b->nodes_max);
 	ck_assert_int_eq(a->exclusive, b->exclusive);
+	ck_assert_int_eq(a->hold, b->hold);
 }
 
 START_TEST(test_round_trip)
@@ -200,7 +202,7 @@ START_TEST(test_round_trip)
 	const char *text =
 		"0.125 --job-name=w --time=UNLIMITED --nodes=4 --exclusive "
 		"--wrap=sleep 3\n"
-		"1.5 --comment=files:/a --time=2 --nodelist=n1 /s/j.sh\n";
+		"1.5 --comment=files:/a --time=2 --nodelist=n1 --hold /s/j.sh\n";
 	dl_sub_stream_t s, t;
 	char *buf = NULL;
 	size_t len = 0, i;
