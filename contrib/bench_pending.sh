@@ -37,8 +37,8 @@
 # top-up is one dl-submit --burst per cluster (slurm_submit_batch_job() in
 # a loop, one process); the submission time and rate are printed.
 #
-#   contrib/bench_pending.sh [BUILD_DIR]        (about 9 minutes; root)
-#   SIZES="1000 10000 100000" contrib/bench_pending.sh    (the run)
+#   contrib/bench_pending.sh [BUILD_DIR]        (about 6 minutes; root)
+#   SIZES="1000 10000 20000 100000" contrib/bench_pending.sh  (the run, 30 min)
 #   ARRAY=1 SIZES=100000 contrib/bench_pending.sh    (one 100,000-task array)
 #
 # Environment (defaults): SIZES (20000; NPEND is its old name), REPEAT (3),
