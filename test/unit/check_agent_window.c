@@ -99,6 +99,7 @@ START_TEST(test_budget_bounds)
 	ck_assert(!b.spent);
 	ck_assert(!agent_budget_may_read(&b, 1, 1500));
 	ck_assert(b.spent);
+
 	/* A new cycle forgets the old one's account. */
 	agent_budget_begin(&b, &c, 2000);
 	ck_assert(!b.spent);
@@ -116,12 +117,20 @@ START_TEST(test_budget_bounds)
 	agent_budget_charge_read(&b, 7, 1, 0);
 	ck_assert(!agent_budget_may_read(&b, 7, 2000));
 	ck_assert(agent_budget_may_read(&b, 8, 2000));
-	/* One user's reads take at most half of the cycle's budget. */
-	agent_budget_charge_read(&b, 8, 0, 249);
+	/*
+	 * One user's reads take at most half of the cycle's budget, with
+	 * one more as long as its longest: 100 + 100 fits 250, 200 + 100 not.
+	 */
+	agent_budget_charge_read(&b, 8, 0, 100);
+	ck_assert(agent_budget_may_read(&b, 8, 2000));
+	agent_budget_charge_read(&b, 8, 0, 25);
+	ck_assert(agent_budget_may_read(&b, 8, 2000));
+	agent_budget_charge_read(&b, 8, 0, 25);
 	ck_assert(agent_budget_may_read(&b, 8, 2000));
 	agent_budget_charge_read(&b, 8, 0, 1);
 	ck_assert(!agent_budget_may_read(&b, 8, 2000));
 	ck_assert(agent_budget_may_read(&b, 9, 2000));
+	ck_assert(!b.spent);
 	ck_assert(!b.spent);
 	/* Many users: the table grows and keeps every account. */
 	for (u = 100; u < 1100; u++)

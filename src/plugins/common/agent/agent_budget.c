@@ -74,7 +74,8 @@ bool agent_budget_may_read(agent_budget_t *b, uid_t uid, int64_t now_ms)
 	}
 	if (!(u = _user(b, uid)))
 		return true;
-	if (b->conf.cycle_ms && 2 * u->ms >= (int64_t)b->conf.cycle_ms)
+	if (b->conf.cycle_ms &&
+	    2 * (u->ms + u->ms_max) > (int64_t)b->conf.cycle_ms)
 		return false;
 	return !b->conf.user_list || u->list < b->conf.user_list;
 }
@@ -88,6 +89,8 @@ void agent_budget_charge_read(agent_budget_t *b, uid_t uid, uint64_t bytes,
 		return;
 	u->list += bytes;
 	u->ms += ms > 0 ? ms : 0;
+	if (ms > u->ms_max)
+		u->ms_max = ms;
 }
 
 bool agent_budget_user_full(agent_budget_t *b, uid_t uid)

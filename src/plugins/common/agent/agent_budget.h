@@ -59,6 +59,7 @@ typedef struct agent_budget_user {
 	uint64_t files;         /* files named by its jobs admitted so far */
 	uint64_t list;          /* bytes of file names read this cycle */
 	int64_t ms;             /* time its reads took this cycle */
+	int64_t ms_max;         /* the longest of them */
 } agent_budget_user_t;
 
 /* One cycle's account.  Zero it, then agent_budget_begin(). */
@@ -84,10 +85,11 @@ void agent_budget_end(agent_budget_t *b);
 
 /*
  * agent_budget_may_read - whether one more job of uid may have its files
- * read at now_ms: the cycle's budget is not spent, the user's reads took
- * less than half of it (so that one user's jobs, first in Slurm's order,
- * never leave the others' unread), and its names read this cycle are
- * below UserMaxListBytes.  false when the budget is spent sets b->spent.
+ * read at now_ms: the cycle's budget is not spent, the user's reads
+ * would stay within half of it with one more as long as its longest so
+ * far (so that one user's jobs, first in Slurm's order, never leave the
+ * others' unread), and its names read this cycle are below
+ * UserMaxListBytes.  false when the budget is spent sets b->spent.
  */
 bool agent_budget_may_read(agent_budget_t *b, uid_t uid, int64_t now_ms);
 
