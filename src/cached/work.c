@@ -76,10 +76,21 @@ static int _stage(const cached_conf_t *c, dl_stage_t *st, const dl_msg_t *req,
 			       .user = strcmp(req->user, "-") ? req->user :
 							       NULL };
 	dl_filelist_t *files = NULL;
+	dl_pattern_ctx_t pattern;
 	char err[1024] = "", more[64];
 	int rc;
 
 	(void)c;
+	/* The values dl-stage sent for the lines of the job's list files. */
+	if (req->patterns) {
+		dl_pattern_ctx_init(&pattern);
+		pattern.job_id = (uint32_t)req->job;
+		pattern.task_id = (uint32_t)req->task;
+		pattern.array_job_id = (uint32_t)req->array;
+		pattern.user = job.user;
+		pattern.name = req->jobname[0] ? req->jobname : NULL;
+		job.pattern = &pattern;
+	}
 	/* What an earlier job with this id left must not touch this one. */
 	dl_stage_job_end(st, job.job_id, NULL);
 	rc = dl_files_parse(req->text ? req->text : "", &files, err,

@@ -29,7 +29,11 @@
  *   FETCH_OK  size sha256 verified_ns (optional: when the copy was last
  *             known to be its source's content; 0 if not sent)
  *   FETCH_REFUSED text (why=)
- *   STAGE     job uid gid user text (the annotation)
+ *   STAGE     job uid gid user text (the annotation); optional:
+ *             patterns task array jobname, the values of Slurm's filename
+ *             patterns for the lines of the job's list files (dl_pattern.h;
+ *             patterns=1 says they are sent, jobname is left out when not
+ *             known, task and array are DL_PATTERN_NONE/UNKNOWN as there)
  *   END       job
  *   REPORT    count.* (dl_stage_report_t's fields plus storage_bytes,
  *             peer_bytes) text (msg=, may be NULL); optional: job and
@@ -100,6 +104,8 @@ typedef struct dl_msg {
 	int64_t mtime_ns, ctime_ns;
 	int64_t verified_ns;
 	uint64_t done, secs;           /* STAGING */
+	uint64_t patterns, task, array; /* STAGE: values of %a, %A */
+	char jobname[DL_MSG_NAME_MAX];  /* STAGE: of %x; "" not known */
 	char sha256[65];
 	dl_msg_count_t count;
 	char *text;

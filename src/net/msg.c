@@ -88,7 +88,10 @@ static const spec_t _specs[DL_NET_TYPE_MAX + 1] = {
 	[DL_NET_FETCH_REFUSED] = { R_WHY, { { 0 } } },
 	[DL_NET_STAGE] = { R_TEXT,
 		{ F("job", K_U32, job, 1), F("uid", K_ID, uid, 1),
-		  F("gid", K_ID, gid, 1), F("user", K_USER, user, 1) } },
+		  F("gid", K_ID, gid, 1), F("user", K_USER, user, 1),
+		  F("patterns", K_BOOL, patterns, 0),
+		  F("task", K_U32, task, 0), F("array", K_U32, array, 0),
+		  F("jobname", K_USER, jobname, 0) } },
 	[DL_NET_END] = { R_NONE, { F("job", K_U32, job, 1) } },
 	[DL_NET_REPORT] = { R_MSG,
 		{ F("job", K_U32, job, 0), C(staged_ms, staged_ms),
@@ -509,6 +512,10 @@ int dl_msg_encode(const dl_msg_t *m, char **body, size_t *len, char *err,
 	if (s->rest == R_WHY)
 		_add_line(&b, "why=", m->text ? m->text : "");
 	for (const field_t *f = s->f; f->key; f++) {
+		/* An optional name left empty is left out: absent, as decoded. */
+		if (!f->required && f->kind == K_USER &&
+		    !*((const char *)m + f->off))
+			continue;
 		if (!first)
 			_add(&b, " ", 1);
 		first = 0;

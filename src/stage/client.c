@@ -49,6 +49,17 @@ static int _encode(const dl_stage_job_t *job, const char *files,
 	m.gid = job->gid;
 	snprintf(m.user, sizeof(m.user), "%s",
 		 job->user && *job->user ? job->user : "-");
+	if (files && job->pattern) {
+		m.patterns = 1;
+		m.task = job->pattern->task_id;
+		m.array = job->pattern->array_job_id;
+		/* a name the message cannot carry cannot fill %x either */
+		if (job->pattern->name &&
+		    strlen(job->pattern->name) < sizeof(m.jobname) &&
+		    !strpbrk(job->pattern->name, " \t\n@"))
+			snprintf(m.jobname, sizeof(m.jobname), "%s",
+				 job->pattern->name);
+	}
 	if (files && (rc = dl_msg_set_text(&m, files))) {
 		dl_msg_free(&m);
 		return rc;

@@ -470,11 +470,20 @@ static void _squeue_ids(uint32_t job_id, dl_pattern_ctx_t *ctx, char *name,
  * the job's own values, before anything is staged or handed to dl-cached
  * as text.  A later Slurm's SLURM_ARRAY_* and SLURM_JOB_NAME win.
  */
+/* The job's values, kept for the lines of its list files (read later, as
+ * the user, by the library or dl-cached): one job per process. */
+static dl_pattern_ctx_t job_pattern;
+static char job_name[1024];
+
 static int _expand(dl_filelist_t *files, char *err, size_t errlen)
 {
-	unsigned need = dl_pattern_list_fields(files);
+	/* A list file's lines may hold patterns too: their values are
+	 * looked up whenever the job names a list. */
+	unsigned need = dl_pattern_list_fields(files) |
+			(files->nlists ? DL_PATTERN_TASK | DL_PATTERN_NAME : 0);
 	dl_pattern_ctx_t ctx;
-	char name[1024];
+	char *name = job_name;
+	size_t namelen = sizeof(job_name);
 	uint32_t v;
 
 	dl_pattern_ctx_init(&ctx);
@@ -489,9 +498,10 @@ static int _expand(dl_filelist_t *files, char *err, size_t errlen)
 	if ((need & (DL_PATTERN_TASK | DL_PATTERN_ARRAY | DL_PATTERN_NAME)) &&
 	    ctx.job_id != DL_PATTERN_UNKNOWN &&
 	    (ctx.task_id == DL_PATTERN_UNKNOWN || !ctx.name))
-		_squeue_ids(ctx.job_id, &ctx, name, sizeof(name));
+		_squeue_ids(ctx.job_id, &ctx, name, namelen);
 	if (!ctx.name || !*ctx.name)
 		ctx.name = NULL;
+	job_pattern = ctx;
 	return dl_pattern_expand_list(files, &ctx, 0, NULL, err, errlen);
 }
 
@@ -601,7 +611,10 @@ static int _prolog_stage(dl_stage_t *st, const dl_stage_job_t *job,
 		rep.user_fault = 1;
 		dl_stage_job_fail(st, job, rep.msg);
 	} else {
-		rc = dl_stage_job(st, job, files, &rep);
+		dl_stage_job_t j = *job;
+
+		j.pattern = &job_pattern;
+		rc = dl_stage_job(st, &j, files, &rep);
 	}
 	dl_filelist_free(files);
 	if (!rc) {
@@ -635,6 +648,7 @@ static int _prolog_service(const settings_t *s, const dl_stage_job_t *job,
 	dl_filelist_t *files = NULL;
 	dl_stage_report_t rep;
 	dl_stage_t *st = NULL;
+	dl_stage_job_t j = *job;
 	char err[1024] = "", *text;
 	int failed = 0, rc;
 
@@ -645,7 +659,8 @@ static int _prolog_service(const settings_t *s, const dl_stage_job_t *job,
 	dl_filelist_free(files);
 	if (!text)
 		return 0;
-	rc = dl_stage_client_request(s->dir, job, text, &rep, &failed, err,
+	j.pattern = &job_pattern;
+	rc = dl_stage_client_request(s->dir, &j, text, &rep, &failed, err,
 				     sizeof(err));
 	free(text);
 	if (rc) {

@@ -485,7 +485,11 @@ static int _read_lists(dl_filelist_t *files, dl_opener_t *op,
 			got += (size_t)n;
 		}
 		close(fd);
-		rc = dl_files_parse_list(text, got, files, perr, sizeof(perr));
+		rc = job->pattern ? dl_pattern_parse_list(text, got, files,
+							  job->pattern, perr,
+							  sizeof(perr))
+				  : dl_files_parse_list(text, got, files, perr,
+							sizeof(perr));
 		free(text);
 		if (rc)
 			return dl__stage_fail(rep, true, rc, "list file %s: %s",

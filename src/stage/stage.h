@@ -75,6 +75,7 @@
 #include "dl_cache.h"
 #include "dl_files.h"
 #include "dl_log.h"
+#include "dl_pattern.h"
 #include "sha256.h"
 
 typedef struct dl_stage dl_stage_t;
@@ -131,6 +132,10 @@ struct dl_stage_job {
 	uid_t uid;
 	gid_t gid;
 	const char *user; /* for supplementary groups; may be NULL */
+	/* The values of Slurm's filename patterns (dl_pattern.h) for the
+	 * lines of the job's list files, as the agent reads them; NULL:
+	 * list lines are taken as written (not owned). */
+	const dl_pattern_ctx_t *pattern;
 };
 
 /* What one operation did; filled by dl_stage_job() and friends. */

@@ -14,8 +14,11 @@
 #      checked on its sample of 64 tasks (the first refused is task 15);
 #  (c) zero padding (%03a) and a pattern in a list file's path
 #      (@.../list_%a): staged; refused at submit, each with a message
-#      saying why: %a in a job that is not an array, an unknown pattern,
-#      and a pattern inside a list file (not expanded on the nodes yet).
+#      saying why: %a in a job that is not an array, an unknown pattern;
+#  (d) a pattern inside a list file's line (one list for every task,
+#      line <data>/in_%a): each task stages its own input; a task whose
+#      line names a missing file is refused at submit, naming the task,
+#      the list and the line.
 #
 # Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); runs as root; about
 # 40 s.
@@ -145,10 +148,26 @@ msg=$(submit 0-1 "files:$data/in_%q" "$data/in_0") || rc=$?
 echo "  sbatch: $msg"
 dl_t_check "(c) an unknown pattern is refused at submit" \
 	test "$rc" -ne 0 -a -n "$(grep "unknown pattern '%q'" <<<"$msg")"
+# (d) patterns inside a list file: one list for every task, its line
+# in_%a expanded for each task by the agent and the nodes alike.
+aid4=$(submit 2-4 "files:@$data/list_in" "$data/in_%a")
+echo "  array with a pattern in its list's line: $aid4"
+dl_t_check "(d) --array=2-4 naming @list_in (line in_%a) is accepted" \
+	test -n "$aid4" -a "$aid4" -eq "$aid4"
+dl_cluster_wait_jobs_done 120
+bad=0
+for t in 2 3 4; do
+	check_task "$aid4" "$t" "$data/in_$t" || bad=$((bad + 1))
+done
+dl_t_eq "(d) tasks 2-4 each read their own in_<task> named by the list's line, staged" 0 "$bad"
+# a task whose expanded line names a missing file is refused at submit,
+# naming the task, the list and the line
+mv "$data/in_1" "$data/moved_in_1"
 rc=0
-msg=$(submit 0-1 "files:@$data/list_in" "$data/in_0") || rc=$?
+msg=$(submit 0-3 "files:@$data/list_in" "$data/in_0") || rc=$?
 echo "  sbatch: $msg"
-dl_t_check "(c) a pattern inside a list file is refused at submit" \
-	test "$rc" -ne 0 -a -n "$(grep "list file $data/list_in: line patterns" <<<"$msg")"
+dl_t_check "(d) a list line naming a missing file for task 1 is refused at submit, naming the task, list and line" \
+	test "$rc" -ne 0 -a -n "$(grep -F "files: task 1: list file $data/list_in, line $data/in_%a: $data/in_1: No such file" <<<"$msg")"
+mv "$data/moved_in_1" "$data/in_1"
 dl_cluster_wait_jobs_done 60
 dl_t_summary

@@ -636,7 +636,33 @@ START_TEST(test_msg_fetch_stage_report)
 	ck_assert_int_eq(_dec(DL_NET_STAGE, "job=5 uid=1 gid=2 user=u\n"
 			      "files:/a,/b\n\tmore\n", &o), 0);
 	ck_assert_str_eq(o.text, "files:/a,/b\n\tmore\n");
+	ck_assert_uint_eq(o.patterns, 0);
 	dl_msg_free(&o);
+	/* the values of the list lines' patterns, the job name left out
+	 * when it is not known */
+	dl_msg_init(&m, DL_NET_STAGE);
+	m.job = 12;
+	strcpy(m.user, "u");
+	m.patterns = 1;
+	m.task = 7;
+	m.array = 10;
+	strcpy(m.jobname, "sim");
+	dl_msg_set_text(&m, "files:@/l");
+	_roundtrip(&m, &o);
+	ck_assert_uint_eq(o.patterns, 1);
+	ck_assert_uint_eq(o.task, 7);
+	ck_assert_uint_eq(o.array, 10);
+	ck_assert_str_eq(o.jobname, "sim");
+	dl_msg_free(&o);
+	m.jobname[0] = '\0';
+	m.task = 0xfffffffeu;
+	_roundtrip(&m, &o);
+	ck_assert_str_eq(o.jobname, "");
+	ck_assert_uint_eq(o.task, 0xfffffffeu);
+	dl_msg_free(&o);
+	dl_msg_free(&m);
+	ck_assert_int_ne(_dec(DL_NET_STAGE, "job=5 uid=1 gid=2 user=u "
+			      "jobname=\nfiles:/a\n", &o), 0);
 
 	dl_msg_init(&m, DL_NET_REPORT);
 	m.count.files = 3;

@@ -881,6 +881,59 @@ START_TEST(test_list_file)
 }
 END_TEST
 
+/*
+ * A list file's lines expanded with the job's pattern values (one list
+ * for a whole array: line in_%a), and taken as written without them.
+ */
+START_TEST(test_list_file_patterns)
+{
+	char a[256], list[256], c[1200], line[300];
+	dl_pattern_ctx_t ctx;
+	dl_stage_report_t rep;
+	dl_stage_job_t job = { .job_id = 11, .uid = NOBODY, .gid = NOBODY };
+	dl_filelist_t *l;
+	dl_stage_t *st;
+	FILE *f;
+
+	if (!_root())
+		return;
+	_setup();
+	snprintf(a, sizeof(a), "%s", _mkfile("in_7", 3000, 3, 0644));
+	snprintf(line, sizeof(line), "%s", a);
+	strcpy(strrchr(line, '/') + 1, "in_%a");
+	snprintf(list, sizeof(list), "%s/list_in", ddir);
+	f = fopen(list, "w");
+	fprintf(f, "%s\n", line);
+	fclose(f);
+	chmod(list, 0644);
+	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_VALUE);
+	snprintf(c, sizeof(c), "files:@%s", list);
+	dl_pattern_ctx_init(&ctx);
+	ctx.job_id = 11;
+	ctx.task_id = 7;
+	ctx.array_job_id = 10;
+	job.pattern = &ctx;
+	l = _files(c);
+	ck_assert_int_eq(dl_stage_job(st, &job, l, &rep), 0);
+	dl_filelist_free(l);
+	ck_assert_uint_eq(rep.files, 1);
+	ck_assert(_same_content(_view_file(11, a), a));
+	/* another task's line names a file that is not there: its fault */
+	ctx.task_id = 8;
+	job.job_id = 12;
+	l = _files(c);
+	ck_assert_int_ne(dl_stage_job(st, &job, l, &rep), 0);
+	dl_filelist_free(l);
+	ck_assert_int_eq(rep.user_fault, 1);
+	ck_assert_ptr_nonnull(strstr(rep.msg, "in_8"));
+	/* without values the line is a path as written ("in_%a"), missing */
+	ck_assert_int_ne(_stage(st, 13, NOBODY, c, &rep), 0);
+	ck_assert_ptr_nonnull(strstr(rep.msg, "in_%a"));
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
 START_TEST(test_symlink_planted_in_store)
 {
 	char src[256], victim[256], c[1200], meta[1200], bucket[1100];
@@ -2268,6 +2321,7 @@ Suite *make_stage_suite(void)
 	tcase_add_test(tc, test_concurrent_single_copy);
 	tcase_add_test(tc, test_changed_source_recopied);
 	tcase_add_test(tc, test_list_file);
+	tcase_add_test(tc, test_list_file_patterns);
 	tcase_add_test(tc, test_stale_reservation);
 	suite_add_tcase(s, tc);
 

@@ -40,6 +40,7 @@ typedef struct {
 	const dl_filelist_t *raw; /* the job's entries, as written */
 	bool open;                /* open the files: we are the user */
 	size_t list_bytes;        /* list-file bytes read so far */
+	bool line_pct;            /* a list line held a pattern */
 	char msg[MSG_MAX];        /* the first failure, "" if none */
 } check_t;
 
@@ -151,25 +152,30 @@ int jsub_pattern_first(const jsub_pattern_t *p, const char *ann, char **out,
 
 /*
  * Expand one entry for a task and, as the user, open what it names.
+ * IN list - the list file the entry is a line of, NULL for the annotation
  * RET true if the task must be refused (c->msg says why)
  */
 static bool _check_path(check_t *c, const dl_pattern_ctx_t *ctx,
-			const char *path)
+			const char *path, const char *list)
 {
-	char err[512], what[MSG_MAX], *x = NULL;
+	char err[512], what[MSG_MAX], in[MSG_MAX / 2] = "", *x = NULL;
 	int rc = dl_pattern_expand(path, ctx, &x, err, sizeof(err)), fd;
 
+	if (list)
+		snprintf(in, sizeof(in), "list file %s, line %s: ", list,
+			 path);
 	if (rc == DL_ENOENT)
 		return false; /* needs the job id: checked when it runs */
 	if (rc) {
-		_say(c->msg, sizeof(c->msg), c->p, ctx->task_id,
-		     rc == DL_ENOMEM ? dl_strerror(rc) : err);
+		snprintf(what, sizeof(what), "%s%s", in,
+			 rc == DL_ENOMEM ? dl_strerror(rc) : err);
+		_say(c->msg, sizeof(c->msg), c->p, ctx->task_id, what);
 		return true;
 	}
 	if (c->open) {
 		fd = open(x, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0) {
-			snprintf(what, sizeof(what), "%s: %s", x,
+			snprintf(what, sizeof(what), "%s%s: %s", in, x,
 				 strerror(errno));
 			_say(c->msg, sizeof(c->msg), c->p, ctx->task_id, what);
 			free(x);
@@ -218,18 +224,20 @@ static bool _read_list(check_t *c, const dl_pattern_ctx_t *ctx,
 }
 
 /*
- * A list file of one task: its path expanded and, as the user, read.  Its
- * lines are not expanded where jobs run yet (dl-stage and the agent read
- * list files with dl_files_parse_list(), not dl_pattern_parse_list()), so
- * a line holding a pattern is refused here rather than failing the job.
+ * A list file of one task: its path expanded and, as the user, read, and
+ * its lines that hold patterns expanded for the task and opened as the
+ * user (dl-stage and the agent expand them with the task's values), at
+ * most JSUB_ENTRIES_CHECKED of them per task.
  * IN first - the first task checked: a list path without a pattern names
- *	the same file for every task and is read only then
+ *	the same file for every task and is read again for a later task only
+ *	if its lines hold patterns
  */
 static bool _check_list(check_t *c, const dl_pattern_ctx_t *ctx,
 			const char *lpath, bool first)
 {
 	dl_filelist_t *list;
-	char err[512], what[MSG_MAX], *x = NULL;
+	char err[512], *x = NULL;
+	size_t budget = JSUB_ENTRIES_CHECKED;
 	bool bad = false;
 	int rc = dl_pattern_expand(lpath, ctx, &x, err, sizeof(err));
 
@@ -241,21 +249,19 @@ static bool _check_list(check_t *c, const dl_pattern_ctx_t *ctx,
 		return true;
 	}
 	/* Without the user's identity no list file is read here. */
-	if (!c->open || (!first && !_has_pct(lpath)) ||
+	if (!c->open || (!first && !_has_pct(lpath) && !c->line_pct) ||
 	    c->list_bytes > LIST_BYTES_CHECKED ||
 	    !(list = dl_filelist_new())) {
 		free(x);
 		return false;
 	}
 	bad = _read_list(c, ctx, x, list);
-	for (size_t i = 0; !bad && i < list->count; i++) {
-		if (!dl_pattern_fields(list->files[i].path))
+	for (size_t i = 0; !bad && budget && i < list->count; i++) {
+		if (!_has_pct(list->files[i].path))
 			continue;
-		snprintf(what, sizeof(what),
-			 "list file %s: line patterns (%%a, %%u, ...) are not expanded inside list files yet; name one list per task instead (@/path/list_%%a)",
-			 x);
-		_say(c->msg, sizeof(c->msg), c->p, ctx->task_id, what);
-		bad = true;
+		c->line_pct = true;
+		budget--;
+		bad = _check_path(c, ctx, list->files[i].path, x);
 	}
 	dl_filelist_free(list);
 	free(x);
@@ -279,7 +285,7 @@ static void _checks(check_t *c)
 			if (!_has_pct(raw->files[i].path))
 				continue;
 			budget--;
-			if (_check_path(c, &ctx, raw->files[i].path))
+			if (_check_path(c, &ctx, raw->files[i].path, NULL))
 				return;
 		}
 		for (size_t i = 0; i < raw->nlists; i++)
