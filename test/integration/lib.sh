@@ -188,3 +188,103 @@ dl_t_wait_until() {
 		sleep 0.2
 	done
 }
+
+# --- side by side ------------------------------------------------------------
+# The tests that run the same submissions under several schedulers, one
+# cluster after the other, share the helpers below.  dl_t_side_start sets
+# the test's globals run, data, out and log, which the others read.
+
+# dl_t_plugstack : run the agent beside sched/backfill (after
+# dl_t_use_plugins or dl_t_use_services): SlurmctldPlugstack=datalocality,
+# or on a Slurm without it (24.11) JobSubmitPlugins=datalocality,
+# datalocality_agent (dl_compat.h).
+dl_t_plugstack() {
+	export DL_SCHED_TYPE=sched/backfill
+	if [ -e "$DL_PLUGIN_DIR/slurmctld_datalocality.so" ]; then
+		DL_CLUSTER_EXTRA_CONF="${DL_CLUSTER_EXTRA_CONF:-}
+SlurmctldPlugstack=datalocality"
+	else
+		export DL_JOB_SUBMIT=datalocality,datalocality_agent
+	fi
+}
+
+# dl_t_side_start RUN : start the cluster for RUN, one of backfill (plain
+# sched/backfill, no plugin), datalocality (sched/datalocality and this
+# build's plugins) or plugstack (dl_t_plugstack); sets run=RUN, data (the
+# shared storage directory), out (job output) and log (slurmctld's log).
+dl_t_side_start() {
+	run=$1
+	unset DL_JOB_SUBMIT DL_PLUGIN_DIR DL_PARTITIOND
+	case $run in
+	backfill) export DL_SCHED_TYPE=sched/backfill ;;
+	datalocality)
+		dl_t_use_plugins
+		export DL_SCHED_TYPE=sched/datalocality
+		;;
+	plugstack)
+		dl_t_use_plugins
+		dl_t_plugstack
+		;;
+	*)
+		echo "dl_t_side_start: unknown run '$run'" >&2
+		return 1
+		;;
+	esac
+	echo "# --- $run: SchedulerType=$DL_SCHED_TYPE ---"
+	dl_cluster_start
+	data=$DL_CLUSTER_DIR/data
+	out=$DL_CLUSTER_DIR/out
+	log=$(dl_cluster_log_ctld)
+}
+
+# dl_t_file_groups "S1 S2 S3" GROUP... : for each GROUP the files
+# $data/gGROUP/f1..f3, sparse, of the sizes S1..S3 (truncate -s): only
+# their sizes matter where nothing is staged.
+dl_t_file_groups() {
+	local sizes=$1 g s i
+	shift
+	for g in "$@"; do
+		mkdir -p "$data/g$g"
+		i=1
+		for s in $sizes; do
+			truncate -s "$s" "$data/g$g/f$i"
+			i=$((i + 1))
+		done
+	done
+}
+
+# dl_t_files_of GROUP : the job annotation naming GROUP's three files.
+dl_t_files_of() { echo "files:$data/g$1/f1,$data/g$1/f2,$data/g$1/f3"; }
+
+# dl_t_sb SBATCH-ARGS... : submit, the output under $out; prints the id.
+dl_t_sb() { sbatch --parsable -o "$out/%j.out" "$@"; }
+
+# dl_t_sba GROUP SBATCH-ARGS... : submit a job annotated with GROUP's files.
+dl_t_sba() {
+	local g=$1
+	shift
+	dl_t_sb --comment="$(dl_t_files_of "$g")" "$@"
+}
+
+# dl_t_drain : cancel whatever a check left behind, so that one failure
+# does not spill into the next check.
+dl_t_drain() {
+	scancel -u root 2>/dev/null || true
+	dl_cluster_wait_jobs_done 60 || true
+}
+
+# dl_t_say CHECK TEXT : a check's description, naming the run.
+dl_t_say() { echo "($1) $2 [$run]"; }
+
+# dl_t_syscomment JOBID : the job's whole SystemComment (it has spaces).
+dl_t_syscomment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
+
+# dl_t_wait_time JOBID SUB [TIMEOUT] : seconds from SUB (epoch) to the
+# job's start, waiting up to TIMEOUT (default 40) for it; 9999 if never.
+dl_t_wait_time() {
+	local st
+	dl_t_wait_state "$1" 'RUNNING|COMPLETING|COMPLETED' "${3:-40}" || true
+	st=$(dl_t_job_time "$1" StartTime) || { echo 9999; return; }
+	[ "$(dl_cluster_job_field "$1" JobState)" = PENDING ] && { echo 9999; return; }
+	echo $((st - $2))
+}

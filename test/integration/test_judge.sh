@@ -54,88 +54,47 @@ trap dl_cluster_stop EXIT
 
 declare -A R
 data='' out='' log='' run=''
-files_of() { echo "files:$data/g$1/f1,$data/g$1/f2,$data/g$1/f3"; }
-sb() { sbatch --parsable -o "$out/%j.out" "$@"; }
-sba() {
-	local g=$1
-	shift
-	sb --comment="$(files_of "$g")" "$@"
-}
-drain() {
-	scancel -u root 2>/dev/null || true
-	dl_cluster_wait_jobs_done 60 || true
-}
-t() { echo "($1) $2 [$run]"; }
-# The whole SystemComment of a job (it has spaces).
-syscomment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
-# wait_time JOBID SUB -> seconds from SUB to its start, 9999 if never
-wait_time() {
-	local st
-	dl_t_wait_state "$1" 'RUNNING|COMPLETING|COMPLETED' "${3:-40}" || true
-	st=$(dl_t_job_time "$1" StartTime) || { echo 9999; return; }
-	[ "$(dl_cluster_job_field "$1" JobState)" = PENDING ] && { echo 9999; return; }
-	echo $((st - $2))
-}
-
+# start_cluster RUN: the cluster (dl_t_side_start) and the groups' files,
+# sparse: only their sizes matter (no staging here).
 start_cluster() {
-	run=$1
-	unset DL_JOB_SUBMIT DL_PLUGIN_DIR DL_PARTITIOND
-	case $run in
-	backfill) export DL_SCHED_TYPE=sched/backfill ;;
-	datalocality)
-		dl_t_use_plugins
-		export DL_SCHED_TYPE=sched/datalocality
-		;;
-	esac
-	echo "# --- $run: SchedulerType=$DL_SCHED_TYPE ---"
-	dl_cluster_start
-	data=$DL_CLUSTER_DIR/data
-	out=$DL_CLUSTER_DIR/out
-	log=$(dl_cluster_log_ctld)
-	# Sparse files: only their sizes matter (no staging here).
-	for g in m g l; do
-		mkdir -p "$data/g$g"
-		for f in 1 2 3; do truncate -s $((f * 10))M "$data/g$g/f$f"; done
-	done
-	for g in d r; do
-		mkdir -p "$data/g$g"
-		for f in 1 2 3; do truncate -s 1000M "$data/g$g/f$f"; done
-	done
+	dl_t_side_start "$1"
+	dl_t_file_groups '10M 20M 30M' m g l
+	dl_t_file_groups '1000M 1000M 1000M' d r
 }
 
 # --- (m) memory ----------------------------------------------------------
 check_memory() {
 	local warm hold hnode w sub wt node allowed
-	warm=$(sba m -c 1 --mem=100 --wrap 'sleep 1')
+	warm=$(dl_t_sba m -c 1 --mem=100 --wrap 'sleep 1')
 	dl_t_wait_state "$warm" COMPLETED 30 || true
-	hold=$(sba m -c 1 --mem=900 --wrap 'sleep 60')
+	hold=$(dl_t_sba m -c 1 --mem=900 --wrap 'sleep 60')
 	dl_t_wait_state "$hold" RUNNING 30 || true
 	hnode=$(dl_cluster_job_field "$hold" NodeList)
 	echo "  group m cached on $(dl_cluster_job_field "$warm" NodeList), 900-MB job on $hnode"
-	w=$(sba m -c 1 --mem=500 --wrap 'sleep 1')
+	w=$(dl_t_sba m -c 1 --mem=500 --wrap 'sleep 1')
 	sub=$(dl_t_job_time "$w" SubmitTime) || sub=$(date +%s)
-	wt=$(wait_time "$w" "$sub" 40)
+	wt=$(dl_t_wait_time "$w" "$sub" 40)
 	node=$(dl_cluster_job_field "$w" NodeList)
 	echo "  500-MB job $w started after $wt s on $node (Reason now: $(dl_cluster_job_field "$w" Reason))"
 	R[$run.mem]=$wt
 	if [ "$run" = backfill ]; then
-		dl_t_le "$(t m "the 500-MB job started at once")" "$wt" $((BF_INTERVAL + SLACK))
+		dl_t_le "$(dl_t_say m "the 500-MB job started at once")" "$wt" $((BF_INTERVAL + SLACK))
 	else
 		# Its bound is 6.3 s; the data node frees after 60.
 		allowed=$((7 + 1 + BF_INTERVAL + SLACK))
-		dl_t_le "$(t m "the 500-MB job started within its bound (7 s + $((allowed - 7)) s)")" "$wt" $allowed
-		dl_t_check "$(t m "it did not run on the memory-full data node")" \
+		dl_t_le "$(dl_t_say m "the 500-MB job started within its bound (7 s + $((allowed - 7)) s)")" "$wt" $allowed
+		dl_t_check "$(dl_t_say m "it did not run on the memory-full data node")" \
 			test "$node" != "$hnode"
 	fi
-	drain
+	dl_t_drain
 }
 
 # --- (g) GPUs ----------------------------------------------------------------
 check_gpu() {
 	local warm w sub wt node bad=0 r deadline
-	warm=$(sba g -c 1 -w n1 --wrap 'sleep 1')
+	warm=$(dl_t_sba g -c 1 -w n1 --wrap 'sleep 1')
 	dl_t_wait_state "$warm" COMPLETED 30 || true
-	w=$(sba g -c 1 --gres=gpu:1 --wrap 'sleep 1')
+	w=$(dl_t_sba g -c 1 --gres=gpu:1 --wrap 'sleep 1')
 	sub=$(dl_t_job_time "$w" SubmitTime) || sub=$(date +%s)
 	deadline=$((SECONDS + 20 * DL_TIME_SCALE))
 	while [ "$(dl_cluster_job_field "$w" JobState)" = PENDING ] &&
@@ -144,27 +103,27 @@ check_gpu() {
 		[ "$r" = BadConstraints ] && bad=1
 		sleep 0.2
 	done
-	wt=$(wait_time "$w" "$sub" 30)
+	wt=$(dl_t_wait_time "$w" "$sub" 30)
 	node=$(dl_cluster_job_field "$w" NodeList)
 	echo "  GPU job $w started after $wt s on $node"
 	R[$run.gpu]=$wt
-	dl_t_check "$(t g "the GPU job was never BadConstraints")" test $bad = 0
-	dl_t_check "$(t g "it ran on a GPU node (n3 or n4)")" grep -qE '^n[34]$' <<<"$node"
-	drain
+	dl_t_check "$(dl_t_say g "the GPU job was never BadConstraints")" test $bad = 0
+	dl_t_check "$(dl_t_say g "it ran on a GPU node (n3 or n4)")" grep -qE '^n[34]$' <<<"$node"
+	dl_t_drain
 }
 
 # --- (d) drained data node -------------------------------------------------
 check_drain() {
 	local warm hold hnode w t_drain st wt r
-	warm=$(sba d -c 1 --wrap 'sleep 1')
+	warm=$(dl_t_sba d -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$warm" COMPLETED 30 || true
-	hold=$(sba d -c 2 --wrap 'sleep 60')
+	hold=$(dl_t_sba d -c 2 --wrap 'sleep 60')
 	dl_t_wait_state "$hold" RUNNING 30 || true
 	hnode=$(dl_cluster_job_field "$hold" NodeList)
-	w=$(sba d -c 1 --wrap 'sleep 1')
+	w=$(dl_t_sba d -c 1 --wrap 'sleep 1')
 	if [ "$run" = datalocality ]; then
 		r=$(dl_t_wait_field "$w" Reason "^DataLocality:_waiting_for_${hnode}_" 15) || r=
-		dl_t_check "$(t d "the job waits for its busy data node $hnode")" test -n "$r"
+		dl_t_check "$(dl_t_say d "the job waits for its busy data node $hnode")" test -n "$r"
 	else
 		sleep 3
 	fi
@@ -178,29 +137,29 @@ check_drain() {
 	[ $wt -lt 0 ] && wt=0
 	echo "  job $w started $wt s after the drain on $(dl_cluster_job_field "$w" NodeList)"
 	R[$run.drain]=$wt
-	dl_t_le "$(t d "it started within one cycle of the drain")" "$wt" $((BF_INTERVAL + SLACK))
+	dl_t_le "$(dl_t_say d "it started within one cycle of the drain")" "$wt" $((BF_INTERVAL + SLACK))
 	if [ "$run" = datalocality ]; then
-		dl_t_check "$(t d "the log says it left the drained node")" \
+		dl_t_check "$(dl_t_say d "the log says it left the drained node")" \
 			grep -q "widened JobId=$w: $hnode is drained" "$log"
 	fi
 	scontrol update nodename="$hnode" state=resume 2>/dev/null || true
-	drain
+	dl_t_drain
 }
 
 # --- (l) admins' lists -------------------------------------------------------
 check_lists() {
 	local warm hold hnode w c sc rq st i moved=0 placed=0
-	warm=$(sba l -c 1 --wrap 'sleep 1')
+	warm=$(dl_t_sba l -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$warm" COMPLETED 30 || true
-	hold=$(sba l -c 2 --wrap 'sleep 40')
+	hold=$(dl_t_sba l -c 2 --wrap 'sleep 40')
 	dl_t_wait_state "$hold" RUNNING 30 || true
 	hnode=$(dl_cluster_job_field "$hold" NodeList)
-	w=$(sba l -c 1 --wrap 'sleep 1')
-	c=$(sba l -c 1 --wrap 'sleep 1')
+	w=$(dl_t_sba l -c 1 --wrap 'sleep 1')
+	c=$(dl_t_sba l -c 1 --wrap 'sleep 1')
 	if [ "$run" = datalocality ]; then
 		dl_t_wait_field "$w" ReqNodeList "^$hnode\$" 15 >/dev/null && placed=1
 		dl_t_wait_field "$c" ReqNodeList "^$hnode\$" 15 >/dev/null || true
-		dl_t_check "$(t l "$w was placed on its busy data node $hnode first")" test $placed = 1
+		dl_t_check "$(dl_t_say l "$w was placed on its busy data node $hnode first")" test $placed = 1
 	fi
 	# The admin sets w's list to the node it has, and clears c's.
 	scontrol update jobid="$w" ReqNodeList="$hnode" || true
@@ -214,35 +173,35 @@ check_lists() {
 		sleep 1
 	done
 	echo "  $w: $st ReqNodeList=$rq on $(dl_cluster_job_field "$w" NodeList)"
-	dl_t_check "$(t l "the admin's list of $w stayed $hnode and it waited for it")" test $moved = 0
+	dl_t_check "$(dl_t_say l "the admin's list of $w stayed $hnode and it waited for it")" test $moved = 0
 	if [ "$run" = datalocality ]; then
-		sc=$(syscomment "$w")
+		sc=$(dl_t_syscomment "$w")
 		echo "  $w SystemComment: $sc"
-		dl_t_check "$(t l "$w's SystemComment claims no placement")" \
+		dl_t_check "$(dl_t_say l "$w's SystemComment claims no placement")" \
 			bash -c '[[ -n $1 && $1 != "datalocality: ReqNodeList="* ]]' _ "$sc"
-		dl_t_check "$(t l "the log says $w's list was left alone")" \
+		dl_t_check "$(dl_t_say l "the log says $w's list was left alone")" \
 			grep -qE "JobId=$w: its node list was (changed|set) by an update" "$log"
-		sc=$(syscomment "$c")
+		sc=$(dl_t_syscomment "$c")
 		echo "  $c (cleared) SystemComment: $sc"
-		dl_t_check "$(t l "$c's SystemComment claims no placement")" \
+		dl_t_check "$(dl_t_say l "$c's SystemComment claims no placement")" \
 			bash -c '[[ -n $1 && $1 != "datalocality: ReqNodeList="* ]]' _ "$sc"
-		dl_t_check "$(t l "$c's SystemComment says its list was cleared")" \
+		dl_t_check "$(dl_t_say l "$c's SystemComment says its list was cleared")" \
 			grep -q "node list cleared by an update" <<<"$sc"
 	fi
-	drain
+	dl_t_drain
 }
 
 # --- (r) one readable Reason per waiting job --------------------------------
 check_reasons() {
 	local warm hold hnode ws=() i id r prev ok bad=0 n=0 rr nresp=0
-	warm=$(sba r -c 1 --wrap 'sleep 1')
+	warm=$(dl_t_sba r -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$warm" COMPLETED 30 || true
-	hold=$(sba r -c 2 --wrap 'sleep 40')
+	hold=$(dl_t_sba r -c 2 --wrap 'sleep 40')
 	dl_t_wait_state "$hold" RUNNING 30 || true
 	hnode=$(dl_cluster_job_field "$hold" NodeList)
-	for i in 1 2 3; do ws+=("$(sba r -c 2 --wrap 'sleep 1')"); done
+	for i in 1 2 3; do ws+=("$(dl_t_sba r -c 2 --wrap 'sleep 1')"); done
 	echo "  data node $hnode busy 40 s with $hold; waiters ${ws[*]}"
-	[ "$run" = datalocality ] || { drain; return; }
+	[ "$run" = datalocality ] || { dl_t_drain; return; }
 	dl_t_wait_field "${ws[2]}" Reason '^DataLocality:_waiting_for' 20 >/dev/null || true
 	# Sample for 10 s: never ReqNodeNotAvail for the healthy node, always
 	# "behind".  On a loaded host slurmctld may miss a ping of the node's
@@ -273,7 +232,7 @@ check_reasons() {
 		bad=0
 	fi
 	[ $nresp -gt 0 ] && echo "  $nresp samples while $hnode was not responding (not counted)"
-	dl_t_check "$(t r "no waiter showed ReqNodeNotAvail for the healthy $hnode${rr:+ ($rr)}")" test $bad = 0
+	dl_t_check "$(dl_t_say r "no waiter showed ReqNodeNotAvail for the healthy $hnode${rr:+ ($rr)}")" test $bad = 0
 	prev=$hold
 	for id in "${ws[@]}"; do
 		r=$(dl_cluster_job_field "$id" Reason)
@@ -282,15 +241,15 @@ check_reasons() {
 		n=$((n + 1))
 		ok=0
 		[[ $r == DataLocality:_waiting_for_${hnode}_behind_job_${prev}_* ]] && ok=1
-		dl_t_check "$(t r "$id waits for $hnode behind job $prev")" test $ok = 1
+		dl_t_check "$(dl_t_say r "$id waits for $hnode behind job $prev")" test $ok = 1
 		prev=$id
 	done
-	dl_t_le "$(t r "at least two waiters were placed on $hnode")" 2 $n
+	dl_t_le "$(dl_t_say r "at least two waiters were placed on $hnode")" 2 $n
 	# The plugin's own lists stay its own through Slurm's passes.
-	dl_t_check "$(t r "no waiter's list was taken for an update's")" \
+	dl_t_check "$(dl_t_say r "no waiter's list was taken for an update's")" \
 		bash -c '! grep -qE "JobId=($1|$2|$3): its node list was changed" "$4"' _ "${ws[@]}" "$log"
 	[ -n "${DL_JUDGE_DEBUG:-}" ] && grep -E "JobId=(${ws[0]}|${ws[1]}|${ws[2]})[^0-9]" "$log" | tail -20
-	drain
+	dl_t_drain
 }
 
 want() { [[ " ${DL_JUDGE_CHECKS:-m g d l r} " == *" $1 "* ]]; }
@@ -301,7 +260,7 @@ for r in ${DL_JUDGE_RUNS:-backfill datalocality}; do
 	want d && check_drain
 	want l && check_lists
 	want r && check_reasons
-	dl_t_check "$(t - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
+	dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	dl_cluster_stop
 done
 echo "# --- datalocality against backfill ---"

@@ -40,117 +40,73 @@ trap dl_cluster_stop EXIT
 declare -A R
 data='' out='' log='' run=''
 sdl="$DL_BUILD_DIR/sdatalocality"
-files_of() { echo "files:$data/g$1/f1,$data/g$1/f2,$data/g$1/f3"; }
-sb() { sbatch --parsable -o "$out/%j.out" "$@"; }
-sba() {
-	local g=$1
-	shift
-	sb --comment="$(files_of "$g")" "$@"
-}
-drain() {
-	scancel -u root 2>/dev/null || true
-	dl_cluster_wait_jobs_done 60 || true
-}
-t() { echo "($1) $2 [$run]"; }
 agent() { [ "$run" != backfill ]; }
-# wait_time JOBID SUB -> seconds from SUB to its start, 9999 if never
-wait_time() {
-	local st
-	dl_t_wait_state "$1" 'RUNNING|COMPLETING|COMPLETED' "${3:-40}" || true
-	st=$(dl_t_job_time "$1" StartTime) || { echo 9999; return; }
-	[ "$(dl_cluster_job_field "$1" JobState)" = PENDING ] && { echo 9999; return; }
-	echo $((st - $2))
-}
 # Cache group G on nodes N... with single-node jobs pinned there.
 warm() {
 	local g=$1 n id ids=()
 	shift
-	for n in "$@"; do ids+=("$(sba "$g" -c 1 -w "$n" --wrap 'sleep 1')"); done
+	for n in "$@"; do ids+=("$(dl_t_sba "$g" -c 1 -w "$n" --wrap 'sleep 1')"); done
 	for id in "${ids[@]}"; do dl_t_wait_state "$id" COMPLETED 30 || true; done
 }
 
+# start_cluster RUN: the cluster (dl_t_side_start; plugstack adds to the
+# test's own extra configuration) and the groups' files, sparse: only
+# their sizes matter (no staging here).
 start_cluster() {
-	run=$1
-	unset DL_JOB_SUBMIT DL_PLUGIN_DIR DL_PARTITIOND
 	export DL_CLUSTER_EXTRA_CONF=$EXTRA0
-	case $run in
-	backfill) export DL_SCHED_TYPE=sched/backfill ;;
-	datalocality)
-		dl_t_use_plugins
-		export DL_SCHED_TYPE=sched/datalocality
-		;;
-	plugstack)
-		dl_t_use_plugins
-		export DL_SCHED_TYPE=sched/backfill
-		if [ -e "$DL_PLUGIN_DIR/slurmctld_datalocality.so" ]; then
-			DL_CLUSTER_EXTRA_CONF="$DL_CLUSTER_EXTRA_CONF
-SlurmctldPlugstack=datalocality"
-		else
-			export DL_JOB_SUBMIT=datalocality,datalocality_agent
-		fi
-		;;
-	esac
-	echo "# --- $run: SchedulerType=$DL_SCHED_TYPE ---"
-	dl_cluster_start
-	data=$DL_CLUSTER_DIR/data
-	out=$DL_CLUSTER_DIR/out
-	log=$(dl_cluster_log_ctld)
-	# Sparse files: only their sizes matter (no staging here).
-	for g in p w m; do
-		mkdir -p "$data/g$g"
-		for f in 1 2 3; do truncate -s $((f * 10))M "$data/g$g/f$f"; done
-	done
+	dl_t_side_start "$1"
+	dl_t_file_groups '10M 20M 30M' p w m
 }
 
 # --- (p) placed on its data nodes ------------------------------------------
 check_placed() {
 	local w sub wt node
 	warm p n3 n4
-	w=$(sba p -N 2 --wrap 'sleep 1')
+	w=$(dl_t_sba p -N 2 --wrap 'sleep 1')
 	sub=$(dl_t_job_time "$w" SubmitTime) || sub=$(date +%s)
-	wt=$(wait_time "$w" "$sub" 40)
+	wt=$(dl_t_wait_time "$w" "$sub" 40)
 	dl_t_wait_state "$w" COMPLETED 30 || true
 	node=$(dl_cluster_job_field "$w" NodeList)
 	echo "  2-node job $w started after $wt s on $node, $(dl_cluster_job_field "$w" JobState)"
 	R[$run.placed]=$wt
-	dl_t_eq "$(t p "the 2-node job completed")" COMPLETED \
+	dl_t_eq "$(dl_t_say p "the 2-node job completed")" COMPLETED \
 		"$(dl_cluster_job_field "$w" JobState)"
-	dl_t_le "$(t p "it started at once")" "$wt" $((BF_INTERVAL + SLACK))
+	dl_t_le "$(dl_t_say p "it started at once")" "$wt" $((BF_INTERVAL + SLACK))
 	if agent; then
-		dl_t_eq "$(t p "it ran on its data nodes")" "n[3-4]" "$node"
-		dl_t_check "$(t p "the log says it was placed there")" \
+		dl_t_eq "$(dl_t_say p "it ran on its data nodes")" "n[3-4]" "$node"
+		dl_t_check "$(dl_t_say p "the log says it was placed there")" \
 			grep -q "placed JobId=$w on n\[3-4\]" "$log"
 	fi
-	drain
+	dl_t_drain
 }
 
 # --- (w) bounded wait for busy data nodes ------------------------------------
 check_wait() {
 	local h3 h4 w sub wt node r='' allowed
 	warm w n3 n4
-	h3=$(sb -c 2 -w n3 --wrap 'sleep 60')
-	h4=$(sb -c 2 -w n4 --wrap 'sleep 60')
+	h3=$(dl_t_sb -c 2 -w n3 --wrap 'sleep 60')
+	h4=$(dl_t_sb -c 2 -w n4 --wrap 'sleep 60')
 	dl_t_wait_state "$h3" RUNNING 30 || true
 	dl_t_wait_state "$h4" RUNNING 30 || true
-	w=$(sba w -N 2 --wrap 'sleep 1')
+	w=$(dl_t_sba w -N 2 --wrap 'sleep 1')
 	sub=$(dl_t_job_time "$w" SubmitTime) || sub=$(date +%s)
 	agent && { r=$(dl_t_wait_field "$w" Reason '^DataLocality:_waiting_for_n\[3-4\]' 10) || r=; }
-	wt=$(wait_time "$w" "$sub" 40)
+	wt=$(dl_t_wait_time "$w" "$sub" 40)
 	node=$(dl_cluster_job_field "$w" NodeList)
 	echo "  n3, n4 busy 60 s; 2-node job $w started after $wt s on $node${r:+ (it said: $r)}"
 	R[$run.wait]=$wt
 	if agent; then
-		dl_t_check "$(t w "it waited for n[3-4] first")" test -n "$r"
+		dl_t_check "$(dl_t_say w "it waited for n[3-4] first")" test -n "$r"
 		# Its bound is 6.3 s; the data nodes free after 60.
 		allowed=$((7 + 1 + BF_INTERVAL + SLACK))
-		dl_t_le "$(t w "it started within its bound (7 s + $((allowed - 7)) s)")" "$wt" $allowed
-		dl_t_check "$(t w "the log says it was widened")" \
+		dl_t_le "$(dl_t_say w "it started within its bound (7 s + $((allowed - 7)) s)")" "$wt" $allowed
+		dl_t_check "$(dl_t_say w "the log says it was widened")" \
 			grep -q "widened JobId=$w from n\[3-4\]: blocked" "$log"
 	else
-		dl_t_le "$(t w "it started at once")" "$wt" $((BF_INTERVAL + SLACK))
+		dl_t_le "$(dl_t_say w "it started at once")" "$wt" $((BF_INTERVAL + SLACK))
 	fi
-	dl_t_eq "$(t w "it ran on the idle nodes")" "n[1-2]" "$node"
-	drain
+	dl_t_eq "$(dl_t_say w "it ran on the idle nodes")" "n[1-2]" "$node"
+	dl_t_drain
 }
 
 # --- (m) the model records every node -------------------------------------
@@ -162,18 +118,18 @@ listed() { # listed NODE : group m's three files in sdatalocality files NODE
 }
 check_model() {
 	local w n nodes
-	w=$(sba m -N 2 --wrap 'sleep 1')
+	w=$(dl_t_sba m -N 2 --wrap 'sleep 1')
 	dl_t_wait_state "$w" COMPLETED 40 || true
 	nodes=$(dl_cluster_job_field "$w" NodeList)
 	echo "  2-node job $w ran on $nodes"
-	agent || { drain; return; }
+	agent || { dl_t_drain; return; }
 	# The state file is written at most once a second.
 	for n in $(scontrol show hostnames "$nodes"); do
 		dl_t_wait_until 10 listed "$n" || true
-		dl_t_check "$(t m "sdatalocality files $n lists the job's 3 files")" \
+		dl_t_check "$(dl_t_say m "sdatalocality files $n lists the job's 3 files")" \
 			listed "$n"
 	done
-	drain
+	dl_t_drain
 }
 
 want() { [[ " ${DL_MULTI_CHECKS:-p w m} " == *" $1 "* ]]; }
@@ -182,7 +138,7 @@ for r in ${DL_MULTI_RUNS:-backfill datalocality plugstack}; do
 	want p && check_placed
 	want w && check_wait
 	want m && check_model
-	dl_t_check "$(t - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
+	dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	dl_cluster_stop
 done
 echo "# --- against backfill ---"
