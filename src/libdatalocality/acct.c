@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dl_acct.h"
+#include "dl_decimal.h"
 #include "dl_error.h"
 
 int dl_acct_format(const dl_acct_t *a, char *buf, size_t len)
@@ -31,24 +32,6 @@ int dl_acct_format(const dl_acct_t *a, char *buf, size_t len)
 	return 0;
 }
 
-/* Strict decimal of n bytes: no sign, no leading zero, no overflow. */
-static int _u64(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!n || n > 20 || (n > 1 && s[0] == '0'))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned d = (unsigned)(s[i] - '0');
-
-		if (d > 9 || v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
 /* "N/B" into two numbers. */
 static int _pair(const char *s, size_t n, uint64_t *count, uint64_t *bytes)
 {
@@ -56,8 +39,10 @@ static int _pair(const char *s, size_t n, uint64_t *count, uint64_t *bytes)
 
 	if (!slash)
 		return -1;
-	return _u64(s, (size_t)(slash - s), count) ||
-	       _u64(slash + 1, n - (size_t)(slash + 1 - s), bytes) ? -1 : 0;
+	size_t nc = (size_t)(slash - s);
+
+	return dl_decimal_u64(s, nc, count) ||
+	       dl_decimal_u64(slash + 1, n - nc - 1, bytes) ? -1 : 0;
 }
 
 /* Seconds with at most three decimals, into milliseconds. */
@@ -67,7 +52,7 @@ static int _seconds(const char *s, size_t n, uint64_t *ms)
 	size_t ni = dot ? (size_t)(dot - s) : n, nf = dot ? n - ni - 1 : 0;
 	uint64_t whole, frac = 0;
 
-	if (_u64(s, ni, &whole) || (dot && (!nf || nf > 3)) ||
+	if (dl_decimal_u64(s, ni, &whole) || (dot && (!nf || nf > 3)) ||
 	    whole > UINT64_MAX / 1000)
 		return -1;
 	for (size_t i = 0; i < 3; i++) {
@@ -95,7 +80,7 @@ static int _token(const char *t, size_t n, dl_acct_t *a, unsigned *seen)
 	if (!eq)
 		return -1;
 	if (KEY("files"))
-		rc = _u64(v, vn, &a->files), *seen |= 1;
+		rc = dl_decimal_u64(v, vn, &a->files), *seen |= 1;
 	else if (KEY("cached"))
 		rc = _pair(v, vn, &a->cached, &a->cached_bytes), *seen |= 2;
 	else if (KEY("peer"))
@@ -107,7 +92,7 @@ static int _token(const char *t, size_t n, dl_acct_t *a, unsigned *seen)
 	else if (KEY("staged_s"))
 		rc = _seconds(v, vn, &a->staged_ms);
 	else if (KEY("nodes"))
-		rc = _u64(v, vn, &a->nodes);
+		rc = dl_decimal_u64(v, vn, &a->nodes);
 #undef KEY
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl_decimal.h"
 #include "dl_error.h"
 #include "dl_net_msg.h"
 #include "net_int.h"
@@ -134,30 +135,13 @@ static int _name_ok(const char *s, size_t n, int at_ok)
 	       (at_ok || !memchr(s, '@', n));
 }
 
-/* Strict decimal: no sign, no leading zero, no overflow. */
-static int _u64(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!n || n > 20 || (n > 1 && s[0] == '0'))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned d = (unsigned)(s[i] - '0');
-
-		if (d > 9 || v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
 static int _i64(const char *s, size_t n, int64_t *out)
 {
 	int neg = n && s[0] == '-';
 	uint64_t v;
 
-	if (_u64(s + neg, n - neg, &v) || v > INT64_MAX || (neg && !v))
+	if (dl_decimal_u64(s + neg, n - neg, &v) || v > INT64_MAX ||
+	    (neg && !v))
 		return -1;
 	*out = neg ? -(int64_t)v : (int64_t)v;
 	return 0;
@@ -189,8 +173,8 @@ static int _peer_parse(const char *s, size_t n, dl_msg_peer_t *p)
 		}
 	if (!colon || !_name_ok(s, (size_t)(at - s), 0) ||
 	    !_name_ok(at + 1, (size_t)(colon - at - 1), 0) ||
-	    _u64(colon + 1, (size_t)(s + n - colon - 1), &port) || !port ||
-	    port > 65535)
+	    dl_decimal_u64(colon + 1, (size_t)(s + n - colon - 1), &port) ||
+	    !port || port > 65535)
 		return -1;
 	memcpy(p->node, s, (size_t)(at - s));
 	p->node[at - s] = '\0';
@@ -603,7 +587,8 @@ static int _dec_field(dl_msg_t *m, const field_t *f, const char *v,
 	case K_U32:
 	case K_ID:
 	case K_BOOL:
-		if (_u64(v, n, &u) || (f->kind == K_U32 && u > UINT32_MAX) ||
+		if (dl_decimal_u64(v, n, &u) ||
+		    (f->kind == K_U32 && u > UINT32_MAX) ||
 		    (f->kind == K_ID && u >= UINT32_MAX) ||
 		    (f->kind == K_BOOL && u > 1))
 			return -1;
@@ -617,7 +602,7 @@ static int _dec_field(dl_msg_t *m, const field_t *f, const char *v,
 	case K_CAP:
 		if (n == 9 && !memcmp(v, "unlimited", 9))
 			u = DL_MSG_UNLIMITED;
-		else if (_u64(v, n, &u))
+		else if (dl_decimal_u64(v, n, &u))
 			return -1;
 		memcpy(at, &u, sizeof(u));
 		return 0;
@@ -655,8 +640,9 @@ static int _dec_field(dl_msg_t *m, const field_t *f, const char *v,
 		at[n] = '\0';
 		return 0;
 	case K_NFILES:
-		return _u64(v, n, nfiles) || *nfiles > DL_MSG_FILES_MAX ? -1 :
-									    0;
+		if (dl_decimal_u64(v, n, nfiles) || *nfiles > DL_MSG_FILES_MAX)
+			return -1;
+		return 0;
 	}
 	return -1;
 }
@@ -729,7 +715,7 @@ static int _dec_file(dl_msg_t *m, enum rest rest, line_t l)
 		return -1;
 	k++;
 	if (rest == R_INV || rest == R_PREFETCH || op == '+') {
-		if (k >= n || _u64(t[k].p, t[k].n, &size)) {
+		if (k >= n || dl_decimal_u64(t[k].p, t[k].n, &size)) {
 			free(path);
 			return -1;
 		}
