@@ -69,14 +69,6 @@ declare -A R # results, keyed "<run>.<name>"
 
 # --- helpers ----------------------------------------------------------------
 data='' out='' log='' run=''
-files_of() { echo "files:$data/g$1/f1,$data/g$1/f2,$data/g$1/f3"; }
-sb() { sbatch --parsable -o "$out/%j.out" "$@"; }
-# sba GROUP SBATCH-ARGS... : an annotated job.
-sba() {
-	local g=$1
-	shift
-	sb --comment="$(files_of "$g")" "$@"
-}
 # The plugin's last "started" log line for a job, as "NODE PLAN KIND":
 # KIND strict or widened with the planned node, or "- none" for
 # "(no placement)".
@@ -85,50 +77,13 @@ started_line() {
 		tail -1 | sed -e 's/^\([^ ]*\) planned \([^:]*\): \([a-z]*\).*/\1 \2 \3/' \
 			-e 's/^\([^ ]*\) no placement.*/\1 - none/'
 }
-# Cancel whatever a check left behind, so that one failure does not spill
-# into the next check.
-drain() {
-	scancel -u root 2>/dev/null || true
-	dl_cluster_wait_jobs_done 60 || true
-}
-t() { echo "($1) $2 [$run]"; }
 
 start_cluster() { # start_cluster RUN: backfill | datalocality | plugstack
-	run=$1
-	unset DL_JOB_SUBMIT DL_PLUGIN_DIR DL_PARTITIOND
-	case $run in
-	backfill)
-		export DL_SCHED_TYPE=sched/backfill
-		;;
-	datalocality)
-		dl_t_use_plugins
-		export DL_SCHED_TYPE=sched/datalocality
-		;;
-	plugstack)
-		dl_t_use_plugins
-		export DL_SCHED_TYPE=sched/backfill
-		# A Slurm without SlurmctldPlugstack (24.11) runs the agent
-		# beside backfill as a job_submit plugin (dl_compat.h).
-		if [ -e "$DL_PLUGIN_DIR/slurmctld_datalocality.so" ]; then
-			DL_CLUSTER_EXTRA_CONF="$DL_CLUSTER_EXTRA_CONF
-SlurmctldPlugstack=datalocality"
-		else
-			export DL_JOB_SUBMIT=datalocality,datalocality_agent
-		fi
-		;;
-	esac
-	echo "# --- $run: SchedulerType=$DL_SCHED_TYPE ---"
-	dl_cluster_start
-	data=$DL_CLUSTER_DIR/data
-	out=$DL_CLUSTER_DIR/out
-	log=$(dl_cluster_log_ctld)
+	dl_t_side_start "$1"
 	# Groups of three files of 10, 20 and 30 MiB (sparse: only their
 	# sizes matter here): 0-3 for the streams, b, p, q and r for checks
 	# that need their files cached on one node only.
-	for g in 0 1 2 3 b p q r; do
-		mkdir -p "$data/g$g"
-		for f in 1 2 3; do truncate -s $((f * 10))M "$data/g$g/f$f"; done
-	done
+	dl_t_file_groups '10M 20M 30M' 0 1 2 3 b p q r
 }
 
 # --- (1) priority order on a full cluster ----------------------------------
@@ -138,21 +93,21 @@ SlurmctldPlugstack=datalocality"
 check_priority() {
 	local kind full hi lo i id max_lo min_lo hi_t order
 	for kind in plain-over-annotated annotated-over-plain; do
-		full=$(sb -N 4 --exclusive --priority=$PRIO_HIGH --wrap 'sleep 3')
+		full=$(dl_t_sb -N 4 --exclusive --priority=$PRIO_HIGH --wrap 'sleep 3')
 		dl_t_wait_state "$full" RUNNING 20 || true
 		lo=()
 		for i in 0 1 2 3; do
 			if [ $kind = plain-over-annotated ]; then
-				id=$(sba "$i" -c 2 --priority=$PRIO_LOW --wrap 'sleep 3')
+				id=$(dl_t_sba "$i" -c 2 --priority=$PRIO_LOW --wrap 'sleep 3')
 			else
-				id=$(sb -c 2 --priority=$PRIO_LOW --wrap 'sleep 3')
+				id=$(dl_t_sb -c 2 --priority=$PRIO_LOW --wrap 'sleep 3')
 			fi
 			lo+=("$id")
 		done
 		if [ $kind = plain-over-annotated ]; then
-			hi=$(sb -c 2 --priority=$((PRIO_LOW + 1)) --wrap 'sleep 3')
+			hi=$(dl_t_sb -c 2 --priority=$((PRIO_LOW + 1)) --wrap 'sleep 3')
 		else
-			hi=$(sba 0 -c 2 --priority=$((PRIO_LOW + 1)) --wrap 'sleep 3')
+			hi=$(dl_t_sba 0 -c 2 --priority=$((PRIO_LOW + 1)) --wrap 'sleep 3')
 		fi
 		dl_cluster_wait_jobs_done 60 || true
 		order=$(dl_t_start_order "$hi" "${lo[@]}" | awk -v h="$hi" '{ printf "%s%s@%s", (NR > 1 ? " " : ""), ($1 == h ? "HIGH" : $1), $2 }')
@@ -163,11 +118,11 @@ check_priority() {
 		R[$run.prio.$kind]=$order
 		if [ -n "$hi_t" ] && [ "$hi_t" -le "$min_lo" ] && [ "$max_lo" -gt "$hi_t" ] &&
 		   [ "$max_lo" != 9999999999 ]; then
-			dl_t_ok "$(t 1 "$kind: the higher-priority job started in the first wave, a lower one waited")"
+			dl_t_ok "$(dl_t_say 1 "$kind: the higher-priority job started in the first wave, a lower one waited")"
 		else
-			dl_t_fail "$(t 1 "$kind: higher-priority job at ${hi_t:-never}, lower ones ${min_lo}..${max_lo}")"
+			dl_t_fail "$(dl_t_say 1 "$kind: higher-priority job at ${hi_t:-never}, lower ones ${min_lo}..${max_lo}")"
 		fi
-		drain
+		dl_t_drain
 	done
 }
 
@@ -179,7 +134,7 @@ stream_loop() {
 	while [ ! -e "$stop" ] && [ $SECONDS -lt $end ]; do
 		np=$(squeue -h -t PD -n stream -o %i 2>/dev/null | wc -l)
 		if [ "$np" -lt 6 ]; then
-			sba $((i % 4)) -J stream -c 1 --priority=$PRIO_STREAM \
+			dl_t_sba $((i % 4)) -J stream -c 1 --priority=$PRIO_STREAM \
 				--wrap "sleep $((2 + i % 3))" >>"$ids" 2>/dev/null || true
 			i=$((i + 1))
 		else
@@ -197,7 +152,7 @@ wait_in_stream() {
 	# The cluster is full: all 8 CPUs allocated (sinfo %C: A/I/O/T).
 	busy=$(dl_t_wait_until 30 bash -c "sinfo -h -o %C | grep -q '^8/0/'" && echo yes || echo no)
 	sleep 1
-	id=$(sb --priority=$PRIO_HIGH "$@")
+	id=$(dl_t_sb --priority=$PRIO_HIGH "$@")
 	dl_t_wait_state "$id" 'RUNNING|COMPLETING|COMPLETED' 60 || true
 	sub=$(dl_t_job_time "$id" SubmitTime) || sub=
 	st=$(dl_t_job_time "$id" StartTime) || st=
@@ -223,7 +178,7 @@ check_reservations() {
 	pid=$!
 	for i in $(seq $RESV_TRIALS); do
 		wait_in_stream wide -N 4 --exclusive --wrap 'sleep 1'
-		wait_in_stream whole-node -c 2 --comment="$(files_of $((i % 4)))" --wrap 'sleep 1'
+		wait_in_stream whole-node -c 2 --comment="$(dl_t_files_of $((i % 4)))" --wrap 'sleep 1'
 	done
 	touch "$stop"
 	wait "$pid" || true
@@ -232,10 +187,10 @@ check_reservations() {
 	dl_cluster_wait_jobs_done 60 || true
 	echo "  stream: $n jobs submitted"
 	for name in wide whole-node; do
-		dl_t_check "$(t 2 "top-priority $name jobs started within a stream (waits: ${R[$run.resv.$name]} s)")" \
+		dl_t_check "$(dl_t_say 2 "top-priority $name jobs started within a stream (waits: ${R[$run.resv.$name]} s)")" \
 			bash -c "! grep -qw never <<<'${R[$run.resv.$name]}'"
 	done
-	drain
+	dl_t_drain
 }
 
 # --- (3) time limits: backfill of a short job past a blocked wide one ------
@@ -243,12 +198,12 @@ check_time_limits() {
 	local blk wide short long w_st w_end s_st l_st t0
 	# Holds one CPU of n1 with a 3-minute limit: the wide job's planned
 	# start is then ~3 min away as far as backfill knows.
-	blk=$(sb -w n1 -c 1 --time=3 --priority=$PRIO_HIGH --wrap 'sleep 8')
+	blk=$(dl_t_sb -w n1 -c 1 --time=3 --priority=$PRIO_HIGH --wrap 'sleep 8')
 	dl_t_wait_state "$blk" RUNNING 20 || true
-	wide=$(sb -N 4 --exclusive --time=1 --priority=$PRIO_HIGH --wrap 'sleep 2')
+	wide=$(dl_t_sb -N 4 --exclusive --time=1 --priority=$PRIO_HIGH --wrap 'sleep 2')
 	sleep 1
-	short=$(sba 1 -c 1 --time=1 --priority=$PRIO_LOW --wrap 'sleep 2')
-	long=$(sba 2 -c 1 --time=5 --priority=$PRIO_LOW --wrap 'sleep 2')
+	short=$(dl_t_sba 1 -c 1 --time=1 --priority=$PRIO_LOW --wrap 'sleep 2')
+	long=$(dl_t_sba 2 -c 1 --time=5 --priority=$PRIO_LOW --wrap 'sleep 2')
 	dl_cluster_wait_jobs_done 60 || true
 	w_st=$(dl_t_job_time "$wide" StartTime) || w_st=9999999999
 	w_end=$(dl_t_job_time "$wide" EndTime) || w_end=9999999999
@@ -256,11 +211,11 @@ check_time_limits() {
 	l_st=$(dl_t_job_time "$long" StartTime) || l_st=0
 	t0=$(dl_t_job_time "$blk" StartTime) || t0=0
 	echo "  from the blocker's start: wide ran +$((w_st - t0))..+$((w_end - t0)) s, short started +$((s_st - t0)) s, long +$((l_st - t0)) s"
-	dl_t_check "$(t 3 "a 1-minute job backfilled before the blocked wide job")" \
+	dl_t_check "$(dl_t_say 3 "a 1-minute job backfilled before the blocked wide job")" \
 		test "$s_st" -lt "$w_st"
-	dl_t_check "$(t 3 "a 5-minute job waited until the wide job ended")" \
+	dl_t_check "$(dl_t_say 3 "a 5-minute job waited until the wide job ended")" \
 		test "$l_st" -ge "$w_end"
-	drain
+	dl_t_drain
 }
 
 # --- (4) heterogeneous job -------------------------------------------------
@@ -268,22 +223,22 @@ check_hetjob() {
 	local id rc=0 err states
 	cat >"$out/het.sh" <<EOF
 #!/bin/sh
-#SBATCH -n1 --comment=$(files_of 3)
+#SBATCH -n1 --comment=$(dl_t_files_of 3)
 #SBATCH hetjob
 #SBATCH -n1
 srun --het-group=0,1 true
 EOF
 	err=$(sbatch --parsable -o "$out/het.out" "$out/het.sh" 2>&1) || rc=$?
 	if [ "$rc" -ne 0 ]; then
-		dl_t_fail "$(t 4 "heterogeneous job rejected: $err")"
+		dl_t_fail "$(dl_t_say 4 "heterogeneous job rejected: $err")"
 		return
 	fi
 	id=$err
 	dl_cluster_wait_jobs_done 60 || true
 	states=$(scontrol show job -o "$id" | grep -o 'JobState=[A-Z]*' | sort | uniq -c | tr -s ' ' | paste -sd' ')
-	dl_t_eq "$(t 4 "heterogeneous job $id accepted, both components completed")" \
+	dl_t_eq "$(dl_t_say 4 "heterogeneous job $id accepted, both components completed")" \
 		" 2 JobState=COMPLETED" "$states"
-	drain
+	dl_t_drain
 }
 
 # --- (5) bounded wait ------------------------------------------------------
@@ -291,13 +246,13 @@ check_bounded_wait() {
 	local warm hold hold_node waiter reason sub st node bound allowed
 	# Cache group b on one node, then fill that node for a minute with a
 	# job of the same group (which the plugin sends there too).
-	warm=$(sba b -c 1 --wrap 'sleep 1')
+	warm=$(dl_t_sba b -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$warm" COMPLETED 30 || true
-	hold=$(sba b -c 2 --wrap 'sleep 60')
+	hold=$(dl_t_sba b -c 2 --wrap 'sleep 60')
 	dl_t_wait_state "$hold" RUNNING 30 || true
 	hold_node=$(dl_cluster_job_field "$hold" NodeList)
 	echo "  group b cached on $(dl_cluster_job_field "$warm" NodeList), 60 s job on $hold_node"
-	waiter=$(sba b -c 1 --wrap 'sleep 1')
+	waiter=$(dl_t_sba b -c 1 --wrap 'sleep 1')
 	reason=$(dl_t_wait_field "$waiter" Reason '^DataLocality:' 10) || reason=
 	# Its bound is 6.3 s; give up long before the data node frees.
 	dl_t_wait_state "$waiter" 'RUNNING|COMPLETING|COMPLETED' 30 || true
@@ -312,28 +267,28 @@ check_bounded_wait() {
 		echo "  waiter $waiter started after $((st - sub)) s on $node; first Reason ${reason:-none}"
 	fi
 	if [ "$run" = backfill ]; then
-		dl_t_le "$(t 5 "the waiter started at once on an idle node")" \
+		dl_t_le "$(dl_t_say 5 "the waiter started at once on an idle node")" \
 			$((st - sub)) $((BF_INTERVAL + SLACK))
-		drain
+		dl_t_drain
 		return
 	fi
-	dl_t_check "$(t 5 "Reason said it waited for $hold_node")" \
+	dl_t_check "$(dl_t_say 5 "Reason said it waited for $hold_node")" \
 		grep -q "^DataLocality:_waiting_for_${hold_node}_" <<<"$reason"
 	bound=$(sed -n "s/.*datalocality: widened JobId=$waiter: blocked .* (bound \([0-9.]*\) s).*/\1/p" "$log" | tail -1)
 	bound=${bound%.*}
 	if [ -z "$bound" ]; then
-		dl_t_fail "$(t 5 "no 'widened JobId=$waiter' log line")"
+		dl_t_fail "$(dl_t_say 5 "no 'widened JobId=$waiter' log line")"
 	else
 		echo "  log: $(grep "widened JobId=$waiter:" "$log" | tail -1 | sed 's/^.*datalocality: //')"
 		# The bound is logged rounded, and its clock starts once the job
 		# is placed: 1 s for both, then a scheduling pass.
 		allowed=$((bound + 1 + BF_INTERVAL + SLACK))
-		dl_t_le "$(t 5 "it started elsewhere ($node) within its bound of $bound s (+$((allowed - bound)) s)")" \
+		dl_t_le "$(dl_t_say 5 "it started elsewhere ($node) within its bound of $bound s (+$((allowed - bound)) s)")" \
 			$((st - sub)) $allowed
-		dl_t_check "$(t 5 "it did not run on the busy data node")" \
+		dl_t_check "$(dl_t_say 5 "it did not run on the busy data node")" \
 			test "$node" != "$hold_node"
 	fi
-	drain
+	dl_t_drain
 }
 
 # --- (6) placement in a high-sharing stream --------------------------------
@@ -341,7 +296,7 @@ check_placement() {
 	local ids=() i id t0 t1 node line plan kind strict=0 bad=0 none=0 widened=0
 	t0=$SECONDS
 	for i in $(seq 0 23); do
-		ids+=("$(sba $((i % 4)) -c 1 --wrap "sleep $((1 + i % 2))")")
+		ids+=("$(dl_t_sba $((i % 4)) -c 1 --wrap "sleep $((1 + i % 2))")")
 	done
 	dl_cluster_wait_jobs_done 120 || true
 	t1=$SECONDS
@@ -350,8 +305,8 @@ check_placement() {
 	for id in "${ids[@]}"; do
 		[ "$(dl_cluster_job_field "$id" JobState)" = COMPLETED ] && done=$((done + 1))
 	done
-	dl_t_eq "$(t 6 "24 annotated jobs completed (in $((t1 - t0)) s)")" 24 "$done"
-	[ "$run" = backfill ] && { drain; return; }
+	dl_t_eq "$(dl_t_say 6 "24 annotated jobs completed (in $((t1 - t0)) s)")" 24 "$done"
+	[ "$run" = backfill ] && { dl_t_drain; return; }
 	for id in "${ids[@]}"; do
 		node=$(dl_cluster_job_field "$id" NodeList)
 		line=$(started_line "$id")
@@ -373,59 +328,59 @@ check_placement() {
 		esac
 	done
 	echo "  $strict strict, $widened widened, $none without placement"
-	dl_t_check "$(t 6 "every strictly placed job ran on its planned node ($strict strict)")" \
+	dl_t_check "$(dl_t_say 6 "every strictly placed job ran on its planned node ($strict strict)")" \
 		test "$bad" -eq 0 -a "$strict" -gt 0
-	drain
+	dl_t_drain
 }
 
 # --- (7) Slurm features the plugin must not break --------------------------
 check_features() {
 	local warm part held dep_a dep_b arr rq node n outp rc
 	# Group p cached on n4 only, outside partitions pa={n1} and pb={n2}.
-	warm=$(sba p -w n4 -c 1 --wrap 'sleep 1')
+	warm=$(dl_t_sba p -w n4 -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$warm" COMPLETED 30 || true
-	part=$(sba p -p pa,pb -c 1 --wrap 'sleep 1')
-	held=$(sba 1 --hold -c 1 --wrap 'sleep 1')
-	dep_a=$(sba 0 -c 1 --wrap 'sleep 3')
-	dep_b=$(sba 0 -c 1 --dependency=afterok:"$dep_a" --wrap 'sleep 1')
-	arr=$(sba 1 -c 1 --array=1-3 --wrap 'sleep 1')
-	rq=$(sba 2 -c 1 --wrap 'sleep 4')
+	part=$(dl_t_sba p -p pa,pb -c 1 --wrap 'sleep 1')
+	held=$(dl_t_sba 1 --hold -c 1 --wrap 'sleep 1')
+	dep_a=$(dl_t_sba 0 -c 1 --wrap 'sleep 3')
+	dep_b=$(dl_t_sba 0 -c 1 --dependency=afterok:"$dep_a" --wrap 'sleep 1')
+	arr=$(dl_t_sba 1 -c 1 --array=1-3 --wrap 'sleep 1')
+	rq=$(dl_t_sba 2 -c 1 --wrap 'sleep 4')
 
 	# requeue a running annotated job
 	dl_t_wait_state "$rq" RUNNING 20 || true
 	scontrol requeue "$rq" || true
 	# srun and salloc, annotated, while the rest runs
 	rc=0
-	outp=$(timeout 60 srun -N1 --comment="$(files_of 1)" printenv SLURMD_NODENAME 2>/dev/null) || rc=$?
-	dl_t_check "$(t 7 "srun -N1 ran (rc=$rc, on '$outp')")" \
+	outp=$(timeout 60 srun -N1 --comment="$(dl_t_files_of 1)" printenv SLURMD_NODENAME 2>/dev/null) || rc=$?
+	dl_t_check "$(dl_t_say 7 "srun -N1 ran (rc=$rc, on '$outp')")" \
 		test "$rc" = 0 -a -n "$(grep -x 'n[1-4]' <<<"$outp")"
 	rc=0
-	outp=$(timeout 60 salloc -N1 --comment="$(files_of 2)" srun printenv SLURMD_NODENAME 2>/dev/null) || rc=$?
-	dl_t_check "$(t 7 "salloc -N1 srun ran (rc=$rc, on '$outp')")" \
+	outp=$(timeout 60 salloc -N1 --comment="$(dl_t_files_of 2)" srun printenv SLURMD_NODENAME 2>/dev/null) || rc=$?
+	dl_t_check "$(dl_t_say 7 "salloc -N1 srun ran (rc=$rc, on '$outp')")" \
 		test "$rc" = 0 -a -n "$(grep -x 'n[1-4]' <<<"$outp")"
 
-	dl_t_eq "$(t 7 "--hold: the job stays pending")" PENDING \
+	dl_t_eq "$(dl_t_say 7 "--hold: the job stays pending")" PENDING \
 		"$(dl_cluster_job_field "$held" JobState)"
 	scontrol release "$held"
 
 	dl_cluster_wait_jobs_done 90 || true
 	node=$(dl_cluster_job_field "$part" NodeList)
-	dl_t_check "$(t 7 "-p pa,pb: completed on $node, a node of pa or pb")" \
+	dl_t_check "$(dl_t_say 7 "-p pa,pb: completed on $node, a node of pa or pb")" \
 		test "$(dl_cluster_job_field "$part" JobState) $node" = "COMPLETED n1" -o \
 		"$(dl_cluster_job_field "$part" JobState) $node" = "COMPLETED n2"
 
-	dl_t_eq "$(t 7 "--hold, then scontrol release: completed")" COMPLETED \
+	dl_t_eq "$(dl_t_say 7 "--hold, then scontrol release: completed")" COMPLETED \
 		"$(dl_cluster_job_field "$held" JobState)"
 	local a_end b_st
 	a_end=$(dl_t_job_time "$dep_a" EndTime) || a_end=9999999999
 	b_st=$(dl_t_job_time "$dep_b" StartTime) || b_st=0
-	dl_t_check "$(t 7 "--dependency=afterok: completed, started after its parent ended")" \
+	dl_t_check "$(dl_t_say 7 "--dependency=afterok: completed, started after its parent ended")" \
 		test "$(dl_cluster_job_field "$dep_b" JobState)" = COMPLETED -a "$b_st" -ge "$a_end"
 	n=$(scontrol show job -o "$arr" | grep -c 'JobState=COMPLETED' || true)
-	dl_t_eq "$(t 7 "--array=1-3 of annotated jobs: 3 tasks completed")" 3 "$n"
-	dl_t_eq "$(t 7 "scontrol requeue of a running annotated job: ran again and completed")" \
+	dl_t_eq "$(dl_t_say 7 "--array=1-3 of annotated jobs: 3 tasks completed")" 3 "$n"
+	dl_t_eq "$(dl_t_say 7 "scontrol requeue of a running annotated job: ran again and completed")" \
 		"COMPLETED 1" "$(dl_cluster_job_field "$rq" JobState) $(dl_cluster_job_field "$rq" Restarts)"
-	drain
+	dl_t_drain
 }
 
 # --- (7) an advance reservation -------------------------------------------
@@ -434,15 +389,15 @@ check_features() {
 # reservation lasts: the other three nodes have room for all six.
 check_advance_reservation() {
 	local warm_q warm_r resv outs=() g id node bad=0 deadline
-	warm_q=$(sba q -w n4 -c 1 --wrap 'sleep 1')
-	warm_r=$(sba r -w n3 -c 1 --wrap 'sleep 1')
+	warm_q=$(dl_t_sba q -w n4 -c 1 --wrap 'sleep 1')
+	warm_r=$(dl_t_sba r -w n3 -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$warm_q" COMPLETED 30 || true
 	dl_t_wait_state "$warm_r" COMPLETED 30 || true
 	scontrol create reservation ReservationName=dlres Nodes=n3 \
 		StartTime=now Duration=10 Users=root Flags=IGNORE_JOBS >/dev/null
-	resv=$(sba q --reservation=dlres -c 1 --wrap 'sleep 1')
+	resv=$(dl_t_sba q --reservation=dlres -c 1 --wrap 'sleep 1')
 	for g in r r 0 1 2 3; do
-		outs+=("$(sba $g -c 1 --wrap 'sleep 1')")
+		outs+=("$(dl_t_sba $g -c 1 --wrap 'sleep 1')")
 	done
 	# They start at once under backfill; allow the bound (6.3 s) and two
 	# scheduling passes on top.
@@ -451,7 +406,7 @@ check_advance_reservation() {
 		dl_t_wait_state "$id" COMPLETED $((deadline > SECONDS ? deadline - SECONDS : 0)) || true
 	done
 	node=$(dl_cluster_job_field "$resv" NodeList)
-	dl_t_eq "$(t 7 "--reservation: completed on the reserved node")" "COMPLETED n3" \
+	dl_t_eq "$(dl_t_say 7 "--reservation: completed on the reserved node")" "COMPLETED n3" \
 		"$(dl_cluster_job_field "$resv" JobState) $node"
 	for id in "${outs[@]}"; do
 		node=$(dl_cluster_job_field "$id" NodeList)
@@ -461,9 +416,9 @@ check_advance_reservation() {
 			bad=$((bad + 1))
 		fi
 	done
-	dl_t_eq "$(t 7 "six jobs outside the reservation completed elsewhere")" 0 "$bad"
+	dl_t_eq "$(dl_t_say 7 "six jobs outside the reservation completed elsewhere")" 0 "$bad"
 	scontrol delete reservation dlres 2>/dev/null || true
-	drain
+	dl_t_drain
 }
 
 # --- the runs ----------------------------------------------------------------
@@ -489,7 +444,7 @@ for r in ${DL_COOP_RUNS:-backfill datalocality plugstack}; do
 		want 7 && check_advance_reservation
 		want 7 && check_features
 	fi
-	dl_t_check "$(t - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
+	dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	R[$r.duration]=$((SECONDS - t_run))
 	dl_cluster_stop
 done
