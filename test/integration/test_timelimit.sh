@@ -54,15 +54,7 @@ backfill)
 	;;
 plugstack)
 	dl_t_use_services test_timelimit 3
-	export DL_SCHED_TYPE=sched/backfill
-	# A Slurm without SlurmctldPlugstack (24.11) runs the agent beside
-	# backfill as a job_submit plugin (dl_compat.h).
-	if [ -e "$DL_PLUGIN_DIR/slurmctld_datalocality.so" ]; then
-		DL_CLUSTER_EXTRA_CONF="$DL_CLUSTER_EXTRA_CONF
-SlurmctldPlugstack=datalocality"
-	else
-		export DL_JOB_SUBMIT=datalocality,datalocality_agent
-	fi
+	dl_t_plugstack
 	;;
 *)
 	dl_t_use_services test_timelimit 3
