@@ -46,8 +46,14 @@ for p in suspend resume; do
 	printf "#!/bin/sh\necho \"%s \$1\" >>%s/run/power.calls\n" "$p" "$d" >"$d/etc/$p.sh"
 	chmod 0755 "$d/etc/$p.sh"
 done
+# ReturnToService=1 (after the harness line of 2: the last one counts):
+# a DOWN set by an admin stays DOWN.  Under 2, a DOWN node whose slurmd
+# answers the next ping is returned to service at once (node_did_resp():
+# "n1 returned to service" 15 ms after the update), and Slurm could start
+# the waiting job there before the agent saw the node down.
 printf "%s\n" "SuspendProgram=$d/etc/suspend.sh" "ResumeProgram=$d/etc/resume.sh" \
-	SuspendTime=3600 SuspendTimeout=2 ResumeTimeout=30 >>"$d/etc/slurm.conf"
+	SuspendTime=3600 SuspendTimeout=2 ResumeTimeout=30 ReturnToService=1 \
+	>>"$d/etc/slurm.conf"
 printf "StorageBandwidth=1e6\nWaitFactor=0.1\nMinWait=2\nMaxWait=300\n" \
 	>"$d/etc/datalocality.conf"'
 trap dl_cluster_stop EXIT
