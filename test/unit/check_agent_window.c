@@ -97,6 +97,10 @@ START_TEST(test_budget_bounds)
 	agent_budget_begin(&b, &c, 1000);
 	ck_assert(agent_budget_may_read(&b, 1, 1499));
 	ck_assert(!b.spent);
+	/* past the deadline, the cycle's first read is still allowed */
+	ck_assert(agent_budget_may_read(&b, 1, 1500));
+	ck_assert(!b.spent);
+	agent_budget_charge_read(&b, 1, 10, 0);
 	ck_assert(!agent_budget_may_read(&b, 1, 1500));
 	ck_assert(b.spent);
 

@@ -18,6 +18,12 @@ void agent_budget_begin(agent_budget_t *b, const agent_budget_conf_t *c,
 	b->deadline_ms = c->cycle_ms ? start_ms + c->cycle_ms : INT64_MAX;
 }
 
+void agent_budget_clock(agent_budget_t *b, int64_t start_ms)
+{
+	b->deadline_ms = b->conf.cycle_ms ? start_ms + b->conf.cycle_ms :
+					    INT64_MAX;
+}
+
 static uint32_t _hash(uid_t uid, uint32_t cap)
 {
 	return ((uint32_t)uid * 2654435761u) & (cap - 1);
@@ -68,7 +74,13 @@ bool agent_budget_may_read(agent_budget_t *b, uid_t uid, int64_t now_ms)
 {
 	agent_budget_user_t *u;
 
-	if (now_ms >= b->deadline_ms) {
+	/*
+	 * The first read of a cycle is never refused by the clock: a cycle
+	 * whose snapshot alone took the budget (a loaded host, a huge queue)
+	 * would otherwise read nothing, ever, and keep every new job at its
+	 * submit gate until the gate's bound let it go unplaced.
+	 */
+	if (now_ms >= b->deadline_ms && b->reads) {
 		b->spent = true;
 		return false;
 	}
@@ -85,6 +97,7 @@ void agent_budget_charge_read(agent_budget_t *b, uid_t uid, uint64_t bytes,
 {
 	agent_budget_user_t *u = _user(b, uid);
 
+	b->reads++;
 	if (!u)
 		return;
 	u->list += bytes;

@@ -70,6 +70,7 @@ typedef struct agent_budget {
 	uint32_t cap, nuser;
 	uint32_t deferred;      /* jobs left unread for the next cycle */
 	uint32_t skipped;       /* jobs run unplaced by a user bound */
+	uint32_t reads;         /* jobs read this cycle */
 	bool spent;             /* the deadline passed during the cycle */
 } agent_budget_t;
 
@@ -79,6 +80,13 @@ typedef struct agent_budget {
  */
 void agent_budget_begin(agent_budget_t *b, const agent_budget_conf_t *c,
 			int64_t start_ms);
+
+/*
+ * agent_budget_clock - count the cycle's budget from start_ms (monotonic
+ * ms), when its reading starts: the snapshot before it is not reading,
+ * and a snapshot that took the budget must not leave none for reading.
+ */
+void agent_budget_clock(agent_budget_t *b, int64_t start_ms);
 
 /* agent_budget_end - free what b holds; it may be begun again. */
 void agent_budget_end(agent_budget_t *b);

@@ -716,6 +716,7 @@ static void _cycle(void)
 	snap.agent_cycle = agent_gate_cycle(&gate);
 	_test_delay();
 
+	agent_budget_clock(&budget, _now_ms());
 	plan = _plan(&snap, &st, &map);
 	if (st && st->nnodes == snap.nnodes)
 		agent_place_decide(&snap, st, map, plan, &dl_conf, &ops, &stats,
