@@ -60,38 +60,15 @@ trap dl_cluster_stop EXIT
 
 declare -A R
 data='' out='' log='' run=''
-files_of() { echo "files:$data/g$1/f1,$data/g$1/f2,$data/g$1/f3"; }
-sb() { sbatch --parsable --no-requeue -o "$out/%j.out" "$@"; }
-sba() {
-	local g=$1
-	shift
-	sb --comment="$(files_of "$g")" "$@"
-}
-drain() {
-	scancel -u root 2>/dev/null || true
-	dl_cluster_wait_jobs_done 60 || true
-}
-t() { echo "($1) $2 [$run]"; }
-syscomment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
+# (every job of this test is --no-requeue: a job killed with its node must
+# not come back and blur the next check)
+export SBATCH_NO_REQUEUE=1
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # started JOBID: whether it runs or ran
 started() { [[ $(dl_cluster_job_field "$1" JobState) =~ ^(RUNNING|COMPLETING|COMPLETED)$ ]]; }
 
 start_cluster() {
-	run=$1
-	unset DL_JOB_SUBMIT DL_PLUGIN_DIR DL_PARTITIOND
-	case $run in
-	backfill) export DL_SCHED_TYPE=sched/backfill ;;
-	datalocality)
-		dl_t_use_plugins
-		export DL_SCHED_TYPE=sched/datalocality
-		;;
-	esac
-	echo "# --- $run: SchedulerType=$DL_SCHED_TYPE ---"
-	dl_cluster_start
-	data=$DL_CLUSTER_DIR/data
-	out=$DL_CLUSTER_DIR/out
-	log=$(dl_cluster_log_ctld)
+	dl_t_side_start "$1"
 	for g in ca cb v f o k p; do
 		mkdir -p "$data/g$g"
 		for f in 1 2 3; do truncate -s 1000M "$data/g$g/f$f"; done
@@ -103,29 +80,29 @@ start_cluster() {
 # --- (c) a changed annotation is re-read ------------------------------------
 check_comment() {
 	local wa wb a b hold w1 w2 w3 t0 id st n ok
-	wa=$(sba ca -c 1 --wrap 'sleep 1')
+	wa=$(dl_t_sba ca -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$wa" COMPLETED 30 || true
 	a=$(dl_cluster_job_field "$wa" NodeList)
-	wb=$(sba cb -c 1 -x "$a" --wrap 'sleep 1')
+	wb=$(dl_t_sba cb -c 1 -x "$a" --wrap 'sleep 1')
 	dl_t_wait_state "$wb" COMPLETED 30 || true
 	b=$(dl_cluster_job_field "$wb" NodeList)
-	hold=$(sba ca -c 2 -w "$a" --wrap 'sleep 60')
+	hold=$(dl_t_sba ca -c 2 -w "$a" --wrap 'sleep 60')
 	dl_t_wait_state "$hold" RUNNING 30 || true
-	w1=$(sba ca -c 1 --wrap 'sleep 1')
-	w2=$(sb --comment="files:@$data/list.ca" -c 1 --wrap 'sleep 1')
-	w3=$(sba ca -c 1 --wrap 'sleep 1')
+	w1=$(dl_t_sba ca -c 1 --wrap 'sleep 1')
+	w2=$(dl_t_sb --comment="files:@$data/list.ca" -c 1 --wrap 'sleep 1')
+	w3=$(dl_t_sba ca -c 1 --wrap 'sleep 1')
 	echo "  group ca cached on $a (busy 60 s), cb on $b; waiters $w1 $w2 $w3"
 	if [ "$run" = datalocality ]; then
 		n=0
 		for id in $w1 $w2 $w3; do
 			dl_t_wait_field "$id" ReqNodeList "^$a\$" 15 >/dev/null && n=$((n + 1))
 		done
-		dl_t_eq "$(t c "the three waiters were placed on their busy data node $a")" 3 "$n"
+		dl_t_eq "$(dl_t_say c "the three waiters were placed on their busy data node $a")" 3 "$n"
 	else
 		sleep 2
 	fi
 	t0=$(date +%s)
-	scontrol update jobid="$w1" comment="$(files_of cb)" 2>/dev/null || true
+	scontrol update jobid="$w1" comment="$(dl_t_files_of cb)" 2>/dev/null || true
 	scontrol update jobid="$w2" comment="files:@$data/list.cb" 2>/dev/null || true
 	# No files any more: the job is free to run anywhere within MinWait.
 	scontrol update jobid="$w3" comment="no data" 2>/dev/null || true
@@ -136,7 +113,7 @@ check_comment() {
 		st=$((st - t0))
 		[ $st -lt 0 ] && st=0
 		echo "  $id (comment now without files) started $st s after the change, on $(dl_cluster_job_field "$id" NodeList)"
-		dl_t_le "$(t c "$id started within MinWait + one cycle of the change")" "$st" $((2 + BF_INTERVAL + SLACK))
+		dl_t_le "$(dl_t_say c "$id started within MinWait + one cycle of the change")" "$st" $((2 + BF_INTERVAL + SLACK))
 	done
 	for id in $w1 $w2; do
 		dl_t_wait_state "$id" 'RUNNING|COMPLETING|COMPLETED' 30 || true
@@ -147,9 +124,9 @@ check_comment() {
 		n=$(dl_cluster_job_field "$id" NodeList)
 		echo "  $id started $st s after its comment changed, on $n"
 		R[$run.comment.$id]=$st
-		dl_t_le "$(t c "$id started within one cycle of the change")" "$st" $((BF_INTERVAL + SLACK))
+		dl_t_le "$(dl_t_say c "$id started within one cycle of the change")" "$st" $((BF_INTERVAL + SLACK))
 		if [ "$run" = datalocality ]; then
-			dl_t_eq "$(t c "$id ran on $b, where its new files are")" "$b" "$n"
+			dl_t_eq "$(dl_t_say c "$id ran on $b, where its new files are")" "$b" "$n"
 		fi
 	done
 	R[$run.comment]=$(( ${R[$run.comment.$w1]} > ${R[$run.comment.$w2]} ?
@@ -158,9 +135,9 @@ check_comment() {
 		ok=0
 		grep -q "JobId=$w1: its annotation changed" "$log" &&
 			grep -q "JobId=$w2: its annotation changed" "$log" && ok=1
-		dl_t_check "$(t c "the log says both annotations were re-read")" test $ok = 1
+		dl_t_check "$(dl_t_say c "the log says both annotations were re-read")" test $ok = 1
 	fi
-	drain
+	dl_t_drain
 }
 
 # --- (v f o k p) a node that cannot serve is left ------------------------------
@@ -169,15 +146,15 @@ check_comment() {
 leave() {
 	local c=$1 g=$2 word=$3 ev=$4 undo=$5 warm hold hnode w t0 t0s ms=999999
 	local rq st sc deadline
-	warm=$(sba "$g" -c 1 --wrap 'sleep 1')
+	warm=$(dl_t_sba "$g" -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$warm" COMPLETED 30 || true
 	hnode=$(dl_cluster_job_field "$warm" NodeList)
-	hold=$(sba "$g" -c 2 -w "$hnode" --wrap 'sleep 60')
+	hold=$(dl_t_sba "$g" -c 2 -w "$hnode" --wrap 'sleep 60')
 	dl_t_wait_state "$hold" RUNNING 30 || true
-	w=$(sba "$g" -c 1 --wrap 'sleep 1')
+	w=$(dl_t_sba "$g" -c 1 --wrap 'sleep 1')
 	if [ "$run" = datalocality ]; then
 		rq=$(dl_t_wait_field "$w" Reason "^DataLocality:_waiting_for_${hnode}_" 15) || rq=
-		dl_t_check "$(t "$c" "$w waits for its busy data node $hnode")" test -n "$rq"
+		dl_t_check "$(dl_t_say "$c" "$w waits for its busy data node $hnode")" test -n "$rq"
 	else
 		sleep 2
 	fi
@@ -203,19 +180,19 @@ leave() {
 	[ $st -lt 0 ] && st=0
 	echo "  $hnode $word: job $w re-placed after ${ms} ms, started $st s after on $(dl_cluster_job_field "$w" NodeList)"
 	R[$run.$c]="$ms ms / $st s"
-	dl_t_le "$(t "$c" "re-placed within $(dl_t_secs 2) s of the event (ms)")" "$ms" $((2000 * DL_TIME_SCALE))
-	dl_t_le "$(t "$c" "it started within one cycle of the event")" "$st" $((BF_INTERVAL + SLACK))
+	dl_t_le "$(dl_t_say "$c" "re-placed within $(dl_t_secs 2) s of the event (ms)")" "$ms" $((2000 * DL_TIME_SCALE))
+	dl_t_le "$(dl_t_say "$c" "it started within one cycle of the event")" "$st" $((BF_INTERVAL + SLACK))
 	if [ "$run" = datalocality ]; then
-		sc=$(syscomment "$w")
+		sc=$(dl_t_syscomment "$w")
 		echo "  SystemComment: $sc"
-		dl_t_check "$(t "$c" "its SystemComment says $hnode was $word")" \
+		dl_t_check "$(dl_t_say "$c" "its SystemComment says $hnode was $word")" \
 			grep -q "$hnode was $word" <<<"$sc"
-		dl_t_check "$(t "$c" "the log says it left $hnode")" \
+		dl_t_check "$(dl_t_say "$c" "the log says it left $hnode")" \
 			grep -q "widened JobId=$w: $hnode is $word" "$log"
 	fi
 	scancel "$hold" "$w" 2>/dev/null || true
 	$undo "$hnode"
-	drain
+	dl_t_drain
 }
 
 resv_on() {
@@ -250,7 +227,7 @@ for r in ${DL_LEAVE_RUNS:-backfill datalocality}; do
 	want o && leave o o down down_on resume
 	want k && leave k k down kill_on kill_off
 	want p && leave p p 'powered down' power_on power_off
-	dl_t_check "$(t - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
+	dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	dl_cluster_stop
 done
 echo "# --- datalocality against backfill (re-placed / started after the event) ---"
