@@ -236,7 +236,7 @@ fuzz fuzz_files 30 4096 $lib/files.c $lib/error.c $lib/log.c
 fuzz fuzz_pattern 10 4096 $lib/pattern.c $lib/files.c $lib/error.c \
 	$lib/log.c
 # The staging record of a job's AdminComment (slurmctld, sdatalocality).
-fuzz fuzz_acct 10 4096 $lib/acct.c $lib/error.c
+fuzz fuzz_acct 10 4096 $lib/acct.c $lib/decimal.c $lib/error.c
 # List files, burst-buffer specs, #DL directives of scripts (and sizes).
 fuzz fuzz_filelist 10 16384 $lib/files.c $lib/script.c $lib/error.c \
 	$lib/log.c
@@ -250,15 +250,15 @@ fuzz fuzz_workload 10 8192 -I src/sim src/sim/workload.c $lib/state.c \
 # dl-stage: .meta files, pins and notes in a real cache, datalocality.conf.
 fuzz fuzz_stage 10 8192 -I src/stage -I src/net "${stage_src[@]}" \
 	src/net/sha256.c src/net/sha256_x86.c $lib/cache.c \
-	$lib/files.c $lib/error.c $lib/log.c
+	$lib/files.c $lib/pattern.c $lib/error.c $lib/log.c
 # libdlnet: frames and message bodies from the network (node service).
 fuzz fuzz_net 10 8192 -I src/net src/net/frame.c src/net/msg.c \
-	src/net/sha256.c src/net/sha256_x86.c $lib/error.c
+	src/net/sha256.c src/net/sha256_x86.c $lib/decimal.c $lib/error.c
 # The controller's copy of a node service's inventory, fed with INV and
 # DELTA messages as the node channel decodes them, against a reference.
 fuzz fuzz_agent_inv 10 8192 -I src/net -I src/plugins/common/agent \
 	src/plugins/common/agent/agent_inv.c src/net/msg.c src/net/frame.c \
-	$lib/files.c $lib/error.c $lib/log.c
+	$lib/decimal.c $lib/files.c $lib/error.c $lib/log.c
 # dl-sim --provision SPEC.
 fuzz fuzz_provision 5 256 -I src/sim src/sim/provision.c $lib/error.c -lm
 # dl-submit's stream files and templates (with their --time values).

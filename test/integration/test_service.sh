@@ -77,6 +77,7 @@ chmod 755 "$bin"
 client=$bin/dl_svc_client
 if ! cc -std=c11 -D_GNU_SOURCE -O1 -I "$top/src/net" -I "$top/src/libdatalocality" \
 	"$here/dl_svc_client.c" "$top"/src/net/*.c "$top/src/libdatalocality/error.c" \
+	"$top/src/libdatalocality/decimal.c" \
 	-lmunge -o "$client"; then
 	echo "test_service: cannot build dl_svc_client"
 	exit 1
