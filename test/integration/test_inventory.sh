@@ -77,7 +77,8 @@ if [ -n "$g" ] && grep -q "/g$g/f2 \|/g$g/f3 " "$DL_CLUSTER_DIR/cache/n2/.invent
 	id=$(submit "$g")
 	dl_cluster_wait_jobs_done 60
 	dl_t_check "a job of group $g (cached on n2) ran on n2 with its files cached" \
-		grep -q "started JobId=$id on n2 (planned n2: strict; [23]/3 files" "$log"
+		grep -q "started JobId=$id on n2 (planned n2: strict; [23]/3 files" "$log" ||
+		grep -E "JobId=$id[^0-9]" "$log" | sed 's/^/    /' | tail -8
 else
 	dl_t_ok "no complete group on n2 to probe (skipped)"
 fi
