@@ -40,7 +40,6 @@ typedef struct {
 	const dl_filelist_t *raw; /* the job's entries, as written */
 	bool open;                /* open the files: we are the user */
 	size_t list_bytes;        /* list-file bytes read so far */
-	bool line_pct;            /* a list line held a pattern */
 	char msg[MSG_MAX];        /* the first failure, "" if none */
 } check_t;
 
@@ -228,17 +227,19 @@ static bool _read_list(check_t *c, const dl_pattern_ctx_t *ctx,
  * its lines that hold patterns expanded for the task and opened as the
  * user (dl-stage and the agent expand them with the task's values), at
  * most JSUB_ENTRIES_CHECKED of them per task.
- * IN first - the first task checked: a list path without a pattern names
- *	the same file for every task and is read again for a later task only
- *	if its lines hold patterns
+ * IN/OUT kept - a list path without a pattern names the same file for
+ *	every task: it is read for the first task and kept here (owned by
+ *	the caller, dl_filelist_free()), so that later tasks only expand its
+ *	lines; NULL if it could not be read (nothing to check)
+ * IN first - the first task checked
  */
 static bool _check_list(check_t *c, const dl_pattern_ctx_t *ctx,
-			const char *lpath, bool first)
+			const char *lpath, bool first, dl_filelist_t **kept)
 {
-	dl_filelist_t *list;
+	dl_filelist_t *list = *kept;
 	char err[512], *x = NULL;
 	size_t budget = JSUB_ENTRIES_CHECKED;
-	bool bad = false;
+	bool bad = false, fixed = !_has_pct(lpath);
 	int rc = dl_pattern_expand(lpath, ctx, &x, err, sizeof(err));
 
 	if (rc == DL_ENOENT)
@@ -249,21 +250,24 @@ static bool _check_list(check_t *c, const dl_pattern_ctx_t *ctx,
 		return true;
 	}
 	/* Without the user's identity no list file is read here. */
-	if (!c->open || (!first && !_has_pct(lpath) && !c->line_pct) ||
-	    c->list_bytes > LIST_BYTES_CHECKED ||
-	    !(list = dl_filelist_new())) {
+	if (!list && (!c->open || (fixed && !first) ||
+		      c->list_bytes > LIST_BYTES_CHECKED ||
+		      !(list = dl_filelist_new()))) {
 		free(x);
 		return false;
 	}
-	bad = _read_list(c, ctx, x, list);
+	if (!*kept)
+		bad = _read_list(c, ctx, x, list);
 	for (size_t i = 0; !bad && budget && i < list->count; i++) {
 		if (!_has_pct(list->files[i].path))
 			continue;
-		c->line_pct = true;
 		budget--;
 		bad = _check_path(c, ctx, list->files[i].path, x);
 	}
-	dl_filelist_free(list);
+	if (fixed && !*kept)
+		*kept = list;
+	else if (list != *kept)
+		dl_filelist_free(list);
 	free(x);
 	return bad;
 }
@@ -273,25 +277,30 @@ static void _checks(check_t *c)
 {
 	const dl_filelist_t *raw = c->raw;
 	size_t ntasks = c->p->ntasks ? c->p->ntasks : 1;
+	dl_filelist_t **kept = xcalloc(raw->nlists ? raw->nlists : 1,
+				       sizeof(*kept));
+	bool bad = false;
 
 	c->msg[0] = '\0';
-	for (size_t k = 0; k < ntasks; k++) {
+	for (size_t k = 0; k < ntasks && !bad; k++) {
 		dl_pattern_ctx_t ctx = c->p->ctx;
 		size_t budget = JSUB_ENTRIES_CHECKED;
 
 		if (c->p->ntasks)
 			ctx.task_id = c->p->tasks[k];
-		for (size_t i = 0; i < raw->count && budget; i++) {
+		for (size_t i = 0; i < raw->count && budget && !bad; i++) {
 			if (!_has_pct(raw->files[i].path))
 				continue;
 			budget--;
-			if (_check_path(c, &ctx, raw->files[i].path, NULL))
-				return;
+			bad = _check_path(c, &ctx, raw->files[i].path, NULL);
 		}
-		for (size_t i = 0; i < raw->nlists; i++)
-			if (_check_list(c, &ctx, raw->lists[i], !k))
-				return;
+		for (size_t i = 0; i < raw->nlists && !bad; i++)
+			bad = _check_list(c, &ctx, raw->lists[i], !k,
+					  &kept[i]);
 	}
+	for (size_t i = 0; i < raw->nlists; i++)
+		dl_filelist_free(kept[i]);
+	xfree(kept);
 }
 
 /* The forked child, as the user: the first failure, or nothing. */
