@@ -146,6 +146,8 @@ static void _shape(const dl_sub_job_t *job, job_desc_msg_t *d)
 	} else {
 		d->min_cpus = ntasks;
 	}
+	if (job->mem_mb) /* as sbatch --mem=N: MB per node */
+		d->pn_min_memory = job->mem_mb;
 	if (job->exclusive)
 		d->shared = JOB_SHARED_NONE;
 	/* As sbatch --hold: a user hold, lifted by scontrol release. */

@@ -46,6 +46,7 @@ static const field_t fields[] = {
 	{ "nodes", F_NODES, offsetof(dl_sub_job_t, nodes_min) },
 	{ "ntasks", F_U32, offsetof(dl_sub_job_t, ntasks) },
 	{ "cpus-per-task", F_U32, offsetof(dl_sub_job_t, cpus_per_task) },
+	{ "mem", F_U32, offsetof(dl_sub_job_t, mem_mb) },
 	{ "exclusive", F_FLAG, offsetof(dl_sub_job_t, exclusive) },
 	{ "hold", F_FLAG, offsetof(dl_sub_job_t, hold) },
 };
@@ -438,6 +439,8 @@ int dl_sub_job_write(FILE *f, const dl_sub_job_t *job)
 		fprintf(f, " --ntasks=%u", job->ntasks);
 	if (job->cpus_per_task)
 		fprintf(f, " --cpus-per-task=%u", job->cpus_per_task);
+	if (job->mem_mb)
+		fprintf(f, " --mem=%u", job->mem_mb);
 	if (job->exclusive)
 		fprintf(f, " --exclusive");
 	if (job->hold)

@@ -50,6 +50,7 @@ typedef struct dl_sub_job {
 	uint32_t nodes_max;
 	uint32_t ntasks;        /* --ntasks (0: unset) */
 	uint32_t cpus_per_task; /* --cpus-per-task (0: unset) */
+	uint32_t mem_mb;        /* --mem in MB per node (0: unset) */
 	int exclusive;          /* --exclusive */
 	int hold;               /* --hold: submitted held (priority 0) */
 } dl_sub_job_t;

@@ -53,7 +53,7 @@ START_TEST(test_job_fields)
 			" --partition=debug --array=0-3%2 --output=/dev/null"
 			" --error=/tmp/e --chdir=/tmp --nodelist=n[1-2]"
 			" --uid=nobody --gid=nogroup --time=1:30 --nodes=2-4"
-			" --ntasks=3 --cpus-per-task=2 --exclusive --hold"
+			" --ntasks=3 --cpus-per-task=2 --mem=600 --exclusive --hold"
 			" --wrap=cat $DL_CACHE_VIEW/d/x >/dev/null;  sleep 1  ",
 			1, &j, err, sizeof(err)),
 		0);
@@ -73,6 +73,7 @@ START_TEST(test_job_fields)
 	ck_assert_uint_eq(j.nodes_max, 4);
 	ck_assert_uint_eq(j.ntasks, 3);
 	ck_assert_uint_eq(j.cpus_per_task, 2);
+	ck_assert_uint_eq(j.mem_mb, 600);
 	ck_assert_int_eq(j.exclusive, 1);
 	ck_assert_int_eq(j.hold, 1);
 	/* The command keeps its inner blanks, loses the trailing ones. */
