@@ -474,13 +474,34 @@ static void _squeue_ids(uint32_t job_id, dl_pattern_ctx_t *ctx, char *name,
  * the user, by the library or dl-cached): one job per process. */
 static dl_pattern_ctx_t job_pattern;
 static char job_name[1024];
+/* What squeue can tell (_squeue_ids()), and whether it was asked. */
+#define SQUEUE_FIELDS (DL_PATTERN_TASK | DL_PATTERN_ARRAY | DL_PATTERN_NAME)
+static bool squeue_asked;
+
+/*
+ * The values a list's lines need and job_pattern lacks (dl_stage_job_t's
+ * pattern_need, called once the list was read as the user): squeue is
+ * asked only then, at most once, so that a job whose lists hold plain
+ * paths costs slurmctld nothing (issue 25).
+ */
+static void _pattern_need(const dl_stage_job_t *job, unsigned need)
+{
+	(void)job;
+	if (!(need & SQUEUE_FIELDS) || squeue_asked ||
+	    job_pattern.job_id == DL_PATTERN_UNKNOWN)
+		return;
+	squeue_asked = true;
+	_squeue_ids(job_pattern.job_id, &job_pattern, job_name,
+		    sizeof(job_name));
+	if (job_pattern.name && !*job_pattern.name)
+		job_pattern.name = NULL;
+}
 
 static int _expand(dl_filelist_t *files, char *err, size_t errlen)
 {
-	/* A list file's lines may hold patterns too: their values are
-	 * looked up whenever the job names a list. */
-	unsigned need = dl_pattern_list_fields(files) |
-			(files->nlists ? DL_PATTERN_TASK | DL_PATTERN_NAME : 0);
+	/* The lines of list files are looked at when they are read
+	 * (_pattern_need()): only the annotation's own paths here. */
+	unsigned need = dl_pattern_list_fields(files);
 	dl_pattern_ctx_t ctx;
 	char *name = job_name;
 	size_t namelen = sizeof(job_name);
@@ -497,8 +518,10 @@ static int _expand(dl_filelist_t *files, char *err, size_t errlen)
 		ctx.array_job_id = v;
 	if ((need & (DL_PATTERN_TASK | DL_PATTERN_ARRAY | DL_PATTERN_NAME)) &&
 	    ctx.job_id != DL_PATTERN_UNKNOWN &&
-	    (ctx.task_id == DL_PATTERN_UNKNOWN || !ctx.name))
+	    (ctx.task_id == DL_PATTERN_UNKNOWN || !ctx.name)) {
+		squeue_asked = true;
 		_squeue_ids(ctx.job_id, &ctx, name, namelen);
+	}
 	if (!ctx.name || !*ctx.name)
 		ctx.name = NULL;
 	job_pattern = ctx;
@@ -614,6 +637,7 @@ static int _prolog_stage(dl_stage_t *st, const dl_stage_job_t *job,
 		dl_stage_job_t j = *job;
 
 		j.pattern = &job_pattern;
+		j.pattern_need = _pattern_need;
 		rc = dl_stage_job(st, &j, files, &rep);
 	}
 	dl_filelist_free(files);
@@ -637,6 +661,33 @@ static int _prolog_stage(dl_stage_t *st, const dl_stage_job_t *job,
 }
 
 /*
+ * dl-cached reads the job's list files and expands their lines with the
+ * values sent: they are looked up beforehand only if a line needs one
+ * (the lists are read here as the user too, which costs a read of files
+ * that are then in the page cache; a squeue costs slurmctld).
+ */
+static void _service_lists(const settings_t *s, const dl_stage_job_t *job,
+			   const dl_filelist_t *files)
+{
+	unsigned want = 0, need = 0;
+
+	if (job_pattern.task_id == DL_PATTERN_UNKNOWN)
+		want |= DL_PATTERN_TASK;
+	if (job_pattern.array_job_id == DL_PATTERN_UNKNOWN)
+		want |= DL_PATTERN_ARRAY;
+	if (!job_pattern.name)
+		want |= DL_PATTERN_NAME;
+
+	if (!files->nlists || !want || squeue_asked ||
+	    job_pattern.job_id == DL_PATTERN_UNKNOWN)
+		return;
+	/* a list that cannot be read needs no value: dl-cached says why */
+	dl_stage_list_fields(job, files, want, s->opts.open_timeout, &need);
+	if (need)
+		_pattern_need(job, need);
+}
+
+/*
  * Staging through dl-cached, which also copies from other nodes.
  * \return 1 if the service did it (*status: the Prolog's exit status),
  *         0 if the direct path must.
@@ -655,11 +706,12 @@ static int _prolog_service(const settings_t *s, const dl_stage_job_t *job,
 	/* a malformed annotation: the direct path writes the note */
 	if (_job_files(comment, script, &files, err, sizeof(err)))
 		return 0;
+	j.pattern = &job_pattern;
+	_service_lists(s, &j, files);
 	text = dl_files_format(files);
 	dl_filelist_free(files);
 	if (!text)
 		return 0;
-	j.pattern = &job_pattern;
 	rc = dl_stage_client_request(s->dir, &j, text, &rep, &failed, err,
 				     sizeof(err));
 	free(text);

@@ -23,7 +23,6 @@
 #include "opener.h"
 #include "stage_int.h"
 
-#define LIST_MAX ((size_t)64 << 20) /* list files, as slurmctld reads them */
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
@@ -445,46 +444,33 @@ static int _read_lists(dl_filelist_t *files, dl_opener_t *op,
 {
 	for (size_t i = 0; i < files->nlists; i++) {
 		const char *lp = files->lists[i];
-		char perr[512];
-		struct stat sb;
-		size_t got = 0;
-		char *text;
-		int fd, err, rc;
+		char perr[512], *text;
+		size_t got;
+		unsigned need;
+		int err, rc;
 
-		rc = dl_opener_open(op, lp, &fd, &err);
+		rc = dl__list_read(op, lp, &text, &got, &err);
 		if (rc == DL_ETIMEDOUT)
 			return dl__helper_failed(job, dl_opener_failure(op),
 						 rep);
+		if (rc == DL_ETOOBIG)
+			return dl__stage_fail(
+				rep, true, DL_EINVAL,
+				"list file %s is not a regular file of at most 64 MiB",
+				lp);
+		if (rc == DL_ENOMEM)
+			return rc;
 		if (rc)
 			return dl__stage_fail(
 				rep, true, rc,
 				"user %s (uid %u) cannot read list file %s: %s",
 				job->user ? job->user : "?",
 				(unsigned)job->uid, lp, strerror(err));
-		if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
-		    (size_t)sb.st_size > LIST_MAX) {
-			close(fd);
-			return dl__stage_fail(
-				rep, true, DL_EINVAL,
-				"list file %s is not a regular file of at most 64 MiB",
-				lp);
-		}
-		text = malloc((size_t)sb.st_size + 1);
-		if (!text) {
-			close(fd);
-			return DL_ENOMEM;
-		}
-		while (got < (size_t)sb.st_size) {
-			ssize_t n = read(fd, text + got,
-					 (size_t)sb.st_size - got);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			got += (size_t)n;
-		}
-		close(fd);
+		/* values are looked up only for lines that use them */
+		if (job->pattern && job->pattern_need &&
+		    (need = dl__list_text_fields(text, got) &
+			    dl__pattern_unknown(job->pattern)))
+			job->pattern_need(job, need);
 		rc = job->pattern ? dl_pattern_parse_list(text, got, files,
 							  job->pattern, perr,
 							  sizeof(perr))

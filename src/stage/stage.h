@@ -136,7 +136,32 @@ struct dl_stage_job {
 	 * lines of the job's list files, as the agent reads them; NULL:
 	 * list lines are taken as written (not owned). */
 	const dl_pattern_ctx_t *pattern;
+	/* Called, when set, before the lines of a list file are expanded,
+	 * with the values they need that *pattern does not know (an OR of
+	 * DL_PATTERN_TASK..NAME): it may fill them into *pattern, which the
+	 * caller owns (dl-stage asks slurmctld).  Never called for a list
+	 * whose lines hold no pattern, so such a job costs slurmctld
+	 * nothing.  NULL: unknown values stay unknown. */
+	void (*pattern_need)(const struct dl_stage_job *job, unsigned need);
 };
+
+/**
+ * dl_stage_list_fields - which pattern values the lines of a job's list
+ * files need, for a caller that hands the lists to another reader
+ * (dl-cached) and must know beforehand whether to look the values up.
+ * The lists are read as the job's user (an opener, as dl_stage_job()
+ * does); one that cannot be read needs nothing here (its reader reports
+ * it).  Reading stops at the first list that needs one of want.
+ * IN job, files - the job and its annotation, list paths expanded
+ * IN want - the values of interest (an OR of DL_PATTERN_TASK..NAME)
+ * IN timeout_s - per open, as dl_stage_opts_t's open_timeout (0: 60 s)
+ * OUT need - those of want that some list line needs
+ * \return 0, or the opener's failure (DL_EIO, DL_ETIMEDOUT, DL_EPERM...):
+ *         then *need holds what was found before.
+ */
+int dl_stage_list_fields(const dl_stage_job_t *job,
+			 const dl_filelist_t *files, unsigned want,
+			 unsigned timeout_s, unsigned *need);
 
 /* What one operation did; filled by dl_stage_job() and friends. */
 typedef struct dl_stage_report {

@@ -12,6 +12,8 @@
  *   jobs.c        records of jobs in .jobs: pins, notes, leftovers
  *   prefetch.c    a job's files staged before it starts, in names of
  *                 its own (the job may start meanwhile)
+ *   lists.c       reading '@' list files as the user; the patterns
+ *                 their lines need
  * and, beside the cache, squeue.c (squeue.h): which jobs slurmctld knows
  * as alive on the node, for dl-stage to reap the leftovers of the others.
  */
@@ -224,5 +226,20 @@ void dl__count_pins(dl_stage_t *st, dl__entries_t *es);
 int dl__stage_file(dl_stage_t *st, const dl_stage_job_t *job,
 		   dl_opener_t *op, const char *path,
 		   dl_stage_report_t *rep);
+
+/* lists.c */
+/*
+ * Read a list file as the job's user through op.
+ * OUT text, len - the bytes, NUL-terminated (free()); NULL on failure
+ * OUT sys_errno - the errno of a failed open, else 0
+ * \return 0, dl_opener_open()'s failures, DL_ETOOBIG for a file that is
+ *         not regular or larger than 64 MiB, DL_ENOMEM.
+ */
+int dl__list_read(dl_opener_t *op, const char *path, char **text,
+		  size_t *len, int *sys_errno);
+/* Which pattern values the paths of a list's text need (0 for none). */
+unsigned dl__list_text_fields(const char *text, size_t len);
+/* Which values ctx does not know, as DL_PATTERN_TASK..NAME bits. */
+unsigned dl__pattern_unknown(const dl_pattern_ctx_t *ctx);
 
 #endif /* DL_STAGE_INT_H */

@@ -19,6 +19,12 @@
 #      line <data>/in_%a): each task stages its own input; a task whose
 #      line names a missing file is refused at submit, naming the task,
 #      the list and the line.
+#  (e) dl-stage asks slurmctld for a job's task id and name (one squeue,
+#      slurmd gives its Prolog neither) only when a line of its list
+#      needs them (issue 25): counted in slurmctld's log of RPCs
+#      (DebugFlags=Protocol: squeue -j is a REQUEST_JOB_INFO_SINGLE), the
+#      tasks of (d) (line in_%a) ask once each, a task whose list holds
+#      plain paths never does, and is staged all the same.
 #
 # Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); runs as root; about
 # 40 s.
@@ -148,13 +154,27 @@ msg=$(submit 0-1 "files:$data/in_%q" "$data/in_0") || rc=$?
 echo "  sbatch: $msg"
 dl_t_check "(c) an unknown pattern is refused at submit" \
 	test "$rc" -ne 0 -a -n "$(grep "unknown pattern '%q'" <<<"$msg")"
+# The REQUEST_JOB_INFO_SINGLE RPCs slurmctld logged after line $1 of its
+# log: what dl-stage's squeue -j sends (scontrol show job too: none is
+# run between a mark and its count).
+ctld_log=$(dl_cluster_log_ctld)
+single_rpcs() {
+	tail -n +"$(($1 + 1))" "$ctld_log" |
+		grep -c 'received opcode REQUEST_JOB_INFO_SINGLE' || true
+}
+scontrol setdebugflags +Protocol
 # (d) patterns inside a list file: one list for every task, its line
 # in_%a expanded for each task by the agent and the nodes alike.
+mark=$(wc -l <"$ctld_log")
 aid4=$(submit 2-4 "files:@$data/list_in" "$data/in_%a")
 echo "  array with a pattern in its list's line: $aid4"
 dl_t_check "(d) --array=2-4 naming @list_in (line in_%a) is accepted" \
 	test -n "$aid4" -a "$aid4" -eq "$aid4"
 dl_cluster_wait_jobs_done 120
+n=$(single_rpcs "$mark")
+echo "  squeue -j RPCs while tasks 2-4 ran: $n"
+dl_t_check "(e) each of tasks 2-4 (list line in_%a) asked slurmctld for its task id" \
+	test "$n" -ge 3
 bad=0
 for t in 2 3 4; do
 	check_task "$aid4" "$t" "$data/in_$t" || bad=$((bad + 1))
@@ -170,4 +190,17 @@ dl_t_check "(d) a list line naming a missing file for task 1 is refused at submi
 	test "$rc" -ne 0 -a -n "$(grep -F "files: task 1: list file $data/list_in, line $data/in_%a: $data/in_1: No such file" <<<"$msg")"
 mv "$data/moved_in_1" "$data/in_1"
 dl_cluster_wait_jobs_done 60
+# (e) a task whose list holds only plain paths (list_7: listed_7, and a
+# comment line with a '%'): staged without asking slurmctld anything.
+echo "# 100% plain" >>"$data/list_7"
+mark=$(wc -l <"$ctld_log")
+aid5=$(submit 7 "files:@$data/list_7" "$data/listed_7")
+dl_t_check "(e) --array=7 naming @list_7 (plain paths) is accepted" \
+	test -n "$aid5" -a "$aid5" -eq "$aid5"
+dl_cluster_wait_jobs_done 120
+n=$(single_rpcs "$mark")
+echo "  squeue -j RPCs while the task of a plain list ran: $n"
+dl_t_eq "(e) a task whose list holds no pattern makes no squeue call" 0 "$n"
+dl_t_check "(e) that task read listed_7, staged" \
+	check_task "$aid5" 7 "$data/listed_7"
 dl_t_summary

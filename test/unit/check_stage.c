@@ -934,6 +934,100 @@ START_TEST(test_list_file_patterns)
 }
 END_TEST
 
+/*
+ * The values of a list's lines are looked up lazily (issue 25): the
+ * pattern_need callback is called only for a list whose lines use a
+ * value that is not known, with just those values, and what it fills in
+ * is used; dl_stage_list_fields() tells the same from the lists read as
+ * the user, for dl-stage's path through dl-cached.
+ */
+static int need_calls;
+static unsigned need_seen;
+static dl_pattern_ctx_t need_ctx;
+
+static void _need_cb(const dl_stage_job_t *job, unsigned need)
+{
+	(void)job;
+	need_calls++;
+	need_seen |= need;
+	need_ctx.task_id = 7;
+	need_ctx.array_job_id = 10;
+}
+
+START_TEST(test_list_patterns_lazy)
+{
+	char a[256], plain[256], pat[256], c[1200], line[300];
+	dl_stage_job_t job = { .job_id = 21, .uid = NOBODY, .gid = NOBODY };
+	dl_stage_report_t rep;
+	dl_filelist_t *l;
+	dl_stage_t *st;
+	unsigned need;
+	FILE *f;
+
+	if (!_root())
+		return;
+	_setup();
+	snprintf(a, sizeof(a), "%s", _mkfile("in_7", 3000, 3, 0644));
+	snprintf(line, sizeof(line), "%s", a);
+	strcpy(strrchr(line, '/') + 1, "in_%a");
+	snprintf(plain, sizeof(plain), "%s/list_plain", ddir);
+	snprintf(pat, sizeof(pat), "%s/list_pat", ddir);
+	f = fopen(plain, "w");
+	/* a '%' in a comment line is no pattern */
+	fprintf(f, "# 100%% plain, no %%a here\n%s\n", a);
+	fclose(f);
+	f = fopen(pat, "w");
+	fprintf(f, "%s\n", line);
+	fclose(f);
+	chmod(plain, 0644);
+	chmod(pat, 0644);
+	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_VALUE);
+	dl_pattern_ctx_init(&need_ctx);
+	need_ctx.job_id = 21;
+	job.pattern = &need_ctx;
+	job.pattern_need = _need_cb;
+	snprintf(c, sizeof(c), "files:@%s", plain);
+	l = _files(c);
+	ck_assert_int_eq(dl_stage_list_fields(&job, l, ~0u, 0, &need), 0);
+	ck_assert_uint_eq(need, 0);
+	ck_assert_int_eq(dl_stage_job(st, &job, l, &rep), 0);
+	dl_filelist_free(l);
+	ck_assert_int_eq(need_calls, 0);
+	ck_assert(_same_content(_view_file(21, a), a));
+	/* a line with %a: asked once, for %a only, and the value is used */
+	job.job_id = 22;
+	need_ctx.job_id = 22;
+	snprintf(c, sizeof(c), "files:@%s,@%s", plain, pat);
+	l = _files(c);
+	ck_assert_int_eq(dl_stage_list_fields(&job, l, ~0u, 0, &need), 0);
+	ck_assert_uint_eq(need, DL_PATTERN_TASK);
+	ck_assert_int_eq(dl_stage_list_fields(&job, l, DL_PATTERN_NAME, 0,
+					      &need), 0);
+	ck_assert_uint_eq(need, 0);
+	ck_assert_int_eq(dl_stage_job(st, &job, l, &rep), 0);
+	dl_filelist_free(l);
+	ck_assert_int_eq(need_calls, 1);
+	ck_assert_uint_eq(need_seen, DL_PATTERN_TASK);
+	ck_assert_uint_eq(rep.files, 1);
+	ck_assert(_same_content(_view_file(22, a), a));
+	/* known values need no call */
+	job.job_id = 23;
+	need_ctx.job_id = 23;
+	l = _files(c);
+	ck_assert_int_eq(dl_stage_job(st, &job, l, &rep), 0);
+	dl_filelist_free(l);
+	ck_assert_int_eq(need_calls, 1);
+	/* a list the user cannot read needs nothing (its reader says why) */
+	chmod(pat, 0600);
+	l = _files(c);
+	ck_assert_int_eq(dl_stage_list_fields(&job, l, ~0u, 0, &need), 0);
+	ck_assert_uint_eq(need, 0);
+	dl_filelist_free(l);
+	dl_stage_close(st);
+	_teardown();
+}
+END_TEST
+
 START_TEST(test_symlink_planted_in_store)
 {
 	char src[256], victim[256], c[1200], meta[1200], bucket[1100];
@@ -2322,6 +2416,7 @@ Suite *make_stage_suite(void)
 	tcase_add_test(tc, test_changed_source_recopied);
 	tcase_add_test(tc, test_list_file);
 	tcase_add_test(tc, test_list_file_patterns);
+	tcase_add_test(tc, test_list_patterns_lazy);
 	tcase_add_test(tc, test_stale_reservation);
 	suite_add_tcase(s, tc);
 
