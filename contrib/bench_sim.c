@@ -22,16 +22,34 @@
  *
  *   make bench
  *   contrib/bench_sim [-j JOBS] [-s SEEDS] [-H dl-partitiond] [-a]
+ *                     [-p PARAMS] [-N NODES] [-n N1,N2,... [-r ROUNDS]]
  *
  * The helper is the build's dl-partitiond unless -H or $DL_PARTITIOND
  * names another; a run that made any plan without it (the greedy
  * fallback) fails instead of printing a figure.
  *
  * -a runs hps-after alone (to profile it); -p PARAMS gives it policy
- * params (e.g. -a -p guard=none: the cost of Online-HPS's guard).
+ * params (e.g. -a -p guard=none: the cost of Online-HPS's guard); -N
+ * NODES runs it on that many nodes (scaled as below).
  *
  * Targets (issue 11, item 5): hps-after <= 5 s; mean response within 2%
  * (the p95 is printed beside it).
+ *
+ * -n 64,256,1024 measures how hps-after's cost grows with the nodes
+ * (issue 25: within 3x the CPU of the first count, 64): for each seed,
+ * -r rounds (3) of one run per node count, in turn forwards and
+ * backwards (64,256,1024 then 1024,256,64), so that a change in the
+ * host's load falls on every count alike; it prints each run, then per
+ * count the median CPU s and its spread (min-max over seeds and rounds)
+ * and the ratio to the first count within each round (median, min-max).
+ * The trace is the same (same seeds, same jobs and files); what scales
+ * with the nodes P is what the generator scales: the arrivals are
+ * compressed by P (eq. 11 of online-hps-khanna: TLarrival = AvgExecTime
+ * x N / (P x load), at load 1), so the offered load per node stays the
+ * same, and the storage nodes are P/16 (4 at 64, as above; 64 at 1,024),
+ * so that the storage's load per node stays the same too (with 4, 1,024
+ * nodes would queue on storage, not on slots).  Cache per node and the
+ * cost model's parameters do not change.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +63,12 @@
 
 #define NODES 64
 
+/* Storage nodes for P compute nodes: 4 at 64 (see above). */
+static uint32_t _storage(uint32_t nodes)
+{
+	return nodes >= 32 ? nodes / 16 : 2;
+}
+
 static double _cpu(void)
 {
 	struct rusage s, c;
@@ -57,7 +81,7 @@ static double _cpu(void)
 	       c.ru_stime.tv_sec + c.ru_stime.tv_usec / 1e6;
 }
 
-static dl_workload_t *_trace(size_t jobs, uint64_t seed)
+static dl_workload_t *_trace(size_t jobs, uint64_t seed, uint32_t nodes)
 {
 	dl_wl_biomed_opts_t o;
 	dl_wl_arrival_opts_t a;
@@ -68,10 +92,10 @@ static dl_workload_t *_trace(size_t jobs, uint64_t seed)
 	dl_wl_arrival_opts_default(&a);
 	o.jobs = jobs;
 	wl = dl_workload_gen_biomed(&o, seed);
-	pf.nodes = NODES;
-	pf.slots = NODES;
+	pf.nodes = nodes;
+	pf.slots = nodes;
 	dl_params_default(&pf.params);
-	pf.params.nstorage = 4;
+	pf.params.nstorage = _storage(nodes);
 	if (!wl || dl_workload_set_arrivals(wl, &pf, &a,
 					    seed ^ 0x9e3779b97f4a7c15ULL,
 					    NULL)) {
@@ -98,10 +122,10 @@ static double _p95(double *resp, size_t n)
 	return resp[(size_t)(0.95 * (double)(n - 1))];
 }
 
-/* One run: CPU seconds into *cpu, mean and p95 response and the most
- * jobs pending at once into q[0..2]. */
-static int _run(const dl_workload_t *wl, const char *policy,
-		const char *params, double *cpu, double q[3])
+/* One run: CPU seconds into *cpu, mean and p95 response, the most jobs
+ * pending at once and the plans made into q[0..3]. */
+static int _run(const dl_workload_t *wl, uint32_t nodes, const char *policy,
+		const char *params, double *cpu, double q[4])
 {
 	dl_sim_config_t cfg;
 	dl_sim_result_t *r = NULL;
@@ -110,7 +134,9 @@ static int _run(const dl_workload_t *wl, const char *policy,
 	size_t i;
 
 	dl_sim_config_default(&cfg);
-	cfg.nodes = NODES;
+	cfg.nodes = nodes;
+	cfg.storage = _storage(nodes);
+	cfg.dispatch = DL_DISPATCH_SLURM; /* the plugin's */
 	cfg.policy = policy;
 	cfg.policy_params = params;
 	t0 = _cpu();
@@ -135,6 +161,7 @@ static int _run(const dl_workload_t *wl, const char *policy,
 		fprintf(stderr, "bench_sim: %s: %zu of %zu jobs completed\n",
 			policy, r->completed, r->njobs);
 	q[2] = (double)r->max_pending;
+	q[3] = (double)r->plans;
 	/*
 	 * A helper that is missing, failed or timed out makes greedy plans:
 	 * cheaper, and not Online-HPS's (issue 11, item 8).  Such a run
@@ -155,25 +182,132 @@ static int _run(const dl_workload_t *wl, const char *policy,
 }
 
 /* -a: hps-after alone, to profile it (perf record contrib/bench_sim -a). */
-static int _after(size_t jobs, unsigned seeds, const char *policy,
-		  const char *params)
+static int _after(size_t jobs, unsigned seeds, uint32_t nodes,
+		  const char *policy, const char *params)
 {
 	unsigned s;
 
 	for (s = 1; s <= seeds; s++) {
-		dl_workload_t *wl = _trace(jobs, s);
-		double cpu, q[3];
+		dl_workload_t *wl = _trace(jobs, s, nodes);
+		double cpu, q[4];
 		int rc;
 
 		if (!wl)
 			return 1;
-		rc = _run(wl, policy, params, &cpu, q);
+		rc = _run(wl, nodes, policy, params, &cpu, q);
 		dl_workload_destroy(wl);
 		if (rc)
 			return 1;
-		printf("seed %u: hps-after %.2f CPU s, response mean %.2f p95 %.2f, at most %.0f pending\n",
-		       s, cpu, q[0], q[1], q[2]);
+		printf("seed %u: %u nodes: hps-after %.2f CPU s, response mean %.2f p95 %.2f, at most %.0f pending, %.0f plans\n",
+		       s, nodes, cpu, q[0], q[1], q[2], q[3]);
 	}
+	return 0;
+}
+
+#define SCALE_MAX 8
+
+/* The node counts of -n ("64,256,1024") into n[]; RET how many, 0: bad. */
+static size_t _counts(const char *arg, uint32_t n[SCALE_MAX])
+{
+	size_t k = 0;
+	char *end;
+
+	while (*arg && k < SCALE_MAX) {
+		unsigned long v = strtoul(arg, &end, 10);
+
+		if (end == arg || !v || v > 100000 || (*end && *end != ','))
+			return 0;
+		n[k++] = (uint32_t)v;
+		arg = *end ? end + 1 : end;
+	}
+	return *arg ? 0 : k;
+}
+
+/* Median, min and max of the n values of v (sorted here). */
+static void _spread(double *v, size_t n, double out[3])
+{
+	qsort(v, n, sizeof(*v), _cmp_double);
+	out[0] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	out[1] = v[0];
+	out[2] = v[n - 1];
+}
+
+/* One round of -n: a run per count, backwards when back; CPU s in cpu[]. */
+static int _round(size_t jobs, unsigned seed, const uint32_t *n, size_t nn,
+		  int back, const char *params, double *cpu)
+{
+	size_t i;
+
+	for (i = 0; i < nn; i++) {
+		size_t c = back ? nn - 1 - i : i;
+		dl_workload_t *wl = _trace(jobs, seed, n[c]);
+		double q[4];
+		int rc;
+
+		if (!wl)
+			return -1;
+		rc = _run(wl, n[c], "online-hps", params, &cpu[c], q);
+		dl_workload_destroy(wl);
+		if (rc)
+			return -1;
+		printf("%4u %5u %10.2f %9.2f %9.2f %8.0f %6.0f\n", seed, n[c],
+		       cpu[c], q[0], q[1], q[2], q[3]);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+/* Prints the summary of -n from cpu[row * nn + count]. */
+static void _scale_report(const uint32_t *n, size_t nn, const double *cpu,
+			  size_t rows)
+{
+	double *v = malloc(rows * sizeof(*v)), a[3], r[3];
+	size_t c, i;
+	int met = 1;
+
+	if (!v)
+		return;
+	printf("nodes  CPU s median [min-max]     CPU/CPU(%u) median [min-max]\n",
+	       n[0]);
+	for (c = 0; c < nn; c++) {
+		for (i = 0; i < rows; i++)
+			v[i] = cpu[i * nn + c];
+		_spread(v, rows, a);
+		for (i = 0; i < rows; i++)
+			v[i] = cpu[i * nn + c] / cpu[i * nn];
+		_spread(v, rows, r);
+		if (c && r[0] > 3)
+			met = 0;
+		printf("%5u  %7.2f [%.2f-%.2f]   %10.2f [%.2f-%.2f]\n", n[c],
+		       a[0], a[1], a[2], r[0], r[1], r[2]);
+	}
+	printf("target (issue 25): every count within 3x the CPU of %u nodes (median ratio): %s\n",
+	       n[0], met ? "met" : "not met");
+	free(v);
+}
+
+/* -n: hps-after at each node count, rounds alternated (see the top). */
+static int _scale(size_t jobs, unsigned seeds, unsigned rounds,
+		  const uint32_t *n, size_t nn, const char *params)
+{
+	double *cpu = malloc((size_t)seeds * rounds * nn * sizeof(*cpu));
+	size_t row = 0;
+	unsigned s, k;
+
+	if (!cpu)
+		return 1;
+	printf("dl-sim, biomed %zu jobs (arrivals x10, compressed by the nodes), online-hps, slurm dispatch (order=priority), storage nodes = nodes/16; CPU s incl. the helper\n",
+	       jobs);
+	printf("seed nodes      CPU_s resp_mean  resp_p95  pending  plans\n");
+	for (s = 1; s <= seeds; s++)
+		for (k = 0; k < rounds; k++, row++)
+			if (_round(jobs, s, n, nn, (int)(k % 2), params,
+				   cpu + row * nn)) {
+				free(cpu);
+				return 1;
+			}
+	_scale_report(n, nn, cpu, row);
+	free(cpu);
 	return 0;
 }
 
@@ -186,13 +320,14 @@ int main(int argc, char **argv)
 		{ "hps-before", "online-hps", "order=ect,refine_above=2000,reuse=0" },
 		{ "hps-after", "online-hps", NULL },
 	};
-	double cpu[3], q[3][3], tsum[3] = { 0 }, dq = 0, dqmax = 0, dp = 0;
-	size_t jobs = 5000, k;
-	unsigned seeds = 3, s;
+	double cpu[3], q[3][4], tsum[3] = { 0 }, dq = 0, dqmax = 0, dp = 0;
+	size_t jobs = 5000, k, nn = 0;
+	unsigned seeds = 3, s, rounds = 3;
+	uint32_t nodes = NODES, counts[SCALE_MAX];
 	int c, only_after = 0;
 	const char *params = NULL;
 
-	while ((c = getopt(argc, argv, "j:s:H:ap:")) != -1) {
+	while ((c = getopt(argc, argv, "j:s:H:ap:n:r:N:")) != -1) {
 		if (c == 'a')
 			only_after = 1;
 		else if (c == 'p')
@@ -201,31 +336,40 @@ int main(int argc, char **argv)
 			jobs = strtoul(optarg, NULL, 10);
 		else if (c == 's')
 			seeds = (unsigned)strtoul(optarg, NULL, 10);
-		else if (c == 'H')
+		else if (c == 'r')
+			rounds = (unsigned)strtoul(optarg, NULL, 10);
+		else if (c == 'N')
+			nodes = (uint32_t)strtoul(optarg, NULL, 10);
+		else if (c == 'n') {
+			if (!(nn = _counts(optarg, counts)))
+				return 2;
+		} else if (c == 'H')
 			setenv("DL_PARTITIOND", optarg, 1);
 		else
 			return 2;
 	}
-	if (!jobs || !seeds)
+	if (!jobs || !seeds || !rounds || !nodes)
 		return 2;
 #ifdef BENCH_PARTITIOND
 	/* The helper built beside this benchmark, unless told otherwise. */
 	setenv("DL_PARTITIOND", BENCH_PARTITIOND, 0);
 #endif
+	if (nn)
+		return _scale(jobs, seeds, rounds, counts, nn, params);
 	if (only_after)
-		return _after(jobs, seeds, runs[2].policy, params);
+		return _after(jobs, seeds, nodes, runs[2].policy, params);
 	printf("dl-sim, biomed %zu jobs (arrivals x10), %d nodes x 1 core, slurm dispatch; CPU s incl. the helper; response mean / p95 s\n",
 	       jobs, NODES);
 	printf("seed   mct_s mct_mean | before_s   mean    p95 | after_s   mean    p95 | speedup  d_mean   d_p95\n");
 	for (s = 1; s <= seeds; s++) {
-		dl_workload_t *wl = _trace(jobs, s);
+		dl_workload_t *wl = _trace(jobs, s, NODES);
 		double d, e;
 
 		if (!wl)
 			return 1;
 		for (k = 0; k < 3; k++)
-			if (_run(wl, runs[k].policy, runs[k].params, &cpu[k],
-				 q[k])) {
+			if (_run(wl, NODES, runs[k].policy, runs[k].params,
+				 &cpu[k], q[k])) {
 				dl_workload_destroy(wl);
 				return 1;
 			}

@@ -9,6 +9,7 @@
  * so a bound is the cached bytes / 1e8 seconds before clamping.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -982,6 +983,73 @@ START_TEST(test_pin_one_file)
 
 END_TEST
 
+/*
+ * dl_place_pin() looks only at the nodes caching some of the job's input
+ * (their holder lists); on random caches, jobs of several files (some
+ * repeated), eligibility lists and usable nodes, it must pin exactly when
+ * dl_place_worth_moving(), asked of every other eligible node, finds none
+ * worth moving to.
+ */
+START_TEST(test_pin_random)
+{
+	enum { NODES = 9, FILES = 7 };
+	uint32_t fid[FILES], files[6], f, n, k, nf;
+	uint8_t elig[NODES];
+	dl_place_params_t p;
+	unsigned seed = 11;
+	int round, pins = 0, moves = 0;
+
+	dl_place_params_default(&p);
+	for (round = 0; round < 400; round++) {
+		size_t j;
+		uint32_t cur;
+		int want, got;
+
+		_setup(NODES, 1 + round % 2);
+		for (f = 0; f < FILES; f++) {
+			char path[16];
+
+			snprintf(path, sizeof(path), "/f%u", f);
+			fid[f] = fx_file(path, (uint64_t)(rand_r(&seed) % 4) *
+						       25000000);
+			for (n = 0; n < NODES; n++)
+				if (rand_r(&seed) % 3 == 0)
+					_cache(n, fid[f]);
+		}
+		for (n = 0; n < NODES; n++) {
+			ts->nodes[n].usable = rand_r(&seed) % 6 != 0;
+			elig[n] = rand_r(&seed) % 4 != 0;
+		}
+		nf = 1 + (uint32_t)rand_r(&seed) % 6;
+		for (k = 0; k < nf; k++)
+			files[k] = fid[rand_r(&seed) % FILES];
+		p.hysteresis = (rand_r(&seed) % 4) * 0.2;
+		j = _job(1, files, nf, 1, rand_r(&seed) % 2 ? elig : NULL);
+		cur = (uint32_t)rand_r(&seed) % NODES;
+		if (ts->jobs[j].eligible)
+			ts->jobs[j].eligible[cur] = 1; /* pin wants it allowed */
+		for (want = 1, n = 0; n < NODES; n++)
+			if (n != cur && dl_state_job_eligible(ts, &ts->jobs[j], n) &&
+			    dl_place_worth_moving(ts, &ts->jobs[j], cur, n, &p))
+				want = 0;
+		got = dl_place_pin(ts, j, cur, &p);
+		ck_assert_int_eq(got, want);
+		if (got) {
+			pins++;
+			for (n = 0; n < NODES; n++)
+				ck_assert_int_eq(ts->jobs[j].eligible[n],
+						 n == cur);
+		} else {
+			moves++;
+		}
+		fx_teardown();
+	}
+	/* Both answers were tried, many times. */
+	ck_assert_int_gt(pins, 50);
+	ck_assert_int_gt(moves, 50);
+}
+END_TEST
+
 Suite *make_place_suite(void)
 {
 	Suite *s = suite_create("place");
@@ -1007,6 +1075,7 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_warm_busy);
 	tcase_add_test(tc, test_went_cold);
 	tcase_add_test(tc, test_pin_one_file);
+	tcase_add_test(tc, test_pin_random);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -199,7 +199,13 @@ static double _widen(const dl_state_t *st, const dl__queues_t *q,
 		}
 		return start;
 	}
-	for (k = 0; k < st->nnodes; k++) {
+	/*
+	 * Only the nodes j's list allows, found by dl_state_job_next(): a
+	 * job the host pinned allows one, and this ran for every pinned job
+	 * of every estimate (a fifth of dl-sim's CPU at 1,024 nodes).
+	 */
+	for (k = dl_state_job_next(st, j, 0); k < st->nnodes;
+	     k = dl_state_job_next(st, j, k + 1)) {
 		double t;
 
 		if (k == *node || !dl_state_job_eligible(st, j, k))
