@@ -98,9 +98,12 @@ typedef struct dl_partition_opts {
 	unsigned exact_free;
 	/* Largest from-scratch request sent to the helper, in work units:
 	 * pins x ceil(log2(nparts)) (PHG's recursive bisection goes over
-	 * every pin once per level).  A larger graph is not sent: the
-	 * library answers with its own initial partition (partition_fill.h)
-	 * or greedy's, each refined, whichever cuts less (stats.over_budget).
+	 * every pin once per level).  A larger graph is not sent as it is:
+	 * its free vertices with the same shared nets are merged
+	 * (partition_coarse.h, same cuts), and that graph is sent if it is
+	 * within the budget (stats.coarse); if not, the library answers
+	 * with its own initial partition (partition_fill.h) or greedy's,
+	 * each refined, whichever cuts less (stats.over_budget).
 	 * Counted in work, not seconds, so that the answer does not depend
 	 * on the host's load.  0: no limit.  Default DL_PARTITION_BUDGET. */
 	double work_budget;
@@ -124,6 +127,10 @@ typedef struct dl_partition_stats {
 	int helper_restarts;	/* helpers started after the first, so far */
 	int over_budget;	/* 1: from scratch over opts.work_budget: the
 				 * library's partition answered */
+	int coarse;		/* 1: from scratch over opts.work_budget, but
+				 * within it once identical vertices were
+				 * merged: the helper partitioned that graph
+				 * (partition_coarse.h) */
 } dl_partition_stats_t;
 
 typedef struct dl_partitioner dl_partitioner_t;

@@ -30,6 +30,7 @@
 #include "dl_error.h"
 #include "dl_log.h"
 #include "dl_partition.h"
+#include "partition_coarse.h"
 #include "partition_exact.h"
 #include "partition_fill.h"
 
@@ -1418,6 +1419,27 @@ int dl_partitioner_start(dl_partitioner_t *p)
 }
 
 /*
+ * One request to the helper, unless backing off after failures; a
+ * failure is counted.  \return 0 or the helper's error (out unchanged).
+ */
+static int _ask(dl_partitioner_t *p, const dl_hgraph_t *h,
+		const int32_t *init, uint32_t approach, int32_t *out)
+{
+	int rc;
+
+	if (p->skip) {
+		p->skip--;
+		return DL_EPARTITION;
+	}
+	rc = _helper_run(p, h, init, approach, out);
+	if (rc == 0)
+		p->failures = 0;
+	else if (rc != DL_EPARTITION)
+		_failed(p);
+	return rc;
+}
+
+/*
  * The helper's answer (polished), or on its failure the greedy fallback.
  * \return 0 or DL_ENOMEM.
  */
@@ -1425,18 +1447,8 @@ static int _solve(dl_partitioner_t *p, const dl_hgraph_t *h,
 		  const int32_t *init, uint32_t approach, int32_t *out,
 		  int *fallback, int *greedy_won)
 {
-	int rc;
+	int rc = _ask(p, h, init, approach, out);
 
-	if (p->skip) {
-		p->skip--;
-		rc = DL_EPARTITION;
-	} else {
-		rc = _helper_run(p, h, init, approach, out);
-		if (rc == 0)
-			p->failures = 0;
-		else if (rc != DL_EPARTITION)
-			_failed(p);
-	}
 	if (!rc)
 		return p->o.polish ? _polish(h, p->o.imbalance, init, out,
 					     greedy_won) :
@@ -1447,6 +1459,52 @@ static int _solve(dl_partitioner_t *p, const dl_hgraph_t *h,
 	if (!p->o.polish)
 		return _greedy(h, p->o.imbalance, NULL, out);
 	return _library(h, p->o.imbalance, out);
+}
+
+/*
+ * A from-scratch graph over the work budget: its identical free vertices
+ * merged (partition_coarse.h).  If that graph is within the budget, the
+ * helper partitions it, its parts come back to h's vertices through the
+ * map (same cut) and are polished on h (*coarse = 1); otherwise, or when
+ * the helper fails (*fallback = 1), the library's partition answers
+ * (*over = 1).  \return 0 or DL_ENOMEM.
+ */
+static int _solve_over(dl_partitioner_t *p, const dl_hgraph_t *h,
+		       int32_t *out, int *fallback, int *greedy_won,
+		       int *coarse, int *over)
+{
+	uint32_t *map = malloc((h->nvtx ? h->nvtx : 1) * sizeof(*map));
+	int32_t *cpart = NULL;
+	dl_hgraph_t c;
+	int rc = DL_ENOMEM;
+
+	if (!map || dl__coarsen(h, DL__COARSE_CHUNK_DIV, &c, map)) {
+		free(map);
+		return DL_ENOMEM;
+	}
+	if (!_over_budget(p, &c)) {
+		cpart = malloc((c.nvtx ? c.nvtx : 1) * sizeof(*cpart));
+		if (!cpart)
+			goto out;
+		rc = _ask(p, &c, NULL, DL__PROTO_PARTITION, cpart);
+		if (!rc) {
+			*coarse = 1;
+			for (uint32_t v = 0; v < h->nvtx; v++)
+				out[v] = cpart[map[v]];
+			rc = p->o.polish ? _polish(h, p->o.imbalance, NULL,
+						   out, greedy_won) :
+					   0;
+			goto out;
+		}
+		*fallback = 1;
+	}
+	*over = 1;
+	rc = _library(h, p->o.imbalance, out);
+out:
+	dl__coarse_free(&c);
+	free(cpart);
+	free(map);
+	return rc;
 }
 
 /* Whether some vertex of h is free. */
@@ -1464,7 +1522,7 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 {
 	double t0 = _now_s();
 	int32_t *out = NULL, *init = NULL;
-	int rc, fallback = 0, greedy_won = 0, exact = 0, over = 0;
+	int rc, fallback = 0, greedy_won = 0, exact = 0, over = 0, coarse = 0;
 
 	if (!p || !h || !part)
 		return DL_EINVAL;
@@ -1517,9 +1575,10 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 			rc = _refine(h, p->o.imbalance, out);
 		} else if (!init && _over_budget(p, h)) {
 			/* Too big to partition from scratch within budget:
-			 * the library's best, never a timeout's greedy. */
-			over = 1;
-			rc = _library(h, p->o.imbalance, out);
+			 * its identical jobs merged, or the library's best,
+			 * never a timeout's greedy. */
+			rc = _solve_over(p, h, out, &fallback, &greedy_won,
+					 &coarse, &over);
 		} else {
 			rc = _solve(p, h, init, approach, out, &fallback,
 				    &greedy_won);
@@ -1535,6 +1594,7 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 			.greedy_won = greedy_won,
 			.helper_restarts = p->restarts,
 			.over_budget = over,
+			.coarse = coarse,
 		};
 
 		s.cut = _cut(h, out);

@@ -31,6 +31,7 @@
 #include "dl_log.h"
 #include "dl_partition.h"
 #include "dl_policy.h"
+#include "partition_coarse.h"
 #include "partition_fill.h"
 
 /* ---- hand-made hypergraphs --------------------------------------------- */
@@ -1502,6 +1503,209 @@ START_TEST(test_fill_clusters)
 }
 END_TEST
 
+/*
+ * Job arrays: ngroups groups of per jobs (weights 1-3), the jobs of group
+ * g reading g's 3 shared files and one private file each (a net of one
+ * pin); groups interleaved in vertex order.  Each part also holds a
+ * running job on its group's first file and a zero-weight anchor on its
+ * second, both fixed there.
+ */
+static dl_hgraph_t *_gen_arrays(uint32_t ngroups, uint32_t per,
+				uint32_t nparts, uint64_t seed)
+{
+	uint32_t njobs = ngroups * per, nvtx = njobs + 2 * nparts;
+	struct netlists nl;
+	dl_hgraph_t *h;
+
+	ck_assert_uint_le(nparts, ngroups);
+	_nl_init(&nl, 3 * ngroups + njobs);
+	for (uint32_t n = 0; n < nl.nnets; n++)
+		nl.cost[n] = (1 + _rng(&seed) % 100) * 1048576.0;
+	for (uint32_t j = 0; j < njobs; j++) {
+		uint32_t g = j % ngroups;
+
+		for (uint32_t k = 0; k < 3; k++)
+			_nl_add(&nl, 3 * g + k, j);
+		_nl_add(&nl, 3 * ngroups + j, j);
+	}
+	for (uint32_t q = 0; q < nparts; q++) {
+		_nl_add(&nl, 3 * q, njobs + 2 * q);
+		_nl_add(&nl, 3 * q + 1, njobs + 2 * q + 1);
+	}
+	h = _hg_new(nvtx, nparts, &nl);
+	for (uint32_t j = 0; j < njobs; j++)
+		h->vwgt[j] = 1 + _rng(&seed) % 3;
+	for (uint32_t q = 0; q < nparts; q++) {
+		h->vwgt[njobs + 2 * q] = 5;
+		h->fixed[njobs + 2 * q] = (int32_t)q;
+		h->vwgt[njobs + 2 * q + 1] = 0;
+		h->fixed[njobs + 2 * q + 1] = (int32_t)q;
+	}
+	return h;
+}
+
+/* Whether u and v are on the same nets of two or more pins. */
+static int _same_shared(const dl_hgraph_t *h, uint32_t u, uint32_t v)
+{
+	for (uint32_t n = 0; n < h->nnets; n++) {
+		int iu = 0, iv = 0;
+
+		if (h->xpins[n + 1] - h->xpins[n] < 2)
+			continue;
+		for (uint32_t i = h->xpins[n]; i < h->xpins[n + 1]; i++) {
+			iu |= h->pins[i] == u;
+			iv |= h->pins[i] == v;
+		}
+		if (iu != iv)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Issue 30, item 3: the coarse graph of a graph over the work budget
+ * (partition_coarse.h).  Only free vertices on the same shared nets share
+ * a coarse vertex, a private file does not keep them apart, fixed ones
+ * stay alone, chunks stay under their weight, every coarse net has two or
+ * more distinct pins, and any coarse partition read back through the map
+ * cuts the fine graph as much as the coarse one.
+ */
+START_TEST(test_coarsen)
+{
+	const uint32_t K = 4, per = 40, ngroups = 8;
+	dl_hgraph_t *h = _gen_arrays(ngroups, per, K, 5), c;
+	uint32_t *map = malloc(h->nvtx * sizeof(*map)), *first;
+	int32_t *cp, *fp = malloc(h->nvtx * sizeof(*fp));
+	double total = 0, ctotal = 0, maxw;
+	uint64_t seed = 11;
+
+	ck_assert(map && fp);
+	for (uint32_t v = 0; v < h->nvtx; v++)
+		total += h->vwgt[v];
+	maxw = total / K / 8;
+	ck_assert_int_eq(dl__coarsen(h, 8, &c, map), 0);
+	ck_assert_uint_eq(c.nparts, K);
+	first = malloc(c.nvtx * sizeof(*first));
+	cp = malloc(c.nvtx * sizeof(*cp));
+	ck_assert(first && cp);
+	for (uint32_t x = 0; x < c.nvtx; x++)
+		first[x] = UINT32_MAX;
+	for (uint32_t v = 0; v < h->nvtx; v++) {
+		ck_assert_uint_lt(map[v], c.nvtx);
+		ck_assert_int_eq(c.fixed[map[v]], h->fixed[v]);
+		if (first[map[v]] == UINT32_MAX) {
+			first[map[v]] = v;
+			continue;
+		}
+		/* A second vertex in one coarse vertex: both free, alike. */
+		ck_assert_int_lt(h->fixed[v], 0);
+		ck_assert(_same_shared(h, first[map[v]], v));
+	}
+	for (uint32_t x = 0; x < c.nvtx; x++) {
+		ck_assert_uint_ne(first[x], UINT32_MAX);
+		ck_assert(c.vwgt[x] <= maxw + 3 + 1e-9);
+		ctotal += c.vwgt[x];
+	}
+	ck_assert(fabs(ctotal - total) < 1e-9 * total);
+	/* 320 jobs (2 units each on average) of 8 signatures in chunks of
+	 * at most ~21 units: about 40 coarse vertices, not 328. */
+	ck_assert_uint_le(c.nvtx, 2 * K + 8 * ngroups * 2);
+	ck_assert_uint_ge(c.nvtx, 2 * K + ngroups * 2);
+	for (uint32_t n = 0; n < c.nnets; n++) {
+		ck_assert_uint_ge(c.xpins[n + 1] - c.xpins[n], 2);
+		for (uint32_t i = c.xpins[n]; i < c.xpins[n + 1]; i++)
+			for (uint32_t k = c.xpins[n]; k < i; k++)
+				ck_assert_uint_ne(c.pins[i], c.pins[k]);
+	}
+	for (int round = 0; round < 20; round++) {
+		for (uint32_t x = 0; x < c.nvtx; x++)
+			cp[x] = c.fixed[x] >= 0 ? c.fixed[x] :
+						  (int32_t)(_rng(&seed) % K);
+		for (uint32_t v = 0; v < h->nvtx; v++)
+			fp[v] = cp[map[v]];
+		ck_assert(fabs(_cut(&c, cp) - _cut(h, fp)) <=
+			  1e-9 * _cut(h, fp));
+	}
+	dl__coarse_free(&c);
+	ck_assert_ptr_null(c.vwgt);
+	free(first);
+	free(cp);
+	free(fp);
+	free(map);
+	_hg_free(h);
+}
+END_TEST
+
+/* The work units of a from-scratch request for g (dl_partition.h). */
+static double _units(const dl_hgraph_t *g)
+{
+	double levels = ceil(log2((double)g->nparts));
+
+	return g->xpins[g->nnets] * (levels > 1 ? levels : 1);
+}
+
+/*
+ * Issue 30, item 3: a graph over the work budget whose identical jobs,
+ * merged, are within it goes to the helper whole (stats.coarse): a valid,
+ * balanced partition, its cut as reported, no more than greedy's; with
+ * the helper missing, the library's partition answers (over_budget, and
+ * the helper's failure reported), the same as with a budget of 1.
+ */
+START_TEST(test_over_budget_coarse)
+{
+	dl_hgraph_t *h = _gen_arrays(400, 10, 16, 3), c;
+	uint32_t *map = malloc(h->nvtx * sizeof(*map));
+	int32_t *part = malloc(h->nvtx * sizeof(*part));
+	int32_t *lib = malloc(h->nvtx * sizeof(*lib));
+	dl_partition_opts_t o;
+	dl_partition_stats_t st, sl;
+	dl_partitioner_t *p;
+
+	ck_assert(map && part && lib);
+	ck_assert_int_eq(dl__coarsen(h, DL__COARSE_CHUNK_DIV, &c, map), 0);
+	ck_assert(_units(&c) < _units(h) / 2);
+	dl_partition_opts_default(&o);
+	o.helper = _helper_path();
+	o.timeout_ms = HELPER_WAIT_MS;
+	o.work_budget = (_units(&c) + _units(h)) / 2;
+	dl__coarse_free(&c);
+	p = dl_partitioner_create(&o);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.coarse, 1);
+	ck_assert_int_eq(st.over_budget, 0);
+	ck_assert_int_eq(st.used_fallback, 0);
+	_assert_valid(h, part);
+	ck_assert(fabs(st.cut - _cut(h, part)) <= 1e-9 * st.cut);
+	ck_assert(st.imbalance <= 0.1 + 1e-9);
+	ck_assert_int_eq(dl_partition_greedy(h, 1.1, lib), 0);
+	ck_assert(st.cut <= _cut(h, lib));
+	dl_partitioner_destroy(p);
+
+	o.work_budget = 1;	/* the library's partition */
+	p = dl_partitioner_create(&o);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, lib, &sl), 0);
+	ck_assert_int_eq(sl.over_budget, 1);
+	ck_assert_int_eq(sl.coarse, 0);
+	dl_partitioner_destroy(p);
+
+	o.helper = "/nonexistent/dl-partitiond";
+	o.work_budget = (_units(h) + 1) / 2 + 1;
+	p = dl_partitioner_create(&o);
+	ck_assert_int_eq(dl_partitioner_run(p, h, NULL, part, &st), 0);
+	ck_assert_int_eq(st.coarse, 0);
+	ck_assert_int_eq(st.over_budget, 1);
+	ck_assert_int_eq(st.used_fallback, 1);
+	ck_assert_mem_eq(part, lib, h->nvtx * sizeof(*part));
+	dl_partitioner_destroy(p);
+	_assert_no_children();
+	free(map);
+	free(part);
+	free(lib);
+	_hg_free(h);
+}
+END_TEST
+
 /* 64 pending jobs on 4 nodes; job i reads the 4 files of group g(i). */
 static dl_state_t *_drift_state(dl_cache_t *cache, int by_block)
 {
@@ -1628,6 +1832,7 @@ Suite *make_partition_suite(void)
 	tcase_add_test(tc, test_greedy_trivial);
 	tcase_add_test(tc, test_opts);
 	tcase_add_test(tc, test_fill_clusters);
+	tcase_add_test(tc, test_coarsen);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("helper");
@@ -1638,6 +1843,7 @@ Suite *make_partition_suite(void)
 	tcase_add_test(tc, test_helper_small_cases);
 	tcase_add_test(tc, test_helper_mpirun);
 	tcase_add_test(tc, test_helper_start_early);
+	tcase_add_test(tc, test_over_budget_coarse);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("failure");
