@@ -16,6 +16,7 @@
 #include "dl_place.h"
 #include "dl_slurm.h"
 #include "agent_gate.h"
+#include "agent_het.h"
 #include "agent_jobs.h"
 #include "agent_model.h"
 #include "agent_multi.h"
@@ -639,6 +640,8 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 			planned[map[k]] = 1;
 	stats->pending_placed = 0;
 	first = ops->n;
+	/* A hetjob waits as a whole: its components start together. */
+	agent_het_sync(s);
 	/* Before the others: the ones it places are not let go unplaced. */
 	agent_multi_decide(s, st, c, planned, ops, stats, pfx);
 	_decide_others(s, planned, c, ops, stats, pfx);
@@ -653,6 +656,7 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 		if (ji && ji->place.node >= 0)
 			ji->planned = ji->place.node;
 	}
+	agent_het_decide(s, c, ops, first, stats, pfx);
 	_behind(s, ops, first);
 	xfree(planned);
 }

@@ -21,6 +21,7 @@
 #include "agent_fit.h"
 #include "agent_array.h"
 #include "agent_gate.h"
+#include "agent_het.h"
 #include "agent_mark.h"
 #include "agent_jobs.h"
 #include "agent_snapshot.h"
@@ -109,13 +110,16 @@ int32_t agent_snapshot_ours(job_record_t *job_ptr)
 	return i;
 }
 
-/* Single node, not a hetjob, no required nodes of the user's own. */
+/*
+ * Single node, no required nodes of the user's own.  A hetjob's
+ * component is placed as a job of its own, under agent_het.h's rules.
+ */
 static bool _single_node(job_record_t *job_ptr, int32_t ours)
 {
 	job_details_t *d = job_ptr->details;
 
 	/* An array's own record is never placed, its tasks are. */
-	if (!d || job_ptr->het_job_id || agent_array_meta(job_ptr) ||
+	if (!d || agent_array_meta(job_ptr) ||
 	    (d->req_node_bitmap && ours < 0))
 		return false;
 	if (d->min_nodes > 1 || (d->max_nodes && d->max_nodes != NO_VAL &&
@@ -382,6 +386,7 @@ static void _put_light(job_record_t *job_ptr, const light_t *l,
 	sj->node = -1;
 	sj->task_id = agent_snapshot_task_id(job_ptr);
 	sj->array_job_id = job_ptr->array_job_id;
+	sj->het_job_id = job_ptr->het_job_id;
 	sj->gate_bound = l->gate_bound;
 	sj->ubegin = l->ubegin;
 	sj->gated = l->gated;
@@ -711,6 +716,8 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	}
 	list_iterator_destroy(it);
 	_window(s, &q, c);
+	/* Two components of a hetjob never on one node. */
+	agent_het_exclude(s);
 	xfree(q.pend);
 	xfree(q.light);
 	xfree(q.cand);

@@ -57,6 +57,7 @@ typedef struct snap_job {
 				 * task), DL_PATTERN_UNKNOWN (a pending
 				 * array's own record, many tasks) */
 	uint32_t array_job_id;  /* %A: 0 or NO_VAL when not an array task */
+	uint32_t het_job_id;    /* its hetjob's id (agent_het.h), or 0 */
 	char *bb;
 	char *script_files;     /* its script's #DL files (DL_ENV_FILES) */
 	uint8_t *eligible;      /* placeable: per node 0/1 */

@@ -213,8 +213,12 @@ static bool _agent_configured(void)
  */
 static bool _placeable(const job_desc_msg_t *d)
 {
-	if (d->req_nodes || d->het_job_offset != NO_VAL)
+	if (d->req_nodes)
 		return false;
+	/* A hetjob's single-node components only (agent_het.h). */
+	if (d->het_job_offset != NO_VAL)
+		return (d->min_nodes == NO_VAL || d->min_nodes <= 1) &&
+		       (d->max_nodes == NO_VAL || d->max_nodes <= 1);
 	if (d->min_nodes != NO_VAL && d->min_nodes > 1)
 		return d->max_nodes == NO_VAL || d->max_nodes == d->min_nodes;
 	if (d->max_nodes != NO_VAL && d->max_nodes > 1)

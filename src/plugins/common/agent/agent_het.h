@@ -1,0 +1,60 @@
+/*
+ * agent_het.h - placing the single-node components of heterogeneous jobs
+ * (issue 26, item 4), each as a job of its own, under the rules Slurm
+ * keeps for hetjobs:
+ *
+ *  - two components never on one node: Slurm excludes each component's
+ *    required nodes from all the others at submit ("to avoid scheduling
+ *    deadlock", proc_req.c _exclude_het_job_nodes()), and backfill
+ *    reserves whole nodes for a component it plans, so two components
+ *    restricted to one node wait for each other for ever.  A node a
+ *    component is restricted to leaves the other components' eligible
+ *    nodes (in the plan and in the lists set), and a restriction of this
+ *    cycle onto a node another component holds is not made (the
+ *    component is placed at the next cycle, on another node);
+ *  - the components start together (backfill starts a hetjob only when
+ *    every component can start), so the wait is judged for the hetjob
+ *    as a whole: every placed component counts the longest time any of
+ *    them was blocked, and once one component is widened (its bound
+ *    passed, its node left), every component is;
+ *  - the submit gate holds every component until all are placed, then
+ *    releases them together.
+ *
+ * A component of several nodes is not placed (it runs where Slurm puts
+ * it); its CPUs count in the plan as any job's.  Owned by the agent
+ * thread; no allocation outlives a call.
+ */
+#ifndef AGENT_HET_H
+#define AGENT_HET_H
+
+#include <stdint.h>
+
+#include "dl_persist.h"
+#include "agent_conf.h"
+#include "agent_place.h"
+#include "agent_snapshot.h"
+
+/*
+ * agent_het_exclude - after the snapshot: a pending component's eligible
+ * and fits lose the nodes its hetjob's other components are restricted
+ * to by the plugin.
+ */
+void agent_het_exclude(snapshot_t *s);
+
+/*
+ * agent_het_sync - before this cycle's decisions: every placed component
+ * takes the longest wait of its hetjob's placed components.
+ */
+void agent_het_sync(const snapshot_t *s);
+
+/*
+ * agent_het_decide - after this cycle's decisions (ops[first..n)):
+ * cancel a new restriction onto a node another component of its hetjob
+ * holds, widen every component of a hetjob one of whose components is
+ * widened, and hold the gate's releases until every component is placed.
+ */
+void agent_het_decide(const snapshot_t *s, const agent_conf_t *c,
+		      place_ops_t *ops, uint32_t first,
+		      dl_sched_stats_t *stats, const char *pfx);
+
+#endif /* AGENT_HET_H */
