@@ -21,8 +21,10 @@
 #   agent    the datalocality cluster's slurmctld at SlurmctldDebug=debug
 #            (scontrol setdebug) for DEBUG_WINDOW s (30), after the CPU
 #            windows: the agent's cycle times (its "planning window" line,
-#            the wall time of the cycle before it, to the ms) and plan
-#            times (its "plan" line): count, median, p99, max
+#            the wall time of the cycle before it from its start, to the
+#            ms), what that cycle waited for sched/backfill to end before
+#            it began, and plan times (its "plan" line): count, median,
+#            p99, max
 #   latency  median wall time of NCALLS (11) `squeue` (full listing) and
 #            NCALLS `sbatch` (alternately annotated and plain)
 # and prints the targets of issue 25 (CPU <= 1.2 at the median, cycle p99
@@ -293,7 +295,10 @@ agent_figures() {
 			stats >"$work/snap.$1"
 		sed -n 's/.*planning window \([0-9]*\) per partition: \([0-9]*\) of \([0-9]*\) queued.*/\2 of \3/p' \
 			"$work/debug.$1" | tail -1 >"$work/inwin.$1"
-		echo "$1 $(cat "$work/cyc.$1") $(cat "$work/plan.$1") $(cat "$work/planjobs.$1") $(cat "$work/snap.$1") $(cat "$work/inwin.$1")" >>"$work/agent"
+		# What a due cycle waited for sched/backfill to end, before it.
+		sed -n 's/.*: planning window .* waited \([0-9.]*\) s for backfill, .*/\1/p' "$work/debug.$1" |
+			awk '{ print $1 * 1000 }' | stats >"$work/wait.$1"
+		echo "$1 $(cat "$work/cyc.$1") $(cat "$work/plan.$1") $(cat "$work/planjobs.$1") $(cat "$work/snap.$1") $(cat "$work/inwin.$1") $(cat "$work/wait.$1")" >>"$work/agent"
 	done
 }
 
@@ -399,10 +404,11 @@ if [ -s "$work/lat" ]; then
 fi
 if [ -s "$work/agent" ]; then
 	echo
-	echo "sched/datalocality's agent at debug level ($DEBUG_WINDOW s), ms (count median p99 max): cycle (wall time,"
-	echo "slurmctld's lock waits included), plan (the policy), snapshot (the walk of every job, under the read locks)"
-	printf '%9s  %-32s %-32s %9s  %-32s %s\n' pending cycle plan "plan jobs" snapshot "in window"
-	awk '{ printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %9s  %5d %8s %8s %8s   %s %s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 }' "$work/agent"
+	echo "sched/datalocality's agent at debug level ($DEBUG_WINDOW s), ms (count median p99 max): cycle (wall time"
+	echo "from its start, slurmctld's lock waits included), plan (the policy), snapshot (the walk of every job, under"
+	echo "the read locks), wait (before a due cycle, for sched/backfill to end; the submit gate counts it)"
+	printf '%9s  %-32s %-32s %9s  %-32s %-14s %s\n' pending cycle plan "plan jobs" snapshot "in window" wait
+	awk '{ printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %9s  %5d %8s %8s %8s   %-14s %5d %8s %8s %8s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 " " $16 " " $17, $18, $19, $20, $21 }' "$work/agent"
 fi
 echo
 echo "targets (issue 25; sched/datalocality / sched/backfill, this run; PASS/MISS, not a test):"
@@ -430,6 +436,8 @@ awk -v ref="$work/agent" -v lat="$work/lat" '
 			if (a[6] > 0) { pz[++np] = a[1]; pm[np] = a[7] }
 			if (a[11] > 0)
 				printf "  snapshot p99 at %6d     %5s ms (%d cycles; part of the cycle)\n", a[1], a[13], a[11]
+			if (a[18] > 0)
+				printf "  wait for backfill p99 at %6d  %5s ms, max %s ms (before the cycle)\n", a[1], a[20], a[21]
 		}
 		if (np > 1) {
 			lo = hi = pm[1]

@@ -10,6 +10,7 @@
 
 #include "check_suites.h"
 #include "agent_budget.h"
+#include "agent_quiet.h"
 #include "agent_window.h"
 
 START_TEST(test_window_params)
@@ -79,6 +80,68 @@ START_TEST(test_window_select)
 	ck_assert_uint_eq(agent_window_select(c, n, 100, in), 8);
 	ck_assert_uint_eq(agent_window_select(c, 0, 100, in), 0);
 	ck_assert_uint_eq(agent_window_select(c, n, 0, in), 0);
+}
+END_TEST
+
+/* The window of one partition by the definition: job i's rank in it. */
+static uint32_t _rank(const agent_window_cand_t *c, uint32_t n, uint32_t i)
+{
+	uint32_t j, r = 0;
+
+	for (j = 0; j < n; j++)
+		if (c[j].part == c[i].part &&
+		    (c[j].priority > c[i].priority ||
+		     (c[j].priority == c[i].priority &&
+		      (c[j].submit < c[i].submit ||
+		       (c[j].submit == c[i].submit &&
+			c[j].job_id < c[i].job_id)))))
+			r++;
+	return r;
+}
+
+/*
+ * Long queues, few partitions (selected without sorting) and many
+ * (sorted): the same window as by the definition, every time; queues in
+ * order, in reverse and shuffled, with ties of priority and submit time.
+ */
+START_TEST(test_window_select_long)
+{
+	enum { N = 3000 };
+	static agent_window_cand_t c[N], orig[N];
+	static uint8_t in[N], want[N];
+	uint32_t nparts[] = { 1, 3, 200 }, per[] = { 1, 7, 500, 2999 };
+	uint32_t a, b, i, order, expect;
+
+	srand(7);
+	for (a = 0; a < 3; a++)
+		for (order = 0; order < 3; order++) {
+			for (i = 0; i < N; i++) {
+				uint32_t k = order == 0 ? i :
+					     order == 1 ? N - 1 - i :
+							  (uint32_t)rand();
+
+				orig[i] = (agent_window_cand_t){
+					.part = 100 + k % nparts[a],
+					.priority = 1000 - (k / 10) % 50,
+					.submit = 5000 + (k / 3) % 700,
+					.job_id = 10 + i,
+					.idx = i,
+				};
+			}
+			for (b = 0; b < 4; b++) {
+				expect = 0;
+				for (i = 0; i < N; i++) {
+					want[i] = _rank(orig, N, i) < per[b];
+					expect += want[i];
+				}
+				memcpy(c, orig, sizeof(c));
+				memset(in, 0, sizeof(in));
+				ck_assert_uint_eq(
+					agent_window_select(c, N, per[b], in),
+					expect);
+				ck_assert_mem_eq(in, want, N);
+			}
+		}
 }
 END_TEST
 
@@ -186,6 +249,88 @@ START_TEST(test_budget_gap_order)
 }
 END_TEST
 
+/*
+ * When a cycle is due (agent_quiet.h): the first at once, a new job at
+ * once, node changes after 100 ms, other changes and live clocks after a
+ * second, a quiet agent only after AGENT_QUIET_MAX_MS; a stamp of the
+ * snapshot's own second counts as moved once that second is over.
+ */
+START_TEST(test_quiet_due)
+{
+	agent_quiet_t q = { 0 };
+	agent_stamps_t at = { 10, 100, 100, 50, 40, 7 }, cur = at;
+	int64_t t0 = 5000;
+
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0, 200), "first");
+	agent_quiet_ran(&q, &at, 200, 1.0, AGENT_QUIET_NEVER, false, t0);
+	/* Nothing moved: quiet until the safety net. */
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 10, 200));
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 5000, 205));
+	ck_assert_ptr_null(
+		agent_quiet_due(&q, &cur, t0 + AGENT_QUIET_MAX_MS - 1, 209));
+	ck_assert_str_eq(
+		agent_quiet_due(&q, &cur, t0 + AGENT_QUIET_MAX_MS, 210),
+		"quiet");
+	/* A new job at once. */
+	cur.njobs = 11;
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1, 200), "jobs");
+	cur.njobs = 10;
+	/* Nodes after 100 ms. */
+	cur.node = 201;
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 99, 200));
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 100, 200), "nodes");
+	cur.node = 100;
+	/* Jobs, partitions, reservations, services after a second. */
+	cur.job = 201;
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 999, 200));
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "change");
+	cur = at;
+	cur.resv = 41;
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "change");
+	cur = at;
+	cur.services = 8;
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "change");
+	cur = at;
+	/* A cycle that changed jobs looks again. */
+	agent_quiet_ran(&q, &at, 200, 1.0, AGENT_QUIET_NEVER, true, t0);
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 500, 200));
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "change");
+	/* Live clocks: a cycle a second; a time: from then on. */
+	agent_quiet_ran(&q, &at, 200, 1.0, AGENT_QUIET_LIVE, false, t0);
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "clock");
+	agent_quiet_ran(&q, &at, 200, 1.0, 204, false, t0);
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 3000, 203));
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 4000, 204), "clock");
+	/* A stamp of the snapshot's second: moved once it is over. */
+	at.job = 200;
+	cur = at;
+	agent_quiet_ran(&q, &at, 200, 1.0, AGENT_QUIET_NEVER, false, t0);
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 1000, 200));
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "change");
+	agent_quiet_ran(&q, &cur, 201, 1.0, AGENT_QUIET_NEVER, false, t0 + 1000);
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 2000, 202));
+	/*
+	 * A long walk paces changes and clocks, at AGENT_QUIET_PACE times
+	 * its time (at most AGENT_QUIET_MAX_MS); new jobs and nodes not.
+	 */
+	agent_quiet_ran(&q, &cur, 201, 200.0, AGENT_QUIET_LIVE, true, t0);
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 1000, 202));
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 3999, 205));
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 4000, 205), "change");
+	cur.njobs++;
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1, 201), "jobs");
+	cur.njobs--;
+	cur.node++;
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 100, 201), "nodes");
+	cur.node--;
+	agent_quiet_ran(&q, &cur, 201, 5000.0, AGENT_QUIET_LIVE, false, t0);
+	ck_assert_ptr_null(
+		agent_quiet_due(&q, &cur, t0 + AGENT_QUIET_MAX_MS - 1, 210));
+	ck_assert_str_eq(
+		agent_quiet_due(&q, &cur, t0 + AGENT_QUIET_MAX_MS, 211), "clock");
+}
+END_TEST
+
 Suite *make_agent_window_suite(void)
 {
 	Suite *s = suite_create("agent_window");
@@ -194,8 +339,10 @@ Suite *make_agent_window_suite(void)
 	tcase_add_test(tc, test_window_params);
 	tcase_add_test(tc, test_window_size);
 	tcase_add_test(tc, test_window_select);
+	tcase_add_test(tc, test_window_select_long);
 	tcase_add_test(tc, test_budget_bounds);
 	tcase_add_test(tc, test_budget_gap_order);
+	tcase_add_test(tc, test_quiet_due);
 	suite_add_tcase(s, tc);
 	return s;
 }

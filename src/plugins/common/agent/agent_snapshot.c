@@ -23,6 +23,7 @@
 #include "agent_gate.h"
 #include "agent_het.h"
 #include "agent_mark.h"
+#include "agent_quiet.h"
 #include "agent_jobs.h"
 #include "agent_snapshot.h"
 #include "agent_window.h"
@@ -32,6 +33,13 @@
  * that it has its node before Slurm may start it.
  */
 #define SOON_SECONDS 5
+
+/* Time alone may change the plan at t (agent_quiet.h): keep the earliest. */
+static void _wake_at(snapshot_t *s, int64_t t)
+{
+	if (t < s->wake)
+		s->wake = t;
+}
 
 /*
  * Slurm's own notion of a node that can take work: avail_node_bitmap
@@ -401,6 +409,10 @@ static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 
 	_light(s, job_ptr, &l);
 	_put_light(job_ptr, &l, sj);
+	/* Held at its gate to be placed, or let go: a cycle a second. */
+	if (IS_JOB_PENDING(job_ptr) &&
+	    (l.gated || (l.gate_expired && !l.gate_noted)))
+		_wake_at(s, AGENT_QUIET_LIVE);
 }
 
 /*
@@ -539,6 +551,10 @@ static void _copy_nodes(snapshot_t *s)
 		s->boot_req[i] = node_ptr->boot_req_time;
 		s->resume_timeout[i] = _resume_timeout(node_ptr);
 		s->unserving[i] = agent_fit_cannot_serve(node_ptr);
+		/* The plan prices what is left of a resume. */
+		if (s->power[i] == DL_POWER_RESUMING ||
+		    s->power[i] == DL_POWER_SUSPENDING)
+			_wake_at(s, AGENT_QUIET_LIVE);
 	}
 	for (i = 0; i < (int)s->nnodes; i++)
 		if (!s->names[i])
@@ -614,6 +630,12 @@ static void _outside(snapshot_t *s, job_record_t *job_ptr,
 	}
 	if (!IS_JOB_PENDING(job_ptr) || job_ptr->restart_cnt)
 		ji = agent_jobs_get(job_ptr->job_id, false);
+	/* Its hold is renewed once half gone; a release is to be said. */
+	if (IS_JOB_PENDING(job_ptr) && l->gated)
+		_wake_at(s, (int64_t)job_ptr->details->begin_time -
+				    c->gate_hold / 2);
+	if (IS_JOB_PENDING(job_ptr) && l->gate_expired && !l->gate_noted)
+		_wake_at(s, AGENT_QUIET_LIVE);
 	if ((l->gated &&
 	     job_ptr->details->begin_time < s->now + 1 + c->gate_hold / 2) ||
 	    (l->gate_expired && !l->gate_noted) ||
@@ -642,11 +664,14 @@ static void _window(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 {
 	agent_window_sched_t sp;
 	uint8_t *in = xcalloc(q->npend ? q->npend : 1, 1);
-	uint32_t i;
+	uint32_t i, free_cpus = _free_cpus(s);
 
+	/* A placed job's wait for its node runs while others are free. */
+	if (free_cpus)
+		_wake_at(s, AGENT_QUIET_LIVE);
 	agent_window_sched_parse(slurm_conf.sched_params, &sp);
 	s->pending = q->npend;
-	s->window = agent_window_size(&sp, c->plan_window, _free_cpus(s));
+	s->window = agent_window_size(&sp, c->plan_window, free_cpus);
 	s->in_window = agent_window_select(q->cand, q->ncand, s->window, in);
 	s->arrays = xcalloc(s->in_window ? s->in_window : 1, sizeof(uint32_t));
 	for (i = 0; i < q->npend; i++) {
@@ -670,8 +695,41 @@ static void _window(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
  */
 static bool _queued(snapshot_t *s, job_record_t *job_ptr, light_t *l)
 {
+	time_t begin = job_ptr->details->begin_time;
+
 	_light(s, job_ptr, l);
-	return _runnable(job_ptr, l->gated, s->now);
+	if (_runnable(job_ptr, l->gated, s->now))
+		return true;
+	/* It is planned SOON_SECONDS before its begin time. */
+	if (begin > s->now + SOON_SECONDS)
+		_wake_at(s, (int64_t)begin - SOON_SECONDS);
+	return false;
+}
+
+/*
+ * The next time a reservation's edge changes which nodes a job may be
+ * placed on (_not_reserved(), and a job in it may start), for
+ * agent_quiet.h.
+ */
+static void _resv_wake(snapshot_t *s)
+{
+	slurmctld_resv_t *resv_ptr;
+	list_itr_t *it;
+	int64_t t[3];
+	int k;
+
+	if (!resv_list)
+		return;
+	it = list_iterator_create(resv_list);
+	while ((resv_ptr = list_next(it))) {
+		t[0] = (int64_t)resv_ptr->start_time - RESV_HORIZON;
+		t[1] = resv_ptr->start_time;
+		t[2] = resv_ptr->end_time;
+		for (k = 0; k < 3; k++)
+			if (t[k] > (int64_t)s->now)
+				_wake_at(s, t[k]);
+	}
+	list_iterator_destroy(it);
 }
 
 void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
@@ -686,7 +744,9 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->now = ts.tv_sec;
 	s->clock = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	s->wake = AGENT_QUIET_NEVER;
 	_copy_nodes(s);
+	_resv_wake(s);
 	cap = list_count(job_list);
 	/* Not zeroed: only the first q.npend entries are written and read. */
 	q.pend = xmalloc_nz((cap ? cap : 1) * sizeof(job_record_t *));
@@ -726,10 +786,10 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	 * locks, not waiting for them): contrib/bench_pending.sh reads it.
 	 */
 	clock_gettime(CLOCK_REALTIME, &t1);
+	s->took_ms = (double)(t1.tv_sec - ts.tv_sec) * 1e3 +
+		     (double)(t1.tv_nsec - ts.tv_nsec) * 1e-6;
 	debug("datalocality: snapshot of %u jobs: %u copied, %u of %u queued in the window, %.3f ms",
-	      cap, s->njobs, s->in_window, s->pending,
-	      (double)(t1.tv_sec - ts.tv_sec) * 1e3 +
-		      (double)(t1.tv_nsec - ts.tv_nsec) * 1e-6);
+	      cap, s->njobs, s->in_window, s->pending, s->took_ms);
 }
 
 void agent_snapshot_free(snapshot_t *s)

@@ -102,6 +102,13 @@ typedef struct snapshot {
 	uint32_t narrays;
 	double agent_cycle;     /* the agent's cycle time (agent_gate.h),
 				 * set by the agent for its messages */
+	double took_ms;         /* the snapshot's own time, wall */
+	int64_t wake;           /* when time alone may change the plan
+				 * (agent_quiet.h): AGENT_QUIET_LIVE (a
+				 * node has free CPUs, a job is held at its
+				 * gate, a node powers up or down), the
+				 * earliest begin time or reservation edge
+				 * ahead, or AGENT_QUIET_NEVER */
 } snapshot_t;
 
 /* What a snapshot needs of datalocality.conf. */

@@ -60,13 +60,10 @@ uint32_t agent_window_size(const agent_window_sched_t *s, uint32_t override,
 	return w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
 }
 
-/* Partition, then Slurm's order within it. */
-static int _cmp(const void *a, const void *b)
+/* Slurm's order within a partition: priority, submit time, job id. */
+static int _cmp_order(const agent_window_cand_t *x,
+		      const agent_window_cand_t *y)
 {
-	const agent_window_cand_t *x = a, *y = b;
-
-	if (x->part != y->part)
-		return x->part < y->part ? -1 : 1;
 	if (x->priority != y->priority)
 		return x->priority > y->priority ? -1 : 1;
 	if (x->submit != y->submit)
@@ -76,13 +73,101 @@ static int _cmp(const void *a, const void *b)
 	return 0;
 }
 
-uint32_t agent_window_select(agent_window_cand_t *cand, uint32_t n,
-			     uint32_t per_part, uint8_t *in)
+/* Partition, then Slurm's order within it. */
+static int _cmp(const void *a, const void *b)
+{
+	const agent_window_cand_t *x = a, *y = b;
+
+	if (x->part != y->part)
+		return x->part < y->part ? -1 : 1;
+	return _cmp_order(x, y);
+}
+
+static void _swap(agent_window_cand_t *a, agent_window_cand_t *b)
+{
+	agent_window_cand_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * Put the first k of c[0..n) in Slurm's order into c[0..k), in no
+ * particular order (quickselect, median of three: linear on average, and
+ * on a queue already in order): the window of a long queue without
+ * sorting all of it at every cycle.  0 < k < n.
+ */
+static void _first_k(agent_window_cand_t *c, uint32_t n, uint32_t k)
+{
+	uint32_t lo = 0, hi = n, mid, i, st;
+
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		/* Median of three into c[hi - 1], the pivot. */
+		if (_cmp_order(&c[mid], &c[lo]) < 0)
+			_swap(&c[mid], &c[lo]);
+		if (_cmp_order(&c[hi - 1], &c[lo]) < 0)
+			_swap(&c[hi - 1], &c[lo]);
+		if (_cmp_order(&c[mid], &c[hi - 1]) < 0)
+			_swap(&c[mid], &c[hi - 1]);
+		for (st = lo, i = lo; i < hi - 1; i++)
+			if (_cmp_order(&c[i], &c[hi - 1]) < 0)
+				_swap(&c[i], &c[st++]);
+		_swap(&c[st], &c[hi - 1]);
+		if (st == k || st + 1 == k)
+			return;
+		if (st < k)
+			lo = st + 1;
+		else
+			hi = st;
+	}
+}
+
+/* Few partitions are grouped in one pass; more are sorted. */
+#define MAX_PARTS 64
+
+/*
+ * Group cand by partition (counting sort into out, stable): RET the
+ * number of partitions, with start[p]..start[p + 1] the candidates of
+ * partition p in out; 0 if there are more than MAX_PARTS.
+ */
+static uint32_t _group(const agent_window_cand_t *cand, uint32_t n,
+		       agent_window_cand_t *out, uint32_t *start)
+{
+	uint64_t part[MAX_PARTS];
+	uint32_t np = 0, i, p, pos[MAX_PARTS + 1] = { 0 };
+	uint8_t *of = malloc(n);
+
+	if (!of)
+		return 0;
+	for (i = 0; i < n; i++) {
+		for (p = 0; p < np && part[p] != cand[i].part; p++)
+			;
+		if (p == np) {
+			if (np == MAX_PARTS) {
+				free(of);
+				return 0;
+			}
+			part[np++] = cand[i].part;
+		}
+		of[i] = (uint8_t)p;
+		pos[p + 1]++;
+	}
+	for (p = 0; p < np; p++)
+		pos[p + 1] += pos[p];
+	memcpy(start, pos, (np + 1) * sizeof(*start));
+	for (i = 0; i < n; i++)
+		out[pos[of[i]]++] = cand[i];
+	free(of);
+	return np;
+}
+
+/* The old way, for many partitions: sort all, take the head of each. */
+static uint32_t _select_sorted(agent_window_cand_t *cand, uint32_t n,
+			       uint32_t per_part, uint8_t *in)
 {
 	uint32_t i, rank = 0, marked = 0;
 
-	if (!n)
-		return 0;
 	qsort(cand, n, sizeof(*cand), _cmp);
 	for (i = 0; i < n; i++) {
 		rank = i && cand[i].part == cand[i - 1].part ? rank + 1 : 0;
@@ -90,6 +175,35 @@ uint32_t agent_window_select(agent_window_cand_t *cand, uint32_t n,
 			continue;
 		in[cand[i].idx] = 1;
 		marked++;
+	}
+	return marked;
+}
+
+uint32_t agent_window_select(agent_window_cand_t *cand, uint32_t n,
+			     uint32_t per_part, uint8_t *in)
+{
+	agent_window_cand_t *g;
+	uint32_t start[MAX_PARTS + 1], np, p, i, len, marked = 0;
+
+	if (!n || !per_part)
+		return 0;
+	g = malloc((size_t)n * sizeof(*g));
+	if (!g || !(np = _group(cand, n, g, start))) {
+		free(g);
+		return _select_sorted(cand, n, per_part, in);
+	}
+	memcpy(cand, g, (size_t)n * sizeof(*g));
+	free(g);
+	for (p = 0; p < np; p++) {
+		len = start[p + 1] - start[p];
+		if (len > per_part)
+			_first_k(cand + start[p], len, per_part);
+		for (i = start[p]; i < start[p] + (len < per_part ? len :
+							       per_part); i++)
+			if (!in[cand[i].idx]) {
+				in[cand[i].idx] = 1;
+				marked++;
+			}
 	}
 	return marked;
 }

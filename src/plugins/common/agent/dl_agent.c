@@ -9,8 +9,9 @@
  *      (agent_model.h), run the policy, decide placements (agent_place.h);
  *   3. apply (job write lock): set, move or lift restrictions, Reasons and
  *      SystemComments, release jobs held back at submit (agent_apply.c).
- * A cycle runs when a job was submitted or nodes changed, and at least once
- * a second.
+ * A cycle runs when a job was submitted, when what it reads changed or a
+ * clock of the agent's runs out (agent_quiet.h); an idle agent does not
+ * plan again.
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -47,6 +48,7 @@
 #include "agent_model.h"
 #include "agent_place.h"
 #include "agent_prefetch.h"
+#include "agent_quiet.h"
 #include "agent_snapshot.h"
 #include "agent_statefile.h"
 #include "agent_timelimit.h"
@@ -57,13 +59,17 @@
  * job waits at its submit hold until a cycle places it.
  */
 #define POLL_MS 10
-/*
- * Node changes (every job start moves last_node_update) and the node
- * services' reports are followed at most this often.
- */
+/* The node services' reports are followed this often. */
 #define SYNC_MS 100
-/* A cycle runs at least this often, new jobs or not. */
-#define IDLE_CYCLE_MS 1000
+/*
+ * A cycle due while sched/backfill runs (slurmctld_diag_stats.bf_active)
+ * waits for it to end, at most this long: backfill holds the job write
+ * lock for up to bf_yield_interval (2 s) at a stretch on a long queue, so
+ * a cycle begun then would wait inside for its locks, and take the read
+ * lock backfill wants back when it yields.  The submit gate's bound
+ * counts the wait (agent_gate_observe()).
+ */
+#define BACKFILL_WAIT_MS 5000
 
 static const char *pfx = "datalocality";
 static pthread_t agent_tid;
@@ -87,6 +93,10 @@ static uint64_t tasks_split;          /* array tasks split off to place */
 static time_t last_window_log;
 static agent_budget_t budget;         /* this cycle's reading budget */
 static time_t last_budget_log;
+static agent_quiet_t quiet;           /* when the next cycle is due */
+static uint64_t services_fp;          /* the services' reports, hashed */
+static double last_own_s;             /* the last cycle, from its start */
+static double last_wait_s;            /* its wait for backfill before */
 
 static int64_t _now_ms(void);
 
@@ -636,9 +646,9 @@ static void _log_window(const snapshot_t *s)
 	bool changed = s->in_window != seen_in || s->window != seen_window ||
 		       s->pending != seen_pending;
 
-	debug("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read, %" PRIu64 " array tasks split off, cycle %.3f s",
+	debug("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read, waited %.3f s for backfill, %" PRIu64 " array tasks split off, cycle %.3f s",
 	      pfx, s->window, s->in_window, s->pending, jobs_read,
-	      tasks_split, gate.last);
+	      last_wait_s, tasks_split, last_own_s);
 	if (!changed || now - last_window_log < 5)
 		return;
 	seen_in = s->in_window;
@@ -684,7 +694,54 @@ static void _test_delay(void)
 		usleep((useconds_t)(dl_conf.test_cycle_delay * 1e6));
 }
 
-static void _cycle(void)
+/*
+ * What a cycle depends on, as slurmctld stamps it (agent_quiet.h): read
+ * under the snapshot's locks for the cycle, and without them between
+ * cycles (a stale read only makes the cycle come a poll later).
+ */
+static void _stamps(agent_stamps_t *st, int njobs)
+{
+	st->njobs = njobs;
+	st->job = last_job_update;
+	st->node = last_node_update;
+	st->part = last_part_update;
+	st->resv = last_resv_update;
+	st->services = services_fp;
+}
+
+/* Whether a prefetch is in force: its timeout is a clock of ours. */
+static bool _prefetching(uint32_t nnodes)
+{
+	uint32_t i;
+
+	for (i = 0; i < nnodes; i++)
+		if (agent_prefetch_stats(i).active)
+			return true;
+	return false;
+}
+
+static void _rebase_one(agent_job_t *ji, void *arg)
+{
+	double since = *(const double *)arg;
+
+	if (ji->place.last > 0 && ji->place.last < since)
+		ji->place.last = since;
+}
+
+/*
+ * Placed jobs count the time since their last step as blocked when they
+ * are blocked now (agent_place.c, dl_place_blocked_for()).  A cycle that
+ * follows a quiet spell (agent_quiet.h: the last snapshot had no free
+ * CPU, so no job could be held back by its node) counts from when the
+ * cycle became due, wall clock since, not from the last cycle.
+ */
+static void _rebase_waits(double since)
+{
+	agent_jobs_foreach(_rebase_one, &since);
+}
+
+/* One cycle, begun at monotonic start_ms. */
+static void _cycle(int64_t start_ms)
 {
 	/* Copying needs only read locks: nothing changes under us. */
 	slurmctld_lock_t read_lock = {
@@ -697,6 +754,8 @@ static void _cycle(void)
 		.part = READ_LOCK
 	};
 	snapshot_t snap = { 0 };
+	agent_stamps_t at;
+	bool changed;
 	snapshot_conf_t sc = { .plan_window = dl_conf.plan_window,
 			       .gate_hold = dl_conf.gate_max };
 	place_ops_t ops = { 0 };
@@ -712,6 +771,7 @@ static void _cycle(void)
 	dl_conf.place.peer_src = agent_model_peer_sources();
 	lock_slurmctld(read_lock);
 	agent_snapshot_take(&snap, &sc);
+	_stamps(&at, list_count(job_list));
 	unlock_slurmctld(read_lock);
 	snap.agent_cycle = agent_gate_cycle(&gate);
 	_test_delay();
@@ -725,6 +785,7 @@ static void _cycle(void)
 	agent_prefetch_cycle(&snap, &dl_conf,
 			     st && st->nnodes == snap.nnodes ? plan : NULL,
 			     &ops, pfx);
+	changed = ops.n || snap.narrays;
 	if (ops.n || snap.narrays) {
 		lock_slurmctld(write_lock);
 		if (node_record_count == (int)snap.nnodes)
@@ -749,6 +810,9 @@ static void _cycle(void)
 	last_st = st;
 	_log_window(&snap);
 	_log_budget();
+	agent_quiet_ran(&quiet, &at, snap.now, snap.took_ms,
+			_prefetching(snap.nnodes) ? AGENT_QUIET_LIVE : snap.wake,
+			changed || budget.deferred, start_ms);
 	agent_snapshot_free(&snap);
 }
 
@@ -818,11 +882,25 @@ static void _channel_start(agent_channel_conf_t *cc)
 static void _sync_services(void)
 {
 	uint32_t i, nn = agent_model_nodes();
+	agent_channel_view_t v;
+	uint64_t fp = 1469598103934665603ULL, x[5];
+	int k;
 
 	if (!agent_channel_running())
 		return;
-	for (i = 0; i < nn; i++)
+	for (i = 0; i < nn; i++) {
 		agent_model_sync_service(i, &dl_conf);
+		/* A change of what a node reports is a change of the plan's. */
+		agent_channel_view(i, &v);
+		x[0] = v.epoch;
+		x[1] = v.generation;
+		x[2] = (uint64_t)v.connected << 1 | v.complete;
+		x[3] = v.c.used;
+		x[4] = v.prefetch_done;
+		for (k = 0; k < 5; k++)
+			fp = (fp ^ x[k]) * 1099511628211ULL;
+	}
+	services_fp = fp;
 }
 
 /* Wait POLL_MS or until told; RET false when the thread must stop. */
@@ -848,6 +926,15 @@ static bool _wait(bool *reconf)
 	return !stop;
 }
 
+/* The wall clock, to the nanosecond: snapshot_t.clock's. */
+static double _wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int64_t _now_ms(void)
 {
 	struct timespec ts;
@@ -857,20 +944,24 @@ static int64_t _now_ms(void)
 }
 
 /*
- * Plan when a job was submitted (it waits at its submit hold for its
- * node) or nodes changed, unless the last cycle was slow
- * (agent_budget_gap_ms(): twice its time, at most a second), at least once
- * a second, and at once after a cycle that left jobs unread.  last_job_update is no
- * trigger: it moves with every start, Reason and restriction, and a plan
- * per change would cost a core at thousands of pending jobs.
+ * Plan when agent_quiet.h says a cycle is due (a job was submitted: it
+ * waits at its submit hold for its node; nodes, jobs, partitions,
+ * reservations or the services' reports changed, at most once a second
+ * but for nodes; a clock of ours runs out), unless the last cycle was
+ * slow (agent_budget_gap_ms(): twice its time, at most a second), and at
+ * once after a cycle that left jobs unread.  When nothing changed, no
+ * cycle runs, however long the queue.  A due cycle waits for
+ * sched/backfill to end (BACKFILL_WAIT_MS at most).
  */
 static void *_agent(void *arg)
 {
-	int64_t last = INT64_MIN / 2, next_ok = 0, now, end;
+	int64_t next_ok = 0, now, end, due_since = -1;
 	int64_t last_sync = INT64_MIN / 2;
-	time_t seen_node = 0, seen_conf = 0;
-	int seen_jobs = -1, njobs;
-	bool reconf, due;
+	time_t seen_conf = 0;
+	agent_stamps_t cur;
+	const char *why;
+	int njobs;
+	bool reconf;
 
 	(void)arg;
 	while (_wait(&reconf)) {
@@ -912,20 +1003,33 @@ static void *_agent(void *arg)
 		}
 		njobs = job_list ? list_count(job_list) : 0;
 		_trim_when_shrunk(njobs);
-		due = reconf || (now >= next_ok &&
-				 (now - last >= IDLE_CYCLE_MS ||
-				  njobs != seen_jobs || budget.deferred ||
-				  (last_node_update != seen_node &&
-				   now - last >= SYNC_MS)));
-		if (!due)
+		_stamps(&cur, njobs);
+		why = agent_quiet_due(&quiet, &cur, now, time(NULL));
+		if (reconf)
+			why = "reconfigure";
+		else if (now < next_ok)
 			continue;
-		seen_jobs = njobs;
-		seen_node = last_node_update;
-		last = now;
-		_cycle();
+		else if (budget.deferred)
+			why = "jobs left unread";
+		if (!why)
+			continue;
+		if (due_since < 0)
+			due_since = now;
+		if (!reconf && slurmctld_diag_stats.bf_active &&
+		    now - due_since < BACKFILL_WAIT_MS)
+			continue;
+		debug("%s: cycle %" PRIu64 " due: %s", pfx, cycle_no + 1, why);
+		if (quiet.ran && quiet.wake != AGENT_QUIET_LIVE)
+			_rebase_waits(_wall() -
+				      (double)(now - due_since) / 1000.0);
+		_cycle(now);
 		end = _now_ms();
+		last_own_s = (double)(end - now) / 1000.0;
+		last_wait_s = (double)(now - due_since) / 1000.0;
 		next_ok = end + agent_budget_gap_ms(end - now);
-		agent_gate_observe(&gate, (double)(end - now) / 1000.0);
+		/* A gated job waits for the wait and the cycle. */
+		agent_gate_observe(&gate, (double)(end - due_since) / 1000.0);
+		due_since = -1;
 		_publish_gate();
 	}
 	return NULL;
@@ -943,6 +1047,9 @@ int dl_agent_start(const char *plugin_type)
 	reconfig_pending = true;
 	memset(&stats, 0, sizeof(stats));
 	memset(&gate, 0, sizeof(gate));
+	memset(&quiet, 0, sizeof(quiet));
+	services_fp = 0;
+	last_own_s = last_wait_s = 0;
 	gate_published = 0;
 	jobs_read = 0;
 	tasks_split = 0;

@@ -1,0 +1,57 @@
+/* agent_quiet.c - when the agent's next cycle is due; see agent_quiet.h. */
+#include <stddef.h>
+
+#include "agent_quiet.h"
+
+/*
+ * Whether a stamp moved since the snapshot of second seen_at saw it as
+ * seen: it differs, or it was that very second (a later change in it
+ * left it equal) and that second is over.
+ */
+static bool _moved(int64_t cur, int64_t seen, int64_t seen_at, int64_t now_s)
+{
+	return cur != seen || (seen >= seen_at && now_s > seen_at);
+}
+
+const char *agent_quiet_due(const agent_quiet_t *q, const agent_stamps_t *cur,
+			    int64_t now_ms, int64_t now_s)
+{
+	const agent_stamps_t *s = &q->seen;
+	int64_t since = now_ms - q->last_ms;
+
+	if (!q->ran)
+		return "first";
+	if (cur->njobs != s->njobs)
+		return "jobs";
+	if (since >= AGENT_QUIET_NODE_MS &&
+	    _moved(cur->node, s->node, q->seen_at, now_s))
+		return "nodes";
+	if (since < AGENT_QUIET_CHANGE_MS || since < q->pace_ms)
+		return NULL;
+	if (q->again || cur->services != s->services ||
+	    _moved(cur->job, s->job, q->seen_at, now_s) ||
+	    _moved(cur->part, s->part, q->seen_at, now_s) ||
+	    _moved(cur->resv, s->resv, q->seen_at, now_s))
+		return "change";
+	if (q->wake == AGENT_QUIET_LIVE || now_s >= q->wake)
+		return "clock";
+	if (since >= AGENT_QUIET_MAX_MS)
+		return "quiet";
+	return NULL;
+}
+
+void agent_quiet_ran(agent_quiet_t *q, const agent_stamps_t *at,
+		     int64_t snap_s, double snap_ms, int64_t wake, bool again,
+		     int64_t start_ms)
+{
+	double pace = AGENT_QUIET_PACE * snap_ms;
+
+	q->ran = true;
+	q->seen = *at;
+	q->seen_at = snap_s;
+	q->wake = wake;
+	q->again = again;
+	q->last_ms = start_ms;
+	q->pace_ms = pace < AGENT_QUIET_MAX_MS ? (int64_t)pace :
+						 AGENT_QUIET_MAX_MS;
+}
