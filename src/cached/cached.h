@@ -171,6 +171,11 @@ int cached_work_local(const cached_conf_t *c, int fd, const dl_msg_t *req,
 /* PREFETCH from the controller; PREFETCH_DONE goes to relay. */
 int cached_work_prefetch(const cached_conf_t *c, const dl_msg_t *req,
 			 int relay);
+/* The files of req to prefetch into st: those cached there, and the
+ * missing ones in order while their sizes stay within c->prefetch_max.
+ * OUT files - dl_filelist_free(); \return 0, DL_ENOENT (none), DL_ENOMEM. */
+int cached_prefetch_list(const cached_conf_t *c, dl_stage_t *st,
+			 const dl_msg_t *req, dl_filelist_t **files);
 
 /* ---- ctl.c: the controller connection (parent) ---- */
 typedef struct cached_ctl cached_ctl_t;

@@ -538,6 +538,56 @@ static dl_filelist_t *_list(const char *name)
 	return l;
 }
 
+/*
+ * A PREFETCH's budget counts the bytes to copy: a file already cached is
+ * listed (to be pinned) at no cost, so that a job's large cached input
+ * does not push its small missing ones out of every prefetch.
+ */
+START_TEST(test_prefetch_budget)
+{
+	dl_stage_job_t job = { .job_id = 53, .uid = NOBODY, .gid = NOBODY };
+	cached_conf_t c = conf_b;
+	dl_stage_report_t rep;
+	dl_filelist_t *l;
+	dl_stage_t *st;
+	dl_msg_t req;
+	char p[256], err[256];
+
+	if (!_root())
+		return;
+	ck_assert_int_eq(dl_stage_open(dir_b, &conf_b.opts, 1, &st, err,
+				       sizeof(err)), 0);
+	dl_stage_evict_to(st, 0, &rep); /* nothing cached but what we put */
+	l = _list("f");
+	ck_assert_int_eq(dl_stage_job(st, &job, l, &rep), 0);
+	ck_assert_int_eq(dl_stage_job_end(st, 53, &rep), 0);
+	dl_filelist_free(l);
+	dl_msg_init(&req, DL_NET_PREFETCH);
+	snprintf(p, sizeof(p), "%s/f", src);
+	ck_assert_ptr_nonnull(dl_msg_add_file(&req, p, 1000, 0));
+	snprintf(p, sizeof(p), "%s/g", src);
+	ck_assert_ptr_nonnull(dl_msg_add_file(&req, p, 1000, 0));
+	/* f is cached: g alone counts, and fits */
+	c.prefetch_max = 1500;
+	ck_assert_int_eq(cached_prefetch_list(&c, st, &req, &l), 0);
+	ck_assert_uint_eq(l->count, 2);
+	dl_filelist_free(l);
+	/* g does not fit: f alone, still listed to be pinned */
+	c.prefetch_max = 500;
+	ck_assert_int_eq(cached_prefetch_list(&c, st, &req, &l), 0);
+	ck_assert_uint_eq(l->count, 1);
+	dl_filelist_free(l);
+	/* without the cache's view, both count: g is over the budget */
+	c.prefetch_max = 1500;
+	ck_assert_int_eq(cached_prefetch_list(&c, NULL, &req, &l), 0);
+	ck_assert_uint_eq(l->count, 1);
+	dl_filelist_free(l);
+	dl_msg_free(&req);
+	dl_stage_evict_to(st, 0, &rep);
+	dl_stage_close(st);
+}
+END_TEST
+
 START_TEST(test_prefetch_pins)
 {
 	dl_stage_job_t job = { .job_id = 50, .uid = NOBODY, .gid = NOBODY };
@@ -954,6 +1004,7 @@ Suite *make_cached_suite(void)
 	tcase_add_test(tc, test_peer_fetch);
 	tcase_add_test(tc, test_ctl_inventory_delta);
 	tcase_add_test(tc, test_prefetch_pins);
+	tcase_add_test(tc, test_prefetch_budget);
 	tcase_add_test(tc, test_client);
 	tcase_add_test(tc, test_pfq);
 	tcase_add_test(tc, test_peer_waits_for_copy);
