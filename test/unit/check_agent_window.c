@@ -283,18 +283,22 @@ START_TEST(test_quiet_due)
 	/* Jobs, partitions, reservations, services after a second. */
 	cur.job = 201;
 	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 999, 200));
-	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "change");
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201),
+			 "change (jobs)");
 	cur = at;
 	cur.resv = 41;
-	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "change");
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201),
+			 "change (reservations)");
 	cur = at;
 	cur.services = 8;
-	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "change");
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201),
+			 "change (services)");
 	cur = at;
 	/* A cycle that changed jobs looks again. */
 	agent_quiet_ran(&q, &at, 200, 1.0, AGENT_QUIET_NEVER, true, t0);
 	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 500, 200));
-	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "change");
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201),
+			 "change (its own)");
 	/* Live clocks: a cycle a second; a time: from then on. */
 	agent_quiet_ran(&q, &at, 200, 1.0, AGENT_QUIET_LIVE, false, t0);
 	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "clock");
@@ -306,7 +310,8 @@ START_TEST(test_quiet_due)
 	cur = at;
 	agent_quiet_ran(&q, &at, 200, 1.0, AGENT_QUIET_NEVER, false, t0);
 	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 1000, 200));
-	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201), "change");
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1000, 201),
+			 "change (jobs)");
 	agent_quiet_ran(&q, &cur, 201, 1.0, AGENT_QUIET_NEVER, false, t0 + 1000);
 	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 2000, 202));
 	/*
@@ -316,7 +321,8 @@ START_TEST(test_quiet_due)
 	agent_quiet_ran(&q, &cur, 201, 200.0, AGENT_QUIET_LIVE, true, t0);
 	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 1000, 202));
 	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 3999, 205));
-	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 4000, 205), "change");
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 4000, 205),
+			 "change (its own)");
 	cur.njobs++;
 	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1, 201), "jobs");
 	cur.njobs--;

@@ -28,11 +28,16 @@ const char *agent_quiet_due(const agent_quiet_t *q, const agent_stamps_t *cur,
 		return "nodes";
 	if (since < AGENT_QUIET_CHANGE_MS || since < q->pace_ms)
 		return NULL;
-	if (q->again || cur->services != s->services ||
-	    _moved(cur->job, s->job, q->seen_at, now_s) ||
-	    _moved(cur->part, s->part, q->seen_at, now_s) ||
-	    _moved(cur->resv, s->resv, q->seen_at, now_s))
-		return "change";
+	if (q->again)
+		return "change (its own)";
+	if (cur->services != s->services)
+		return "change (services)";
+	if (_moved(cur->job, s->job, q->seen_at, now_s))
+		return "change (jobs)";
+	if (_moved(cur->part, s->part, q->seen_at, now_s))
+		return "change (partitions)";
+	if (_moved(cur->resv, s->resv, q->seen_at, now_s))
+		return "change (reservations)";
 	if (q->wake == AGENT_QUIET_LIVE || now_s >= q->wake)
 		return "clock";
 	if (since >= AGENT_QUIET_MAX_MS)

@@ -68,7 +68,8 @@ typedef struct agent_quiet {
 /*
  * agent_quiet_due - whether a cycle is due at monotonic now_ms, wall
  * second now_s, with slurmctld's stamps cur.  RET a short reason ("jobs",
- * "nodes", "change", "clock", "quiet") or NULL: not due.
+ * "nodes", "change (...)" saying what changed, "clock", "quiet") or NULL:
+ * not due.
  */
 const char *agent_quiet_due(const agent_quiet_t *q, const agent_stamps_t *cur,
 			    int64_t now_ms, int64_t now_s);

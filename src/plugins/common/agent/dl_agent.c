@@ -785,11 +785,12 @@ static void _cycle(int64_t start_ms)
 	agent_prefetch_cycle(&snap, &dl_conf,
 			     st && st->nnodes == snap.nnodes ? plan : NULL,
 			     &ops, pfx);
-	changed = ops.n || snap.narrays;
+	/* Ops that change no job (a Reason as it was) ask for no cycle. */
+	changed = snap.narrays > 0;
 	if (ops.n || snap.narrays) {
 		lock_slurmctld(write_lock);
 		if (node_record_count == (int)snap.nnodes)
-			agent_place_apply(&ops);
+			changed = agent_place_apply(&ops) > 0 || changed;
 		/* Placed from the next cycle, each on its own. */
 		if (snap.narrays)
 			tasks_split += agent_array_split(snap.arrays,
