@@ -11,7 +11,13 @@
 #                    (config.h and the headers --with-slurm-source= wants)
 #   prefix/          make install: sbin/slurmctld, bin/sbatch, lib/slurm/...
 #   build.log, build-seconds
-# Cached: once prefix/.dl-built exists a run only checks (seconds).
+# Cached: once prefix/.dl-built exists a run only checks (seconds).  A
+# prefix built before slurmdbd's MySQL backend was configured (no
+# lib/slurm/accounting_storage_mysql.so) is rebuilt: without it no
+# accounting test can run on this version.  A build happens aside
+# (new/) and replaces the tree and prefix by renaming at the end, so
+# that tests and plugin builds using the old ones keep working during
+# the build (10 to 30 minutes); a lock makes a second run wait for the first.
 #
 # Prints, as its last line, the configured source tree, or with -p the
 # prefix.  A cold build prints how long it took on stderr (and the time
@@ -38,17 +44,37 @@ result() {
 	if [ "$print_prefix" = 1 ]; then echo "$prefix"; else echo "$tree"; fi
 }
 
-if [ -f "$prefix/.dl-built" ] && [ -x "$prefix/sbin/slurmctld" ] &&
-   [ -f "$tree/config.h" ]; then
+# slurmdbd stores accounting through this plugin only (issue 26).
+mysql_plugin=$prefix/lib/slurm/accounting_storage_mysql.so
+cached() {
+	[ -f "$prefix/.dl-built" ] && [ -x "$prefix/sbin/slurmctld" ] &&
+		[ -f "$tree/config.h" ] && [ -f "$mysql_plugin" ]
+}
+if cached; then
 	log "Slurm $VERSION cached in $prefix (cold build took $(cat "$dir/build-seconds" 2>/dev/null || echo '?') s)"
 	result
 	exit 0
 fi
 [ "$(id -u)" = 0 ] || die "must run as root the first time (apt-get)"
+mkdir -p "$dir"
+# Two runs at once (CI and a developer) would build twice in the same
+# new/: the second waits here and then finds the first one's result.
+exec 9<"$dir"
+flock 9
+if cached; then
+	log "Slurm $VERSION built by another run in $prefix"
+	result
+	exit 0
+fi
+if [ -f "$prefix/.dl-built" ]; then
+	log "cached $prefix has no $(basename "$mysql_plugin") (built without MariaDB headers): rebuilding"
+fi
 
 # What configure looks for beyond setup.sh's packages: MUNGE and the
-# headers every Slurm build needs.  Optional features stay off (below).
-PKGS=(build-essential libmunge-dev munge libpam0g-dev dpkg-dev)
+# headers every Slurm build needs, and the MariaDB client headers
+# (mariadb_config) for slurmdbd's accounting_storage/mysql.  Optional
+# features stay off (below).
+PKGS=(build-essential libmunge-dev munge libpam0g-dev dpkg-dev libmariadb-dev)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
@@ -61,7 +87,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 		--no-install-recommends "${missing[@]}" >&2
 fi
 
-mkdir -p "$dir"
 tarball="$dir/slurm-wlm_$VERSION.orig.tar.gz"
 if [ ! -s "$tarball" ]; then
 	srcver=$(apt-cache showsrc slurm-wlm 2>/dev/null |
@@ -86,18 +111,22 @@ if [ ! -s "$tarball" ]; then
 	[ -s "$tarball" ] || die "could not download $tarball"
 fi
 
-rm -rf "$tree" "$prefix"
+# Built in new/slurm-VERSION (renamed to $tree at the end: only its
+# headers and config.h are used from there) and installed into
+# new/root$prefix with DESTDIR (renamed to $prefix).
+new=$dir/new
+ntree=$new/slurm-$VERSION
+rm -rf "$new"
+mkdir -p "$new/unpack"
 log "unpacking $tarball"
 # The tarball's top directory is named after SchedMD's git tag
 # (slurm-slurm-24-11-5-1), not slurm-VERSION: unpack aside and rename.
-rm -rf "$dir/unpack"
-mkdir "$dir/unpack"
-tar -C "$dir/unpack" -xzf "$tarball"
-top=$(find "$dir/unpack" -mindepth 1 -maxdepth 1 -type d)
+tar -C "$new/unpack" -xzf "$tarball"
+top=$(find "$new/unpack" -mindepth 1 -maxdepth 1 -type d)
 [ -n "$top" ] && [ -x "$top/configure" ] ||
 	die "no single source directory with configure in $tarball"
-mv "$top" "$tree"
-rmdir "$dir/unpack"
+mv "$top" "$ntree"
+rmdir "$new/unpack"
 
 start=$(date +%s)
 # --enable-multiple-slurmd: the harness runs N slurmd on one host.
@@ -105,9 +134,12 @@ start=$(date +%s)
 # keep the build short (no GUI, PMIx, UCX, GPUs, HDF5, RRD, slurmrestd,
 # Lua, ...); -O1 without debug info to shorten compiling (the daemons'
 # speed does not matter to the tests; the saving was not measured).
+# --with-mysql_config=/usr/bin: configure fails, rather than silently
+# leaving accounting_storage/mysql out, if mariadb_config is missing.
 log "configuring Slurm $VERSION into $prefix"
-(cd "$tree" && ./configure --prefix="$prefix" --sysconfdir="$prefix/etc" \
+(cd "$ntree" && ./configure --prefix="$prefix" --sysconfdir="$prefix/etc" \
 	--with-munge --enable-multiple-slurmd --disable-debug \
+	--with-mysql_config=/usr/bin \
 	--without-pmix --without-ucx --without-hdf5 --without-rrdtool \
 	--without-nvml --without-rsmi --without-oneapi --without-jwt \
 	--without-yaml --without-lua --without-http-parser --without-json \
@@ -121,15 +153,27 @@ log "configuring Slurm $VERSION into $prefix"
 	die "configure failed (log: $dir/build.log)"
 }
 jobs=${DL_SLURM_JOBS:-$(nproc)}
-log "building Slurm $VERSION with make -j$jobs (24.11.5: 626 s on 2 loaded cores)"
-(cd "$tree" && make -j"$jobs" >>"$dir/build.log" 2>&1 &&
-	make install >>"$dir/build.log" 2>&1) || {
+log "building Slurm $VERSION with make -j$jobs (24.11.5: 626 s on 2 loaded cores, 1847 s at load 25)"
+(cd "$ntree" && make -j"$jobs" >>"$dir/build.log" 2>&1 &&
+	make install DESTDIR="$new/root" >>"$dir/build.log" 2>&1) || {
 	tail -40 "$dir/build.log" >&2
 	die "build failed (log: $dir/build.log)"
 }
-[ -x "$prefix/sbin/slurmctld" ] || die "no $prefix/sbin/slurmctld after install"
+[ -x "$new/root$prefix/sbin/slurmctld" ] ||
+	die "no sbin/slurmctld after install (log: $dir/build.log)"
+[ -f "$new/root$mysql_plugin" ] ||
+	die "no $(basename "$mysql_plugin") after install (log: $dir/build.log)"
 secs=$(( $(date +%s) - start ))
+touch "$new/root$prefix/.dl-built"
+# Daemons already running keep the old files open; renaming both aside
+# and the new ones in leaves at most a moment without a prefix.
+old=$dir/old.$$
+mkdir "$old"
+[ ! -e "$prefix" ] || mv "$prefix" "$old/prefix"
+[ ! -e "$tree" ] || mv "$tree" "$old/tree"
+mv "$new/root$prefix" "$prefix"
+mv "$ntree" "$tree"
+rm -rf "$old" "$new"
 echo "$secs" >"$dir/build-seconds"
-touch "$prefix/.dl-built"
 log "cold build of Slurm $VERSION took $secs s ($((secs / 60)) min $((secs % 60)) s)"
 result

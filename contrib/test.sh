@@ -157,13 +157,17 @@ integration "$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-.*//')" \
 # (contrib/setup-slurm.sh; cached after the first build, which took
 # 626 s on 2 loaded cores), the plugins built against it, and the tests of
 # what moves between releases: the scheduler wrapper beside backfill,
-# dispatch, staging, the node service and the hostile tests.  A failure
-# to build counts as a failure, never as a skip.
+# dispatch, staging, the node service, the hostile tests, accounting
+# through slurmdbd (the prefix has accounting_storage/mysql), leaving a
+# node, multi-node placement and time limits.  A failure to build counts
+# as a failure, never as a skip.
 S2=24.11.5
 S2_TESTS="test/cluster/selftest.sh test/integration/test_cooperation.sh
 	test/integration/test_dispatch.sh test/integration/test_staging.sh
 	test/integration/test_service.sh test/integration/test_hostile_ctld.sh
-	test/integration/test_hostile_node.sh"
+	test/integration/test_hostile_node.sh
+	test/integration/test_accounting.sh test/integration/test_leave.sh
+	test/integration/test_multinode.sh test/integration/test_timelimit.sh"
 step "Slurm $S2: build from Debian 13's source (cached), plugins against it"
 t0=$SECONDS
 if s2_src=$(contrib/setup-slurm.sh "$S2" | tail -1) &&

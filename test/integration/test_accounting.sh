@@ -27,8 +27,10 @@
 #      6 jobs, 9 files, 6 cached, 3 copied; nobody 1 job, 1 file.
 #
 # Installs mariadb-server and slurmdbd if missing (root, apt-get).  Skips
-# (77) on a Slurm without the accounting_storage/mysql plugin (the 24.11
-# prefix of contrib/setup-slurm.sh is built without MariaDB headers).
+# (77) on a Slurm without the accounting_storage/mysql plugin (a 24.11
+# prefix built by contrib/setup-slurm.sh before it configured MariaDB's
+# headers; setup-slurm.sh now rebuilds such a prefix).  Runs on 22.05
+# and 24.11 (contrib/test.sh's S2_TESTS).
 # Needs DL_BUILD_DIR; runs as root; about 60 s.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
