@@ -17,8 +17,9 @@
 # HPS_VARIANTS, DISPATCH (slurm: what the plugin does; plan: the papers'
 # rule), HIGH_SHARING (the classes held to 0.85), OUT (the output
 # directory; its files are robustness.csv/.md under the slurm dispatch,
-# robustness-plan.csv/.md under plan).  About 25-50 minutes on a busy
-# 2-core machine.
+# robustness-plan.csv/.md under plan).  About an hour on a busy 2-core
+# machine (2026-11-29, load average 15-24: the zoo's classes but mixed
+# 31 minutes, beside it the two biomed classes 14 and mixed about 20).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
