@@ -43,6 +43,22 @@ void dl__mintree_set(dl__mintree_t *t, uint32_t i, double x)
 							   t->v[2 * k + 1];
 }
 
+void dl__mintree_put(dl__mintree_t *t, uint32_t i, double x)
+{
+	if (i < t->n)
+		t->v[(size_t)t->size + i] = x;
+}
+
+void dl__mintree_build(dl__mintree_t *t)
+{
+	size_t k;
+
+	/* The same comparison as dl__mintree_set(): the same tree. */
+	for (k = t->size; k-- > 1;)
+		t->v[k] = t->v[2 * k] < t->v[2 * k + 1] ? t->v[2 * k] :
+							   t->v[2 * k + 1];
+}
+
 double dl__mintree_get(const dl__mintree_t *t, uint32_t i)
 {
 	return i < t->n ? t->v[(size_t)t->size + i] : INFINITY;

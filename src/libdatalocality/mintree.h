@@ -30,6 +30,17 @@ void dl__mintree_fini(dl__mintree_t *t);
 /* dl__mintree_set - value i is now x (i >= n is ignored). */
 void dl__mintree_set(dl__mintree_t *t, uint32_t i, double x);
 
+/*
+ * dl__mintree_put - value i is now x, in its leaf only (i >= n is
+ * ignored): after puts, dl__mintree_build() before any question or set.
+ */
+void dl__mintree_put(dl__mintree_t *t, uint32_t i, double x);
+
+/* dl__mintree_build - the minima above the leaves, in O(size): n puts and
+ * one build cost what n sets cost in O(n log n) (the guard loads every
+ * node's queue at every estimate). */
+void dl__mintree_build(dl__mintree_t *t);
+
 /* dl__mintree_get - value i (+infinity if i >= n). */
 double dl__mintree_get(const dl__mintree_t *t, uint32_t i);
 

@@ -7,6 +7,7 @@
  * transfer at a time), reads it in 2 s and computes 1 s.
  */
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,6 +17,7 @@
 #include "dl_cost.h"
 #include "dl_error.h"
 #include "dl_policy.h"
+#include "mintree.h"
 #include "plan/plan_guard.h"
 #include "plan/plan_head.h"
 #include "policy/policy_util.h"
@@ -219,6 +221,42 @@ START_TEST(test_estimate_widen_tree)
 				    _est_random(seed, all));
 		ck_assert_double_eq(_est_random(seed, all),
 				    _est_random(seed, but4));
+	}
+}
+END_TEST
+
+/*
+ * The estimate loads every node's queue with dl__mintree_put() and one
+ * dl__mintree_build(): on random values (some infinite, ties), the tree is
+ * the one dl__mintree_set() of each value gives, entry for entry.
+ */
+START_TEST(test_mintree_build)
+{
+	unsigned seed = 5;
+	uint32_t n, i;
+
+	for (n = 0; n <= 70; n++) {
+		dl__mintree_t a, b;
+
+		ck_assert_int_eq(dl__mintree_init(&a, n), 0);
+		ck_assert_int_eq(dl__mintree_init(&b, n), 0);
+		for (i = 0; i < n; i++) {
+			double x = rand_r(&seed) % 5 ? rand_r(&seed) % 7 :
+						       INFINITY;
+
+			if (rand_r(&seed) % 4 == 0)
+				continue; /* left at +infinity */
+			dl__mintree_set(&a, i, x);
+			dl__mintree_put(&b, i, x);
+		}
+		dl__mintree_put(&b, n + 3, 0); /* ignored */
+		dl__mintree_build(&b);
+		for (i = 1; i < 2 * a.size; i++)
+			ck_assert(a.v[i] == b.v[i]);
+		ck_assert_int_eq(dl__mintree_argmin(&a, n),
+				 dl__mintree_argmin(&b, n));
+		dl__mintree_fini(&a);
+		dl__mintree_fini(&b);
 	}
 }
 END_TEST
@@ -749,6 +787,7 @@ Suite *make_plan_guard_suite(void)
 	tcase_add_test(tc, test_estimate_lru_cached);
 	tcase_add_test(tc, test_estimate_widen);
 	tcase_add_test(tc, test_estimate_widen_tree);
+	tcase_add_test(tc, test_mintree_build);
 	tcase_add_test(tc, test_guard_apply);
 	tcase_add_test(tc, test_guard_every);
 	tcase_add_test(tc, test_guard_margin);

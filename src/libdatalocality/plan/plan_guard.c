@@ -315,8 +315,11 @@ static int _estimate(const dl_state_t *st, const dl_plan_t *plan,
 	m.sfree = calloc(nst, sizeof(*m.sfree));
 	if (!m.fetched || !m.sfree || dl__mintree_init(&free1, st->nnodes))
 		goto out;
+	/* Every node at once: one build, not a set (log n) per node. */
 	for (k = 0; k < st->nnodes; k++)
-		_free1_set(&free1, st, &q, k);
+		if (dl_state_job_eligible(st, &one_cpu, k))
+			dl__mintree_put(&free1, k, dl__queues_start(&q, k, 1));
+	dl__mintree_build(&free1);
 	rc = 0;
 	for (i = 0; i < base->n && !rc; i++) {
 		const dl_job_t *j = &st->jobs[base->ord[i]];
@@ -342,6 +345,36 @@ out:
 	return rc;
 }
 
+/*
+ * Room in m for the stamps of every file of base's jobs, at once: a table
+ * grown from empty by doubling rehashed itself about as often as it was
+ * filled (Online-HPS's follow and home checks make two such estimates
+ * per plan).  \return 0 or DL_ENOMEM.
+ */
+static int _stamps_reserve(_stamps_t *m, const dl_state_t *st,
+			   const _base_t *base)
+{
+	size_t i, n = 0, cap = 64;
+
+	for (i = 0; i < base->n; i++)
+		n += st->jobs[base->ord[i]].nfiles;
+	while ((n + 1) * 2 > cap)
+		cap *= 2;
+	if (cap <= m->cap)
+		return 0;
+	_stamps_fini(m);
+	m->key = calloc(cap, sizeof(*m->key));
+	m->val = malloc(cap * sizeof(*m->val));
+	m->cap = cap;
+	m->count = 0;
+	if (!m->key || !m->val) {
+		_stamps_fini(m);
+		memset(m, 0, sizeof(*m));
+		return DL_ENOMEM;
+	}
+	return 0;
+}
+
 int dl__plan_estimate_lru(const dl_state_t *st, const dl_plan_t *plan,
 			  const dl_place_params_t *pp, double *sum,
 			  size_t *nplanned)
@@ -354,7 +387,9 @@ int dl__plan_estimate_lru(const dl_state_t *st, const dl_plan_t *plan,
 		return DL_EINVAL;
 	if (_base_init(&base, st, plan, &stamps))
 		return DL_ENOMEM;
-	rc = _estimate(st, plan, pp, &base, sum);
+	rc = _stamps_reserve(&stamps, st, &base);
+	if (!rc)
+		rc = _estimate(st, plan, pp, &base, sum);
 	if (!rc && nplanned)
 		*nplanned = base.n;
 	_base_fini(&base);
