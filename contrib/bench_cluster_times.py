@@ -14,6 +14,11 @@ jobs' own clocks:
     _job_complete;
   * the median gap from one job's _job_complete to the node's next
     Allocate;
+  * per input file read by more than one job (the genomics stream's
+    references): the jobs reading it, the nodes they ran on, their
+    median Allocate-to-start (staging) and mean wait for Allocate; and
+    over all jobs the MiB each copied, and from peers (dl-stage's logs,
+    stage.nX.log);
   * a FIFO bound: the mean response of the annotated jobs if the stream's
     jobs ran in submission order on the 4 one-CPU nodes, each holding its
     node for its compute plus the measured per-job overhead and nothing
@@ -26,7 +31,9 @@ COMPUTE, PLAIN, WIDE: the stream's seconds of compute per annotated,
 plain and wide job (bench_cluster.sh's defaults 0.5, 1, 3).
 Slurm's log has milliseconds: the figures are good to about 1 ms.
 """
+import glob
 import os
+import re
 import statistics
 import sys
 
@@ -97,6 +104,68 @@ def _early(row, alloc, stream, overhead, compute, plain, wide):
                  statistics.mean(win[k][0]), statistics.mean(win[k][1])))
 
 
+def _stage_logs(row):
+    """{job: (node, files cached, MiB copied, bytes from peers)} from the
+    row's dl-stage logs (a job's last Prolog line per node wins; a 2-node
+    job keeps one of its nodes)."""
+    out = {}
+    for path in glob.glob(os.path.join(row, "stage.n*.log")):
+        for line in open(path, errors="replace"):
+            m = re.search(r"job (\d+) on (n\d+): \d+ files: (\d+) cached "
+                          r"\([^)]*\), \d+ copied \(([\d.]+) ([KMG]?i?B)\)",
+                          line)
+            if m:
+                mib = float(m[4]) * {"GiB": 1024, "MiB": 1, "KiB": 1 / 1024,
+                                     "B": 1 / 1048576}[m[5]]
+                out[int(m[1])] = (m[2], int(m[3]), mib, 0)
+                continue
+            m = re.search(r"job (\d+) on (n\d+): \d+ of the copies from "
+                          r"other nodes' caches \((\d+) bytes\)", line)
+            if m and int(m[1]) in out:
+                n, c, mib, _ = out[int(m[1])]
+                out[int(m[1])] = (n, c, mib, int(m[3]))
+    return out
+
+
+def _shared(row, alloc):
+    """Per file read by more than one job: where its readers ran, how
+    they got it, their staging and their wait (see the docstring)."""
+    stage = _stage_logs(row)
+    if not stage:
+        return
+    rows = cluster_logs.jobs(row)
+    lines = [ln.split() for ln in open(os.path.join(row, "stream"))]
+    readers = {}
+    for (jid, kind, ts, start, _), ln in zip(rows, lines):
+        for f in (ln[2].split(",") if len(ln) > 2 and ln[2] != "-" else []):
+            readers.setdefault(f, []).append((jid, ts, start))
+    print("shared inputs (readers on nodes; their median staging, "
+          "Allocate to start; their mean wait for Allocate):")
+    for f in sorted(readers, key=lambda k: -len(readers[k])):
+        r = readers[f]
+        if len(r) < 2:
+            continue
+        nodes, stg, wait = {}, [], []
+        for jid, ts, start in r:
+            if jid in alloc:
+                for n in alloc[jid][1]:
+                    nodes[n] = nodes.get(n, 0) + 1
+                wait.append(alloc[jid][0] - ts)
+                if start is not None:
+                    stg.append(start - alloc[jid][0])
+        print("  %s: %d readers on %s; median staging %.2f s, mean wait "
+              "%.2f s" % (os.path.basename(f), len(r),
+                          " ".join("%s:%d" % kv for kv in sorted(nodes.items())),
+                          _med(stg), statistics.mean(wait) if wait else
+                          float("nan")))
+    st = [v[2] for v in stage.values()]
+    pe = [v[3] / 1048576 for v in stage.values()]
+    print("  per job: %.2f MiB copied (median %.2f), of which %.2f MiB "
+          "from peers; %d of %d jobs copied nothing" %
+          (statistics.mean(st), _med(st), statistics.mean(pe),
+           sum(1 for v in stage.values() if v[2] == 0), len(stage)))
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -128,6 +197,7 @@ def main():
            _fifo(stream, over + 0.03, compute, plain, wide)))
     print("annotated jobs' wait for Allocate against the bound's:")
     _early(row, alloc, stream, over, compute, plain, wide)
+    _shared(row, alloc)
 
 
 if __name__ == "__main__":
