@@ -12,21 +12,25 @@
 #      task read its own in_<task> (and the shared files) with the right
 #      bytes, staged into its node's cache;
 #  (b) the same work as 64 single jobs (other files of the same sizes),
-#      submitted held and released together:
-#      the share of input files the tasks found cached on their nodes
-#      (dl-stage's summary of each job) is no more than 10% below the
-#      singles', and the bytes the nodes' caches copied from storage (for
-#      the jobs and ahead of them: the .inventory counters) no more than
-#      10% above (an array doing better than its singles passes).  The
-#      share is at the margin (156 against 173 of 192 passed, 159 against
-#      178 failed on 24.11): fewer of the tasks' own inputs are copied
-#      ahead than the singles' (doc/design.md, job arrays);
+#      submitted held and released together, side by side with the array
+#      in one run: array, singles, singles, array again (each batch its
+#      own files, so that none finds another's cached), so that neither
+#      kind gains from running first or later on the same cluster.  Over
+#      the two batches of each kind, the share of input files the tasks
+#      found cached on their nodes (dl-stage's summary of each job) is no
+#      more than 10% below the singles', and the bytes the nodes' caches
+#      copied from storage (for the jobs and ahead of them: the
+#      .inventory counters) no more than 10% above (issue 25's criterion;
+#      an array doing better than its singles passes).  One batch of each
+#      alone varied from 0.87 to 1.11 of the other over 5 runs: the
+#      waits and widenings of 64 one-second jobs on 8 CPUs
+#      (doc/design.md, job arrays);
 #  (c) under sched/backfill (job_submit/datalocality loaded, no agent) the
 #      same array runs unplaced and unharmed: every task completes and
 #      reads its own input, none is placed, none has a SystemComment.
 #
 # Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); runs as root; a few
-# minutes on a loaded 2-core host.
+# minutes on a loaded 2-core host (about 2.5 on an idle one).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -157,27 +161,82 @@ no_worse() { # A B more|less [SHARE]: A >= SHARE * B, or A <= 1.1 * B
 }
 
 nodes="n1 n2 n3 n4"
-prepare a s
+prepare a s s2 a2 w
 dl_cluster_start
 log=$(dl_cluster_log_ctld)
 
+# the counters are written as the caches change: wait for them to settle
+settled() { local x; sleep 1; x=$(storage_bytes); [ "$x" = "${last_stor:-}" ] || { last_stor=$x; return 1; }; }
+# measure LABEL JOBID... : after a batch, its "hits files storage_bytes"
+# (storage: what the caches copied from storage since the last batch)
+# into measured[LABEL], and a line for the log.
+declare -A measured=()
+stor_last=0
+measure() {
+	local label=$1 f h c s
+	shift
+	read -r f h c < <(stage_sum "$@")
+	last_stor=''
+	dl_t_wait_until 20 settled || true
+	s=$(storage_bytes)
+	measured[$label]="$h $f $((s - stor_last))"
+	echo "  $label: $h of $f input files found cached by their jobs, $c bytes copied by the jobs' staging, $((s - stor_last)) bytes from storage in all"
+	stor_last=$s
+}
+# run_singles SET : the work of an array as NTASKS single jobs, submitted
+# held and released together, so that they reach the planner at once as
+# the array's tasks do (sbatch one by one would make a stream); a job
+# name of their own, so that neither kind finds the run times the agent
+# learnt from the other (agent_history.h: by user and job name).  Their
+# ids into sids; every one completed and read its inputs.
+run_singles() {
+	local set=$1 t bad=0
+	sids=()
+	for t in $(seq 0 $((NTASKS - 1))); do
+		sids+=("$(sub --hold -J "single_$set" -o "$out/${set}_$t.out" --comment="$(files_of "$set" "$t")" "$out/job.sh" "$t" \
+			"$data/$set/shared1" "$data/$set/shared2" "$data/$set/in_$t")")
+	done
+	scontrol release "$(IFS=,; echo "${sids[*]}")"
+	dl_cluster_wait_jobs_done 600
+	for t in $(seq 0 $((NTASKS - 1))); do
+		[ "$(dl_cluster_job_field "${sids[$t]}" JobState)" = COMPLETED ] &&
+			check_output "$out/${set}_$t.out" "$set" "$t" || bad=$((bad + 1))
+	done
+	dl_t_eq "(b) all $NTASKS single jobs of set $set completed and read their inputs" 0 "$bad"
+}
+# run_array SET : the array; its tasks' job ids into tid[task], the
+# number that did not complete or read their own input into bad_run.
+run_array() {
+	local set=$1 t j
+	aid=$(submit_array "$set")
+	echo "  array job of set $set: $aid"
+	dl_cluster_wait_jobs_done 600
+	tid=()
+	while read -r t j; do tid[$t]=$j; done < <(tasks "$aid")
+	bad_run=0
+	for t in $(seq 0 $((NTASKS - 1))); do
+		j=${tid[$t]:-}
+		if [ -z "$j" ] || [ "$(dl_cluster_job_field "${aid}_$t" JobState)" != COMPLETED ] ||
+			! check_output "$out/${aid}_$t.out" "$set" "$t"; then
+			bad_run=$((bad_run + 1))
+		fi
+	done
+}
+
+# A warm-up, not measured: 16 single jobs of their own files, so that no
+# measured batch pays for a cold cluster (the first batch of a run was
+# widened away from its data more often than the others, whichever kind).
+NTASKS=16 run_singles w
+
 # --- (a) a 64-task array, placed task by task --------------------------------
-stor0=$(storage_bytes)
-aid=$(submit_array a)
-echo "  array job: $aid"
-dl_t_check "(a) the array is accepted" test -n "$aid" -a "$aid" -eq "$aid"
-dl_cluster_wait_jobs_done 600
+stor_last=$(storage_bytes)
 declare -A tid=()
-while read -r t j; do tid[$t]=$j; done < <(tasks "$aid")
-bad_run=0 bad_place=0 bad_sc=0
+run_array a
+dl_t_check "(a) the array is accepted" test -n "$aid" -a "$aid" -eq "$aid"
+bad_place=0 bad_sc=0
 for t in $(seq 0 $((NTASKS - 1))); do
 	j=${tid[$t]:-}
-	# by array and task: JobId=<array's id> shows every task left in it
-	if [ -z "$j" ] || [ "$(dl_cluster_job_field "${aid}_$t" JobState)" != COMPLETED ] ||
-		! check_output "$out/${aid}_$t.out" a "$t"; then
-		bad_run=$((bad_run + 1))
-		continue
-	fi
+	[ -n "$j" ] || continue
 	grep -q "placed JobId=$j on n[0-9]" "$log" || bad_place=$((bad_place + 1))
 	sc=$(scontrol show job -o "${aid}_$t" | sed -n 's/.*SystemComment=\(datalocality: [A-Za-z =]*\).*/\1/p')
 	case $sc in "datalocality: ran on n" | "datalocality: ReqNodeList=n" | "datalocality: widened to any node after waiting ") ;;
@@ -189,45 +248,27 @@ dl_t_eq "(a) every task was placed on its own (slurmctld: placed JobId=<task's j
 dl_t_eq "(a) every task's own SystemComment says where it was placed (ran on it, or widened after waiting for it)" 0 "$bad_sc"
 dl_t_check "(a) the agent says it split tasks off the array" \
 	grep -qE "[1-9][0-9]* array tasks split off" "$log"
-read -r a_files a_hits a_copied < <(stage_sum "${tid[@]}")
-# the counters are written as the caches change: wait for them to settle
-settled() { local x; sleep 1; x=$(storage_bytes); [ "$x" = "${last_stor:-}" ] || { last_stor=$x; return 1; }; }
-dl_t_wait_until 20 settled || true
-stor1=$(storage_bytes)
+measure "array a" "${tid[@]}"
 
-# --- (b) the same work as 64 single jobs ----------------------------------------
-# Submitted held and released together, so that they reach the planner
-# at once as the array's tasks do (sbatch one by one would make a stream);
-# a job name of their own, so that neither batch finds the run times the
-# agent learnt from the other (agent_history.h: by user and job name).
-sids=()
-for t in $(seq 0 $((NTASKS - 1))); do
-	sids+=("$(sub --hold -J single -o "$out/s_$t.out" --comment="$(files_of s "$t")" "$out/job.sh" "$t" \
-		"$data/s/shared1" "$data/s/shared2" "$data/s/in_$t")")
-done
-scontrol release "$(IFS=,; echo "${sids[*]}")"
-dl_cluster_wait_jobs_done 600
-bad=0
-for t in $(seq 0 $((NTASKS - 1))); do
-	[ "$(dl_cluster_job_field "${sids[$t]}" JobState)" = COMPLETED ] &&
-		check_output "$out/s_$t.out" s "$t" || bad=$((bad + 1))
-done
-dl_t_eq "(b) all $NTASKS single jobs completed and read their inputs" 0 "$bad"
-read -r s_files s_hits s_copied < <(stage_sum "${sids[@]}")
-last_stor=''
-dl_t_wait_until 20 settled || true
-stor2=$(storage_bytes)
-a_stor=$((stor1 - stor0)) s_stor=$((stor2 - stor1))
-echo "  array:   $a_hits of $a_files input files found cached by their jobs, $a_copied bytes copied by the jobs' staging, $a_stor bytes from storage in all"
-echo "  singles: $s_hits of $s_files input files found cached by their jobs, $s_copied bytes copied by the jobs' staging, $s_stor bytes from storage in all"
-dl_t_eq "(b) dl-stage summed every task's staging" $((3 * NTASKS)) "$a_files"
-# Issue 25 asks for 90%; measured 150-160 against 173-185 over five runs
-# (81-90%, 89% once on 24.11): the array's tasks miss their own inputs
-# more often, a gap not understood yet.  The check holds the floor that
-# is met reliably, so that a regression shows and a busy host does not.
-dl_t_check "(b) the array's share of inputs found cached is at least 75% of the singles' ($a_hits against $s_hits of $((3 * NTASKS)); issue 25's target: 90%)" \
-	no_worse "$a_hits" "$s_hits" more 0.75
-dl_t_check "(b) the array's bytes from storage are at most 110% of the singles' ($a_stor against $s_stor)" \
+# --- (b) the same work as 64 single jobs, side by side: A S S A ------------------
+run_singles s
+measure "singles s" "${sids[@]}"
+run_singles s2
+measure "singles s2" "${sids[@]}"
+run_array a2
+dl_t_eq "(b) all $NTASKS tasks of the second array completed, each read its own input, staged" 0 "$bad_run"
+measure "array a2" "${tid[@]}"
+read -r a_hits a_files a_stor < <(echo "${measured[array a]} ${measured[array a2]}" |
+	awk '{ print $1 + $4, $2 + $5, $3 + $6 }')
+read -r s_hits s_files s_stor < <(echo "${measured[singles s]} ${measured[singles s2]}" |
+	awk '{ print $1 + $4, $2 + $5, $3 + $6 }')
+echo "  arrays:  $a_hits of $a_files input files found cached, $a_stor bytes from storage"
+echo "  singles: $s_hits of $s_files input files found cached, $s_stor bytes from storage"
+dl_t_eq "(b) dl-stage summed every task's staging" $((6 * NTASKS)) "$a_files"
+dl_t_eq "(b) dl-stage summed every single job's staging" $((6 * NTASKS)) "$s_files"
+dl_t_check "(b) the arrays' share of inputs found cached is at least 90% of the singles' ($a_hits against $s_hits of $((6 * NTASKS)))" \
+	no_worse "$a_hits" "$s_hits" more
+dl_t_check "(b) the arrays' bytes from storage are at most 110% of the singles' ($a_stor against $s_stor)" \
 	no_worse "$a_stor" "$s_stor" less
 dl_t_check "(b) slurmctld still answers" bash -c 'scontrol ping | grep -q UP'
 dl_cluster_stop

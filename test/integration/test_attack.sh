@@ -162,8 +162,8 @@ rss_peak=$(sort -n "$DL_CLUSTER_DIR/rss.kb" | tail -1)
 
 # --- (b) every cycle within the budget -------------------------------------
 # "planning window ... cycle S s" at debug level, once per cycle (the
-# time of the one before it).
-tail -n +"$attack_line" "$log" | grep -Eo 'array tasks split off, cycle [0-9.]+ s' |
+# time of the one before it; other figures may come between).
+tail -n +"$attack_line" "$log" | grep -Eo 'array tasks split off, ([^,]*, )*cycle [0-9.]+ s' |
 	awk '{ print $(NF - 1) * 1000 }' | sort -n >"$DL_CLUSTER_DIR/cycles.ms"
 ncyc=$(grep -c . "$DL_CLUSTER_DIR/cycles.ms" || true)
 max=$(tail -1 "$DL_CLUSTER_DIR/cycles.ms")

@@ -787,10 +787,13 @@ static void _cycle(int64_t start_ms)
 			     &ops, pfx);
 	/* Ops that change no job (a Reason as it was) ask for no cycle. */
 	changed = snap.narrays > 0;
-	if (ops.n || snap.narrays) {
+	if (ops.n || snap.narrays || agent_array_pace_due(&snap)) {
 		lock_slurmctld(write_lock);
-		if (node_record_count == (int)snap.nnodes)
+		if (node_record_count == (int)snap.nnodes) {
 			changed = agent_place_apply(&ops) > 0 || changed;
+			/* Slurm tries first the tasks that can start. */
+			changed = agent_array_pace(&snap, pfx) > 0 || changed;
+		}
 		/* Placed from the next cycle, each on its own. */
 		if (snap.narrays)
 			tasks_split += agent_array_split(snap.arrays,
@@ -1083,6 +1086,7 @@ void dl_agent_stop(void)
 	dl_policy_destroy(policy);
 	policy = NULL;
 	agent_prefetch_fini();
+	agent_array_pace_fini();
 	agent_model_fini();
 	agent_jobs_fini();
 	agent_history_fini();
