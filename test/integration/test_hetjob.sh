@@ -23,8 +23,12 @@
 #  In every run each component's SystemComment is true to where it ran
 #  (a "ran on X" names its node) and each completes.
 #
-# On the code before agent_het.c (hetjob components never placed), (s)
-# fails: Slurm's node selection puts component 0 on n1, not n3.
+# Against the code before agent_het.c (889a9e6's parent: components never
+# placed) the plugstack run fails 8 of its 26 checks: (s) both components
+# run on n1 and n2, (o) none on n3, (w) component 0 never waits for n3.
+# With components placeable but without agent_het.c's rules (the first
+# attempt of design.md), (o) places both on n3 and the hetjob is still
+# PENDING after 180 s.
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
