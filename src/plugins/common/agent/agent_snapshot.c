@@ -630,10 +630,16 @@ static void _outside(snapshot_t *s, job_record_t *job_ptr,
 	}
 	if (!IS_JOB_PENDING(job_ptr) || job_ptr->restart_cnt)
 		ji = agent_jobs_get(job_ptr->job_id, false);
-	/* Its hold is renewed once half gone; a release is to be said. */
+	/*
+	 * Its hold is renewed once half gone, in a cycle up to a sixth of
+	 * the hold later: the jobs whose renewals fall in that time are
+	 * renewed in one cycle, not one cycle a second for the few of each
+	 * second (a queue submitted over many seconds).  A release is to be
+	 * said at once.
+	 */
 	if (IS_JOB_PENDING(job_ptr) && l->gated)
 		_wake_at(s, (int64_t)job_ptr->details->begin_time -
-				    c->gate_hold / 2);
+				    c->gate_hold / 2 + c->gate_hold / 6);
 	if (IS_JOB_PENDING(job_ptr) && l->gate_expired && !l->gate_noted)
 		_wake_at(s, AGENT_QUIET_LIVE);
 	if ((l->gated &&
