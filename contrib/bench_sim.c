@@ -267,7 +267,7 @@ static void _scale_report(const uint32_t *n, size_t nn, const double *cpu,
 
 	if (!v)
 		return;
-	printf("nodes  CPU s median [min-max]     CPU/CPU(%u) median [min-max]\n",
+	printf("nodes   CPU s median [  min -   max]   CPU/CPU(%u) median [ min -  max]\n",
 	       n[0]);
 	for (c = 0; c < nn; c++) {
 		for (i = 0; i < rows; i++)
@@ -278,8 +278,8 @@ static void _scale_report(const uint32_t *n, size_t nn, const double *cpu,
 		_spread(v, rows, r);
 		if (c && r[0] > 3)
 			met = 0;
-		printf("%5u  %7.2f [%.2f-%.2f]   %10.2f [%.2f-%.2f]\n", n[c],
-		       a[0], a[1], a[2], r[0], r[1], r[2]);
+		printf("%5u  %14.2f [%6.2f - %6.2f]  %19.2f [%5.2f - %5.2f]\n",
+		       n[c], a[0], a[1], a[2], r[0], r[1], r[2]);
 	}
 	printf("target (issue 25): every count within 3x the CPU of %u nodes (median ratio): %s\n",
 	       n[0], met ? "met" : "not met");
