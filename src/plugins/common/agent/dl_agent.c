@@ -786,7 +786,7 @@ static void _cycle(int64_t start_ms)
 			     st && st->nnodes == snap.nnodes ? plan : NULL,
 			     &ops, pfx);
 	/* Ops that change no job (a Reason as it was) ask for no cycle. */
-	changed = snap.narrays > 0;
+	changed = false;
 	if (ops.n || snap.narrays || agent_array_pace_due(&snap)) {
 		lock_slurmctld(write_lock);
 		if (node_record_count == (int)snap.nnodes) {
@@ -795,10 +795,14 @@ static void _cycle(int64_t start_ms)
 			changed = agent_array_pace(&snap, pfx) > 0 || changed;
 		}
 		/* Placed from the next cycle, each on its own. */
-		if (snap.narrays)
-			tasks_split += agent_array_split(snap.arrays,
-							 snap.narrays,
-							 snap.window, pfx);
+		if (snap.narrays) {
+			uint32_t n = agent_array_split(snap.arrays,
+						       snap.narrays,
+						       snap.window, pfx);
+
+			tasks_split += n;
+			changed = changed || n;
+		}
 		unlock_slurmctld(write_lock);
 	}
 	agent_place_ops_free(&ops);
