@@ -32,10 +32,12 @@
  *   budget=<units>           largest from-scratch partition the helper is
  *                            asked for, in pins x log2(parts)
  *                            (dl_partition.h, 1e7, at most ~10 CPU s);
- *                            larger graphs get the library's own
- *                            partition (a breadth-first fill or greedy,
- *                            refined), which then drifts and is refined
- *                            like any plan; 0 = no limit
+ *                            a larger graph has its identical jobs
+ *                            merged first and is sent if that is within
+ *                            it (partition_coarse.h); if not, it gets
+ *                            the library's own partition (a breadth-first
+ *                            fill or greedy, refined), which then drifts
+ *                            and is refined like any plan; 0 = no limit
  *   refine_above=<n>         reuse the previous plan only for hypergraphs
  *                            of more than n vertices; smaller ones are
  *                            partitioned from scratch at every plan, as
