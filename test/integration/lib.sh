@@ -194,6 +194,24 @@ dl_t_wait_until() {
 # cluster after the other, share the helpers below.  dl_t_side_start sets
 # the test's globals run, data, out and log, which the others read.
 
+# dl_t_side_settings [CONF_LINE...] : the cluster of the side-by-side
+# tests: 4 nodes of 2 CPUs, backfill every BF_INTERVAL (2) s so that its
+# decisions show within the tests' tolerances, and SLACK (2 s times
+# DL_TIME_SCALE: a loaded 2-core host delays slurmctld's passes and the
+# tests' polling by a second or two) for the tests' bounds.  Each
+# CONF_LINE ("Key=value") becomes a line of the cluster's
+# datalocality.conf, written before the start.
+dl_t_side_settings() {
+	export DL_NODES=4 DL_NODE_CPUS=2
+	BF_INTERVAL=2
+	export DL_SCHED_PARAMS="bf_interval=$BF_INTERVAL"
+	SLACK=$((2 * DL_TIME_SCALE))
+	[ $# -gt 0 ] || return 0
+	# shellcheck disable=SC2016
+	DL_CLUSTER_PRE_START="printf '%s\\n' $(printf "'%s' " "$@")"'>"$DL_CLUSTER_DIR/etc/datalocality.conf"'
+	export DL_CLUSTER_PRE_START
+}
+
 # dl_t_plugstack : run the agent beside sched/backfill (after
 # dl_t_use_plugins or dl_t_use_services): SlurmctldPlugstack=datalocality,
 # or on a Slurm without it (24.11) JobSubmitPlugins=datalocality,

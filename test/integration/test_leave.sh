@@ -35,10 +35,7 @@ source "$here/../cluster/cluster.sh"
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 
-export DL_NODES=4 DL_NODE_CPUS=2
-BF_INTERVAL=2
-export DL_SCHED_PARAMS="bf_interval=$BF_INTERVAL"
-SLACK=$((2 * DL_TIME_SCALE))
+dl_t_side_settings
 # shellcheck disable=SC2016
 export DL_CLUSTER_PRE_START='
 d=$DL_CLUSTER_DIR

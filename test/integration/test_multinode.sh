@@ -24,16 +24,9 @@ source "$here/../cluster/cluster.sh"
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 
-export DL_NODES=4 DL_NODE_CPUS=2
-BF_INTERVAL=2
-export DL_SCHED_PARAMS="bf_interval=$BF_INTERVAL"
-SLACK=$((2 * DL_TIME_SCALE))
 # Storage at 1 MB/s, a job waits a tenth of what re-reading its files
 # costs: 6.3 s for a group's 60 MiB.
-# shellcheck disable=SC2016
-export DL_CLUSTER_PRE_START='
-printf "StorageBandwidth=1e6\nWaitFactor=0.1\nMinWait=2\nMaxWait=300\n" \
-	>"$DL_CLUSTER_DIR/etc/datalocality.conf"'
+dl_t_side_settings StorageBandwidth=1e6 WaitFactor=0.1 MinWait=2 MaxWait=300
 EXTRA0=${DL_CLUSTER_EXTRA_CONF:-}
 trap dl_cluster_stop EXIT
 
