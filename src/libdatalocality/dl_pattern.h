@@ -89,6 +89,13 @@ unsigned dl_pattern_fields(const char *path);
 unsigned dl_pattern_list_fields(const dl_filelist_t *list);
 
 /**
+ * dl_pattern_unknown - which values ctx does not know (a number that is
+ * DL_PATTERN_UNKNOWN, a NULL string): an OR of DL_PATTERN_TASK..NAME, to
+ * be ANDed with what dl_pattern_fields() says a path needs.
+ */
+unsigned dl_pattern_unknown(const dl_pattern_ctx_t *ctx);
+
+/**
  * dl_pattern_expand - expand the patterns of one path.
  * IN path - an absolute path as a file list holds it
  * IN ctx - the values

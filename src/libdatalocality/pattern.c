@@ -119,6 +119,23 @@ unsigned dl_pattern_list_fields(const dl_filelist_t *list)
 	return f;
 }
 
+unsigned dl_pattern_unknown(const dl_pattern_ctx_t *ctx)
+{
+	unsigned f = 0;
+
+	if (ctx->task_id == DL_PATTERN_UNKNOWN)
+		f |= DL_PATTERN_TASK;
+	if (ctx->array_job_id == DL_PATTERN_UNKNOWN)
+		f |= DL_PATTERN_ARRAY;
+	if (ctx->job_id == DL_PATTERN_UNKNOWN)
+		f |= DL_PATTERN_JOB;
+	if (!ctx->user)
+		f |= DL_PATTERN_USER;
+	if (!ctx->name)
+		f |= DL_PATTERN_NAME;
+	return f;
+}
+
 /* Quote s for a message: cut, with every unusual byte as \xNN. */
 static void _quote(char *buf, const char *s)
 {

@@ -669,14 +669,8 @@ static int _prolog_stage(dl_stage_t *st, const dl_stage_job_t *job,
 static void _service_lists(const settings_t *s, const dl_stage_job_t *job,
 			   const dl_filelist_t *files)
 {
-	unsigned want = 0, need = 0;
-
-	if (job_pattern.task_id == DL_PATTERN_UNKNOWN)
-		want |= DL_PATTERN_TASK;
-	if (job_pattern.array_job_id == DL_PATTERN_UNKNOWN)
-		want |= DL_PATTERN_ARRAY;
-	if (!job_pattern.name)
-		want |= DL_PATTERN_NAME;
+	unsigned want = dl_pattern_unknown(&job_pattern) & SQUEUE_FIELDS;
+	unsigned need = 0;
 
 	if (!files->nlists || !want || squeue_asked ||
 	    job_pattern.job_id == DL_PATTERN_UNKNOWN)

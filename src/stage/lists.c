@@ -76,23 +76,6 @@ unsigned dl__list_text_fields(const char *text, size_t len)
 	return f;
 }
 
-unsigned dl__pattern_unknown(const dl_pattern_ctx_t *ctx)
-{
-	unsigned f = 0;
-
-	if (ctx->task_id == DL_PATTERN_UNKNOWN)
-		f |= DL_PATTERN_TASK;
-	if (ctx->array_job_id == DL_PATTERN_UNKNOWN)
-		f |= DL_PATTERN_ARRAY;
-	if (ctx->job_id == DL_PATTERN_UNKNOWN)
-		f |= DL_PATTERN_JOB;
-	if (!ctx->user)
-		f |= DL_PATTERN_USER;
-	if (!ctx->name)
-		f |= DL_PATTERN_NAME;
-	return f;
-}
-
 int dl_stage_list_fields(const dl_stage_job_t *job,
 			 const dl_filelist_t *files, unsigned want,
 			 unsigned timeout_s, unsigned *need)

@@ -469,7 +469,7 @@ static int _read_lists(dl_filelist_t *files, dl_opener_t *op,
 		/* values are looked up only for lines that use them */
 		if (job->pattern && job->pattern_need &&
 		    (need = dl__list_text_fields(text, got) &
-			    dl__pattern_unknown(job->pattern)))
+			    dl_pattern_unknown(job->pattern)))
 			job->pattern_need(job, need);
 		rc = job->pattern ? dl_pattern_parse_list(text, got, files,
 							  job->pattern, perr,

@@ -239,7 +239,5 @@ int dl__list_read(dl_opener_t *op, const char *path, char **text,
 		  size_t *len, int *sys_errno);
 /* Which pattern values the paths of a list's text need (0 for none). */
 unsigned dl__list_text_fields(const char *text, size_t len);
-/* Which values ctx does not know, as DL_PATTERN_TASK..NAME bits. */
-unsigned dl__pattern_unknown(const dl_pattern_ctx_t *ctx);
 
 #endif /* DL_STAGE_INT_H */
