@@ -18,6 +18,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,6 +96,32 @@ static char *_mkfile(const char *name, size_t n, unsigned seed, mode_t mode)
 	close(fd);
 	free(buf);
 	return path;
+}
+
+/* A file of fmt's text at path, readable by all (jobs read lists as
+ * nobody). */
+static void _mklist(const char *path, const char *fmt, ...)
+{
+	FILE *f = fopen(path, "w");
+	va_list ap;
+
+	ck_assert_ptr_nonnull(f);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+}
+
+/*
+ * The source file in_7 (its path in a) and, in line, the same path with
+ * in_%a for the name: one list line for every task of an array.
+ */
+static void _mk_task_input(char a[256], char line[300])
+{
+	snprintf(a, 256, "%s", _mkfile("in_7", 3000, 3, 0644));
+	snprintf(line, 300, "%s", a);
+	strcpy(strrchr(line, '/') + 1, "in_%a");
 }
 
 static bool _same_content(const char *a, const char *b)
@@ -854,7 +881,6 @@ START_TEST(test_list_file)
 	char a[256], b[256], list[256], c[1200];
 	dl_stage_report_t rep;
 	dl_stage_t *st;
-	FILE *f;
 
 	if (!_root())
 		return;
@@ -862,10 +888,7 @@ START_TEST(test_list_file)
 	snprintf(a, sizeof(a), "%s", _mkfile("la", 1000, 1, 0644));
 	snprintf(b, sizeof(b), "%s", _mkfile("lb", 2000, 2, 0644));
 	snprintf(list, sizeof(list), "%s/list.txt", ddir);
-	f = fopen(list, "w");
-	fprintf(f, "# inputs\n%s\n%s 2000\n", a, b);
-	fclose(f);
-	chmod(list, 0644);
+	_mklist(list, "# inputs\n%s\n%s 2000\n", a, b);
 	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_VALUE);
 	snprintf(c, sizeof(c), "files:@%s", list);
 	ck_assert_int_eq(_stage(st, 1, NOBODY, c, &rep), 0);
@@ -893,19 +916,13 @@ START_TEST(test_list_file_patterns)
 	dl_stage_job_t job = { .job_id = 11, .uid = NOBODY, .gid = NOBODY };
 	dl_filelist_t *l;
 	dl_stage_t *st;
-	FILE *f;
 
 	if (!_root())
 		return;
 	_setup();
-	snprintf(a, sizeof(a), "%s", _mkfile("in_7", 3000, 3, 0644));
-	snprintf(line, sizeof(line), "%s", a);
-	strcpy(strrchr(line, '/') + 1, "in_%a");
+	_mk_task_input(a, line);
 	snprintf(list, sizeof(list), "%s/list_in", ddir);
-	f = fopen(list, "w");
-	fprintf(f, "%s\n", line);
-	fclose(f);
-	chmod(list, 0644);
+	_mklist(list, "%s\n", line);
 	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_VALUE);
 	snprintf(c, sizeof(c), "files:@%s", list);
 	dl_pattern_ctx_init(&ctx);
@@ -962,25 +979,16 @@ START_TEST(test_list_patterns_lazy)
 	dl_filelist_t *l;
 	dl_stage_t *st;
 	unsigned need;
-	FILE *f;
 
 	if (!_root())
 		return;
 	_setup();
-	snprintf(a, sizeof(a), "%s", _mkfile("in_7", 3000, 3, 0644));
-	snprintf(line, sizeof(line), "%s", a);
-	strcpy(strrchr(line, '/') + 1, "in_%a");
+	_mk_task_input(a, line);
 	snprintf(plain, sizeof(plain), "%s/list_plain", ddir);
 	snprintf(pat, sizeof(pat), "%s/list_pat", ddir);
-	f = fopen(plain, "w");
 	/* a '%' in a comment line is no pattern */
-	fprintf(f, "# 100%% plain, no %%a here\n%s\n", a);
-	fclose(f);
-	f = fopen(pat, "w");
-	fprintf(f, "%s\n", line);
-	fclose(f);
-	chmod(plain, 0644);
-	chmod(pat, 0644);
+	_mklist(plain, "# 100%% plain, no %%a here\n%s\n", a);
+	_mklist(pat, "%s\n", line);
 	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_VALUE);
 	dl_pattern_ctx_init(&need_ctx);
 	need_ctx.job_id = 21;
