@@ -122,6 +122,46 @@ static double _p95(double *resp, size_t n)
 	return resp[(size_t)(0.95 * (double)(n - 1))];
 }
 
+/* FNV-1a of n bytes at p into h. */
+static uint64_t _fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * A digest of every decision and its outcome: each job's node, dispatch,
+ * start, staging and end times (their bits) and its hits and misses, and
+ * the plans made; two runs that print the same digest made the same
+ * decisions (a speed change must leave it as it was).
+ */
+static uint64_t _digest(const dl_sim_result_t *r)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < r->njobs; i++) {
+		const dl_sim_job_t *j = &r->jobs[i];
+
+		h = _fnv(h, &j->node, sizeof(j->node));
+		h = _fnv(h, &j->dispatch, sizeof(j->dispatch));
+		h = _fnv(h, &j->start, sizeof(j->start));
+		h = _fnv(h, &j->staged, sizeof(j->staged));
+		h = _fnv(h, &j->end, sizeof(j->end));
+		h = _fnv(h, &j->hit_local, sizeof(j->hit_local));
+		h = _fnv(h, &j->hit_peer, sizeof(j->hit_peer));
+		h = _fnv(h, &j->miss, sizeof(j->miss));
+		h = _fnv(h, &j->bypass, sizeof(j->bypass));
+	}
+	return _fnv(h, &r->plans, sizeof(r->plans));
+}
+
+/* The digest of the last _run() (_digest()). */
+static uint64_t last_digest;
+
 /* One run: CPU seconds into *cpu, mean and p95 response, the most jobs
  * pending at once and the plans made into q[0..3]. */
 static int _run(const dl_workload_t *wl, uint32_t nodes, const char *policy,
@@ -162,6 +202,7 @@ static int _run(const dl_workload_t *wl, uint32_t nodes, const char *policy,
 			policy, r->completed, r->njobs);
 	q[2] = (double)r->max_pending;
 	q[3] = (double)r->plans;
+	last_digest = _digest(r);
 	/*
 	 * A helper that is missing, failed or timed out makes greedy plans:
 	 * cheaper, and not Online-HPS's (issue 11, item 8).  Such a run
@@ -198,8 +239,9 @@ static int _after(size_t jobs, unsigned seeds, uint32_t nodes,
 		dl_workload_destroy(wl);
 		if (rc)
 			return 1;
-		printf("seed %u: %u nodes: hps-after %.2f CPU s, response mean %.2f p95 %.2f, at most %.0f pending, %.0f plans\n",
-		       s, nodes, cpu, q[0], q[1], q[2], q[3]);
+		printf("seed %u: %u nodes: hps-after %.2f CPU s, response mean %.2f p95 %.2f, at most %.0f pending, %.0f plans, digest %016llx\n",
+		       s, nodes, cpu, q[0], q[1], q[2], q[3],
+		       (unsigned long long)last_digest);
 	}
 	return 0;
 }
@@ -250,8 +292,9 @@ static int _round(size_t jobs, unsigned seed, const uint32_t *n, size_t nn,
 		dl_workload_destroy(wl);
 		if (rc)
 			return -1;
-		printf("%4u %5u %10.2f %9.2f %9.2f %8.0f %6.0f\n", seed, n[c],
-		       cpu[c], q[0], q[1], q[2], q[3]);
+		printf("%4u %5u %10.2f %9.2f %9.2f %8.0f %6.0f %016llx\n", seed,
+		       n[c], cpu[c], q[0], q[1], q[2], q[3],
+		       (unsigned long long)last_digest);
 		fflush(stdout);
 	}
 	return 0;
@@ -298,7 +341,7 @@ static int _scale(size_t jobs, unsigned seeds, unsigned rounds,
 		return 1;
 	printf("dl-sim, biomed %zu jobs (arrivals x10, compressed by the nodes), online-hps, slurm dispatch (order=priority), storage nodes = nodes/16; CPU s incl. the helper\n",
 	       jobs);
-	printf("seed nodes      CPU_s resp_mean  resp_p95  pending  plans\n");
+	printf("seed nodes      CPU_s resp_mean  resp_p95  pending  plans digest\n");
 	for (s = 1; s <= seeds; s++)
 		for (k = 0; k < rounds; k++, row++)
 			if (_round(jobs, s, n, nn, (int)(k % 2), params,

@@ -71,12 +71,16 @@ int dl_state_add_node(dl_state_t *st, const char *name, uint32_t cpus,
 	copy = strdup(name);
 	if (!copy)
 		return DL_ENOMEM;
-	nn = realloc(st->nodes, (st->nnodes + 1) * sizeof(*nn));
-	if (!nn) {
-		free(copy);
-		return DL_ENOMEM;
+	if (st->nnodes == st->nodes_cap) {
+		nn = realloc(st->nodes, (st->nnodes + 1) * sizeof(*nn));
+		if (!nn) {
+			free(copy);
+			return DL_ENOMEM;
+		}
+		st->nodes = nn;
+		st->nodes_cap = st->nnodes + 1;
 	}
-	st->nodes = nn;
+	nn = st->nodes;
 	memset(&nn[st->nnodes], 0, sizeof(*nn));
 	nn[st->nnodes].name = copy;
 	nn[st->nnodes].cpus = cpus ? cpus : 1;
@@ -118,6 +122,33 @@ static int _reads_reserve(dl_state_t *st, uint32_t n)
 		dl__u64set_init(st->reads);
 	}
 	return dl__u64set_reserve(st->reads, st->reads->count + n);
+}
+
+int dl_state_reserve(dl_state_t *st, uint32_t nodes, size_t jobs,
+		     size_t reads)
+{
+	if (!st)
+		return DL_EINVAL;
+	if (nodes > st->nodes_cap) {
+		dl_node_t *nn = realloc(st->nodes, nodes * sizeof(*nn));
+
+		if (!nn)
+			return DL_ENOMEM;
+		st->nodes = nn;
+		st->nodes_cap = nodes;
+	}
+	if (jobs > st->jobs_cap) {
+		dl_job_t *nj = realloc(st->jobs, jobs * sizeof(*nj));
+
+		if (!nj)
+			return DL_ENOMEM;
+		st->jobs = nj;
+		st->jobs_cap = jobs;
+	}
+	return reads ? _reads_reserve(st, (uint32_t)(reads > UINT32_MAX ?
+							     UINT32_MAX :
+							     reads)) :
+		       0;
 }
 
 int dl_state_node_reads(const dl_state_t *st, uint32_t n, uint32_t file)
@@ -178,9 +209,14 @@ int dl_state_add_job(dl_state_t *st, const dl_job_t *job)
 		j.cpus = 1;
 	if (j.state == DL_JOB_PENDING)
 		j.node = -1;
-	j.bytes = _job_bytes_now(st, &j);
-	j.bytes_gen = dl_cache_size_gen(st->cache) + 1;
-	j.bytes_unknown = st->params.unknown_size;
+	/* A sum the host kept under the same sizes is the sum (dl_state.h):
+	 * one file-size lookup per file of every job of every state saved. */
+	if (j.bytes_gen != dl_cache_size_gen(st->cache) + 1 ||
+	    j.bytes_unknown != st->params.unknown_size) {
+		j.bytes = _job_bytes_now(st, &j);
+		j.bytes_gen = dl_cache_size_gen(st->cache) + 1;
+		j.bytes_unknown = st->params.unknown_size;
+	}
 	/* Cannot fail: _reads_reserve() made the room. */
 	for (i = 0; j.state == DL_JOB_RUNNING && i < j.nfiles; i++)
 		(void)dl__u64set_add(st->reads,
