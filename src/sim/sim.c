@@ -1152,6 +1152,15 @@ static double *_remaining(_sim_t *s, const dl_state_t *st,
 		if (!(ran > 0))
 			ran = 0.0;
 		rem[i] = j->exec > ran ? j->exec - ran : 0.0;
+		/* With checks, the kept time against the cost model's own
+		 * (st has no remaining times: it computes them). */
+		if (s->cfg->check && rem[i] != dl_cost_job_remaining(st, dj)) {
+			_fail(s, DL_EINVAL,
+			      "internal: job %u's kept remaining time %.17g is not the cost model's %.17g",
+			      dj->id, rem[i], dl_cost_job_remaining(st, dj));
+			free(rem);
+			return NULL;
+		}
 	}
 	return rem;
 }
@@ -1177,6 +1186,8 @@ static dl_plan_t *_policy_plan(_sim_t *s, const dl_state_t *st,
 		view = *st;
 		view.remaining = rem;
 	}
+	if (s->rc)
+		return NULL;
 	rc = dl_policy_plan(s->policy, rem ? &view : st, &plan);
 	free(rem);
 	dt = _wall() - t0;
