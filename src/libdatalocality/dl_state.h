@@ -152,6 +152,15 @@ int dl_state_reserve(dl_state_t *st, uint32_t nodes, size_t jobs,
 		     size_t reads);
 
 /**
+ * dl_state_clear_jobs - remove every job, keeping the nodes as they are
+ * (their fields are the host's to set again) and the room the state took,
+ * so that a host can build its next state in this one: dl-sim at 1,024
+ * nodes spent 5% of its time making and freeing a state per event.
+ * now, wide_waiting, wide_priority and remaining are reset to 0.
+ */
+void dl_state_clear_jobs(dl_state_t *st);
+
+/**
  * dl_state_add_job - append a copy of *job (files and eligible are copied,
  * eligible must have nnodes entries, so add every node first).
  * A job whose bytes_gen and bytes_unknown are those of the tracker's size

@@ -58,6 +58,35 @@ void dl_state_destroy(dl_state_t *st)
 	free(st);
 }
 
+void dl_state_clear_jobs(dl_state_t *st)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->njobs; i++)
+		free(st->jobs[i].eligible);
+	st->njobs = 0;
+	/* The newest block of file ids stays, emptied; the older go. */
+	while (st->fblock && *(void **)st->fblock) {
+		void *prev = *(void **)st->fblock;
+
+		*(void **)st->fblock = *(void **)prev;
+		free(prev);
+	}
+	st->fblock_used = 0;
+	if (st->reads) {
+		if (st->reads->cap)
+			memset(st->reads->slots, 0,
+			       st->reads->cap * sizeof(*st->reads->slots));
+		st->reads->count = 0;
+	}
+	st->now = 0;
+	st->wide_waiting = 0;
+	st->wide_priority = 0;
+	st->remaining = NULL;
+}
+
 int dl_state_add_node(dl_state_t *st, const char *name, uint32_t cpus,
 		      int usable)
 {

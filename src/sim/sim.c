@@ -164,6 +164,9 @@ typedef struct {
 	dl_state_t *pst;
 	uint32_t *pmap;
 	dl_place_t **prec;
+	/* A state no longer used, its jobs cleared, for the next snapshot
+	 * to be built in (_snap_free()); owned. */
+	dl_state_t *spare;
 	double place_wake; /* earliest WAKE_PLACE queued; INFINITY: none */
 	double place_floor; /* no record waited before: its last step was
 			     * then at the latest (_place_account()); 0 */
@@ -1009,6 +1012,30 @@ static int _snap_skip(const _sim_t *s, uint32_t j, int mode)
 	return 0;
 }
 
+/* Node n of a state built before as dl_state_add_node() leaves it (its
+ * name is the same). */
+static void _snap_node(dl_state_t *st, uint32_t n, uint32_t cpus, int usable)
+{
+	char *name = st->nodes[n].name;
+
+	memset(&st->nodes[n], 0, sizeof(st->nodes[n]));
+	st->nodes[n].name = name;
+	st->nodes[n].cpus = cpus ? cpus : 1;
+	st->nodes[n].usable = usable;
+}
+
+/* Done with snapshot st: kept (jobs cleared) for the next one to be built
+ * in, or freed if one is kept already. */
+static void _snap_free(_sim_t *s, dl_state_t *st)
+{
+	if (!st || s->spare) {
+		dl_state_destroy(st);
+		return;
+	}
+	dl_state_clear_jobs(st);
+	s->spare = st;
+}
+
 /*
  * The snapshot a plan sees: every node, the running jobs, then the first
  * _visible() pending jobs in arrival order, but those mode leaves out
@@ -1016,10 +1043,13 @@ static int _snap_skip(const _sim_t *s, uint32_t j, int mode)
  */
 static dl_state_t *_snapshot(_sim_t *s, int mode, uint32_t **map)
 {
-	dl_state_t *st = dl_state_create(s->cache, &s->params);
+	dl_state_t *st = s->spare ? s->spare :
+				    dl_state_create(s->cache, &s->params);
 	uint32_t *m, n;
 	size_t i, k = 0, npend = _visible(s), reads = 0;
+	int fresh = !s->spare;
 
+	s->spare = NULL;
 	m = malloc((s->nrunning + npend + 1) * sizeof(*m));
 	if (!st || !m)
 		goto fail;
@@ -1027,10 +1057,13 @@ static dl_state_t *_snapshot(_sim_t *s, int mode, uint32_t **map)
 		reads += s->wl->jobs[s->running[i]].nfiles;
 	/* Optional: without it the same state is built, growing as it goes. */
 	(void)dl_state_reserve(st, s->P, s->nrunning + npend, reads);
+	st->params = s->params;
 	for (n = 0; n < s->P; n++) {
-		if (dl_state_add_node(st, s->names[n], s->cfg->cores,
-				      _on(s, n)) < 0)
+		if (fresh && dl_state_add_node(st, s->names[n], s->cfg->cores,
+					       _on(s, n)) < 0)
 			goto fail;
+		if (!fresh)
+			_snap_node(st, n, s->cfg->cores, _on(s, n));
 		st->nodes[n].busy = s->nodes[n].busy;
 		st->nodes[n].freed = s->nodes[n].freed;
 	}
@@ -1246,7 +1279,7 @@ static void _plan_full(_sim_t *s)
 	if (plan)
 		_dispatch(s, st, plan, map);
 	dl_plan_free(plan);
-	dl_state_destroy(st);
+	_snap_free(s, st);
 	free(map);
 }
 
@@ -1285,7 +1318,7 @@ static void _plan_carried(_sim_t *s)
 	_dispatch(s, st, plan, map);
 out:
 	dl_plan_free(plan);
-	dl_state_destroy(st);
+	_snap_free(s, st);
 	free(map);
 }
 
@@ -1343,7 +1376,7 @@ static void _place_wake(_sim_t *s, double in)
 
 static void _place_forget(_sim_t *s)
 {
-	dl_state_destroy(s->pst);
+	_snap_free(s, s->pst);
 	free(s->pmap);
 	free(s->prec);
 	s->pst = NULL;
@@ -1539,7 +1572,7 @@ static void _schedule_slurm(_sim_t *s, int force)
 out:
 	free(planned);
 	free(prec);
-	dl_state_destroy(st);
+	_snap_free(s, st);
 	free(map);
 }
 
@@ -1809,6 +1842,7 @@ static void _teardown(_sim_t *s)
 	dl_pfpin_fini(&s->pfpin);
 	dl_prov_pool_fini(&s->pool);
 	_place_forget(s);
+	dl_state_destroy(s->spare);
 	dl_policy_destroy(s->policy);
 	dl_cache_destroy(s->cache);
 }

@@ -6,7 +6,8 @@
  *   pass over its files each (bytes there and execution time together);
  *   the reference below is the two-pass code it replaced
  *   (dl__bytes_on_node() then dl__exec_on_node()): same plans.
- * - dl_state_reserve() and the input bytes a host keeps across states
+ * - dl_state_reserve(), dl_state_clear_jobs() and the input bytes a host
+ *   keeps across states
  *   (dl_state_add_job()): the same state as one built without them, and a
  *   kept sum from before a size changed is summed anew.
  * - dl-sim keeps running jobs' execution times across plans
@@ -278,9 +279,10 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* dl_state_reserve() and kept input bytes                              */
 
-/* A copy of every node and job of a into a new state of the same tracker,
- * reserved and with a's bytes when keep, plain otherwise. */
-static dl_state_t *_copy_state(const dl_state_t *a, int keep)
+/* A copy of every node and of the first njobs jobs of a into a new state
+ * of the same tracker, reserved and with a's bytes when keep, plain
+ * otherwise. */
+static dl_state_t *_copy_first(const dl_state_t *a, int keep, size_t njobs)
 {
 	dl_state_t *b = dl_state_create(a->cache, &a->params);
 	size_t i, reads = 0;
@@ -298,7 +300,7 @@ static dl_state_t *_copy_state(const dl_state_t *a, int keep)
 						   a->nodes[n].cpus,
 						   a->nodes[n].usable),
 				 (int)n);
-	for (i = 0; i < a->njobs; i++) {
+	for (i = 0; i < njobs; i++) {
 		dl_job_t j = a->jobs[i];
 
 		if (!keep)
@@ -306,6 +308,28 @@ static dl_state_t *_copy_state(const dl_state_t *a, int keep)
 		ck_assert_int_eq(dl_state_add_job(b, &j), (int)i);
 	}
 	return b;
+}
+
+static dl_state_t *_copy_state(const dl_state_t *a, int keep)
+{
+	return _copy_first(a, keep, a->njobs);
+}
+
+/* b, a copy of a's nodes, refilled with a's jobs after
+ * dl_state_clear_jobs() (as dl-sim builds a snapshot in the last one). */
+static void _refill(dl_state_t *b, const dl_state_t *a, size_t n)
+{
+	size_t i;
+
+	dl_state_clear_jobs(b);
+	ck_assert_uint_eq(b->njobs, 0);
+	ck_assert_ptr_null(b->remaining);
+	for (i = 0; i < n; i++) {
+		dl_job_t j = a->jobs[i];
+
+		j.bytes = j.bytes_gen = j.bytes_unknown = 0;
+		ck_assert_int_eq(dl_state_add_job(b, &j), (int)i);
+	}
 }
 
 /* a and b hold the same nodes, jobs, sums and reads. */
@@ -326,6 +350,13 @@ static void _same_state(const dl_state_t *a, const dl_state_t *b,
 	}
 	for (i = 0; i < a->njobs; i++) {
 		ck_assert_uint_eq(a->jobs[i].id, b->jobs[i].id);
+		ck_assert_uint_eq(a->jobs[i].nfiles, b->jobs[i].nfiles);
+		ck_assert_mem_eq(a->jobs[i].files, b->jobs[i].files,
+				 a->jobs[i].nfiles * sizeof(uint32_t));
+		ck_assert_int_eq(!a->jobs[i].eligible, !b->jobs[i].eligible);
+		if (a->jobs[i].eligible)
+			ck_assert_mem_eq(a->jobs[i].eligible,
+					 b->jobs[i].eligible, a->nnodes);
 		ck_assert_uint_eq(dl_job_bytes(a, &a->jobs[i]),
 				  dl_job_bytes(b, &b->jobs[i]));
 		/* The sums the states hold are the sums now. */
@@ -347,11 +378,20 @@ START_TEST(test_state_reserve_random)
 		dl_state_t *a = _random_state(&cache, 2 + _rand(30), nfiles,
 					      _rand(60));
 		dl_state_t *kept = _copy_state(a, 1), *plain = _copy_state(a, 0);
-		dl_state_t *later, *fresh;
+		dl_state_t *later, *fresh, *half;
 		uint32_t f;
 
 		_same_state(kept, plain, nfiles);
 		_same_state(a, kept, nfiles);
+		/* Built again in a used state, with fewer jobs: what a
+		 * state of those jobs alone is (no read, file or
+		 * eligibility left of the earlier jobs), then all again. */
+		half = _copy_first(a, 0, a->njobs / 2);
+		_refill(kept, a, a->njobs / 2);
+		_same_state(kept, half, nfiles);
+		_refill(kept, a, a->njobs);
+		_same_state(kept, plain, nfiles);
+		dl_state_destroy(half);
 		/* A size changes (a file no node caches: the tracker keeps
 		 * a cached file's size): a sum kept from before is not the
 		 * sum. */
