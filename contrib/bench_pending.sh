@@ -23,7 +23,8 @@
 #            windows: the agent's cycle times (its "planning window" line,
 #            the wall time of the cycle before it from its start, to the
 #            ms), what that cycle waited for sched/backfill to end before
-#            it began, and plan times (its "plan" line): count, median,
+#            it began, how long it waited inside for slurmctld's locks
+#            (held by Slurm's own threads), and plan times (its "plan" line): count, median,
 #            p99, max
 #   latency  median wall time of NCALLS (11) `squeue` (full listing) and
 #            NCALLS `sbatch` (alternately annotated and plain)
@@ -288,6 +289,11 @@ agent_figures() {
 		# The line gives the cycle before it, in s to the ms.
 		sed -n 's/.*: planning window .* cycle \([0-9.]*\) s$/\1/p' "$work/debug.$1" |
 			awk '{ print $1 * 1000 }' | stats >"$work/cyc.$1"
+		# Its waits for slurmctld's locks, and the cycle without them.
+		sed -n 's/.*: planning window .* locks \([0-9.]*\) s, cycle \([0-9.]*\) s$/\1 \2/p' "$work/debug.$1" \
+			>"$work/lk.$1"
+		awk '{ print $1 * 1000 }' "$work/lk.$1" | stats >"$work/locks.$1"
+		awk '{ print ($2 - $1) * 1000 }' "$work/lk.$1" | stats >"$work/own.$1"
 		sed -n 's/.*: plan [^:]*: \([0-9]*\) jobs, .*, \([0-9.]*\) ms$/\2/p' "$work/debug.$1" |
 			stats >"$work/plan.$1"
 		sed -n 's/.*: plan [^:]*: \([0-9]*\) jobs, .*/\1/p' "$work/debug.$1" | median >"$work/planjobs.$1"
@@ -298,7 +304,7 @@ agent_figures() {
 		# What a due cycle waited for sched/backfill to end, before it.
 		sed -n 's/.*: planning window .* waited \([0-9.]*\) s for backfill, .*/\1/p' "$work/debug.$1" |
 			awk '{ print $1 * 1000 }' | stats >"$work/wait.$1"
-		echo "$1 $(cat "$work/cyc.$1") $(cat "$work/plan.$1") $(cat "$work/planjobs.$1") $(cat "$work/snap.$1") $(cat "$work/inwin.$1") $(cat "$work/wait.$1")" >>"$work/agent"
+		echo "$1 $(cat "$work/cyc.$1") $(cat "$work/plan.$1") $(cat "$work/planjobs.$1") $(cat "$work/snap.$1") $(cat "$work/inwin.$1") $(cat "$work/wait.$1") $(cat "$work/locks.$1") $(cat "$work/own.$1")" >>"$work/agent"
 	done
 }
 
@@ -409,6 +415,9 @@ if [ -s "$work/agent" ]; then
 	echo "the read locks), wait (before a due cycle, for sched/backfill to end; the submit gate counts it)"
 	printf '%9s  %-32s %-32s %9s  %-32s %-14s %s\n' pending cycle plan "plan jobs" snapshot "in window" wait
 	awk '{ printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %9s  %5d %8s %8s %8s   %-14s %5d %8s %8s %8s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 " " $16 " " $17, $18, $19, $20, $21 }' "$work/agent"
+	echo "the same cycles split: locks (the cycle's waits for slurmctld's locks, held by Slurm's own threads), own (cycle - locks)"
+	printf '%9s  %-32s %-32s\n' pending locks own
+	awk 'NF >= 29 { printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s\n", $1, $22, $23, $24, $25, $26, $27, $28, $29 }' "$work/agent"
 fi
 echo
 echo "targets (issue 25; sched/datalocality / sched/backfill, this run; PASS/MISS, not a test):"
@@ -436,6 +445,8 @@ awk -v ref="$work/agent" -v lat="$work/lat" '
 			if (a[6] > 0) { pz[++np] = a[1]; pm[np] = a[7] }
 			if (a[11] > 0)
 				printf "  snapshot p99 at %6d     %5s ms (%d cycles; part of the cycle)\n", a[1], a[13], a[11]
+			if (a[26] > 0)
+				printf "  agent cycle p99 without lock waits at %6d  %5s ms; lock waits p99 %s ms\n", a[1], a[28], a[24]
 			if (a[18] > 0)
 				printf "  wait for backfill p99 at %6d  %5s ms, max %s ms (before the cycle)\n", a[1], a[20], a[21]
 		}

@@ -15,7 +15,10 @@
 #      placement is logged before Slurm allocates it, and it runs on the
 #      planned node;
 #  (d) no job was let go by the gate's clock, every job of the backlog
-#      was placed before it started, slurmctld is still up.
+#      was placed before it started, slurmctld is still up;
+#  (e) the walks between two full ones skip the jobs below the floors
+#      (agent_window.h): most of the 300 are not read at each cycle, and
+#      their gate holds are renewed from the due list all the same (d).
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source, with
 # dl-submit (it submits the 300 jobs from one process; sbatch otherwise).
@@ -83,6 +86,8 @@ dl_t_le "(a) at most PlanWindow=5 of 300+ queued jobs planned" "${planned:-999}"
 # Read: the backlog's running and windowed jobs, at most 12 + 1 + 5.
 dl_t_le "(a) with 300+ jobs queued the agent read only $read_n jobs' files" \
 	"${read_n:-999}" 18
+# The snapshot's line, at debug level, says what each walk skipped (e).
+scontrol setdebug debug
 
 # --- (b) the jobs behind the window are held and not read -----------------
 dl_t_eq "(b) the last job, deep behind the window, is held by the gate" \
@@ -129,5 +134,12 @@ dl_t_le "(d) of the 300 low-priority jobs only those that reached the window wer
 	"${final:-999}" $((12 + 1 + ran_low + 5))
 dl_t_check "(d) slurmctld answers scontrol ping" \
 	bash -c 'scontrol ping | grep -q UP'
+
+# --- (e) jobs below the floors are skipped between full walks -------------
+skip=$(sed -n 's/.*queued in the window, \([0-9]*\) skipped (floor walk).*/\1/p' "$log" | sort -n | tail -1)
+nfloor=$(grep -c 'skipped (floor walk)' "$log" || true)
+echo "  walks that skipped: $nfloor, most jobs skipped by one: ${skip:-none}"
+dl_t_check "(e) walks between full walks skipped the jobs below the floors (${skip:-no} of 300+)" \
+	test "${skip:-0}" -ge 200
 
 dl_t_summary

@@ -337,6 +337,108 @@ START_TEST(test_quiet_due)
 }
 END_TEST
 
+/*
+ * The floors: the first per_part of a partition in Slurm's order are never
+ * below it, every later one is; a partition with no more than per_part
+ * has none; ties on priority go by submit time, then job id.
+ */
+START_TEST(test_window_keep_floors)
+{
+	enum { N = 400, PER = 25 };
+	agent_window_cand_t *c = calloc(N + 3, sizeof(*c));
+	agent_window_cand_t *orig = calloc(N + 3, sizeof(*c));
+	agent_window_keep_t k = { 0 };
+	uint32_t i, r;
+
+	srand(11);
+	for (i = 0; i < N; i++) {
+		c[i].part = 1;
+		c[i].priority = (uint32_t)(rand() % 50);
+		c[i].submit = 1000 + rand() % 7;
+		c[i].job_id = i + 1;
+		c[i].idx = i;
+	}
+	for (i = N; i < N + 3; i++) /* a short partition */
+		c[i] = (agent_window_cand_t){ .part = 2, .priority = 1,
+					      .submit = 5, .job_id = 900 + i,
+					      .idx = i };
+	memcpy(orig, c, (N + 3) * sizeof(*c));
+	agent_window_keep_floors(&k, c, N + 3, PER);
+	ck_assert(k.valid);
+	ck_assert_uint_eq(k.nparts, 2);
+	for (i = 0; i < N; i++) {
+		r = _rank(orig, N, i);
+		ck_assert_int_eq(agent_window_keep_below(&k, 1, orig[i].priority,
+							 orig[i].submit,
+							 orig[i].job_id),
+				 r >= PER);
+	}
+	for (i = N; i < N + 3; i++)
+		ck_assert(!agent_window_keep_below(&k, 2, 0, 9999, 99999));
+	/* A partition the full walk did not see is never skipped. */
+	ck_assert(!agent_window_keep_below(&k, 3, 0, 9999, 99999));
+	/* Enough: PER of partition 1 read; one fewer is short. */
+	ck_assert(agent_window_keep_enough(&k, orig, N + 3, PER));
+	for (r = 0, i = 0; i < N + 3; i++)
+		if (orig[i].part == 1 && r++ < PER - 1)
+			c[r - 1] = orig[i];
+	ck_assert(agent_window_keep_enough(&k, c, PER - 1, PER - 1));
+	ck_assert(!agent_window_keep_enough(&k, c, PER - 1, PER));
+	/* Partition 2, kept whole, grown past twice a floor's: walk again. */
+	for (i = 0; i < 2 * PER + 1; i++)
+		c[PER + i] = (agent_window_cand_t){ .part = 2, .job_id = i };
+	for (i = 0; i < PER; i++)
+		c[i] = orig[i];
+	ck_assert(agent_window_keep_enough(&k, c, PER + 2 * PER, PER));
+	ck_assert(!agent_window_keep_enough(&k, c, PER + 2 * PER + 1, PER));
+	/* A partition the full walk did not see, grown: walk again. */
+	for (i = 0; i < 2 * PER + 1; i++)
+		c[PER + i].part = 7;
+	ck_assert(agent_window_keep_enough(&k, c, PER + 2 * PER, PER));
+	ck_assert(!agent_window_keep_enough(&k, c, PER + 2 * PER + 1, PER));
+	agent_window_keep_free(&k);
+	ck_assert(!k.valid);
+	ck_assert(!agent_window_keep_below(&k, 1, 0, 0, 1));
+	free(c);
+	free(orig);
+}
+END_TEST
+
+/* The due list gives back what is due, keeps the rest, says what is next. */
+START_TEST(test_window_keep_due)
+{
+	agent_window_keep_t k = { 0 };
+	uint32_t *ids, n, i;
+	int64_t next;
+
+	for (i = 0; i < 1000; i++)
+		ck_assert(agent_window_keep_due_add(&k, i + 1, 100 + i % 10));
+	n = agent_window_keep_due_take(&k, 99, 10000, &ids, &next);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(ids);
+	ck_assert_int_eq(next, 100);
+	n = agent_window_keep_due_take(&k, 104, 10000, &ids, &next);
+	ck_assert_uint_eq(n, 500);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_le((ids[i] - 1) % 10, 4);
+	free(ids);
+	ck_assert_uint_eq(k.ndue, 500);
+	ck_assert_int_eq(next, 105);
+	/* At most max: the rest stays, due already. */
+	n = agent_window_keep_due_take(&k, 1000, 300, &ids, &next);
+	ck_assert_uint_eq(n, 300);
+	ck_assert_int_le(next, 1000);
+	free(ids);
+	ck_assert_uint_eq(k.ndue, 200);
+	n = agent_window_keep_due_take(&k, 1000, 300, &ids, &next);
+	ck_assert_uint_eq(n, 200);
+	ck_assert_int_eq(next, INT64_MAX);
+	free(ids);
+	ck_assert_uint_eq(k.ndue, 0);
+	agent_window_keep_free(&k);
+}
+END_TEST
+
 Suite *make_agent_window_suite(void)
 {
 	Suite *s = suite_create("agent_window");
@@ -349,6 +451,8 @@ Suite *make_agent_window_suite(void)
 	tcase_add_test(tc, test_budget_bounds);
 	tcase_add_test(tc, test_budget_gap_order);
 	tcase_add_test(tc, test_quiet_due);
+	tcase_add_test(tc, test_window_keep_floors);
+	tcase_add_test(tc, test_window_keep_due);
 	suite_add_tcase(s, tc);
 	return s;
 }

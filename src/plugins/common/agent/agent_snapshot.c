@@ -34,6 +34,32 @@
  */
 #define SOON_SECONDS 5
 
+/*
+ * A walk that skips the jobs below the floors (agent_window.h) reads
+ * every job in full at least this often, for what a skipped job may need
+ * that the walk does not see (a gate let go unplaced since is said then).
+ */
+#define FULL_WALK_MAX_S 300
+/*
+ * Gate holds renewed by looking jobs up (the due list) per cycle at most:
+ * a queue submitted at once is renewed over a few cycles, each short,
+ * well within the half of a hold left.  More due: the next cycle at once.
+ */
+#define DUE_PER_CYCLE 2000
+
+/*
+ * What the last full walk kept for the walks after it (agent thread
+ * only; its due list is malloc'd, freed by agent_snapshot_fini()), and
+ * the walk under way: whether it reads every job, and the highest job id
+ * the walks before it saw (a job above it is new: read in full once).
+ */
+static agent_window_keep_t keep;
+static struct {
+	bool full;
+	uint32_t seen_max, max_id;
+	bool taking;            /* reading the jobs the due list gave */
+} walk;
+
 /* Time alone may change the plan at t (agent_quiet.h): keep the earliest. */
 static void _wake_at(snapshot_t *s, int64_t t)
 {
@@ -608,6 +634,59 @@ static void _queue(queued_t *q, job_record_t *job_ptr, const light_t *l)
 }
 
 /*
+ * Whether a walk that skips may skip the job: ranked below the floor of
+ * each of its partitions (agent_window.h), and not new since the last
+ * walk.  Reads its priority, partitions and submit time only.
+ */
+static bool _below(job_record_t *job_ptr, uint32_t max_id)
+{
+	part_record_t *part_ptr;
+	list_itr_t *it;
+	bool below = true;
+
+	/* Never skipped: a restriction to rescue, a requeued job. */
+	if (!keep.valid || job_ptr->job_id > max_id || !job_ptr->details ||
+	    job_ptr->state_reason == FAIL_BAD_CONSTRAINTS ||
+	    job_ptr->restart_cnt)
+		return false;
+	if (!job_ptr->part_ptr_list)
+		return agent_window_keep_below(&keep,
+					       (uintptr_t)job_ptr->part_ptr,
+					       job_ptr->priority,
+					       job_ptr->details->submit_time,
+					       job_ptr->job_id);
+	it = list_iterator_create(job_ptr->part_ptr_list);
+	while (below && (part_ptr = list_next(it)))
+		below = agent_window_keep_below(&keep, (uintptr_t)part_ptr,
+						job_ptr->priority,
+						job_ptr->details->submit_time,
+						job_ptr->job_id);
+	list_iterator_destroy(it);
+	return below;
+}
+
+/*
+ * A gated job outside the window, in the due list when the walks to come
+ * may skip it: its hold is renewed when half gone (when it is copied
+ * for that now, once renewed by this cycle) by looking it up, not by
+ * walking the queue.  A full walk keeps every one (the floors come after
+ * it), a walk that skips the new jobs below the floors and those the
+ * list gave back, still held.
+ */
+static void _due(snapshot_t *s, job_record_t *job_ptr,
+		 const snapshot_conf_t *c)
+{
+	int64_t begin = job_ptr->details->begin_time;
+	int64_t due = begin < s->now + 1 + c->gate_hold / 2 ?
+			      (int64_t)s->now + c->gate_hold / 2 :
+			      begin - c->gate_hold / 2;
+
+	if (walk.full || walk.taking ||
+	    (job_ptr->job_id > walk.seen_max && _below(job_ptr, UINT32_MAX)))
+		(void)agent_window_keep_due_add(&keep, job_ptr->job_id, due);
+}
+
+/*
  * A pending job outside the window, or not queued (and a job that ended
  * before the agent saw it), is copied only when the gate must keep
  * holding it (its hold is half gone), its gate let it go unplaced and
@@ -637,9 +716,11 @@ static void _outside(snapshot_t *s, job_record_t *job_ptr,
 	 * second (a queue submitted over many seconds).  A release is to be
 	 * said at once.
 	 */
-	if (IS_JOB_PENDING(job_ptr) && l->gated)
+	if (IS_JOB_PENDING(job_ptr) && l->gated) {
 		_wake_at(s, (int64_t)job_ptr->details->begin_time -
 				    c->gate_hold / 2 + c->gate_hold / 6);
+		_due(s, job_ptr, c);
+	}
 	if (IS_JOB_PENDING(job_ptr) && l->gate_expired && !l->gate_noted)
 		_wake_at(s, AGENT_QUIET_LIVE);
 	if ((l->gated &&
@@ -679,6 +760,10 @@ static void _window(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 	s->pending = q->npend;
 	s->window = agent_window_size(&sp, c->plan_window, free_cpus);
 	s->in_window = agent_window_select(q->cand, q->ncand, s->window, in);
+	/* The floors of the walks to come, a margin below the window. */
+	if (walk.full)
+		agent_window_keep_floors(&keep, q->cand, q->ncand,
+					 s->window + s->window / 2 + 32);
 	s->arrays = xcalloc(s->in_window ? s->in_window : 1, sizeof(uint32_t));
 	for (i = 0; i < q->npend; i++) {
 		if (in[i] && agent_array_meta(q->pend[i])) {
@@ -738,32 +823,31 @@ static void _resv_wake(snapshot_t *s)
 	list_iterator_destroy(it);
 }
 
-void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
+/*
+ * Walk every job: running ones (and ended since) copied, pending ones
+ * queued for the window or handled as _outside(), but in a walk that
+ * skips (walk.full false), the pending jobs below the floors, which are
+ * counted in s->skipped and not read further.
+ */
+static void _walk(snapshot_t *s, const snapshot_conf_t *c, queued_t *q,
+		  uint32_t cap)
 {
-	queued_t q = { 0 };
-	list_itr_t *it;
+	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
-	uint32_t cap;
-	struct timespec ts, t1;
 	light_t l;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	s->now = ts.tv_sec;
-	s->clock = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-	s->wake = AGENT_QUIET_NEVER;
-	_copy_nodes(s);
-	_resv_wake(s);
-	cap = list_count(job_list);
-	/* Not zeroed: only the first q.npend entries are written and read. */
-	q.pend = xmalloc_nz((cap ? cap : 1) * sizeof(job_record_t *));
-	q.light = xmalloc_nz((cap ? cap : 1) * sizeof(light_t));
-	it = list_iterator_create(job_list);
-	while ((job_ptr = list_next(it)) && q.npend < cap) {
+	while ((job_ptr = list_next(it)) && q->npend < cap) {
+		if (job_ptr->job_id > walk.max_id)
+			walk.max_id = job_ptr->job_id;
 		if (IS_JOB_PENDING(job_ptr)) {
 			if (!job_ptr->details)
 				continue;
+			if (!walk.full && _below(job_ptr, walk.seen_max)) {
+				s->skipped++;
+				continue;
+			}
 			if (_queued(s, job_ptr, &l))
-				_queue(&q, job_ptr, &l);
+				_queue(q, job_ptr, &l);
 			else
 				_outside(s, job_ptr, c, &l);
 			continue;
@@ -781,21 +865,138 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 		_copy_job(s, job_ptr, _push(s));
 	}
 	list_iterator_destroy(it);
+}
+
+static void _free_job(snap_job_t *sj)
+{
+	xfree(sj->comment);
+	xfree(sj->jname);
+	xfree(sj->bb);
+	xfree(sj->script_files);
+	xfree(sj->eligible);
+	xfree(sj->fits);
+	xfree(sj->req);
+	xfree(sj->ran);
+}
+
+/*
+ * Whether a walk that skipped left a partition short of its window (more
+ * jobs left the queue above its floor than the margin): then it is undone,
+ * for a full walk.
+ */
+static bool _short(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
+{
+	agent_window_sched_t sp;
+	uint32_t i;
+
+	agent_window_sched_parse(slurm_conf.sched_params, &sp);
+	if (agent_window_keep_enough(&keep, q->cand, q->ncand,
+				     agent_window_size(&sp, c->plan_window,
+						       _free_cpus(s))))
+		return false;
+	for (i = 0; i < s->njobs; i++)
+		_free_job(&s->jobs[i]);
+	s->njobs = 0;
+	s->skipped = 0;
+	memset(s->busy, 0, (s->nnodes ? s->nnodes : 1) * sizeof(*s->busy));
+	memset(s->mem_alloc, 0,
+	       (s->nnodes ? s->nnodes : 1) * sizeof(*s->mem_alloc));
+	q->npend = q->ncand = 0;
+	return true;
+}
+
+/*
+ * The gated jobs skipped by this walk whose hold is due for renewal,
+ * looked up by id (the due list): read as _outside() would have in a
+ * full walk.  A job the walk read (no longer below the floors) was
+ * handled there.
+ */
+static void _take_due(snapshot_t *s, const snapshot_conf_t *c)
+{
+	uint32_t *ids, n, i;
+	int64_t next;
+	job_record_t *job_ptr;
+
+	n = agent_window_keep_due_take(&keep, s->now, DUE_PER_CYCLE, &ids,
+					&next);
+	walk.taking = true;
+	for (i = 0; i < n; i++)
+		if ((job_ptr = find_job_record(ids[i])) &&
+		    IS_JOB_PENDING(job_ptr) && job_ptr->details &&
+		    _below(job_ptr, walk.seen_max))
+			_outside(s, job_ptr, c, NULL);
+	walk.taking = false;
+	free(ids);
+	/* As _outside() wakes for them: those due within a sixth at once. */
+	if (next <= (int64_t)s->now)
+		_wake_at(s, AGENT_QUIET_LIVE);
+	else if (keep.ndue && next != INT64_MAX)
+		_wake_at(s, next + c->gate_hold / 6);
+}
+
+/* Whether this cycle's walk reads every job (see FULL_WALK_MAX_S). */
+static bool _full_due(const snapshot_t *s)
+{
+	return !keep.valid || (int64_t)s->now - keep.full_at >= FULL_WALK_MAX_S ||
+	       keep.stamp != (int64_t)last_part_update;
+}
+
+void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
+{
+	queued_t q = { 0 };
+	uint32_t cap;
+	struct timespec ts, t1;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->now = ts.tv_sec;
+	s->clock = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	s->wake = AGENT_QUIET_NEVER;
+	_copy_nodes(s);
+	_resv_wake(s);
+	cap = list_count(job_list);
+	/* Not zeroed: only the first q.npend entries are written and read. */
+	q.pend = xmalloc_nz((cap ? cap : 1) * sizeof(job_record_t *));
+	q.light = xmalloc_nz((cap ? cap : 1) * sizeof(light_t));
+	walk.full = _full_due(s);
+	walk.seen_max = keep.max_id;
+	walk.max_id = 0;
+	if (!walk.full) {
+		_walk(s, c, &q, cap);
+		walk.full = _short(s, &q, c);
+	}
+	if (walk.full) {
+		keep.ndue = 0; /* the full walk lists them again */
+		_walk(s, c, &q, cap);
+		keep.full_at = s->now;
+		keep.stamp = (int64_t)last_part_update;
+	}
 	_window(s, &q, c);
+	s->pending += s->skipped;
+	if (!walk.full)
+		_take_due(s, c);
+	keep.max_id = walk.max_id > walk.seen_max ? walk.max_id : walk.seen_max;
+	s->full = walk.full;
 	/* Two components of a hetjob never on one node. */
 	agent_het_exclude(s);
 	xfree(q.pend);
 	xfree(q.light);
 	xfree(q.cand);
 	/*
-	 * The part of a cycle that walks every job (under slurmctld's read
+	 * The part of a cycle that walks the jobs (under slurmctld's read
 	 * locks, not waiting for them): contrib/bench_pending.sh reads it.
 	 */
 	clock_gettime(CLOCK_REALTIME, &t1);
 	s->took_ms = (double)(t1.tv_sec - ts.tv_sec) * 1e3 +
 		     (double)(t1.tv_nsec - ts.tv_nsec) * 1e-6;
-	debug("datalocality: snapshot of %u jobs: %u copied, %u of %u queued in the window, %.3f ms",
-	      cap, s->njobs, s->in_window, s->pending, s->took_ms);
+	debug("datalocality: snapshot of %u jobs: %u copied, %u of %u queued in the window, %u skipped (%s walk), %u due for their gate, %.3f ms",
+	      cap, s->njobs, s->in_window, s->pending, s->skipped,
+	      s->full ? "full" : "floor", keep.ndue, s->took_ms);
+}
+
+void agent_snapshot_fini(void)
+{
+	agent_window_keep_free(&keep);
+	memset(&walk, 0, sizeof(walk));
 }
 
 void agent_snapshot_free(snapshot_t *s)
@@ -804,16 +1005,8 @@ void agent_snapshot_free(snapshot_t *s)
 
 	for (i = 0; i < s->nnodes; i++)
 		xfree(s->names[i]);
-	for (i = 0; i < s->njobs; i++) {
-		xfree(s->jobs[i].comment);
-		xfree(s->jobs[i].jname);
-		xfree(s->jobs[i].bb);
-		xfree(s->jobs[i].script_files);
-		xfree(s->jobs[i].eligible);
-		xfree(s->jobs[i].fits);
-		xfree(s->jobs[i].req);
-		xfree(s->jobs[i].ran);
-	}
+	for (i = 0; i < s->njobs; i++)
+		_free_job(&s->jobs[i]);
 	xfree(s->names);
 	xfree(s->cpus);
 	xfree(s->busy);

@@ -96,6 +96,9 @@ typedef struct snapshot {
 	uint32_t pending;       /* pending jobs Slurm queues */
 	uint32_t window;        /* jobs per partition in the window */
 	uint32_t in_window;     /* pending jobs in it, copied in full */
+	uint32_t skipped;       /* pending jobs below the floors, not read
+				 * (agent_window.h; counted in pending) */
+	bool full;              /* the walk read every job */
 	uint32_t *arrays;       /* job ids of the pending arrays' own records
 				 * in it, whose tasks are to be split off
 				 * (agent_array.h); they are not copied */
@@ -128,6 +131,9 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c);
 
 /* agent_snapshot_free - free what *s holds. */
 void agent_snapshot_free(snapshot_t *s);
+
+/* agent_snapshot_fini - forget what the walks kept between cycles. */
+void agent_snapshot_fini(void);
 
 /*
  * agent_snapshot_ours - the node of the plugin's restriction of a job

@@ -207,3 +207,128 @@ uint32_t agent_window_select(agent_window_cand_t *cand, uint32_t n,
 	}
 	return marked;
 }
+
+void agent_window_keep_floors(agent_window_keep_t *k,
+			      agent_window_cand_t *cand, uint32_t n,
+			      uint32_t per_part)
+{
+	agent_window_cand_t *g = malloc((n ? n : 1) * sizeof(*g));
+	uint32_t start[MAX_PARTS + 1], np = 0, p, i, len;
+
+	k->valid = 0;
+	k->nparts = 0;
+	if (!g)
+		return;
+	if (n && (!(np = _group(cand, n, g, start)) ||
+		  np > AGENT_WINDOW_KEEP_PARTS)) {
+		free(g);
+		return;
+	}
+	for (p = 0; p < np; p++) {
+		agent_window_cand_t *c = g + start[p];
+
+		len = start[p + 1] - start[p];
+		k->part[p] = c[0].part;
+		k->deep[p] = per_part && len > per_part;
+		if (!k->deep[p])
+			continue;
+		_first_k(c, len, per_part);
+		/* The last of the first per_part, in Slurm's order. */
+		k->floor[p] = c[0];
+		for (i = 1; i < per_part; i++)
+			if (_cmp_order(&c[i], &k->floor[p]) > 0)
+				k->floor[p] = c[i];
+	}
+	free(g);
+	k->nparts = np;
+	k->per_part = per_part;
+	k->valid = 1;
+}
+
+int agent_window_keep_below(const agent_window_keep_t *k, uint64_t part,
+			    uint32_t priority, time_t submit, uint32_t job_id)
+{
+	agent_window_cand_t c = { .part = part, .priority = priority,
+				  .submit = submit, .job_id = job_id };
+	uint32_t p;
+
+	if (!k->valid)
+		return 0;
+	for (p = 0; p < k->nparts && k->part[p] != part; p++)
+		;
+	return p < k->nparts && k->deep[p] &&
+	       _cmp_order(&c, &k->floor[p]) > 0;
+}
+
+int agent_window_keep_enough(const agent_window_keep_t *k,
+			     const agent_window_cand_t *cand, uint32_t n,
+			     uint32_t per_part)
+{
+	uint32_t p, i, cnt;
+
+	for (p = 0; p < k->nparts; p++) {
+		uint32_t want = k->deep[p] ? per_part : 2 * k->per_part + 1;
+
+		for (cnt = 0, i = 0; i < n && cnt < want; i++)
+			cnt += cand[i].part == k->part[p];
+		if (k->deep[p] ? cnt < want : cnt >= want)
+			return 0;
+	}
+	/* Partitions the full walk did not see (it saw none queued), together. */
+	for (cnt = 0, i = 0; i < n; i++) {
+		for (p = 0; p < k->nparts && k->part[p] != cand[i].part; p++)
+			;
+		if (p == k->nparts && ++cnt > 2 * k->per_part)
+			return 0;
+	}
+	return 1;
+}
+
+int agent_window_keep_due_add(agent_window_keep_t *k, uint32_t job_id,
+			      int64_t due)
+{
+	if (k->ndue == k->due_cap) {
+		uint32_t cap = k->due_cap ? 2 * k->due_cap : 256;
+		agent_window_due_t *d = realloc(k->due, cap * sizeof(*d));
+
+		if (!d)
+			return 0;
+		k->due = d;
+		k->due_cap = cap;
+	}
+	k->due[k->ndue].job_id = job_id;
+	k->due[k->ndue++].due = due;
+	return 1;
+}
+
+uint32_t agent_window_keep_due_take(agent_window_keep_t *k, int64_t now,
+				    uint32_t max, uint32_t **out,
+				    int64_t *earliest)
+{
+	uint32_t i, kept = 0, n = 0;
+
+	*out = NULL;
+	*earliest = INT64_MAX;
+	for (i = 0; i < k->ndue && n < max; i++)
+		n += k->due[i].due <= now;
+	if (n && !(*out = malloc(n * sizeof(**out))))
+		n = 0; /* no memory: taken at a later cycle */
+	max = n;
+	for (n = 0, i = 0; i < k->ndue; i++) {
+		if (*out && n < max && k->due[i].due <= now) {
+			(*out)[n++] = k->due[i].job_id;
+			continue;
+		}
+		if (k->due[i].due < *earliest)
+			*earliest = k->due[i].due;
+		k->due[kept++] = k->due[i];
+	}
+	k->ndue = kept;
+	return n;
+}
+
+void agent_window_keep_free(agent_window_keep_t *k)
+{
+	free(k->due);
+	memset(k, 0, sizeof(*k));
+}

@@ -64,4 +64,90 @@ typedef struct agent_window_cand {
 uint32_t agent_window_select(agent_window_cand_t *cand, uint32_t n,
 			     uint32_t per_part, uint8_t *in);
 
+/*
+ * The cycles between two full walks of the queue.  A full walk reads
+ * every queued job and keeps, per partition, the rank of its
+ * (window + margin)-th job: its floor.  The walks after it skip, without
+ * reading more than a job's priority and partition, every job ranked
+ * below the floor of each of its partitions: such a job is not in the
+ * window as long as a partition still has window jobs at or above its
+ * floor (agent_window_keep_enough()), whatever was submitted, started,
+ * held or re-prioritized since, since a job's rank is read at every walk.
+ * What a skipped job may still need of the agent is its gate's hold
+ * renewed: those jobs and when each is due are kept here too.
+ */
+#define AGENT_WINDOW_KEEP_PARTS 16
+
+/* A gated job below the floor, due for its hold's renewal at due. */
+typedef struct agent_window_due {
+	uint32_t job_id;
+	int64_t due;
+} agent_window_due_t;
+
+typedef struct agent_window_keep {
+	int valid;              /* a full walk set the floors */
+	uint32_t nparts;
+	uint64_t part[AGENT_WINDOW_KEEP_PARTS];
+	/* Lowest kept candidate of a partition with more queued jobs than
+	 * it kept (deep[p]); a partition that kept all has no floor. */
+	agent_window_cand_t floor[AGENT_WINDOW_KEEP_PARTS];
+	uint8_t deep[AGENT_WINDOW_KEEP_PARTS];
+	uint32_t per_part;      /* candidates kept per partition */
+	uint32_t max_id;        /* highest job id of the full walk */
+	int64_t full_at;        /* when it ran, s */
+	int64_t stamp;          /* the caller's stamp then (partitions) */
+	agent_window_due_t *due; /* owned (malloc), ndue of cap */
+	uint32_t ndue, due_cap;
+} agent_window_keep_t;
+
+/*
+ * agent_window_keep_floors - after a full walk: the floors of the
+ * first per_part candidates of each partition of cand[0..n) (reorders
+ * cand).  More than AGENT_WINDOW_KEEP_PARTS partitions: none kept (k
+ * stays invalid, every walk is full).  The due list is left as it is.
+ */
+void agent_window_keep_floors(agent_window_keep_t *k,
+			      agent_window_cand_t *cand, uint32_t n,
+			      uint32_t per_part);
+
+/*
+ * agent_window_keep_below - whether a job of this priority, submit time
+ * and id, in partition part, ranks below that partition's floor (a
+ * partition not kept, or with no floor: false).  For a job in several
+ * partitions the caller asks for each: it is skipped only if below all.
+ */
+int agent_window_keep_below(const agent_window_keep_t *k, uint64_t part,
+			    uint32_t priority, time_t submit,
+			    uint32_t job_id);
+
+/*
+ * agent_window_keep_enough - after a walk that skipped: whether each
+ * partition with a floor still has at least per_part of the candidates
+ * cand[0..n) (those read, not skipped), so that the window is the first
+ * per_part of them, and each partition without one has not grown past
+ * twice what a floor keeps (it needs one now).  If not, the caller walks
+ * again in full.
+ */
+int agent_window_keep_enough(const agent_window_keep_t *k,
+			     const agent_window_cand_t *cand, uint32_t n,
+			     uint32_t per_part);
+
+/* agent_window_keep_due_add - keep job_id, due at due.  RET 0 if no memory. */
+int agent_window_keep_due_add(agent_window_keep_t *k, uint32_t job_id,
+			      int64_t due);
+
+/*
+ * agent_window_keep_due_take - move the job ids due by now (due <= now),
+ * at most max of them in the list's order, into out (malloc'd, owned by
+ * the caller; NULL if none), dropping them from the list (the caller adds
+ * back those still held); *earliest: the earliest due time left (<= now
+ * when more were due than max), INT64_MAX if none.  RET their number.
+ */
+uint32_t agent_window_keep_due_take(agent_window_keep_t *k, int64_t now,
+				    uint32_t max, uint32_t **out,
+				    int64_t *earliest);
+
+/* agent_window_keep_free - free the due list and invalidate k. */
+void agent_window_keep_free(agent_window_keep_t *k);
+
 #endif /* AGENT_WINDOW_H */

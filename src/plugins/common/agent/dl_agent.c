@@ -97,6 +97,8 @@ static agent_quiet_t quiet;           /* when the next cycle is due */
 static uint64_t services_fp;          /* the services' reports, hashed */
 static double last_own_s;             /* the last cycle, from its start */
 static double last_wait_s;            /* its wait for backfill before */
+static double last_lock_s;            /* its waits for slurmctld's locks */
+static double cycle_lock_s;           /* this cycle's, so far */
 
 static int64_t _now_ms(void);
 
@@ -646,9 +648,9 @@ static void _log_window(const snapshot_t *s)
 	bool changed = s->in_window != seen_in || s->window != seen_window ||
 		       s->pending != seen_pending;
 
-	debug("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read, waited %.3f s for backfill, %" PRIu64 " array tasks split off, cycle %.3f s",
+	debug("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read, waited %.3f s for backfill, %" PRIu64 " array tasks split off, locks %.3f s, cycle %.3f s",
 	      pfx, s->window, s->in_window, s->pending, jobs_read,
-	      last_wait_s, tasks_split, last_own_s);
+	      last_wait_s, tasks_split, last_lock_s, last_own_s);
 	if (!changed || now - last_window_log < 5)
 		return;
 	seen_in = s->in_window;
@@ -740,6 +742,19 @@ static void _rebase_waits(double since)
 	agent_jobs_foreach(_rebase_one, &since);
 }
 
+/*
+ * Take slurmctld's locks l, adding the wait to cycle_lock_s: a cycle's
+ * time split into its own work and the waits for Slurm's threads
+ * (contrib/bench_pending.sh prints both).
+ */
+static void _lock(slurmctld_lock_t *l)
+{
+	int64_t t0 = _now_ms();
+
+	lock_slurmctld(*l);
+	cycle_lock_s += (double)(_now_ms() - t0) / 1000.0;
+}
+
 /* One cycle, begun at monotonic start_ms. */
 static void _cycle(int64_t start_ms)
 {
@@ -769,7 +784,7 @@ static void _cycle(int64_t start_ms)
 	_compact();
 	/* A job may leave a node whose service serves peers more cheaply. */
 	dl_conf.place.peer_src = agent_model_peer_sources();
-	lock_slurmctld(read_lock);
+	_lock(&read_lock);
 	agent_snapshot_take(&snap, &sc);
 	_stamps(&at, list_count(job_list));
 	unlock_slurmctld(read_lock);
@@ -788,7 +803,7 @@ static void _cycle(int64_t start_ms)
 	/* Ops that change no job (a Reason as it was) ask for no cycle. */
 	changed = false;
 	if (ops.n || snap.narrays || agent_array_pace_due(&snap)) {
-		lock_slurmctld(write_lock);
+		_lock(&write_lock);
 		if (node_record_count == (int)snap.nnodes) {
 			changed = agent_place_apply(&ops) > 0 || changed;
 			/* Slurm tries first the tasks that can start. */
@@ -1030,8 +1045,10 @@ static void *_agent(void *arg)
 		if (quiet.ran && quiet.wake != AGENT_QUIET_LIVE)
 			_rebase_waits(_wall() -
 				      (double)(now - due_since) / 1000.0);
+		cycle_lock_s = 0;
 		_cycle(now);
 		end = _now_ms();
+		last_lock_s = cycle_lock_s;
 		last_own_s = (double)(end - now) / 1000.0;
 		last_wait_s = (double)(now - due_since) / 1000.0;
 		next_ok = end + agent_budget_gap_ms(end - now);
@@ -1057,7 +1074,7 @@ int dl_agent_start(const char *plugin_type)
 	memset(&gate, 0, sizeof(gate));
 	memset(&quiet, 0, sizeof(quiet));
 	services_fp = 0;
-	last_own_s = last_wait_s = 0;
+	last_own_s = last_wait_s = last_lock_s = 0;
 	gate_published = 0;
 	jobs_read = 0;
 	tasks_split = 0;
@@ -1091,6 +1108,7 @@ void dl_agent_stop(void)
 	policy = NULL;
 	agent_prefetch_fini();
 	agent_array_pace_fini();
+	agent_snapshot_fini();
 	agent_model_fini();
 	agent_jobs_fini();
 	agent_history_fini();
