@@ -20,6 +20,15 @@
 #      60 s: component 0 waits for n3, component 1 (whose n4 is free)
 #      waits with it, at most the hetjob's bound (6.3 s), then both are
 #      widened and the hetjob runs; under backfill at once.
+#  (t) three components: one-CPU ones with files on n4 and with none, one
+#      of two nodes with files on n1 and n3: with the agent the first
+#      runs on n4 and the two-node one on n[1,3] (as a multi-node job,
+#      agent_multi.h); under backfill all run at once, anywhere;
+#  (x) (run "window", the plugstack's with PlanWindow=1): the leader is
+#      placed on n3, then component 1 (files on n3 too) is given a higher
+#      priority, which puts it in the window and the leader out; the
+#      hetjob still starts within its bound + backfill's interval + slack
+#      and its components run on two nodes.
 #  In every run each component's SystemComment is true to where it ran
 #  (a "ran on X" names its node) and each completes.
 #
@@ -28,7 +37,10 @@
 # run on n1 and n2, (o) none on n3, (w) component 0 never waits for n3.
 # With components placeable but without agent_het.c's rules (the first
 # attempt of design.md), (o) places both on n3 and the hetjob is still
-# PENDING after 180 s.
+# PENDING after 180 s.  Against fea098e (multi-node components
+# not placed, the exclusion and the window from the snapshot only), (t)
+# fails 2 of its checks (component 1 ran on n[1-2]) and (x) 4 (the
+# hetjob still PENDING after 60 s: both components placed on n3).
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -61,6 +73,15 @@ het() {
 		: -c 1 --comment="$(dl_t_files_of "$2")" --wrap 'sleep 1' | cut -d+ -f1
 }
 field() { dl_cluster_job_field "$1" "$2" 2>/dev/null || true; }
+# wait_log PATTERN SECONDS : slurmctld's log has a line matching PATTERN
+# (grep -E) within SECONDS (times DL_TIME_SCALE).
+wait_log() {
+	local deadline=$((SECONDS + $2 * DL_TIME_SCALE))
+	until grep -Eq "$1" "$log"; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.5
+	done
+}
 # sc_true ID : the component's SystemComment, if it says where the job
 # ran, names the node it ran on.
 sc_true() {
@@ -72,16 +93,20 @@ sc_true() {
 	*) true ;;
 	esac
 }
-# common ID ALLOWED CHECK : the hetjob ID started within ALLOWED s of its
-# submission, both components completed, their SystemComments are true;
-# prints where each ran.  Sets wt (seconds to start).
+# common ID ALLOWED CHECK [N] : the hetjob ID (of N components, 2 unless
+# given) started within ALLOWED s of its submission, every component
+# completed, their SystemComments are true; prints where each ran.  Sets
+# wt (seconds to start).
 common() {
-	local id=$1 allowed=$2 ck=$3 c sub
+	local id=$1 allowed=$2 ck=$3 last=$((${4:-2} - 1)) c sub where=''
 	sub=$(dl_t_job_time "$id+0" SubmitTime) || sub=$(date +%s)
 	wt=$(dl_t_wait_time "$id+0" "$sub" 60)
-	for c in 0 1; do dl_t_wait_state "$id+$c" COMPLETED 30 || true; done
-	echo "  hetjob $id started after $wt s: component 0 on $(field "$id+0" NodeList), 1 on $(field "$id+1" NodeList)"
-	for c in 0 1; do
+	for c in $(seq 0 "$last"); do
+		dl_t_wait_state "$id+$c" COMPLETED 30 || true
+		where="$where, $c on $(field "$id+$c" NodeList)"
+	done
+	echo "  hetjob $id started after $wt s: component${where#,}"
+	for c in $(seq 0 "$last"); do
 		echo "  $id+$c SystemComment: $(dl_t_syscomment "$id+$c")"
 		dl_t_eq "$(dl_t_say "$ck" "component $c completed")" COMPLETED \
 			"$(field "$id+$c" JobState)"
@@ -156,19 +181,89 @@ check_wait() {
 	dl_t_drain
 }
 
-want() { [[ " ${DL_HET_CHECKS:-s o w} " == *" $1 "* ]]; }
-for r in ${DL_HET_RUNS:-backfill plugstack}; do
+# --- (t) three components, one of two nodes --------------------------------
+# Component 0 (1 CPU) reads files cached on n4, component 1 (2 nodes)
+# files cached on n1 and n3, component 2 (1 CPU) names none (an explicit
+# comment: later components inherit an earlier one's options).  Slurm,
+# left alone, gives a component of two nodes two consecutive ones (n1,
+# n[2-3], n4 under backfill; with component 0 placed on n4 and component
+# 1 not placed, as before agent_het.c placed such components, 1 ran on
+# n[1-2]).
+check_three() {
+	local id
+	warm t0 n4
+	warm t1 n1
+	warm t1 n3
+	id=$(sbatch --parsable -o "$out/%j.out" -c 1 --comment="$(dl_t_files_of t0)" \
+		: -N 2 -c 1 --comment="$(dl_t_files_of t1)" : -c 1 --comment=plain \
+		--wrap 'sleep 1' | cut -d+ -f1)
+	common "$id" $((BF_INTERVAL + SLACK + 4)) t 3
+	R[$run.three]=$wt
+	agent || { dl_t_drain; return; }
+	dl_t_eq "$(dl_t_say t "component 0 ran on its data node")" n4 \
+		"$(field "$id+0" NodeList)"
+	dl_t_eq "$(dl_t_say t "component 1 ran on its data nodes")" "n[1,3]" \
+		"$(field "$id+1" NodeList)"
+	dl_t_check "$(dl_t_say t "the log says component 1 was placed on n[1,3]")" \
+		grep -q "placed JobId=$((id + 1)) on n\[1,3\]" "$log"
+	dl_t_drain
+}
+
+# --- (x) a component pushed out of the planning window ----------------------
+# With PlanWindow=1 (one pending job per partition planned), the leader,
+# whose priority is the higher, is planned and placed on n3, the data
+# node of both components; then component 1 is given a higher priority
+# than the leader (scontrol), which puts it in the window and the leader
+# out.  Seen without its leader, component 1 was placed on n3 too, and
+# the hetjob waited for ever (two components on one node; n3 free, so
+# never blocked).  The window takes a hetjob whole and the exclusion
+# reads Slurm's records: component 1 runs on another node.
+check_window() {
+	local id p allowed
+	warm x n3
+	id=$(het x x)
+	dl_t_check "$(dl_t_say x "the log says the leader was placed on n3")" \
+		wait_log "placed JobId=$id on n3" 20
+	p=$(field "$id+0" Priority)
+	scontrol update jobid=$((id + 1)) priority=$((${p:-1000} + 1000)) || true
+	echo "  component 1's priority: $(field "$id+1" Priority) (the leader's $p)"
+	allowed=$((7 + 1 + BF_INTERVAL + SLACK))
+	common "$id" "$allowed" x
+	R[$run.window]=$wt
+	dl_t_check "$(dl_t_say x "the components ran on two nodes")" \
+		test "$(field "$id+0" NodeList)" != "$(field "$id+1" NodeList)"
+	dl_t_drain
+}
+
+want() { [[ " ${DL_HET_CHECKS:-s o w t x} " == *" $1 "* ]]; }
+# The window run (x) is the plugstack's with PlanWindow=1; the others'
+# checks are not run there (a window of one changes what they plan).
+for r in ${DL_HET_RUNS:-backfill plugstack window}; do
 	export DL_CLUSTER_EXTRA_CONF=$EXTRA0
+	if [ "$r" = window ]; then
+		want x || continue
+		dl_t_side_settings StorageBandwidth=1e6 WaitFactor=0.1 \
+			MinWait=2 MaxWait=300 PlanWindow=1
+		dl_t_side_start plugstack
+		run=window
+		dl_t_file_groups '10M 20M 30M' x
+		check_window
+		dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
+		dl_cluster_stop
+		continue
+	fi
 	dl_t_side_start "$r"
-	dl_t_file_groups '10M 20M 30M' s0 s1 o w0 w1
+	dl_t_file_groups '10M 20M 30M' s0 s1 o w0 w1 t0 t1
 	want s && check_split
 	want o && check_one_node
 	want w && check_wait
+	want t && check_three
 	dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	dl_cluster_stop
 done
 echo "# --- against backfill (seconds to start) ---"
-for k in split one wait; do
+for k in split one wait three; do
 	echo "  $k: backfill ${R[backfill.$k]:--} s, plugstack ${R[plugstack.$k]:--} s"
 done
+echo "  window (PlanWindow=1, plugstack): ${R[window.window]:--} s"
 dl_t_summary

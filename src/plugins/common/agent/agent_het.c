@@ -6,13 +6,18 @@
 
 #include "src/common/slurm_xlator.h"
 
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
 
+#include "dl_compat.h"
 #include "dl_slurm.h"
 #include "agent_gate.h"
 #include "agent_het.h"
 #include "agent_jobs.h"
+#include "agent_multi.h"
 
 /* The pending components of a snapshot, grouped by hetjob. */
 typedef struct {
@@ -67,33 +72,94 @@ static uint32_t _group_end(const comps_t *c, uint32_t g)
 	return e;
 }
 
+/*
+ * Clear in bytes[] (of nnodes) the nodes of b, a sibling's required list.
+ */
+static void _clear_nodes(uint8_t *bytes, bitstr_t *b, uint32_t nnodes)
+{
+	int64_t n, last;
+
+	if (!bytes || !b || (n = bit_ffs(b)) < 0)
+		return;
+	last = bit_fls(b);
+	for (; n <= last && (uint64_t)n < nnodes; n++)
+		if (bit_test(b, n))
+			bytes[n] = 0;
+}
+
+/*
+ * From Slurm's own records, not the snapshot: a sibling outside the
+ * planning window, or not queued, holds its required nodes all the same
+ * (Slurm never starts two components on one node), and a list of the
+ * user's or an admin's counts as the plugin's.
+ */
 void agent_het_exclude(snapshot_t *s)
 {
-	comps_t c;
-	uint32_t g, e, a, b;
+	job_record_t *leader, *sib;
+	list_itr_t *it;
+	uint32_t i;
 
-	if (!_comps(s, &c))
-		return;
-	for (g = 0; g < c.n; g = e) {
-		e = _group_end(&c, g);
-		for (a = g; a < e; a++) {
-			int32_t n = s->jobs[c.idx[a]].ours;
+	for (i = 0; i < s->njobs; i++) {
+		snap_job_t *sj = &s->jobs[i];
 
-			if (n < 0 || (uint32_t)n >= s->nnodes)
+		if (!sj->het_job_id || sj->running ||
+		    (!sj->eligible && !sj->fits))
+			continue;
+		leader = find_job_record(sj->het_job_id);
+		if (!leader || !leader->het_job_list)
+			continue;
+		it = list_iterator_create(leader->het_job_list);
+		while ((sib = list_next(it))) {
+			if (sib->job_id == sj->job_id ||
+			    !IS_JOB_PENDING(sib) || !sib->details)
 				continue;
-			for (b = g; b < e; b++) {
-				snap_job_t *o = &s->jobs[c.idx[b]];
-
-				if (b == a)
-					continue;
-				if (o->eligible)
-					o->eligible[n] = 0;
-				if (o->fits)
-					o->fits[n] = 0;
-			}
+			_clear_nodes(sj->eligible, sib->details->req_node_bitmap,
+				     s->nnodes);
+			_clear_nodes(sj->fits, sib->details->req_node_bitmap,
+				     s->nnodes);
 		}
+		list_iterator_destroy(it);
 	}
-	xfree(c.idx);
+}
+
+static int _by_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The window's hetjobs whole: every pending component of a hetjob one of
+ * whose components is in.  Components have priorities and partitions of
+ * their own, so the window's edge may fall between them: a component
+ * placed while in and then pushed out (by a job of higher priority) was
+ * no longer seen by its siblings' wait, widening and gate.
+ */
+uint32_t agent_het_window(struct job_record **pend, uint32_t n, uint8_t *in)
+{
+	uint32_t *ids, nids = 0, i, added = 0, id;
+
+	for (i = 0; i < n; i++)
+		nids += in[i] && pend[i]->het_job_id;
+	if (!nids)
+		return 0;
+	ids = xcalloc(nids, sizeof(uint32_t));
+	nids = 0;
+	for (i = 0; i < n; i++)
+		if (in[i] && pend[i]->het_job_id)
+			ids[nids++] = pend[i]->het_job_id;
+	qsort(ids, nids, sizeof(uint32_t), _by_id);
+	for (i = 0; i < n; i++) {
+		id = pend[i]->het_job_id;
+		if (in[i] || !id ||
+		    !bsearch(&id, ids, nids, sizeof(uint32_t), _by_id))
+			continue;
+		in[i] = 1;
+		added++;
+	}
+	xfree(ids);
+	return added;
 }
 
 void agent_het_sync(const snapshot_t *s)
@@ -168,25 +234,26 @@ static bool _unplaced(const snapshot_t *s, const snap_job_t *sj,
 /*
  * Not this cycle's restriction of component sj onto a node another
  * component holds: a move keeps its old node, a new placement is made at
- * the next cycle, its eligible nodes without that one.
+ * the next cycle, its eligible nodes without that one (a set of several
+ * nodes, agent_multi.h, without all the nodes its siblings hold then).
  */
 static void _cancel(const snapshot_t *s, const snap_job_t *sj,
-		    agent_job_t *ji, place_op_t *op, uint32_t holder,
-		    dl_sched_stats_t *stats, const char *pfx)
+		    agent_job_t *ji, place_op_t *op, int32_t node,
+		    uint32_t holder, dl_sched_stats_t *stats, const char *pfx)
 {
-	const char *node = s->names[op->node];
 	char *desc;
 
-	info("%s: JobId=%u not placed on %s: JobId=%u of its hetjob %u holds it",
-	     pfx, sj->job_id, node, holder, sj->het_job_id);
-	if (op->from >= 0) {
+	info("%s: JobId=%u not placed on %s: JobId=%u of its hetjob %u holds %s",
+	     pfx, sj->job_id, op->nodes ? op->nodes : s->names[node], holder,
+	     sj->het_job_id, s->names[node]);
+	if (op->from >= 0 && !op->nodes) {
 		ji->place.node = op->from;
 		ji->planned = op->from;
 		_blank(op, NULL);
 		return;
 	}
 	desc = xstrdup_printf("DataLocality: not placed on %s, which JobId=%u of its hetjob holds",
-			      node, holder);
+			      s->names[node], holder);
 	_blank(op, desc);
 	xfree(desc);
 	dl_place_init(&ji->place);
@@ -197,36 +264,94 @@ static void _cancel(const snapshot_t *s, const snap_job_t *sj,
 		stats->pending_placed--;
 }
 
-/* The group's components restricted this cycle onto a taken node. */
+/*
+ * The nodes component sj holds: this cycle's restriction (fresh) or the
+ * one it keeps; into out (room for s->nnodes); RET their count.
+ */
+static uint32_t _holds(const snapshot_t *s, const snap_job_t *sj,
+		       const agent_job_t *ji, const place_op_t *op,
+		       bool fresh, int32_t *out)
+{
+	uint32_t n, k = 0;
+
+	if (fresh && op->set) {
+		for (n = 0; n < op->nset; n++)
+			if (op->set[n] >= 0 && (uint32_t)op->set[n] < s->nnodes)
+				out[k++] = op->set[n];
+		return k;
+	}
+	if (!fresh && sj->set_k && sj->req) {
+		for (n = 0; n < s->nnodes; n++)
+			if (sj->req[n])
+				out[k++] = (int32_t)n;
+		return k;
+	}
+	if (ji && ji->place.node >= 0 && (uint32_t)ji->place.node < s->nnodes)
+		out[k++] = ji->place.node;
+	return k;
+}
+
+/*
+ * The group's components restricted this cycle onto a taken node: the
+ * kept restrictions (excluded from the others' eligible nodes by
+ * agent_het_exclude() already) first, then this cycle's, by job id.
+ */
 static void _conflicts(const comps_t *c, uint32_t g, uint32_t e,
 		       place_ops_t *ops, uint32_t first,
 		       dl_sched_stats_t *stats, const char *pfx)
 {
 	const snapshot_t *s = c->s;
 	uint32_t *holder = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(uint32_t));
-	uint32_t a;
+	int32_t *nodes = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(int32_t));
+	uint32_t a, k, i;
+	int32_t taken;
 	int pass;
 
-	/* Kept restrictions first, then this cycle's, by job id. */
 	for (pass = 0; pass < 2; pass++)
 		for (a = g; a < e; a++) {
 			const snap_job_t *sj = &s->jobs[c->idx[a]];
 			agent_job_t *ji = agent_jobs_get(sj->job_id, false);
 			place_op_t *op = _op_of(ops, first, sj->job_id);
 			bool fresh = op && op->kind == OP_RESTRICT &&
-				     !op->nodes && op->node >= 0 &&
+				     op->node >= 0 &&
 				     (uint32_t)op->node < s->nnodes;
-			int32_t n = ji ? ji->place.node : -1;
 
-			if (n < 0 || (uint32_t)n >= s->nnodes ||
-			    fresh != (pass == 1))
+			if (!ji || fresh != (pass == 1) ||
+			    !(k = _holds(s, sj, ji, op, fresh, nodes)))
 				continue;
-			if (fresh && holder[n])
-				_cancel(s, sj, ji, op, holder[n], stats, pfx);
-			else
-				holder[n] = sj->job_id;
+			for (taken = -1, i = 0; fresh && i < k && taken < 0;
+			     i++)
+				if (holder[nodes[i]])
+					taken = nodes[i];
+			if (taken >= 0) {
+				_cancel(s, sj, ji, op, taken, holder[taken],
+					stats, pfx);
+				continue;
+			}
+			for (i = 0; i < k; i++)
+				holder[nodes[i]] = sj->job_id;
 		}
+	xfree(nodes);
 	xfree(holder);
+}
+
+/* The nodes component sj's list names, for the log, xmalloc'd. */
+static char *_names(const snapshot_t *s, const snap_job_t *sj, int32_t from)
+{
+	int32_t *nodes;
+	uint32_t n, k = 0;
+	char *out;
+
+	if (!sj->set_k || !sj->req)
+		return xstrdup(from >= 0 && (uint32_t)from < s->nnodes ?
+				       s->names[from] : "?");
+	nodes = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(int32_t));
+	for (n = 0; n < s->nnodes; n++)
+		if (sj->req[n])
+			nodes[k++] = (int32_t)n;
+	out = agent_multi_names(s, nodes, k);
+	xfree(nodes);
+	return out;
 }
 
 /* Lift component sj's restriction with its hetjob: why names the cause. */
@@ -236,6 +361,7 @@ static void _widen_one(const snapshot_t *s, const snap_job_t *sj,
 {
 	place_op_t *op = _op_of(ops, first, sj->job_id);
 	int32_t from = sj->ours;
+	char *names;
 
 	ji->place.node = -1;
 	ji->place.widened = 1;
@@ -248,19 +374,31 @@ static void _widen_one(const snapshot_t *s, const snap_job_t *sj,
 		_blank(op, NULL);
 	else
 		op = agent_place_add(ops, OP_WIDEN, sj->job_id);
+	names = _names(s, sj, from);
 	op->kind = OP_WIDEN;
 	op->from = from;
 	op->desc = xstrdup_printf("DataLocality: %s, any node now", why);
 	op->sc = xstrdup_printf("%s to any node with its hetjob: %s",
 				DL_SC_WIDENED, why);
 	op->log = xstrdup_printf("%s: widened JobId=%u from %s with its hetjob %u: %s",
-				 pfx, sj->job_id,
-				 from >= 0 && (uint32_t)from < s->nnodes ?
-					 s->names[from] : "?",
-				 sj->het_job_id, why);
+				 pfx, sj->job_id, names, sj->het_job_id, why);
+	xfree(names);
 }
 
-/* One component widened: every other one still placed is too. */
+/*
+ * One component widened: every other one still placed is too, even one
+ * whose own node is free.  Slurm starts a hetjob only when every
+ * component can start (backfill's _het_job_start_test()), so one that
+ * waits holds the whole hetjob back; and a widened component has no list
+ * while Slurm keeps components apart only by the exclusions it makes at
+ * submit (_exclude_het_job_nodes()), so backfill may plan it on the node
+ * a sibling keeps, reserving that node whole: the sibling then cannot
+ * start until the widened one's old node frees.  Measured (22.05.8,
+ * test_hetjob.sh (w) with the free sibling kept on n4): backfill planned
+ * the widened component on n4 ("JobId=4+0(4) to start at <now> ... on
+ * nodes n4") and the hetjob started after 61 s, when the blocker on n3
+ * ended, against 7 s with both widened.
+ */
 static void _widen_all(const comps_t *c, uint32_t g, uint32_t e,
 		       place_ops_t *ops, uint32_t first,
 		       dl_sched_stats_t *stats, const char *pfx)

@@ -7,22 +7,27 @@
  *    required nodes from all the others at submit ("to avoid scheduling
  *    deadlock", proc_req.c _exclude_het_job_nodes()), and backfill
  *    reserves whole nodes for a component it plans, so two components
- *    restricted to one node wait for each other for ever.  A node a
- *    component is restricted to leaves the other components' eligible
- *    nodes (in the plan and in the lists set), and a restriction of this
- *    cycle onto a node another component holds is not made (the
- *    component is placed at the next cycle, on another node);
+ *    restricted to one node wait for each other for ever.  The nodes a
+ *    component is restricted to (by the plugin, the user or an admin,
+ *    read from Slurm's records, so a component the snapshot does not hold
+ *    counts too) leave the other components' eligible nodes (in the plan
+ *    and in the lists set), and a restriction of this cycle onto a node
+ *    another component holds is not made (the component is placed at the
+ *    next cycle, on other nodes);
+ *  - the planning window takes a hetjob whole: every pending component
+ *    of a hetjob one of whose components is in the window is in;
  *  - the components start together (backfill starts a hetjob only when
  *    every component can start), so the wait is judged for the hetjob
  *    as a whole: every placed component counts the longest time any of
  *    them was blocked, and once one component is widened (its bound
- *    passed, its node left), every component is;
+ *    passed, its node left), every component is (one kept on a free node
+ *    could lose it to the widened one: agent_het.c, _widen_all());
  *  - the submit gate holds every component until all are placed, then
  *    releases them together.
  *
- * A component of several nodes is not placed (it runs where Slurm puts
- * it); its CPUs count in the plan as any job's.  Owned by the agent
- * thread; no allocation outlives a call.
+ * A component of several nodes is placed as a multi-node job
+ * (agent_multi.h) under the same rules; job_submit does not gate it.
+ * Owned by the agent thread; no allocation outlives a call.
  */
 #ifndef AGENT_HET_H
 #define AGENT_HET_H
@@ -36,10 +41,19 @@
 
 /*
  * agent_het_exclude - after the snapshot: a pending component's eligible
- * and fits lose the nodes its hetjob's other components are restricted
- * to by the plugin.
+ * and fits lose the nodes its hetjob's other pending components are
+ * required to run on (Slurm's records).  Caller holds the job read lock.
  */
 void agent_het_exclude(snapshot_t *s);
+
+/*
+ * agent_het_window - the planning window of pend[0..n) (in[i] = 1: in)
+ * takes every pending component of a hetjob one of whose components is
+ * in; RET how many were added.  Caller holds the job read lock.
+ */
+struct job_record;
+uint32_t agent_het_window(struct job_record **pend, uint32_t n,
+			  uint8_t *in);
 
 /*
  * agent_het_sync - before this cycle's decisions: every placed component
