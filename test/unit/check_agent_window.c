@@ -413,24 +413,24 @@ START_TEST(test_window_keep_due)
 
 	for (i = 0; i < 1000; i++)
 		ck_assert(agent_window_keep_due_add(&k, i + 1, 100 + i % 10));
-	n = agent_window_keep_due_take(&k, 99, 10000, &ids, &next);
+	n = agent_window_keep_due_take(&k, 99, 0, 10000, &ids, &next);
 	ck_assert_uint_eq(n, 0);
 	ck_assert_ptr_null(ids);
 	ck_assert_int_eq(next, 100);
-	n = agent_window_keep_due_take(&k, 104, 10000, &ids, &next);
+	n = agent_window_keep_due_take(&k, 104, 0, 10000, &ids, &next);
 	ck_assert_uint_eq(n, 500);
 	for (i = 0; i < n; i++)
 		ck_assert_uint_le((ids[i] - 1) % 10, 4);
 	free(ids);
 	ck_assert_uint_eq(k.ndue, 500);
 	ck_assert_int_eq(next, 105);
-	/* At most max: the rest stays, due already. */
-	n = agent_window_keep_due_take(&k, 1000, 300, &ids, &next);
+	/* At most max: the rest stays, due already; all the urgent ones. */
+	n = agent_window_keep_due_take(&k, 1000, 0, 300, &ids, &next);
 	ck_assert_uint_eq(n, 300);
 	ck_assert_int_le(next, 1000);
 	free(ids);
 	ck_assert_uint_eq(k.ndue, 200);
-	n = agent_window_keep_due_take(&k, 1000, 300, &ids, &next);
+	n = agent_window_keep_due_take(&k, 1000, 1000, 10, &ids, &next);
 	ck_assert_uint_eq(n, 200);
 	ck_assert_int_eq(next, INT64_MAX);
 	free(ids);

@@ -13,7 +13,8 @@
  * What the agent follows, and how soon:
  *   - the number of job records (a job submitted waits at its submit gate
  *     for its node): at once;
- *   - last_node_update: at most every AGENT_QUIET_NODE_MS;
+ *   - the nodes (what a snapshot reads of them, hashed when
+ *     last_node_update moves): at most every AGENT_QUIET_NODE_MS;
  *   - last_job_update, last_part_update, last_resv_update, the services'
  *     reports, a cycle that applied changes or left jobs unread: at most
  *     every AGENT_QUIET_CHANGE_MS, as cycles ran before, or every
@@ -50,7 +51,11 @@
 /* What a cycle depends on, as slurmctld stamps it. */
 typedef struct agent_stamps {
 	int64_t njobs;          /* job records */
-	int64_t job, node, part, resv; /* Slurm's last_*_update, seconds */
+	/*
+	 * Slurm's last_*_update, seconds, but node: the nodes' generation
+	 * (dl_agent.c), moved when what a snapshot reads of them changed.
+	 */
+	int64_t job, node, part, resv;
 	uint64_t services;      /* fingerprint of the services' reports */
 } agent_stamps_t;
 

@@ -43,7 +43,8 @@
 /*
  * Gate holds renewed by looking jobs up (the due list) per cycle at most:
  * a queue submitted at once is renewed over a few cycles, each short,
- * well within the half of a hold left.  More due: the next cycle at once.
+ * within the half of a hold left.  More due: the next cycle at once; a
+ * hold with less than a quarter left is renewed whatever the count.
  */
 #define DUE_PER_CYCLE 2000
 
@@ -163,15 +164,15 @@ static bool _single_node(job_record_t *job_ptr, int32_t ours)
 }
 
 /*
- * A job of a fixed k > 1 nodes (a hetjob's component too, agent_het.h),
- * without a list of the user's own: RET k, the set agent_multi.h may
- * restrict it to; 0 for any other job.
+ * A job of a fixed k > 1 nodes, not a hetjob's component, without a list
+ * of the user's own: RET k, the set agent_multi.h may restrict it to; 0
+ * for any other job.
  */
 static uint32_t _set_nodes(job_record_t *job_ptr, int32_t ours)
 {
 	job_details_t *d = job_ptr->details;
 
-	if (!d || agent_array_meta(job_ptr) ||
+	if (!d || job_ptr->het_job_id || agent_array_meta(job_ptr) ||
 	    (d->req_node_bitmap && ours < 0) || d->min_nodes < 2 ||
 	    d->min_nodes == NO_VAL)
 		return 0;
@@ -764,7 +765,6 @@ static void _window(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 	if (walk.full)
 		agent_window_keep_floors(&keep, q->cand, q->ncand,
 					 s->window + s->window / 2 + 32);
-	s->in_window += agent_het_window(q->pend, q->npend, in);
 	s->arrays = xcalloc(s->in_window ? s->in_window : 1, sizeof(uint32_t));
 	for (i = 0; i < q->npend; i++) {
 		if (in[i] && agent_array_meta(q->pend[i])) {
@@ -918,8 +918,9 @@ static void _take_due(snapshot_t *s, const snapshot_conf_t *c)
 	int64_t next;
 	job_record_t *job_ptr;
 
-	n = agent_window_keep_due_take(&keep, s->now, DUE_PER_CYCLE, &ids,
-					&next);
+	n = agent_window_keep_due_take(&keep, s->now,
+					(int64_t)s->now - c->gate_hold / 4,
+					DUE_PER_CYCLE, &ids, &next);
 	walk.taking = true;
 	for (i = 0; i < n; i++)
 		if ((job_ptr = find_job_record(ids[i])) &&
@@ -992,6 +993,37 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	debug("datalocality: snapshot of %u jobs: %u copied, %u of %u queued in the window, %u skipped (%s walk), %u due for their gate, %.3f ms",
 	      cap, s->njobs, s->in_window, s->pending, s->skipped,
 	      s->full ? "full" : "floor", keep.ndue, s->took_ms);
+}
+
+/* One more value into an FNV-1a hash. */
+static uint64_t _mix(uint64_t h, uint64_t v)
+{
+	int k;
+
+	for (k = 0; k < 8; k++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 1099511628211ULL;
+	return h;
+}
+
+uint64_t agent_snapshot_nodes_fp(void)
+{
+	node_record_t *node_ptr;
+	uint64_t h = _mix(1469598103934665603ULL, node_record_count);
+	int i;
+
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		h = _mix(h, i);
+		h = _mix(h, node_ptr->node_state);
+		h = _mix(h, node_ptr->cpus);
+		h = _mix(h, node_ptr->cpus_efctv);
+		h = _mix(h, node_ptr->real_memory);
+		h = _mix(h, node_ptr->boot_req_time);
+		h = _mix(h, node_ptr->resume_timeout);
+		h = _mix(h, _node_usable(node_ptr));
+		h = _mix(h, _hash(node_ptr->features_act));
+		h = _mix(h, _hash(node_ptr->gres));
+	}
+	return h;
 }
 
 void agent_snapshot_fini(void)

@@ -132,6 +132,16 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c);
 /* agent_snapshot_free - free what *s holds. */
 void agent_snapshot_free(snapshot_t *s);
 
+/*
+ * agent_snapshot_nodes_fp - a hash of what a snapshot reads of the nodes
+ * (states, CPUs, memory, features, GRES, boot and resume times, whether
+ * Slurm may use them), so that the agent cycles when that changed rather
+ * than at every move of last_node_update (Slurm moves it for node pings
+ * and registrations that change none of it).  Caller holds the node read
+ * lock.
+ */
+uint64_t agent_snapshot_nodes_fp(void);
+
 /* agent_snapshot_fini - forget what the walks kept between cycles. */
 void agent_snapshot_fini(void);
 

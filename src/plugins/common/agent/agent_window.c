@@ -301,21 +301,33 @@ int agent_window_keep_due_add(agent_window_keep_t *k, uint32_t job_id,
 	return 1;
 }
 
-uint32_t agent_window_keep_due_take(agent_window_keep_t *k, int64_t now,
-				    uint32_t max, uint32_t **out,
-				    int64_t *earliest)
+/* Whether entry d is taken, with *more of the others still to take. */
+static int _take(const agent_window_due_t *d, int64_t now, int64_t urgent,
+		 uint32_t *more)
 {
-	uint32_t i, kept = 0, n = 0;
+	if (d->due <= urgent)
+		return 1;
+	if (d->due > now || !*more)
+		return 0;
+	(*more)--;
+	return 1;
+}
+
+uint32_t agent_window_keep_due_take(agent_window_keep_t *k, int64_t now,
+				    int64_t urgent, uint32_t max,
+				    uint32_t **out, int64_t *earliest)
+{
+	uint32_t i, kept = 0, n = 0, more = max;
 
 	*out = NULL;
 	*earliest = INT64_MAX;
-	for (i = 0; i < k->ndue && n < max; i++)
-		n += k->due[i].due <= now;
+	for (i = 0; i < k->ndue; i++)
+		n += _take(&k->due[i], now, urgent, &more);
 	if (n && !(*out = malloc(n * sizeof(**out))))
 		n = 0; /* no memory: taken at a later cycle */
-	max = n;
+	more = max;
 	for (n = 0, i = 0; i < k->ndue; i++) {
-		if (*out && n < max && k->due[i].due <= now) {
+		if (*out && _take(&k->due[i], now, urgent, &more)) {
 			(*out)[n++] = k->due[i].job_id;
 			continue;
 		}

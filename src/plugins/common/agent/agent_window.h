@@ -137,15 +137,16 @@ int agent_window_keep_due_add(agent_window_keep_t *k, uint32_t job_id,
 			      int64_t due);
 
 /*
- * agent_window_keep_due_take - move the job ids due by now (due <= now),
- * at most max of them in the list's order, into out (malloc'd, owned by
- * the caller; NULL if none), dropping them from the list (the caller adds
- * back those still held); *earliest: the earliest due time left (<= now
- * when more were due than max), INT64_MAX if none.  RET their number.
+ * agent_window_keep_due_take - move the job ids due by now (due <= now)
+ * into out (malloc'd, owned by the caller; NULL if none), dropping them
+ * from the list (the caller adds back those still held): all those due by
+ * urgent (<= now), and of the others at most max, in the list's order;
+ * *earliest: the earliest due time left (<= now when some due were left),
+ * INT64_MAX if none.  RET their number.
  */
 uint32_t agent_window_keep_due_take(agent_window_keep_t *k, int64_t now,
-				    uint32_t max, uint32_t **out,
-				    int64_t *earliest);
+				    int64_t urgent, uint32_t max,
+				    uint32_t **out, int64_t *earliest);
 
 /* agent_window_keep_free - free the due list and invalidate k. */
 void agent_window_keep_free(agent_window_keep_t *k);

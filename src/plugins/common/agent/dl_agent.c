@@ -59,6 +59,13 @@
  * job waits at its submit hold until a cycle places it.
  */
 #define POLL_MS 10
+/*
+ * While nothing moves (no stamp changed, no cycle due) the poll doubles up
+ * to this: 100 wakeups a second of an idle agent were most of what it cost
+ * slurmctld with nothing to do (contrib/bench_pending.sh ARRAY=1: about
+ * 3 ms of CPU a second).  Any change brings it back to POLL_MS.
+ */
+#define POLL_IDLE_MS 80
 /* The node services' reports are followed this often. */
 #define SYNC_MS 100
 /*
@@ -697,15 +704,47 @@ static void _test_delay(void)
 }
 
 /*
+ * The nodes' generation: moves when what a snapshot reads of the nodes
+ * changed (agent_snapshot_nodes_fp()), not at every move of
+ * last_node_update.  Its hash is taken again while the stamp is of this
+ * second or the last (a later change in the same second leaves it
+ * equal).  locked: the caller holds the node read lock.
+ */
+static int64_t _node_gen(bool locked)
+{
+	static time_t seen_stamp;
+	static uint64_t fp_seen;
+	static int64_t gen;
+	slurmctld_lock_t node_lock = { .node = READ_LOCK };
+	time_t t = last_node_update;
+	uint64_t fp;
+
+	if (t == seen_stamp && t < time(NULL) - 1)
+		return gen;
+	if (!locked)
+		lock_slurmctld(node_lock);
+	fp = agent_snapshot_nodes_fp();
+	if (!locked)
+		unlock_slurmctld(node_lock);
+	seen_stamp = t;
+	if (fp != fp_seen) {
+		fp_seen = fp;
+		gen++;
+	}
+	return gen;
+}
+
+/*
  * What a cycle depends on, as slurmctld stamps it (agent_quiet.h): read
  * under the snapshot's locks for the cycle, and without them between
- * cycles (a stale read only makes the cycle come a poll later).
+ * cycles (a stale read only makes the cycle come a poll later), but for
+ * the nodes' generation (locked: the caller holds the node read lock).
  */
-static void _stamps(agent_stamps_t *st, int njobs)
+static void _stamps(agent_stamps_t *st, int njobs, bool locked)
 {
 	st->njobs = njobs;
 	st->job = last_job_update;
-	st->node = last_node_update;
+	st->node = _node_gen(locked);
 	st->part = last_part_update;
 	st->resv = last_resv_update;
 	st->services = services_fp;
@@ -786,7 +825,7 @@ static void _cycle(int64_t start_ms)
 	dl_conf.place.peer_src = agent_model_peer_sources();
 	_lock(&read_lock);
 	agent_snapshot_take(&snap, &sc);
-	_stamps(&at, list_count(job_list));
+	_stamps(&at, list_count(job_list), true);
 	unlock_slurmctld(read_lock);
 	snap.agent_cycle = agent_gate_cycle(&gate);
 	_test_delay();
@@ -926,8 +965,8 @@ static void _sync_services(void)
 	services_fp = fp;
 }
 
-/* Wait POLL_MS or until told; RET false when the thread must stop. */
-static bool _wait(bool *reconf)
+/* Wait poll_ms or until told; RET false when the thread must stop. */
+static bool _wait(bool *reconf, int64_t poll_ms)
 {
 	struct timespec ts;
 	bool stop;
@@ -935,7 +974,8 @@ static bool _wait(bool *reconf)
 	slurm_mutex_lock(&term_lock);
 	if (!stop_agent) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += POLL_MS * 1000000L;
+		ts.tv_sec += poll_ms / 1000;
+		ts.tv_nsec += (poll_ms % 1000) * 1000000L;
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
@@ -980,14 +1020,15 @@ static void *_agent(void *arg)
 {
 	int64_t next_ok = 0, now, end, due_since = -1;
 	int64_t last_sync = INT64_MIN / 2;
+	int64_t poll_ms = POLL_MS;
 	time_t seen_conf = 0;
-	agent_stamps_t cur;
+	agent_stamps_t cur, prev = { 0 };
 	const char *why;
 	int njobs;
 	bool reconf;
 
 	(void)arg;
-	while (_wait(&reconf)) {
+	while (_wait(&reconf, poll_ms)) {
 		/*
 		 * scontrol reconfigure: sched/datalocality hears of it through
 		 * sched_p_reconfig(), the plugstack entry point only here.
@@ -1026,8 +1067,15 @@ static void *_agent(void *arg)
 		}
 		njobs = job_list ? list_count(job_list) : 0;
 		_trim_when_shrunk(njobs);
-		_stamps(&cur, njobs);
+		_stamps(&cur, njobs, false);
 		why = agent_quiet_due(&quiet, &cur, now, time(NULL));
+		/* Idle: a poll less often each time; any change: at once. */
+		if (memcmp(&cur, &prev, sizeof(cur)) || why || reconf ||
+		    budget.deferred || quiet.again)
+			poll_ms = POLL_MS;
+		else if ((poll_ms *= 2) > POLL_IDLE_MS)
+			poll_ms = POLL_IDLE_MS;
+		prev = cur;
 		if (reconf)
 			why = "reconfigure";
 		else if (now < next_ok)
