@@ -28,6 +28,10 @@
  * names another; a run that made any plan without it (the greedy
  * fallback) fails instead of printing a figure.
  *
+ * -a and -n print a digest of each run's decisions (every job's node,
+ * times and hits, and the plans made): a speed change must leave it as it
+ * was (the same digest from the build before and after).
+ *
  * -a runs hps-after alone (to profile it); -p PARAMS gives it policy
  * params (e.g. -a -p guard=none: the cost of Online-HPS's guard); -N
  * NODES runs it on that many nodes (scaled as below).
