@@ -754,25 +754,44 @@ START_TEST(test_ohps_helper_missing)
 }
 END_TEST
 
-/* Same state, same plan, for both ECT and priority order. */
+/*
+ * Same state, same plan, for both ECT and priority order.  With
+ * order=priority the guard keeps locality's plan on a near tie where no
+ * file is large (guard_margin_small): without that, the partition's
+ * nodes, as with ECT.
+ */
 START_TEST(test_ohps_deterministic)
 {
-	dl_plan_t *p1, *p2, *p3;
-	size_t i;
+	dl_plan_t *p1, *p2, *p3, *p4, *p5, *p6;
+	size_t i, differ = 0;
+	int err;
 
 	_four_clusters();
 	p1 = _plan_with("online-hps", NULL);
 	p2 = _plan_with("online-hps", NULL);
-	p3 = _plan_with("online-hps", "order=priority");
+	p3 = _plan_with("online-hps", "order=priority,guard_margin_small=0");
+	p4 = _plan_with("online-hps", "order=priority");
+	p5 = _plan_with("online-hps", "order=priority");
+	p6 = _plan_with("locality", NULL);
 	for (i = 0; i < p1->n; i++) {
 		ck_assert_int_eq(p1->a[i].node, p2->a[i].node);
 		ck_assert(p1->a[i].order == p2->a[i].order);
 		ck_assert_int_eq(p1->a[i].node, p3->a[i].node);
 		ck_assert(p3->a[i].order == (double)i); /* equal priorities */
+		ck_assert_int_eq(p4->a[i].node, p5->a[i].node);
+		ck_assert_int_eq(p4->a[i].node, p6->a[i].node);
+		ck_assert(p4->a[i].order == (double)i);
+		differ += p3->a[i].node != p4->a[i].node;
 	}
+	ck_assert_uint_gt(differ, 0); /* the margin decided */
+	ck_assert_ptr_null(dl_policy_create("online-hps",
+					    "guard_margin_small=-0.6", &err));
 	dl_plan_free(p1);
 	dl_plan_free(p2);
 	dl_plan_free(p3);
+	dl_plan_free(p4);
+	dl_plan_free(p5);
+	dl_plan_free(p6);
 	_teardown();
 }
 END_TEST
