@@ -64,6 +64,11 @@ typedef struct {
 	/* The input bytes the first snapshot summed, kept for the next ones
 	 * (dl_state_add_job() keeps them while the sizes stand). */
 	uint64_t bytes, bytes_gen, bytes_unknown;
+	/* Running: its result record's dispatch and node, here where the
+	 * snapshot reads the record above: the result's far larger records
+	 * cost a cache miss per running job per event (3% at 1,024 nodes). */
+	double dispatch;
+	int32_t node;
 	/*
 	 * Running: its execution time on its node by the cost model
 	 * (dl_cost_job_on_node()), valid while that node's cache generation
@@ -622,6 +627,8 @@ static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
 	nd->busy += wj->cpus;
 	r->node = (int32_t) n;
 	r->dispatch = s->now;
+	job->node = r->node;
+	job->dispatch = r->dispatch;
 	for (k = 0; k < wj->nfiles; k++) {
 		uint32_t f = wj->files[k];
 		size_t i;
@@ -1086,14 +1093,14 @@ static dl_state_t *_snapshot(_sim_t *s, int mode, uint32_t **map)
 		dj.compute = wj->compute;
 		/* A running job's only: the records of 250K tasks are far
 		 * apart, and this loop reads thousands at every event. */
-		dj.start = i < s->nrunning ? s->res->jobs[j].dispatch : 0;
+		dj.start = i < s->nrunning ? s->jobs[j].dispatch : 0;
 		if (s->cfg->agent_limit > 0) {
 			/* What the plugin knows: Slurm's whole seconds. */
 			dj.compute = dl_runtime_estimate(s->runtime,
 							 s->cfg->agent_limit);
 			dj.start = floor(dj.start);
 		}
-		dj.node = i < s->nrunning ? s->res->jobs[j].node : -1;
+		dj.node = i < s->nrunning ? s->jobs[j].node : -1;
 		dj.bytes = s->jobs[j].bytes;
 		dj.bytes_gen = s->jobs[j].bytes_gen;
 		dj.bytes_unknown = s->jobs[j].bytes_unknown;
