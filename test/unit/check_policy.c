@@ -755,10 +755,9 @@ START_TEST(test_ohps_helper_missing)
 END_TEST
 
 /*
- * Same state, same plan, for both ECT and priority order.  With
- * order=priority the guard keeps locality's plan on a near tie where no
- * file is large (guard_margin_small): without that, the partition's
- * nodes, as with ECT.
+ * Same state, same plan, for both ECT and priority order: the
+ * partition's nodes.  With guard_margin_small=-0.01 the guard keeps
+ * locality's plan on this near tie where no file is large.
  */
 START_TEST(test_ohps_deterministic)
 {
@@ -769,9 +768,11 @@ START_TEST(test_ohps_deterministic)
 	_four_clusters();
 	p1 = _plan_with("online-hps", NULL);
 	p2 = _plan_with("online-hps", NULL);
-	p3 = _plan_with("online-hps", "order=priority,guard_margin_small=0");
-	p4 = _plan_with("online-hps", "order=priority");
-	p5 = _plan_with("online-hps", "order=priority");
+	p3 = _plan_with("online-hps", "order=priority");
+	p4 = _plan_with("online-hps",
+			"order=priority,guard_margin_small=-0.01");
+	p5 = _plan_with("online-hps",
+			"order=priority,guard_margin_small=-0.01");
 	p6 = _plan_with("locality", NULL);
 	for (i = 0; i < p1->n; i++) {
 		ck_assert_int_eq(p1->a[i].node, p2->a[i].node);

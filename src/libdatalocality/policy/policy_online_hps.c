@@ -125,9 +125,10 @@
  *   guard_margin_small=<f>   the margin where no pending or running job
  *                            reads a large file (guard_margin_cache);
  *                            below 0, locality's plan is kept unless the
- *                            partition's is predicted -f sooner (-0.01
- *                            with order=priority, 0 (guard_margin) with
- *                            order=ect; robustness-issue30.md)
+ *                            partition's is predicted -f sooner (0:
+ *                            guard_margin, the default; -0.01 met more
+ *                            of robustness.sh's bars but slowed the
+ *                            papers' Lublin runs: robustness-issue30.md)
  *   guard_margin_small_file=<x>
  *                            ... and only where no pending job's input
  *                            file is x times the mean pending job's
@@ -404,15 +405,12 @@ static void _knobs_default(_knobs_t *k, int order_ect,
 	 */
 	k->gmbig = 0.1;
 	/*
-	 * Where no pending or running job reads a large file, locality's
-	 * plan is kept unless the partition's is predicted at least 1%
-	 * sooner: there (the papers' biomed images, the zoo's shift) the
-	 * slurm dispatch is storage-bound, the model's difference is within
-	 * its error, and the partition's plans fetched 1-2% more bytes than
-	 * locality's (biomed-low 1.036 and 1.020 of locality before, shift
-	 * at 64 nodes 1.045; issue 30, robustness-issue30.md).
+	 * guard_margin_small stays 0 (off): -0.01 brought robustness.sh's
+	 * biomed-low and shift 64/1 cells within 1.02 of locality (12 of 28
+	 * bars met instead of 9) but made the papers' Lublin-arrival runs
+	 * (doc/experiments/results.csv, fig9a) up to 1.7x slower
+	 * (robustness-issue30.md, fourth attempt).
 	 */
-	k->gmsmall = -0.01;
 	snprintf(k->gwait, sizeof(k->gwait), "mct");
 	k->hyst = 0.25;
 	k->wfile = 0.5;
