@@ -30,7 +30,9 @@
 # transfer at a time at STORAGE_BW bytes/s (the end-point contention model
 # of online-hps-khanna section 4.3).  dl-stage's copies take the server's
 # lock and are paced (EmulateStorage* in datalocality.conf); without
-# staging, jobs read through the same locks with pv at the same rate.
+# staging, jobs read through the same locks with pv at the same rate, and
+# so does a cached row's job for a file the cache could not take (a link
+# to its source in the job's view).
 #
 # Namespaced nodes (the default when BUILD_DIR has dl-cached; DL_NODE_NS=0
 # turns it off, DL_NODE_NS=1 insists): as on real hosts, every node's
