@@ -24,6 +24,10 @@
 #      of two nodes with files on n1 and n3: with the agent the first
 #      runs on n4 and the two-node one on n[1,3] (as a multi-node job,
 #      agent_multi.h); under backfill all run at once, anywhere;
+#  (z) planned: the leader names no files, component 1's are on n1, which
+#      backfill plans for the leader: with the agent component 1 is
+#      widened off n1 and the hetjob starts within its bound + backfill's
+#      interval + slack; under backfill at once;
 #  (x) (run "window", the plugstack's with PlanWindow=1): the leader is
 #      placed on n3, then component 1 (files on n3 too) is given a higher
 #      priority, which puts it in the window and the leader out; the
@@ -61,10 +65,16 @@ declare -A R
 data='' out='' log='' run=''
 agent() { [ "$run" != backfill ]; }
 # Cache group G on node N with a single-node job pinned there.
+# With the agent, until its log says it saw the job run (its cache model
+# has the files then): a placement made before would not know the node.
 warm() {
 	local id
 	id=$(dl_t_sba "$1" -c 1 -w "$2" --wrap 'sleep 1')
 	dl_t_wait_state "$id" COMPLETED 30 || true
+	if agent; then
+		wait_log "started JobId=$id on $2 " 20 ||
+			echo "  (the agent did not say it saw warm-up job $id run)"
+	fi
 }
 # het G0 G1 : submit a hetjob of two one-CPU components annotated with
 # groups G0 and G1; prints the leader's id (its components: ID+0, ID+1).
@@ -209,6 +219,28 @@ check_three() {
 	dl_t_drain
 }
 
+# --- (z) a component without files beside one with files on n1 -----------
+# The leader names no files, component 1 files cached on n1.  Backfill
+# plans the leader first, on n1, the lowest free node, and reserves it
+# whole: component 1, restricted to n1, cannot start, and since n1 looks
+# free it never counted as blocked: the hetjob stayed PENDING (over 180 s
+# at 2231f7b).  Seen at the next cycle (the leader's SchedNodeList), both
+# are widened and the hetjob runs.
+check_planned() {
+	local id
+	warm z n1
+	id=$(sbatch --parsable -o "$out/%j.out" -c 1 --comment=plain \
+		: -c 1 --comment="$(dl_t_files_of z)" --wrap 'sleep 1' | cut -d+ -f1)
+	common "$id" $((7 + 1 + BF_INTERVAL + SLACK)) z
+	R[$run.planned]=$wt
+	agent || { dl_t_drain; return; }
+	if grep -q "placed JobId=$((id + 1)) on n1" "$log"; then
+		dl_t_check "$(dl_t_say z "the log says component 1 was widened off n1, where Slurm plans the leader")" \
+			grep -q "widened JobId=$((id + 1)) from n1 with its hetjob $id: Slurm plans JobId=$id" "$log"
+	fi
+	dl_t_drain
+}
+
 # --- (x) a component pushed out of the planning window ----------------------
 # With PlanWindow=1 (one pending job per partition planned), the leader,
 # whose priority is the higher, is planned and placed on n3, the data
@@ -235,7 +267,7 @@ check_window() {
 	dl_t_drain
 }
 
-want() { [[ " ${DL_HET_CHECKS:-s o w t x} " == *" $1 "* ]]; }
+want() { [[ " ${DL_HET_CHECKS:-s o w t z x} " == *" $1 "* ]]; }
 # The window run (x) is the plugstack's with PlanWindow=1; the others'
 # checks are not run there (a window of one changes what they plan).
 for r in ${DL_HET_RUNS:-backfill plugstack window}; do
@@ -253,16 +285,17 @@ for r in ${DL_HET_RUNS:-backfill plugstack window}; do
 		continue
 	fi
 	dl_t_side_start "$r"
-	dl_t_file_groups '10M 20M 30M' s0 s1 o w0 w1 t0 t1
+	dl_t_file_groups '10M 20M 30M' s0 s1 o w0 w1 t0 t1 z
 	want s && check_split
 	want o && check_one_node
 	want w && check_wait
 	want t && check_three
+	want z && check_planned
 	dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	dl_cluster_stop
 done
 echo "# --- against backfill (seconds to start) ---"
-for k in split one wait three; do
+for k in split one wait three planned; do
 	echo "  $k: backfill ${R[backfill.$k]:--} s, plugstack ${R[plugstack.$k]:--} s"
 done
 echo "  window (PlanWindow=1, plugstack): ${R[window.window]:--} s"

@@ -7,6 +7,7 @@
 #include "src/common/slurm_xlator.h"
 
 #include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
 #include "src/common/list.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -27,6 +28,24 @@ typedef struct {
 } comps_t;
 
 static const snapshot_t *sort_s; /* for _by_het() only */
+
+/*
+ * A component Slurm's backfill plans (job_record_t.sched_nodes) on a node
+ * a sibling is restricted to by the plugin: backfill reserves the node
+ * whole for it, the sibling cannot start there, and since the node looks
+ * free the sibling never counts as blocked: the hetjob would wait for
+ * ever.  Found at the snapshot (agent_het_exclude()), acted on by
+ * agent_het_decide() of the same cycle; the agent thread's alone.
+ */
+typedef struct {
+	uint32_t het_job_id;
+	uint32_t planned;       /* the component planned there */
+	uint32_t restricted;    /* the sibling restricted to it */
+	int32_t node;
+} het_clash_t;
+
+static het_clash_t *clash;      /* xmalloc'd, replaced at each snapshot */
+static uint32_t nclash;
 
 static int _by_het(const void *a, const void *b)
 {
@@ -88,6 +107,47 @@ static void _clear_nodes(uint8_t *bytes, bitstr_t *b, uint32_t nnodes)
 }
 
 /*
+ * Whether Slurm plans sib (its sched_nodes) on a node own's list (the
+ * plugin's, ours >= 0) names; RET that node, or -1.
+ */
+static int32_t _planned_on(const snapshot_t *s, const snap_job_t *own,
+			   job_record_t *own_ptr, job_record_t *sib)
+{
+	bitstr_t *b = own_ptr->details ? own_ptr->details->req_node_bitmap :
+					 NULL;
+	/* Not hostlist_t: a pointer in 22.05, the struct in 24.11. */
+	struct hostlist *hl;
+	int32_t n, hit = -1;
+
+	if (own->ours < 0 || !b || !sib->sched_nodes || !sib->sched_nodes[0])
+		return -1;
+	hl = hostlist_create(sib->sched_nodes);
+	for (n = 0; hl && hit < 0 && (uint32_t)n < s->nnodes &&
+		    n < (int32_t)bit_size(b); n++)
+		if (bit_test(b, n) && hostlist_find(hl, s->names[n]) >= 0)
+			hit = n;
+	if (hl)
+		hostlist_destroy(hl);
+	return hit;
+}
+
+static void _note_clash(const snap_job_t *own, job_record_t *sib,
+			int32_t node)
+{
+	uint32_t i;
+
+	for (i = 0; i < nclash; i++)
+		if (clash[i].het_job_id == own->het_job_id)
+			return;
+	xrecalloc(clash, nclash + 1, sizeof(*clash));
+	clash[nclash].het_job_id = own->het_job_id;
+	clash[nclash].planned = sib->job_id;
+	clash[nclash].restricted = own->job_id;
+	clash[nclash].node = node;
+	nclash++;
+}
+
+/*
  * From Slurm's own records, not the snapshot: a sibling outside the
  * planning window, or not queued, holds its required nodes all the same
  * (Slurm never starts two components on one node), and a list of the
@@ -95,10 +155,13 @@ static void _clear_nodes(uint8_t *bytes, bitstr_t *b, uint32_t nnodes)
  */
 void agent_het_exclude(snapshot_t *s)
 {
-	job_record_t *leader, *sib;
+	job_record_t *leader, *sib, *own_ptr;
 	list_itr_t *it;
 	uint32_t i;
+	int32_t n;
 
+	xfree(clash);
+	nclash = 0;
 	for (i = 0; i < s->njobs; i++) {
 		snap_job_t *sj = &s->jobs[i];
 
@@ -106,7 +169,8 @@ void agent_het_exclude(snapshot_t *s)
 		    (!sj->eligible && !sj->fits))
 			continue;
 		leader = find_job_record(sj->het_job_id);
-		if (!leader || !leader->het_job_list)
+		own_ptr = find_job_record(sj->job_id);
+		if (!leader || !leader->het_job_list || !own_ptr)
 			continue;
 		it = list_iterator_create(leader->het_job_list);
 		while ((sib = list_next(it))) {
@@ -117,6 +181,8 @@ void agent_het_exclude(snapshot_t *s)
 				     s->nnodes);
 			_clear_nodes(sj->fits, sib->details->req_node_bitmap,
 				     s->nnodes);
+			if ((n = _planned_on(s, sj, own_ptr, sib)) >= 0)
+				_note_clash(sj, sib, n);
 		}
 		list_iterator_destroy(it);
 	}
@@ -406,15 +472,30 @@ static void _widen_all(const comps_t *c, uint32_t g, uint32_t e,
 	const snapshot_t *s = c->s;
 	uint32_t a, by = 0;
 	agent_job_t *ji;
-	char why[96];
+	char why[160];
 
 	for (a = g; a < e && !by; a++)
 		if ((ji = agent_jobs_get(s->jobs[c->idx[a]].job_id, false)) &&
 		    ji->place.widened)
 			by = ji->job_id;
+	if (by)
+		snprintf(why, sizeof(why), "JobId=%u of the hetjob was widened",
+			 by);
+	for (a = 0; !by && a < nclash; a++)
+		if (clash[a].het_job_id == s->jobs[c->idx[g]].het_job_id) {
+			by = clash[a].planned;
+			snprintf(why, sizeof(why),
+				 "Slurm plans JobId=%u of the hetjob on %s, JobId=%u's node",
+				 clash[a].planned,
+				 clash[a].node >= 0 &&
+						 (uint32_t)clash[a].node <
+							 s->nnodes ?
+					 s->names[clash[a].node] :
+					 "?",
+				 clash[a].restricted);
+		}
 	if (!by)
 		return;
-	snprintf(why, sizeof(why), "JobId=%u of the hetjob was widened", by);
 	for (a = g; a < e; a++) {
 		const snap_job_t *sj = &s->jobs[c->idx[a]];
 

@@ -23,7 +23,12 @@
  *    passed, its node left), every component is (one kept on a free node
  *    could lose it to the widened one: agent_het.c, _widen_all());
  *  - the submit gate holds every component until all are placed, then
- *    releases them together.
+ *    releases them together;
+ *  - a component Slurm's backfill plans (its sched_nodes) on a node a
+ *    sibling is restricted to by the plugin (a component without files,
+ *    planned first on the lowest free node) widens the hetjob at the
+ *    next cycle: backfill reserves that node whole for it, and the
+ *    sibling, its node free, would never count as blocked.
  *
  * A component of several nodes is placed as a multi-node job
  * (agent_multi.h) under the same rules; job_submit does not gate it.
@@ -42,7 +47,9 @@
 /*
  * agent_het_exclude - after the snapshot: a pending component's eligible
  * and fits lose the nodes its hetjob's other pending components are
- * required to run on (Slurm's records).  Caller holds the job read lock.
+ * required to run on (Slurm's records), and a sibling planned by backfill
+ * on its node is noted for agent_het_decide().  Caller holds the job
+ * read lock.
  */
 void agent_het_exclude(snapshot_t *s);
 
@@ -65,7 +72,8 @@ void agent_het_sync(const snapshot_t *s);
  * agent_het_decide - after this cycle's decisions (ops[first..n)):
  * cancel a new restriction onto a node another component of its hetjob
  * holds, widen every component of a hetjob one of whose components is
- * widened, and hold the gate's releases until every component is placed.
+ * widened (or is planned by Slurm on a sibling's node), and hold the
+ * gate's releases until every component is placed.
  */
 void agent_het_decide(const snapshot_t *s, const agent_conf_t *c,
 		      place_ops_t *ops, uint32_t first,

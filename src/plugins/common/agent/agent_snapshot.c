@@ -164,15 +164,15 @@ static bool _single_node(job_record_t *job_ptr, int32_t ours)
 }
 
 /*
- * A job of a fixed k > 1 nodes, not a hetjob's component, without a list
- * of the user's own: RET k, the set agent_multi.h may restrict it to; 0
- * for any other job.
+ * A job of a fixed k > 1 nodes (a hetjob's component too, agent_het.h),
+ * without a list of the user's own: RET k, the set agent_multi.h may
+ * restrict it to; 0 for any other job.
  */
 static uint32_t _set_nodes(job_record_t *job_ptr, int32_t ours)
 {
 	job_details_t *d = job_ptr->details;
 
-	if (!d || job_ptr->het_job_id || agent_array_meta(job_ptr) ||
+	if (!d || agent_array_meta(job_ptr) ||
 	    (d->req_node_bitmap && ours < 0) || d->min_nodes < 2 ||
 	    d->min_nodes == NO_VAL)
 		return 0;
@@ -765,6 +765,7 @@ static void _window(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 	if (walk.full)
 		agent_window_keep_floors(&keep, q->cand, q->ncand,
 					 s->window + s->window / 2 + 32);
+	s->in_window += agent_het_window(q->pend, q->npend, in);
 	s->arrays = xcalloc(s->in_window ? s->in_window : 1, sizeof(uint32_t));
 	for (i = 0; i < q->npend; i++) {
 		if (in[i] && agent_array_meta(q->pend[i])) {
