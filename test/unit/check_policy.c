@@ -756,8 +756,10 @@ END_TEST
 
 /*
  * Same state, same plan, for both ECT and priority order: the
- * partition's nodes.  With guard_margin_small=-0.01 the guard keeps
- * locality's plan on this near tie where no file is large.
+ * partition's nodes.  The clusters' jobs share their files, so
+ * guard_margin_small (order=priority) does not apply; without its
+ * sharing and file tests it would, and the guard keeps locality's plan
+ * on this near tie.
  */
 START_TEST(test_ohps_deterministic)
 {
@@ -769,10 +771,10 @@ START_TEST(test_ohps_deterministic)
 	p1 = _plan_with("online-hps", NULL);
 	p2 = _plan_with("online-hps", NULL);
 	p3 = _plan_with("online-hps", "order=priority");
-	p4 = _plan_with("online-hps",
-			"order=priority,guard_margin_small=-0.01");
-	p5 = _plan_with("online-hps",
-			"order=priority,guard_margin_small=-0.01");
+	p4 = _plan_with("online-hps", "order=priority,guard_margin_small_share=0,"
+					"guard_margin_small_file=0");
+	p5 = _plan_with("online-hps", "order=priority,guard_margin_small_share=0,"
+					"guard_margin_small_file=0");
 	p6 = _plan_with("locality", NULL);
 	for (i = 0; i < p1->n; i++) {
 		ck_assert_int_eq(p1->a[i].node, p2->a[i].node);

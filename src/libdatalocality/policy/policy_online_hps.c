@@ -125,16 +125,23 @@
  *   guard_margin_small=<f>   the margin where no pending or running job
  *                            reads a large file (guard_margin_cache);
  *                            below 0, locality's plan is kept unless the
- *                            partition's is predicted -f sooner (0:
- *                            guard_margin, the default; -0.01 met more
- *                            of robustness.sh's bars but slowed the
- *                            papers' Lublin runs: robustness-issue30.md)
+ *                            partition's is predicted -f sooner (-0.01
+ *                            with order=priority, 0 (guard_margin) with
+ *                            order=ect; robustness-issue30.md)
  *   guard_margin_small_file=<x>
  *                            ... and only where no pending job's input
  *                            file is x times the mean pending job's
- *                            input (0: no such test, the default; 0.5
- *                            kept the zoo's zipf at 16 nodes as before but
- *                            lost shift at 64 nodes' gain)
+ *                            input (0.5 with order=priority; 0: no such
+ *                            test, which cost the zoo's zipf at 16 nodes
+ *                            5% and brought shift at 64 nodes within
+ *                            1.02)
+ *   guard_margin_small_share=<x>
+ *                            ... and only where less than x of the
+ *                            pending jobs' input bytes are in files two
+ *                            or more pending jobs read (0.3 with
+ *                            order=priority; 0: no such test): at high
+ *                            overlap the margin made the papers' runs
+ *                            at 4-8 nodes up to 1.8x slower
  *   home=<x>                 give each file of at least x times the mean
  *                            cache its own nodes (plan_home.h; 0 = off,
  *                            the default: on the heavy class it was
@@ -208,6 +215,7 @@
 #include "plan/plan_home.h"
 #include "plan/plan_keep.h"
 #include "policy/policy_util.h"
+#include "u64set.h"
 
 /* _judge()'s steps: guard_wait= and hysteresis=; guard_margin_big=;
  * guard_margin_small=. */
@@ -246,6 +254,7 @@ typedef struct {
 				 * pending or running job reads a large
 				 * file; 0: margin */
 	double small_file;      /* guard_margin_small_file= */
+	double small_share;     /* guard_margin_small_share= */
 	dl__mapper_t *guard;    /* the greedy plan to compare with, or NULL */
 	dl__guard_t *lguard;    /* guard=locality's, or NULL */
 	dl__guard_t *wguard;    /* guard_wait=mct's, or NULL */
@@ -318,7 +327,7 @@ typedef struct {
 	double imb, tmo, np, seed, full, win, starve, above, reuse, pf;
 	double gevery, gpress, gmargin, follow, hyst, wfile, horizon;
 	double exact, exfile, budget, drift, home, hslack, hcheck, gmbig;
-	double gmfile, gmcache, gmsmall, gmsfile;
+	double gmfile, gmcache, gmsmall, gmsfile, gmshare;
 	char guard[64], gwait[64];
 } _knobs_t;
 
@@ -405,12 +414,22 @@ static void _knobs_default(_knobs_t *k, int order_ect,
 	 */
 	k->gmbig = 0.1;
 	/*
-	 * guard_margin_small stays 0 (off): -0.01 brought robustness.sh's
-	 * biomed-low and shift 64/1 cells within 1.02 of locality (12 of 28
-	 * bars met instead of 9) but made the papers' Lublin-arrival runs
-	 * (doc/experiments/results.csv, fig9a) up to 1.7x slower
-	 * (robustness-issue30.md, fourth attempt).
+	 * Where no pending or running job reads a large file, no file
+	 * dominates the pending input (guard_wait_file's test) and less
+	 * than 30% of it is in files two pending jobs read, the partition
+	 * has little to co-locate and the slurm dispatch is storage-bound:
+	 * its plans fetched 1-2% more bytes than locality's on the papers'
+	 * biomed workload at 10% overlap (1.036 and 1.020 of locality at
+	 * load 1, 5 seeds).  There locality's plan is kept unless the
+	 * partition's is predicted 1% sooner (1.001 and 1.004 then).
+	 * Without the sharing test the margin made the papers' high-overlap
+	 * runs at 4-8 nodes, load 1.75-2, up to 1.8x slower; without the
+	 * file test it cost the zoo's zipf at 16 nodes 5% (10 seeds)
+	 * (doc/experiments/robustness-issue30.md, fourth attempt).
 	 */
+	k->gmsmall = -0.01;
+	k->gmshare = 0.3;
+	k->gmsfile = 0.5;
 	snprintf(k->gwait, sizeof(k->gwait), "mct");
 	k->hyst = 0.25;
 	k->wfile = 0.5;
@@ -481,7 +500,9 @@ static int _knobs_parse(_knobs_t *k, const char *params)
 	    dl_params_double(params, "guard_margin_small", -0.5, 0.99,
 			     &k->gmsmall) ||
 	    dl_params_double(params, "guard_margin_small_file", 0, 1e6,
-			     &k->gmsfile))
+			     &k->gmsfile) ||
+	    dl_params_double(params, "guard_margin_small_share", 0, 1,
+			     &k->gmshare))
 		return DL_EINVAL;
 	dl_params_get(params, "guard", k->guard, sizeof(k->guard));
 	dl_params_get(params, "guard_wait", k->gwait, sizeof(k->gwait));
@@ -545,6 +566,7 @@ static void _knobs_apply(ohps_t *h, const _knobs_t *k,
 	h->margin_cache = k->gmcache;
 	h->margin_small = k->gmsmall;
 	h->small_file = k->gmsfile;
+	h->small_share = k->gmshare;
 	h->prefetch = (uint32_t)k->pf;
 	h->reuse_max = (uint32_t)k->reuse;
 }
@@ -960,6 +982,48 @@ static int _large_file(const dl_state_t *st, double x, int running)
 	return 0;
 }
 
+/*
+ * The share of the pending jobs' input (each job's files, bytes) that is
+ * in files two or more pending jobs read: how much a partition can
+ * co-locate.  Out of memory: 1 (as if all shared).
+ */
+static double _pending_shared(const dl_state_t *st)
+{
+	dl__u64set_t seen, twice;
+	uint64_t shared = 0, total = 0;
+	size_t i, pass;
+	uint32_t k;
+	int rc = 0;
+
+	dl__u64set_init(&seen);
+	dl__u64set_init(&twice);
+	for (pass = 0; pass < 2 && rc >= 0; pass++)
+		for (i = 0; i < st->njobs && rc >= 0; i++) {
+			const dl_job_t *j = &st->jobs[i];
+
+			for (k = 0; j->state == DL_JOB_PENDING &&
+				    k < j->nfiles && rc >= 0; k++) {
+				uint64_t b = dl_file_bytes(st, j->files[k]);
+
+				if (pass == 0) {
+					rc = dl__u64set_add(&seen, j->files[k]);
+					if (rc == 0)
+						rc = dl__u64set_add(
+							&twice, j->files[k]);
+					continue;
+				}
+				total += b;
+				if (dl__u64set_has(&twice, j->files[k]))
+					shared += b;
+			}
+		}
+	dl__u64set_fini(&seen);
+	dl__u64set_fini(&twice);
+	if (rc < 0)
+		return 1;
+	return total ? (double)shared / (double)total : 0;
+}
+
 /* guard=, then guard_wait= where steps (_big_file()) says so, on plan.
  * \return 0, DL_ENOMEM or a guard's error. */
 static int _guards(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan,
@@ -1022,7 +1086,8 @@ static int _judge(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 	    _large_file(st, h->margin_cache, 0))
 		steps |= STEP_MARGIN;
 	if (h->margin_small != 0 && !_large_file(st, h->margin_cache, 1) &&
-	    !(h->small_file > 0 && _big_file(st, h->small_file, 0)))
+	    !(h->small_file > 0 && _big_file(st, h->small_file, 0)) &&
+	    !(h->small_share > 0 && _pending_shared(st) >= h->small_share))
 		steps |= STEP_SMALL;
 	pp = h->place;
 	pp.hysteresis = h->hysteresis;
