@@ -7,13 +7,25 @@
 #
 #  (p) placed: a 2-node job whose files were cached on n3 and n4 (by
 #      single-node jobs pinned there with -w) runs on n[3-4]; under
-#      backfill the same job runs unharmed (it completes, at once);
+#      backfill the same job runs unharmed (it completes, at once); the
+#      submit gate held it until placed (its Prolog saw the gate's mark)
+#      and the log says it started as planned;
 #  (w) bounded wait: the same with n3 and n4 taken by 2-CPU jobs for 60 s:
 #      the 2-node job waits for them (its Reason says so) at most its
 #      6.3-s bound, then runs on the idle nodes; under backfill it starts
 #      at once there;
 #  (m) model: after a 2-node job (its files cached nowhere before),
-#      `sdatalocality files nX` lists its files on both of its nodes.
+#      `sdatalocality files nX` lists its files on both of its nodes;
+#  (h) hetjob: a hetjob of two 2-node components, component 0 annotated
+#      with files cached on n3 and n4, component 1 without files, submitted
+#      while all nodes are idle: the submit gate holds component 0 until the
+#      agent places it, so it runs on n[3-4] and the log says it started as
+#      planned (component 1 on n[1-2]); within backfill's bound plus the
+#      gate's.  Before the gate held multi-node components, Slurm could
+#      start the hetjob on n[1-2] and n[3-4] the other way round before any
+#      placement.  Under backfill the hetjob completes, started at once.
+#      Not in the sched/datalocality run: Slurm takes hetjobs under
+#      sched/backfill only.
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -28,7 +40,14 @@ source "$here/lib.sh"
 # costs: 6.3 s for a group's 60 MiB.
 dl_t_side_settings StorageBandwidth=1e6 WaitFactor=0.1 MinWait=2 MaxWait=300
 EXTRA0=${DL_CLUSTER_EXTRA_CONF:-}
-trap dl_cluster_stop EXIT
+# A Prolog noting each job's submit-gate mark (agent_gate.h), which
+# slurmd hands it as SPANK_DL_GATE: proof that the gate held the job.
+pdir=$(mktemp -d)
+gates=$pdir/gates
+printf '#!/bin/sh\necho "$SLURM_JOB_ID gate=${SPANK_DL_GATE:-none}" >>"%s"\nexit 0\n' \
+	"$gates" >"$pdir/prolog"
+chmod 755 "$pdir" "$pdir/prolog"
+trap 'dl_cluster_stop; rm -rf "$pdir"' EXIT
 
 declare -A R
 data='' out='' log='' run=''
@@ -46,9 +65,9 @@ warm() {
 # test's own extra configuration) and the groups' files, sparse: only
 # their sizes matter (no staging here).
 start_cluster() {
-	export DL_CLUSTER_EXTRA_CONF=$EXTRA0
+	export DL_CLUSTER_EXTRA_CONF=$EXTRA0 DL_PROLOG=$pdir/prolog
 	dl_t_side_start "$1"
-	dl_t_file_groups '10M 20M 30M' p w m
+	dl_t_file_groups '10M 20M 30M' p w m h
 }
 
 # --- (p) placed on its data nodes ------------------------------------------
@@ -69,6 +88,12 @@ check_placed() {
 		dl_t_eq "$(dl_t_say p "it ran on its data nodes")" "n[3-4]" "$node"
 		dl_t_check "$(dl_t_say p "the log says it was placed there")" \
 			grep -q "placed JobId=$w on n\[3-4\]" "$log"
+		# The submit gate held it until placed: it started as planned.
+		dl_t_check "$(dl_t_say p "it was held by the submit gate (its Prolog saw SPANK_DL_GATE)")" \
+			grep -Eq "^$w gate=[0-9]+," "$gates"
+		dl_t_wait_until 10 grep -Eq "started JobId=$w on n[0-9]+ \(planned n3: strict" "$log" || true
+		dl_t_check "$(dl_t_say p "the log says it started as planned (placed before it started)")" \
+			grep -Eq "started JobId=$w on n[0-9]+ \(planned n3: strict" "$log"
 	fi
 	dl_t_drain
 }
@@ -125,17 +150,68 @@ check_model() {
 	dl_t_drain
 }
 
-want() { [[ " ${DL_MULTI_CHECKS:-p w m} " == *" $1 "* ]]; }
+# --- (h) a hetjob of multi-node components, gated until placed ------------
+check_het() {
+	local id sub wt n0 n1 x ids=()
+	# Slurm takes hetjobs under sched/backfill only ("Requested operation
+	# not supported on this system"): the plugstack run is the agent's.
+	[ "$run" = datalocality ] && return
+	for x in n3 n4; do ids+=("$(dl_t_sba h -c 1 -w "$x" --wrap 'sleep 1')"); done
+	for x in "${ids[@]}"; do dl_t_wait_state "$x" COMPLETED 30 || true; done
+	# The agent must have seen them run (its cache model): a placement
+	# made before would not know the nodes.
+	if agent; then
+		for x in "${ids[@]}"; do
+			dl_t_wait_until 20 grep -q "started JobId=$x on " "$log" || true
+		done
+	fi
+	id=$(dl_t_sb -N 2 -c 1 --comment="$(dl_t_files_of h)" \
+		: -N 2 -c 1 --comment=plain \
+		--wrap 'sleep 1' | cut -d+ -f1)
+	sub=$(dl_t_job_time "$id+0" SubmitTime) || sub=$(date +%s)
+	wt=$(dl_t_wait_time "$id+0" "$sub" 40)
+	dl_t_wait_state "$id+0" COMPLETED 30 || true
+	dl_t_wait_state "$id+1" COMPLETED 30 || true
+	n0=$(dl_cluster_job_field "$id+0" NodeList)
+	n1=$(dl_cluster_job_field "$id+1" NodeList)
+	echo "  hetjob $id started after $wt s: component 0 on $n0, 1 on $n1"
+	R[$run.het]=$wt
+	dl_t_eq "$(dl_t_say h "component 0 completed")" COMPLETED \
+		"$(dl_cluster_job_field "$id+0" JobState)"
+	dl_t_eq "$(dl_t_say h "component 1 completed")" COMPLETED \
+		"$(dl_cluster_job_field "$id+1" JobState)"
+	if agent; then
+		# Backfill's bound, the gate's (3 s) and an agent cycle.
+		dl_t_le "$(dl_t_say h "it started within backfill's bound + the gate's")" \
+			"$wt" $((BF_INTERVAL + SLACK + 4))
+		dl_t_eq "$(dl_t_say h "component 0 ran on its data nodes")" "n[3-4]" "$n0"
+		dl_t_eq "$(dl_t_say h "component 1 ran on the other nodes")" "n[1-2]" "$n1"
+		# The gate's mark reaches its Prolog: component 0 was held
+		# until placed, not merely placed in time.
+		echo "  its Prologs saw: $(grep "^$id " "$gates" 2>/dev/null | tr '\n' ' ')"
+		dl_t_check "$(dl_t_say h "component 0 was held by the submit gate (SPANK_DL_GATE set)")" \
+			grep -Eq "^$id gate=[0-9]+," "$gates"
+		dl_t_wait_until 10 grep -Eq "started JobId=$id on n[0-9]+ \(planned n3: strict" "$log" || true
+		dl_t_check "$(dl_t_say h "the log says component 0 started as planned (placed before it started)")" \
+			grep -Eq "started JobId=$id on n[0-9]+ \(planned n3: strict" "$log"
+	else
+		dl_t_le "$(dl_t_say h "it started at once")" "$wt" $((BF_INTERVAL + SLACK))
+	fi
+	dl_t_drain
+}
+
+want() { [[ " ${DL_MULTI_CHECKS:-p w m h} " == *" $1 "* ]]; }
 for r in ${DL_MULTI_RUNS:-backfill datalocality plugstack}; do
 	start_cluster "$r"
 	want p && check_placed
 	want w && check_wait
 	want m && check_model
+	want h && check_het
 	dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	dl_cluster_stop
 done
 echo "# --- against backfill ---"
-for k in placed wait; do
+for k in placed wait het; do
 	echo "  $k: backfill ${R[backfill.$k]:--} s, datalocality ${R[datalocality.$k]:--} s, plugstack ${R[plugstack.$k]:--} s"
 done
 dl_t_summary

@@ -279,22 +279,29 @@ static void _blank(place_op_t *op, const char *desc)
 }
 
 
-/* Whether the agent would place component sj and has not yet. */
+/*
+ * Whether the agent would place component sj and has not yet.  One of
+ * several nodes (agent_multi.h) was offered its set before this, in the
+ * same cycle (agent_multi_decide()): unplaced now, it has nothing to gain
+ * from a set and must not hold its siblings, unless _cancel() undid its
+ * set this cycle (op blanked to OP_REASON): it is placed at the next.
+ */
 static bool _unplaced(const snapshot_t *s, const snap_job_t *sj,
-		      const agent_job_t *ji)
+		      const agent_job_t *ji, const place_op_t *op)
 {
-	uint32_t n;
+	uint32_t n, k = 0;
 
-	if (!sj->placeable || !sj->runnable || sj->outside || !sj->eligible ||
-	    sj->widened || !ji || !ji->parsed || !ji->nfiles ||
-	    ji->too_many || ji->user_bound || ji->place.widened ||
-	    ji->place.node >= 0)
+	if ((!sj->placeable && !sj->set_k) || !sj->runnable || sj->outside ||
+	    !sj->eligible || sj->widened || !ji || !ji->parsed ||
+	    !ji->nfiles || ji->too_many || ji->user_bound ||
+	    ji->place.widened || ji->place.node >= 0)
+		return false;
+	if (sj->set_k && (!op || op->kind != OP_REASON))
 		return false;
 	/* Other components may hold every node it was eligible for. */
 	for (n = 0; n < s->nnodes; n++)
-		if (sj->eligible[n])
-			return true;
-	return false;
+		k += sj->eligible[n] != 0;
+	return k >= (sj->set_k ? sj->set_k : 1);
 }
 
 /*
@@ -522,10 +529,12 @@ static void _gate(const comps_t *c, uint32_t g, uint32_t e,
 	place_op_t *op;
 	uint32_t a;
 
-	for (a = g; a < e && all; a++)
-		all = !_unplaced(s, &s->jobs[c->idx[a]],
-				 agent_jobs_get(s->jobs[c->idx[a]].job_id,
-						false));
+	for (a = g; a < e && all; a++) {
+		const snap_job_t *sj = &s->jobs[c->idx[a]];
+
+		all = !_unplaced(s, sj, agent_jobs_get(sj->job_id, false),
+				 _op_of(ops, first, sj->job_id));
+	}
 	for (a = g; a < e; a++) {
 		const snap_job_t *sj = &s->jobs[c->idx[a]];
 

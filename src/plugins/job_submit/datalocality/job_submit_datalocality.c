@@ -207,18 +207,16 @@ static bool _agent_configured(void)
 
 /*
  * What the agent may restrict to one node, or to a set of a fixed number
- * of nodes (agent_multi.h): see agent_snapshot.c.  An array's tasks are
- * placed one by one as the agent splits them off its own record
- * (agent_array.h), each inheriting this hold until placed.
+ * of nodes (agent_multi.h): see agent_snapshot.c.  A hetjob's components
+ * alike, whatever their node counts: the agent releases them together
+ * once all are placed (agent_het.h).  An array's tasks are placed one by
+ * one as the agent splits them off its own record (agent_array.h), each
+ * inheriting this hold until placed.
  */
 static bool _placeable(const job_desc_msg_t *d)
 {
 	if (d->req_nodes)
 		return false;
-	/* A hetjob's single-node components only (agent_het.h). */
-	if (d->het_job_offset != NO_VAL)
-		return (d->min_nodes == NO_VAL || d->min_nodes <= 1) &&
-		       (d->max_nodes == NO_VAL || d->max_nodes <= 1);
 	if (d->min_nodes != NO_VAL && d->min_nodes > 1)
 		return d->max_nodes == NO_VAL || d->max_nodes == d->min_nodes;
 	if (d->max_nodes != NO_VAL && d->max_nodes > 1)
