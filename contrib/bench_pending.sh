@@ -286,6 +286,11 @@ agent_figures() {
 		sleep "$DEBUG_WINDOW"
 		SLURM_CONF=${dirs[i]}/etc/slurm.conf scontrol setdebug info
 		tail -c +"$((off + 1))" "$log" >"$work/debug.$1"
+		# Kept: the cycles one by one (renewals beside their times).
+		if [ -n "${KEEP_LOGS:-}" ]; then
+			mkdir -p "$KEEP_LOGS"
+			cp "$work/debug.$1" "$KEEP_LOGS/agent-debug.$1.log" || true
+		fi
 		# The line gives the cycle before it, in s to the ms.
 		sed -n 's/.*: planning window .* cycle \([0-9.]*\) s$/\1/p' "$work/debug.$1" |
 			awk '{ print $1 * 1000 }' | stats >"$work/cyc.$1"
