@@ -286,7 +286,7 @@ agent_figures() {
 		sleep "$DEBUG_WINDOW"
 		SLURM_CONF=${dirs[i]}/etc/slurm.conf scontrol setdebug info
 		tail -c +"$((off + 1))" "$log" >"$work/debug.$1"
-		# Kept: the cycles one by one (renewals beside their times).
+		# Kept: the agent's debug lines, cycle by cycle.
 		if [ -n "${KEEP_LOGS:-}" ]; then
 			mkdir -p "$KEEP_LOGS"
 			cp "$work/debug.$1" "$KEEP_LOGS/agent-debug.$1.log" || true

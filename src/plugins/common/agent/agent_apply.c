@@ -104,10 +104,8 @@ static void _ungate(job_record_t *job_ptr, const place_op_t *op)
 }
 
 /*
- * Keep a gated job of the plan that cannot start yet gated, op->hold
- * seconds at a time.  Those outside the planning window (or held, or
- * waiting for a dependency) are not planned: agent_snapshot_renew()
- * renews them by the same rule, by id.
+ * Keep a gated job that cannot run yet (held, dependency) or is outside
+ * the planning window gated, op->hold seconds at a time.
  */
 static void _regate(job_record_t *job_ptr, const place_op_t *op)
 {

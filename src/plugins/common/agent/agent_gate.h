@@ -32,14 +32,7 @@
 /* Defaults of GateMinHold and GateMaxHold, seconds. */
 #define AGENT_GATE_MIN_DEFAULT 3
 #define AGENT_GATE_MAX_DEFAULT 30
-/*
- * No hold is longer: below Slurm's requeue delay (cred_expire, 120 s).
- * It is also the hold a job outside the planning window is renewed with
- * (agent_snapshot_renew()), when GateMaxHold/2 is left of it as before:
- * that length only matters if the agent stops (a job entering the window
- * is placed and released at once), and a longer hold makes renewals
- * rarer (every 45 s rather than 15 s with GateMaxHold=30).
- */
+/* No hold is longer: below Slurm's requeue delay (cred_expire, 120 s). */
 #define AGENT_GATE_HOLD_MAX 60
 /* Weight of the newest cycle in the moving average. */
 #define AGENT_GATE_EWMA 0.2

@@ -687,16 +687,6 @@ static void _due(snapshot_t *s, job_record_t *job_ptr,
 		(void)agent_window_keep_due_add(&keep, job_ptr->job_id, due);
 }
 
-/* One more id into s->renew (grown by doubling, freed with s). */
-static void _renew_add(snapshot_t *s, uint32_t job_id)
-{
-	if (s->nrenew == s->renew_cap) {
-		s->renew_cap = s->renew_cap ? 2 * s->renew_cap : 64;
-		xrealloc(s->renew, s->renew_cap * sizeof(*s->renew));
-	}
-	s->renew[s->nrenew++] = job_id;
-}
-
 /*
  * A pending job outside the window, or not queued (and a job that ended
  * before the agent saw it), is copied only when the gate must keep
@@ -734,17 +724,9 @@ static void _outside(snapshot_t *s, job_record_t *job_ptr,
 	}
 	if (IS_JOB_PENDING(job_ptr) && l->gate_expired && !l->gate_noted)
 		_wake_at(s, AGENT_QUIET_LIVE);
-	/*
-	 * A held job's renewal needs no copy and no plan: its id only, for
-	 * agent_snapshot_renew() (a held job is pending, never requeued nor
-	 * restricted by us, so no other case below is its).
-	 */
-	if (l->gated &&
-	    job_ptr->details->begin_time < s->now + 1 + c->gate_hold / 2) {
-		_renew_add(s, job_ptr->job_id);
-		return;
-	}
-	if ((l->gate_expired && !l->gate_noted) ||
+	if ((l->gated &&
+	     job_ptr->details->begin_time < s->now + 1 + c->gate_hold / 2) ||
+	    (l->gate_expired && !l->gate_noted) ||
 	    (l->ours >= 0 && l->failed) ||
 	    (ji && (ji->running || ji->finished))) {
 		sj = _push(s);
@@ -1009,9 +991,9 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	clock_gettime(CLOCK_REALTIME, &t1);
 	s->took_ms = (double)(t1.tv_sec - ts.tv_sec) * 1e3 +
 		     (double)(t1.tv_nsec - ts.tv_nsec) * 1e-6;
-	debug("datalocality: snapshot of %u jobs: %u copied, %u of %u queued in the window, %u skipped (%s walk), %u due for their gate, %u holds to renew, %.3f ms",
+	debug("datalocality: snapshot of %u jobs: %u copied, %u of %u queued in the window, %u skipped (%s walk), %u due for their gate, %.3f ms",
 	      cap, s->njobs, s->in_window, s->pending, s->skipped,
-	      s->full ? "full" : "floor", keep.ndue, s->nrenew, s->took_ms);
+	      s->full ? "full" : "floor", keep.ndue, s->took_ms);
 }
 
 /* One more value into an FNV-1a hash. */
@@ -1051,35 +1033,6 @@ void agent_snapshot_fini(void)
 	memset(&walk, 0, sizeof(walk));
 }
 
-uint32_t agent_snapshot_renew(const snapshot_t *s)
-{
-	time_t now = time(NULL);
-	job_record_t *job_ptr;
-	job_details_t *d;
-	uint32_t i, n = 0;
-	light_t l;
-
-	for (i = 0; i < s->nrenew; i++) {
-		if (!(job_ptr = find_job_record(s->renew[i])) ||
-		    !IS_JOB_PENDING(job_ptr) || !(d = job_ptr->details))
-			continue;
-		/* Still held by its gate, as the snapshot read it. */
-		memset(&l, 0, sizeof(l));
-		l.ours = agent_snapshot_ours(job_ptr);
-		l.widened = job_ptr->system_comment &&
-			    !strncmp(job_ptr->system_comment, DL_SC_WIDENED,
-				     strlen(DL_SC_WIDENED));
-		_gate(job_ptr, &l, now);
-		/* _regate()'s rule, with the longest hold (agent_gate.h). */
-		if (!l.gated || d->begin_time <= now ||
-		    d->begin_time >= now + 1 + AGENT_GATE_HOLD_MAX / 2)
-			continue;
-		d->begin_time = now + AGENT_GATE_HOLD_MAX;
-		n++;
-	}
-	return n;
-}
-
 void agent_snapshot_free(snapshot_t *s)
 {
 	uint32_t i;
@@ -1099,6 +1052,5 @@ void agent_snapshot_free(snapshot_t *s)
 	xfree(s->unserving);
 	xfree(s->jobs);
 	xfree(s->arrays);
-	xfree(s->renew);
 	memset(s, 0, sizeof(*s));
 }

@@ -103,10 +103,6 @@ typedef struct snapshot {
 				 * in it, whose tasks are to be split off
 				 * (agent_array.h); they are not copied */
 	uint32_t narrays;
-	uint32_t *renew;        /* job ids of the gated jobs outside the
-				 * window whose hold is due: not copied,
-				 * renewed by agent_snapshot_renew() */
-	uint32_t nrenew, renew_cap;
 	double agent_cycle;     /* the agent's cycle time (agent_gate.h),
 				 * set by the agent for its messages */
 	double took_ms;         /* the snapshot's own time, wall */
@@ -132,15 +128,6 @@ typedef struct snapshot_conf {
  * config, job, node and partition read locks.
  */
 void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c);
-
-/*
- * agent_snapshot_renew - renew the holds of s->renew: each job still
- * pending and held by its gate whose begin time is due (the rule of
- * agent_apply.c's _regate()) is held AGENT_GATE_HOLD_MAX more seconds.
- * RET how many were renewed.  Caller holds the job write lock (and node
- * read lock).
- */
-uint32_t agent_snapshot_renew(const snapshot_t *s);
 
 /* agent_snapshot_free - free what *s holds. */
 void agent_snapshot_free(snapshot_t *s);

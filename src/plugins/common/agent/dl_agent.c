@@ -105,7 +105,6 @@ static uint64_t services_fp;          /* the services' reports, hashed */
 static double last_own_s;             /* the last cycle, from its start */
 static double last_wait_s;            /* its wait for backfill before */
 static double last_lock_s;            /* its waits for slurmctld's locks */
-static uint32_t last_renewed;         /* gate holds it renewed by id */
 static double cycle_lock_s;           /* this cycle's, so far */
 
 static int64_t _now_ms(void);
@@ -656,9 +655,9 @@ static void _log_window(const snapshot_t *s)
 	bool changed = s->in_window != seen_in || s->window != seen_window ||
 		       s->pending != seen_pending;
 
-	debug("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read, waited %.3f s for backfill, %" PRIu64 " array tasks split off, %u holds renewed, locks %.3f s, cycle %.3f s",
+	debug("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read, waited %.3f s for backfill, %" PRIu64 " array tasks split off, locks %.3f s, cycle %.3f s",
 	      pfx, s->window, s->in_window, s->pending, jobs_read,
-	      last_wait_s, tasks_split, last_renewed, last_lock_s, last_own_s);
+	      last_wait_s, tasks_split, last_lock_s, last_own_s);
 	if (!changed || now - last_window_log < 5)
 		return;
 	seen_in = s->in_window;
@@ -816,7 +815,7 @@ static void _cycle(int64_t start_ms)
 	place_ops_t ops = { 0 };
 	dl_state_t *st = NULL;
 	dl_plan_t *plan;
-	uint32_t *map = NULL, renewed = 0;
+	uint32_t *map = NULL;
 
 	cycle_no++;
 	stats.cycles++;
@@ -842,11 +841,8 @@ static void _cycle(int64_t start_ms)
 			     &ops, pfx);
 	/* Ops that change no job (a Reason as it was) ask for no cycle. */
 	changed = false;
-	if (ops.n || snap.narrays || snap.nrenew ||
-	    agent_array_pace_due(&snap)) {
+	if (ops.n || snap.narrays || agent_array_pace_due(&snap)) {
 		_lock(&write_lock);
-		/* Holds outside the window: no change of the plan's. */
-		renewed = agent_snapshot_renew(&snap);
 		if (node_record_count == (int)snap.nnodes) {
 			changed = agent_place_apply(&ops) > 0 || changed;
 			/* Slurm tries first the tasks that can start. */
@@ -876,8 +872,6 @@ static void _cycle(int64_t start_ms)
 	last_st = st;
 	_log_window(&snap);
 	_log_budget();
-	/* The window's line gives the cycle before it, its renewals too. */
-	last_renewed = renewed;
 	agent_quiet_ran(&quiet, &at, snap.now, snap.took_ms,
 			_prefetching(snap.nnodes) ? AGENT_QUIET_LIVE : snap.wake,
 			changed || budget.deferred, start_ms);
