@@ -216,6 +216,12 @@ printf 'mine\n' >"$out/mine.dat"
 chmod 0644 "$out/mine.dat"
 printf '%s\n' "# dl-stage inventory 1 node=n1" \
 	"$secret/victim.dat $((3 << 20))" >"$DL_CLUSTER_DIR/cache/n1/.inventory"
+# The agent reads an inventory file at most once a second: the control
+# job is submitted once the model holds the file (root sees it), so that
+# it is not planned on the model before (in one CI run on 24.11 it was
+# placed on n2 with 0 B cached and never moved: both nodes busy).
+dl_t_wait_until 30 bash -c "\"$DL_BUILD_DIR/sdatalocality\" files n1 2>&1 | grep -q '$secret/victim.dat'" ||
+	echo "  (the model did not show $secret/victim.dat on n1 within 30 s)"
 busy=()
 for n in n1 n2; do
 	busy+=("$(sbatch --parsable -w "$n" -o /dev/null --wrap 'sleep 600')")
