@@ -5,7 +5,6 @@
 #include <stdlib.h>
 
 #include "dl_cache.h"
-#include "dl_cost.h"
 #include "dl_error.h"
 #include "plan/plan_follow.h"
 #include "policy/policy_util.h"
@@ -41,31 +40,6 @@ static uint32_t _candidates(const dl_state_t *st, const dl_job_t *j,
 }
 
 /*
- * j's bytes on node (cache and overlay: dl__bytes_on_node()) into *on,
- * and its execution time there (dl__exec_on_node(), the same terms in
- * the same order: its remote bytes are all those not on the node), in
- * one pass over its files instead of one for each.
- */
-static double _on_node(const dl_state_t *st, const dl_job_t *j, uint32_t node,
-		       const dl__u64set_t *ov, uint64_t *on)
-{
-	uint64_t all = 0, here = 0;
-	uint32_t k;
-
-	for (k = 0; k < j->nfiles; k++) {
-		uint64_t b = dl_file_bytes(st, j->files[k]);
-
-		all += b;
-		if (dl_cache_contains(st->cache, node, j->files[k]) ||
-		    dl__u64set_has(ov, dl__nf_key(node, j->files[k])))
-			here += b;
-	}
-	*on = here;
-	return dl_cost_transfer_time(st, all - here) +
-	       dl_cost_read_time(st, node, all) + dl_cost_job_compute(st, j);
-}
-
-/*
  * The candidate holding most of j's bytes (cache and overlay), the lowest
  * index on ties, with its execution time in *exec; -1 if none.  Each
  * candidate costs one pass over j's files, so a job of 10,000 files costs
@@ -82,7 +56,7 @@ static int32_t _data_node(const dl_state_t *st, const dl_job_t *j,
 	nc = _candidates(st, j, cur, max_files, cand);
 	for (c = 0; c < nc; c++) {
 		uint64_t b;
-		double e = _on_node(st, j, cand[c], ov, &b);
+		double e = dl__exec_bytes_on_node(st, j, cand[c], ov, &b);
 
 		if (b > best_bytes ||
 		    (b == best_bytes && best >= 0 && (int32_t)cand[c] < best)) {
@@ -106,7 +80,7 @@ static uint32_t _choose(const dl_state_t *st, const dl_job_t *j, uint32_t cur,
 	int32_t alt;
 	double there = 0;
 
-	*exec = _on_node(st, j, cur, ov, &on);
+	*exec = dl__exec_bytes_on_node(st, j, cur, ov, &on);
 	/*
 	 * Only a job placed where none of its input is: there the partition
 	 * chose by balance alone.  Moving jobs that share part of their

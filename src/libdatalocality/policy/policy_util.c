@@ -270,24 +270,34 @@ uint64_t dl__bytes_on_node(const dl_state_t *st, const dl_job_t *j,
 	return bytes;
 }
 
-double dl__exec_on_node(const dl_state_t *st, const dl_job_t *j,
-			uint32_t node, const dl__u64set_t *ov)
+double dl__exec_bytes_on_node(const dl_state_t *st, const dl_job_t *j,
+			      uint32_t node, const dl__u64set_t *ov,
+			      uint64_t *on)
 {
-	uint64_t all = 0, remote = 0;
+	uint64_t all = 0, here = 0;
 	uint32_t k;
 
-	if (!ov)
-		return dl_cost_job_on_node(st, j, node);
 	/* The terms of dl_cost_job_on_node(), with the overlay as cached. */
 	for (k = 0; k < j->nfiles; k++) {
 		uint64_t b = dl_file_bytes(st, j->files[k]);
 
 		all += b;
-		if (!_on_node(st, node, j->files[k], ov))
-			remote += b;
+		if (_on_node(st, node, j->files[k], ov))
+			here += b;
 	}
-	return dl_cost_transfer_time(st, remote) +
+	*on = here;
+	return dl_cost_transfer_time(st, all - here) +
 	       dl_cost_read_time(st, node, all) + dl_cost_job_compute(st, j);
+}
+
+double dl__exec_on_node(const dl_state_t *st, const dl_job_t *j,
+			uint32_t node, const dl__u64set_t *ov)
+{
+	uint64_t on;
+
+	if (!ov)
+		return dl_cost_job_on_node(st, j, node);
+	return dl__exec_bytes_on_node(st, j, node, ov, &on);
 }
 
 /* ------------------------------------------------------------------ */

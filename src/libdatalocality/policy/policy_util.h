@@ -118,6 +118,15 @@ uint64_t dl__bytes_on_node(const dl_state_t *st, const dl_job_t *j,
 			   uint32_t node, const dl__u64set_t *ov);
 
 /**
+ * dl__exec_bytes_on_node - dl__exec_on_node() (for a NULL overlay, its
+ * terms over the cache alone) and dl__bytes_on_node() into *on, in one
+ * pass over j's files: plan_follow.c needs both for each candidate.
+ */
+double dl__exec_bytes_on_node(const dl_state_t *st, const dl_job_t *j,
+			      uint32_t node, const dl__u64set_t *ov,
+			      uint64_t *on);
+
+/**
  * dl__exec_on_node - dl_cost_job_on_node() where the files in the overlay
  * count as cached too (they are transferred by an earlier job).  With a
  * NULL overlay it is dl_cost_job_on_node().
