@@ -71,6 +71,12 @@
 #   DL_DEBUG                --debug LEVEL       info       SlurmctldDebug/SlurmdDebug
 #   DL_KEEP                                     0          1: dl_cluster_stop keeps
 #                                                          the temp dir
+#   DL_FAIL_LOGS                                /tmp/dl_failed_logs
+#                                                          where dl_cluster_stop
+#                                                          copies the logs (and
+#                                                          prints their tails) of a
+#                                                          cluster whose test counted
+#                                                          a failure (DL_T_FAIL > 0)
 #   DL_CLUSTER_QUIET                            0          1: no progress messages
 #   DL_NODE_NS                                  0          1: namespaced nodes (below)
 #   DL_NODE_CACHE_SIZE                          256m       size= of each node's tmpfs
@@ -975,6 +981,30 @@ _dl_leftover_pids() {
 	return 0
 }
 
+# _dl_keep_failed_logs DIR : when the test using the cluster counted a
+# failure (lib.sh's DL_T_FAIL), copy DIR's logs to
+# DL_FAIL_LOGS/<cluster>/ (default /tmp/dl_failed_logs) and print their
+# tails, so that a failure seen once in a CI run, on a loaded host, can
+# be read afterwards instead of guessed at.
+_dl_keep_failed_logs() {
+	local dir=$1 keep f n
+	[ "${DL_T_FAIL:-0}" -gt 0 ] && [ -d "$dir/log" ] || return 0
+	keep=${DL_FAIL_LOGS:-/tmp/dl_failed_logs}/$(basename "$dir")
+	mkdir -p "$keep" && cp -r "$dir/log/." "$dir/etc" "$keep/" 2>/dev/null || true
+	echo "cluster logs of a failed test kept in $keep; their tails:"
+	for f in "$dir"/log/*; do
+		[ -s "$f" ] || continue
+		case $f in
+		*/slurmctld.out | */slurmd.*.out) continue ;; # their .log again
+		*/slurmctld.log) n=40 ;;
+		*) n=12 ;;
+		esac
+		echo "===== $(basename "$f") (last $n lines) ====="
+		tail -n "$n" "$f"
+	done
+	return 0
+}
+
 dl_cluster_stop() {
 	local dir=${DL_CLUSTER_DIR:-} pid role jobs i pids left base
 	[ -n "$dir" ] && [ -d "$dir" ] || return 0
@@ -1046,6 +1076,7 @@ dl_cluster_stop() {
 		rm -rf "/tmp/dl_cluster.ports.$base"
 	fi
 	mv "$dir/run/harness.pids" "$dir/run/harness.pids.stopped" 2>/dev/null || true
+	_dl_keep_failed_logs "$dir"
 	if [ "${DL_KEEP:-0}" = 1 ]; then
 		_dl_msg "DL_KEEP=1: keeping $dir"
 	else
