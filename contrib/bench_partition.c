@@ -458,32 +458,182 @@ static int _parse_list(const char *s, uint32_t *out, int max)
 	return n;
 }
 
-int main(int argc, char **argv)
-{
-	uint32_t ns[8] = { 1000, 10000, 100000 }, ks[8] = { 16, 64, 256 };
-	int nn = 3, nk = 3, opt;
-	unsigned nprocs = 1;
-	double budget = 60;
-	const char *helper = getenv("DL_PARTITIOND");
+/* The partitioners a row compares (owned: _parts_free()). */
+typedef struct {
 	dl_partitioner_t *raw, *dflt, *repart, *local, *lib, *fallback;
-	double last_time[8] = { 0 };
+} parts_t;
+
+static void _parts_new(parts_t *p, const char *helper, unsigned nprocs)
+{
+	p->raw = _partitioner(helper, nprocs, DL_REFINE_NONE, 0);
+	p->dflt = _partitioner(helper, nprocs, DL_REFINE_NONE, 1);
+	p->repart = _partitioner(helper, nprocs, DL_REFINE_REPART, 1);
+	p->local = _partitioner(helper, nprocs, DL_REFINE_LOCAL, 1);
+	p->lib = _partitioner(helper, nprocs, DL_REFINE_LIBRARY, 1);
+	p->fallback = _partitioner("/nonexistent/dl-partitiond", 1,
+				   DL_REFINE_NONE, 1);
+	_warm(p->raw);
+	_warm(p->dflt);
+	_warm(p->repart);
+	_warm(p->local);
+}
+
+static void _parts_free(parts_t *p)
+{
+	dl_partitioner_destroy(p->raw);
+	dl_partitioner_destroy(p->dflt);
+	dl_partitioner_destroy(p->repart);
+	dl_partitioner_destroy(p->local);
+	dl_partitioner_destroy(p->lib);
+	dl_partitioner_destroy(p->fallback);
+}
+
+/*
+ * One partition of h2 by p, from the parts from (NULL: from scratch):
+ * its time, cut, % of the old jobs moved from prev, and whether greedy
+ * or Zoltan won.
+ */
+typedef struct {
+	double t, cut, moved;
+	char src;
+	dl_partition_stats_t st;
+} step_t;
+
+static void _step(dl_partitioner_t *p, const dl_hgraph_t *h2,
+		  const int32_t *from, const int32_t *prev, int32_t *z2,
+		  step_t *o)
+{
+	o->t = _run(p, h2, from, z2, &o->st);
+	o->cut = o->st.cut;
+	o->moved = _moved(h2, prev, z2);
+	o->src = o->st.greedy_won ? 'g' : 'z';
+}
+
+static void _header(void)
+{
+	printf("cuts in GiB transferred; times in s; "
+	       "mv = %% of old jobs moved\n");
+	printf("%6s %4s %7s | %6s %7s %5s | %6s %7s %5s %3s | %7s | %7s %6s "
+	       "| %7s %6s || %6s %7s %4s | %6s %7s %4s | %6s %7s %4s | "
+	       "%6s %7s %4s\n",
+	       "jobs", "K", "pins", "zol_s", "zol_cut", "imb", "dflt_s",
+	       "dft_cut", "imb", "src", "random", "greedy", "grdy_s",
+	       "grd+ref", "g+r_s", "new_s", "new_cut", "mv", "rep_s",
+	       "rep_cut", "mv", "ref_s", "ref_cut", "mv", "lib_s", "lib_cut",
+	       "mv");
+}
+
+/*
+ * 5% new jobs added to w (its parts z, of h's vertices); RET the new
+ * graph (owned: _graph_free()), *prev its old parts, -1 for the new jobs
+ * (malloc'd).
+ */
+static dl_hgraph_t *_grow(struct workload *w, const int32_t *z,
+			  int32_t **prev)
+{
+	uint32_t oldn = w->njobs;
+	dl_hgraph_t *h2;
+
+	_add_jobs(w, w->njobs / 20);
+	h2 = _graph(w);
+	*prev = _xmalloc(h2->nvtx * sizeof(**prev));
+	for (uint32_t v = 0; v < h2->nvtx; v++)
+		(*prev)[v] = v < oldn      ? z[v] :
+			     v < w->njobs ? -1 :
+					    h2->fixed[v];
+	return h2;
+}
+
+/*
+ * One row: njobs jobs in k parts partitioned from scratch by each of p,
+ * then re-partitioned with 5% new jobs.  *t_dflt: the default
+ * partitioner's time.  RET 0, or 1 if the greedy partitioner failed.
+ */
+static int _row(const parts_t *p, uint32_t njobs, uint32_t k, double *t_dflt)
+{
+	struct workload w;
+	dl_hgraph_t *h, *h2;
+	int32_t *z, *r, *prev, *z2;
+	dl_partition_stats_t raw, fb, d;
+	double t_raw, t_fb, tg, cg;
+	step_t sn, sr, sl, sb;
+
+	_workload(&w, njobs, k);
+	h = _graph(&w);
+	z = _xmalloc(h->nvtx * sizeof(*z));
+	r = _xmalloc(h->nvtx * sizeof(*r));
+	t_raw = _run(p->raw, h, NULL, z, &raw);
+	if (raw.used_fallback)
+		printf("  (helper failed: raw)\n");
+	t_fb = _run(p->fallback, h, NULL, r, &fb);
+	tg = _now();
+	if (dl_partition_greedy(h, 1.1, r))
+		return 1;
+	tg = _now() - tg;
+	cg = _cut(h, r);
+	_random_balanced(h, r);
+	*t_dflt = _run(p->dflt, h, NULL, z, &d);
+
+	h2 = _grow(&w, z, &prev);
+	z2 = _xmalloc(h2->nvtx * sizeof(*z2));
+	_step(p->dflt, h2, NULL, prev, z2, &sn);
+	_step(p->repart, h2, prev, prev, z2, &sr);
+	_step(p->local, h2, prev, prev, z2, &sl);
+	_step(p->lib, h2, prev, prev, z2, &sb);
+
+	printf("%6u %4u %7u | %6.2f %7.1f %5.3f | %6.2f %7.1f "
+	       "%5.3f %3s | %7.1f | %7.1f %6.3f | %7.1f %6.3f "
+	       "|| %6.2f %7.1f %4.0f | %6.2f %7.1f %4.0f%c | "
+	       "%6.2f %7.1f %4.0f%c | %6.2f %7.1f %4.0f%s\n",
+	       njobs, k, h->xpins[h->nnets], t_raw, raw.cut / GIB,
+	       raw.imbalance, *t_dflt, d.cut / GIB, d.imbalance,
+	       d.used_fallback ? "FB" :
+	       d.greedy_won    ? "g" :
+				 "z",
+	       _cut(h, r) / GIB, cg / GIB, tg, fb.cut / GIB, t_fb, sn.t,
+	       sn.cut / GIB, sn.moved, sr.t, sr.cut / GIB, sr.moved, sr.src,
+	       sl.t, sl.cut / GIB, sl.moved, sl.src, sb.t, sb.cut / GIB,
+	       sb.moved, sb.st.used_fallback ? "  (FALLBACK)" : "");
+	fflush(stdout);
+	free(z);
+	free(r);
+	free(prev);
+	free(z2);
+	_graph_free(h);
+	_graph_free(h2);
+	_workload_free(&w);
+	return 0;
+}
+
+typedef struct {
+	uint32_t ns[8], ks[8];
+	int nn, nk;
+	unsigned nprocs;
+	double budget;
+	const char *helper;
+} opts_t;
+
+/* RET 0, or 2 after printing the usage. */
+static int _options(int argc, char **argv, opts_t *o)
+{
+	int opt;
 
 	while ((opt = getopt(argc, argv, "H:n:k:P:b:s:v")) != -1) {
 		switch (opt) {
 		case 'H':
-			helper = optarg;
+			o->helper = optarg;
 			break;
 		case 'n':
-			nn = _parse_list(optarg, ns, 8);
+			o->nn = _parse_list(optarg, o->ns, 8);
 			break;
 		case 'k':
-			nk = _parse_list(optarg, ks, 8);
+			o->nk = _parse_list(optarg, o->ks, 8);
 			break;
 		case 'P':
-			nprocs = (unsigned)atoi(optarg);
+			o->nprocs = (unsigned)atoi(optarg);
 			break;
 		case 'b':
-			budget = atof(optarg);
+			o->budget = atof(optarg);
 			break;
 		case 's':
 			rng_state = strtoull(optarg, NULL, 0) | 1;
@@ -499,129 +649,39 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	opts_t o = { .ns = { 1000, 10000, 100000 }, .ks = { 16, 64, 256 },
+		     .nn = 3, .nk = 3, .nprocs = 1, .budget = 60,
+		     .helper = getenv("DL_PARTITIOND") };
+	double last_time[8] = { 0 }, predict;
+	parts_t p;
+
+	if (_options(argc, argv, &o))
+		return 2;
 	dl_log_set(_log, NULL);
-	raw = _partitioner(helper, nprocs, DL_REFINE_NONE, 0);
-	dflt = _partitioner(helper, nprocs, DL_REFINE_NONE, 1);
-	repart = _partitioner(helper, nprocs, DL_REFINE_REPART, 1);
-	local = _partitioner(helper, nprocs, DL_REFINE_LOCAL, 1);
-	lib = _partitioner(helper, nprocs, DL_REFINE_LIBRARY, 1);
-	fallback = _partitioner("/nonexistent/dl-partitiond", 1,
-				DL_REFINE_NONE, 1);
-	_warm(raw);
-	_warm(dflt);
-	_warm(repart);
-	_warm(local);
-
-	printf("cuts in GiB transferred; times in s; "
-	       "mv = %% of old jobs moved\n");
-	printf("%6s %4s %7s | %6s %7s %5s | %6s %7s %5s %3s | %7s | %7s %6s "
-	       "| %7s %6s || %6s %7s %4s | %6s %7s %4s | %6s %7s %4s | "
-	       "%6s %7s %4s\n",
-	       "jobs", "K", "pins", "zol_s", "zol_cut", "imb", "dflt_s",
-	       "dft_cut", "imb", "src", "random", "greedy", "grdy_s",
-	       "grd+ref", "g+r_s", "new_s", "new_cut", "mv", "rep_s",
-	       "rep_cut", "mv", "ref_s", "ref_cut", "mv", "lib_s", "lib_cut",
-	       "mv");
-	for (int a = 0; a < nn; a++) {
-		for (int b = 0; b < nk; b++) {
-			struct workload w;
-			dl_hgraph_t *h, *h2;
-			int32_t *z, *r, *prev, *z2;
-			dl_partition_stats_t st, st2;
-			double t_raw, c_raw, i_raw, t, tg, t_fb, c_fb, cg;
-			double t_new, c_new, m_new, t_rep, c_rep, m_rep;
-			double t_loc, c_loc, m_loc, t_lib, c_lib, m_lib;
-			char src_rep, src_loc;
-			uint32_t oldn;
-
+	_parts_new(&p, o.helper, o.nprocs);
+	_header();
+	for (int a = 0; a < o.nn; a++) {
+		for (int b = 0; b < o.nk; b++) {
 			/* Skip what the last size predicts to be too slow. */
-			if (last_time[b] > 0 && a > 0 &&
-			    last_time[b] * ns[a] / ns[a - 1] * 1.5 > budget) {
+			predict = a > 0 ? last_time[b] * o.ns[a] /
+						  o.ns[a - 1] * 1.5 :
+					  0;
+			if (last_time[b] > 0 && a > 0 && predict > o.budget) {
 				printf("%6u %4u   skipped: about %.0f s per "
-				       "run "
-				       "predicted, over the %.0f s budget\n",
-				       ns[a], ks[b],
-				       last_time[b] * ns[a] / ns[a - 1] * 1.5,
-				       budget);
+				       "run predicted, over the %.0f s "
+				       "budget\n",
+				       o.ns[a], o.ks[b], predict, o.budget);
 				continue;
 			}
-			_workload(&w, ns[a], ks[b]);
-			h = _graph(&w);
-			z = _xmalloc(h->nvtx * sizeof(*z));
-			r = _xmalloc(h->nvtx * sizeof(*r));
-
-			t_raw = _run(raw, h, NULL, z, &st);
-			c_raw = st.cut;
-			i_raw = st.imbalance;
-			if (st.used_fallback)
-				printf("  (helper failed: raw)\n");
-			t_fb = _run(fallback, h, NULL, r, &st);
-			c_fb = st.cut;
-			tg = _now();
-			if (dl_partition_greedy(h, 1.1, r))
+			if (_row(&p, o.ns[a], o.ks[b], &last_time[b]))
 				return 1;
-			tg = _now() - tg;
-			cg = _cut(h, r);
-			_random_balanced(h, r);
-			t = _run(dflt, h, NULL, z, &st);
-			last_time[b] = t;
-
-			/* 5% new jobs; prev = the old parts, -1 for new. */
-			oldn = w.njobs;
-			_add_jobs(&w, w.njobs / 20);
-			h2 = _graph(&w);
-			prev = _xmalloc(h2->nvtx * sizeof(*prev));
-			z2 = _xmalloc(h2->nvtx * sizeof(*z2));
-			for (uint32_t v = 0; v < h2->nvtx; v++)
-				prev[v] = v < oldn    ? z[v] :
-					  v < w.njobs ? -1 :
-							h2->fixed[v];
-			t_new = _run(dflt, h2, NULL, z2, &st2);
-			c_new = st2.cut;
-			m_new = _moved(h2, prev, z2);
-			t_rep = _run(repart, h2, prev, z2, &st2);
-			c_rep = st2.cut;
-			m_rep = _moved(h2, prev, z2);
-			src_rep = st2.greedy_won ? 'g' : 'z';
-			t_loc = _run(local, h2, prev, z2, &st2);
-			c_loc = st2.cut;
-			m_loc = _moved(h2, prev, z2);
-			src_loc = st2.greedy_won ? 'g' : 'z';
-			t_lib = _run(lib, h2, prev, z2, &st2);
-			c_lib = st2.cut;
-			m_lib = _moved(h2, prev, z2);
-
-			printf("%6u %4u %7u | %6.2f %7.1f %5.3f | %6.2f %7.1f "
-			       "%5.3f %3s | %7.1f | %7.1f %6.3f | %7.1f %6.3f "
-			       "|| %6.2f %7.1f %4.0f | %6.2f %7.1f %4.0f%c | "
-			       "%6.2f %7.1f %4.0f%c | %6.2f %7.1f %4.0f%s\n",
-			       ns[a], ks[b], h->xpins[h->nnets], t_raw,
-			       c_raw / GIB, i_raw, t, st.cut / GIB,
-			       st.imbalance,
-			       st.used_fallback ? "FB" :
-			       st.greedy_won    ? "g" :
-						  "z",
-			       _cut(h, r) / GIB, cg / GIB, tg, c_fb / GIB, t_fb,
-			       t_new, c_new / GIB, m_new, t_rep, c_rep / GIB,
-			       m_rep, src_rep, t_loc, c_loc / GIB, m_loc,
-			       src_loc,
-			       t_lib, c_lib / GIB, m_lib,
-			       st2.used_fallback ? "  (FALLBACK)" : "");
-			fflush(stdout);
-			free(z);
-			free(r);
-			free(prev);
-			free(z2);
-			_graph_free(h);
-			_graph_free(h2);
-			_workload_free(&w);
 		}
 	}
-	dl_partitioner_destroy(raw);
-	dl_partitioner_destroy(dflt);
-	dl_partitioner_destroy(repart);
-	dl_partitioner_destroy(local);
-	dl_partitioner_destroy(lib);
-	dl_partitioner_destroy(fallback);
+	_parts_free(&p);
 	return 0;
 }
