@@ -116,22 +116,19 @@ static uint32_t _zipf_draw(const struct zipf *z, uint32_t n)
 	return z->id[lo];
 }
 
-static int _run(dl_evict_t policy)
+/* What one policy's run counted and timed. */
+typedef struct {
+	uint64_t total, evictions, inserts, placed, copies, hits;
+	uint64_t sink, sink_hit;
+	double t_intern, t_insert, t_contains, t_hit;
+} run_t;
+
+/* Intern the NFILES files; r->total their bytes.  RET 0 or 1. */
+static int _intern(dl_cache_t *c, run_t *r)
 {
-	dl_cache_t *c = dl_cache_create(NNODES, policy, 1);
-	struct zipf z;
-	uint64_t total = 0, evictions = 0, inserts = 0, placed = 0;
-	uint64_t copies = 0, hits = 0, sink = 0, sink_hit = 0;
-	double t0, t_intern, t_insert, t_contains, t_hit;
-	uint32_t *recent = calloc(2 * NRECENT, sizeof(*recent));
-	struct rusage ru;
+	double t0 = _now();
 	char path[64];
 
-	if (!c || !recent || _zipf_init(&z, NFILES, ZIPF_S)) {
-		fprintf(stderr, "out of memory\n");
-		return 1;
-	}
-	t0 = _now();
 	for (uint32_t i = 0; i < NFILES; i++) {
 		uint32_t img = i % IMAGES;
 		uint64_t size = (img % 8 == 0 ? 64 : 4) * MIB;
@@ -144,69 +141,88 @@ static int _run(dl_evict_t policy)
 			fprintf(stderr, "intern: %s\n", dl_strerror((int)id));
 			return 1;
 		}
-		total += size;
+		r->total += size;
 	}
-	t_intern = _now() - t0;
-	for (uint32_t n = 0; n < NNODES; n++)
-		dl_cache_set_capacity(c, n, 2 * total / NNODES);
+	r->t_intern = _now() - t0;
+	return 0;
+}
 
-	t0 = _now();
-	while (placed < (uint64_t)COPIES_PLACED * NFILES) {
-		uint32_t f = _zipf_draw(&z, NFILES);
+/*
+ * Insert Zipf-drawn files on random nodes until COPIES_PLACED copies per
+ * file were placed; recent[] keeps the last NRECENT (node, file) pairs.
+ * RET 0 or 1.
+ */
+static int _insert(dl_cache_t *c, struct zipf *z, uint32_t *recent,
+		   run_t *r)
+{
+	double t0 = _now();
+
+	while (r->placed < (uint64_t)COPIES_PLACED * NFILES) {
+		uint32_t f = _zipf_draw(z, NFILES);
 		uint32_t n = _rand64() % NNODES;
 		int had = dl_cache_contains(c, n, f);
-		int rc = dl_cache_insert(c, n, f, inserts, _count_evict,
-					 &evictions);
+		int rc = dl_cache_insert(c, n, f, r->inserts, _count_evict,
+					 &r->evictions);
 
 		if (rc) {
 			fprintf(stderr, "insert: %s\n", dl_strerror(rc));
 			return 1;
 		}
-		recent[2 * (inserts % NRECENT)] = n;
-		recent[2 * (inserts % NRECENT) + 1] = f;
-		inserts++;
-		placed += !had;
-		hits += had;
+		recent[2 * (r->inserts % NRECENT)] = n;
+		recent[2 * (r->inserts % NRECENT) + 1] = f;
+		r->inserts++;
+		r->placed += !had;
+		r->hits += had;
 	}
-	t_insert = _now() - t0;
+	r->t_insert = _now() - t0;
 	for (uint32_t f = 0; f < NFILES; f++)
-		copies += dl_cache_copies(c, f);
+		r->copies += dl_cache_copies(c, f);
+	return 0;
+}
 
-	t0 = _now();
+/* Time contains() on random pairs, then on recently inserted ones. */
+static void _contains(const dl_cache_t *c, const uint32_t *recent, run_t *r)
+{
+	double t0 = _now();
+
 	for (uint32_t i = 0; i < NCONTAINS; i++) {
-		uint64_t r = _rand64();
+		uint64_t x = _rand64();
 
-		sink += dl_cache_contains(c, (uint32_t)(r >> 32) % NNODES,
-					  (uint32_t)r % NFILES);
+		r->sink += dl_cache_contains(c, (uint32_t)(x >> 32) % NNODES,
+					     (uint32_t)x % NFILES);
 	}
-	t_contains = _now() - t0;
-
+	r->t_contains = _now() - t0;
 	t0 = _now();
 	for (uint32_t i = 0; i < NCONTAINS; i++) {
 		uint32_t k = (uint32_t)_rand64() % NRECENT;
 
-		sink_hit += dl_cache_contains(c, recent[2 * k],
-					      recent[2 * k + 1]);
+		r->sink_hit += dl_cache_contains(c, recent[2 * k],
+						 recent[2 * k + 1]);
 	}
-	t_hit = _now() - t0;
+	r->t_hit = _now() - t0;
+}
+
+static void _print(dl_evict_t policy, const dl_cache_t *c, const run_t *r)
+{
+	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
 	printf("policy %-6s  files %u  nodes %u  capacity/node %.1f GiB\n",
 	       dl_evict_name(policy), NFILES, NNODES,
-	       (double)(2 * total / NNODES) / (1024.0 * MIB));
-	printf("  intern           %.0f ns/file\n", t_intern * 1e9 / NFILES);
+	       (double)(2 * r->total / NNODES) / (1024.0 * MIB));
+	printf("  intern           %.0f ns/file\n", r->t_intern * 1e9 / NFILES);
 	printf("  inserts          %" PRIu64 " (%" PRIu64 " hits, %" PRIu64
 	       " new copies)\n",
-	       inserts, hits, placed);
-	printf("  evictions        %" PRIu64 "\n", evictions);
-	printf("  copies at end    %" PRIu64 " (%.2f per file)\n", copies,
-	       (double)copies / NFILES);
+	       r->inserts, r->hits, r->placed);
+	printf("  evictions        %" PRIu64 "\n", r->evictions);
+	printf("  copies at end    %" PRIu64 " (%.2f per file)\n", r->copies,
+	       (double)r->copies / NFILES);
 	printf("  insert           %.0f ns/call (evictions included)\n",
-	       t_insert * 1e9 / inserts);
+	       r->t_insert * 1e9 / r->inserts);
 	printf("  contains         %.0f ns/call random pairs (%.1f%% hits), "
 	       "%.0f ns/call recent inserts (%.1f%% hits)\n",
-	       t_contains * 1e9 / NCONTAINS, 100.0 * sink / NCONTAINS,
-	       t_hit * 1e9 / NCONTAINS, 100.0 * sink_hit / NCONTAINS);
+	       r->t_contains * 1e9 / NCONTAINS, 100.0 * r->sink / NCONTAINS,
+	       r->t_hit * 1e9 / NCONTAINS, 100.0 * r->sink_hit / NCONTAINS);
 	printf("  dl_cache_memory  %.1f MiB\n",
 	       dl_cache_memory(c) / (double)MIB);
 	printf("  peak RSS         %.1f MiB (benchmark's own tables: %.1f)\n",
@@ -214,6 +230,27 @@ static int _run(dl_evict_t policy)
 	       ((double)NFILES * (sizeof(double) + sizeof(uint32_t)) +
 		2.0 * NRECENT * sizeof(uint32_t)) / MIB);
 	fflush(stdout);
+}
+
+static int _run(dl_evict_t policy)
+{
+	dl_cache_t *c = dl_cache_create(NNODES, policy, 1);
+	uint32_t *recent = calloc(2 * NRECENT, sizeof(*recent));
+	run_t r = { 0 };
+	struct zipf z;
+
+	if (!c || !recent || _zipf_init(&z, NFILES, ZIPF_S)) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
+	if (_intern(c, &r))
+		return 1;
+	for (uint32_t n = 0; n < NNODES; n++)
+		dl_cache_set_capacity(c, n, 2 * r.total / NNODES);
+	if (_insert(c, &z, recent, &r))
+		return 1;
+	_contains(c, recent, &r);
+	_print(policy, c, &r);
 	dl_cache_destroy(c);
 	free(z.cdf);
 	free(z.id);
