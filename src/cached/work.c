@@ -55,6 +55,8 @@ static void _report(dl_net_conn_t *conn, const dl_stage_report_t *r,
 	m.count.from_peers = r->from_peers;
 	m.count.peer_bytes = r->bytes_peer;
 	m.count.storage_bytes = r->bytes_copied - r->bytes_peer;
+	m.count.storage_us = r->us_storage;
+	m.count.peer_us = r->us_peer;
 	m.count.fallbacks = r->fallbacks;
 	m.count.user_fault = r->user_fault ? 1 : 0;
 	if (msg && *msg)
@@ -108,9 +110,13 @@ static int _stage(const cached_conf_t *c, dl_stage_t *st, const dl_msg_t *req,
 		 rep->fallbacks);
 	cached_log(rc || rep->fallbacks ? 4 : 6, "job %" PRIu64 ": %zu files, "
 		   "%zu cached, %zu copied (%zu from peers, %" PRIu64 " bytes), "
-		   "%zu from source%s%s%s", req->job, rep->files, rep->hits,
+		   "%zu from source; copies: storage %" PRIu64 " bytes in %"
+		   PRIu64 " us, peers %" PRIu64 " bytes in %" PRIu64 " us%s%s%s",
+		   req->job, rep->files, rep->hits,
 		   rep->copied, rep->from_peers, rep->bytes_peer,
-		   rep->uncached, rep->fallbacks ? more : "", rc ? ": " : "",
+		   rep->uncached, rep->bytes_copied - rep->bytes_peer,
+		   rep->us_storage, rep->bytes_peer, rep->us_peer,
+		   rep->fallbacks ? more : "", rc ? ": " : "",
 		   rc ? rep->msg : "");
 	return rc;
 }

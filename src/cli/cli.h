@@ -102,4 +102,10 @@ int dl_cli_show_stats(const dl_cli_state_t *s, const char *arg, int json);
  */
 int dl_cli_report(int argc, char **argv, int json);
 
+/*
+ * dl_cli_rates - "sdatalocality rates": the copy rates of the rates file
+ * at path (cli_rates.c).  \return the exit status (1: unreadable).
+ */
+int dl_cli_rates(const char *path, int json);
+
 #endif /* DL_CLI_H */

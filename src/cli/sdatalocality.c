@@ -70,10 +70,12 @@ static void _usage(FILE *to)
 		"  job JOBID     why a pending job is planned where it is\n"
 		"  plan          the last plan\n"
 		"  stats         the scheduler's counters and the cache hit rate, as sdiag\n"
+		"  rates         the copy rates plans use, configured and measured\n"
 		"  report [--input FILE] [SACCT_OPTIONS]\n"
 		"                what staging found for the jobs, per day, user and\n"
 		"                partition, from sacct (their AdminComment)\n"
 		"The state is read from StateSaveLocation/datalocality_state\n"
+		"(rates: from datalocality_rates in the same directory)\n"
 		"(StateSaveLocation from $SLURM_CONF or /etc/slurm/slurm.conf).\n");
 }
 
@@ -153,6 +155,32 @@ static int _report(int argc, char **argv, int at, int json)
 	return rc;
 }
 
+/*
+ * "rates": the rates file next to the state file (path, --state's or
+ * NULL for slurm.conf's).  Takes path.  \return the exit status.
+ */
+static int _rates(char *path, int json)
+{
+	char *dir, *rates = NULL, *slash;
+	int rc = 1;
+
+	if (!path)
+		path = _default_state();
+	if (!path) {
+		fprintf(stderr, "sdatalocality: cannot find StateSaveLocation in slurm.conf; use --state FILE\n");
+		return 1;
+	}
+	dir = path;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (asprintf(&rates, "%s/datalocality_rates", slash ? dir : ".") >= 0)
+		rc = dl_cli_rates(rates, json);
+	free(rates);
+	free(path);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -183,6 +211,8 @@ int main(int argc, char **argv)
 			return DL_CLI_USAGE;
 		}
 	}
+	if (optind < argc && !strcmp(argv[optind], "rates"))
+		return _rates(path, json);
 	cmd = _command(argc - optind, argv + optind);
 	if (cmd < 0) {
 		_usage(stderr);

@@ -38,7 +38,8 @@
  *   REPORT    count.* (dl_stage_report_t's fields plus storage_bytes,
  *             peer_bytes) text (msg=, may be NULL); optional: job and
  *             count.staged_ms, set when dl-cached tells the controller
- *             what a job's staging found (job=0: not for a job)
+ *             what a job's staging found (job=0: not for a job);
+ *             count.storage_us, count.peer_us, the copies' times
  *   STAGING   job done secs (optional: with done=1, the seconds the
  *             job's staging took on the node, its wait for a prefetch
  *             included)
@@ -82,6 +83,10 @@ typedef struct dl_msg_count {
 	uint64_t fallbacks; /* read from their sources after a node fault */
 	uint64_t bypassed, user_fault; /* 0 or 1 */
 	uint64_t staged_ms; /* REPORT to the controller: the staging's time */
+	/* REPORT, optional: microseconds the copies of storage_bytes and of
+	 * peer_bytes took (0: not known, as from an older service; micro, not
+	 * milli: a 16 MiB copy into a tmpfs takes a few ms) */
+	uint64_t storage_us, peer_us;
 } dl_msg_count_t;
 
 /*

@@ -180,6 +180,10 @@ typedef struct dl_stage_report {
 	uint64_t bytes_evicted;  /* their charges (data and metadata) */
 	size_t from_peers;       /* of the copies: from a peer (opts.fetch) */
 	uint64_t bytes_peer;     /* their bytes (included in bytes_copied) */
+	/* Microseconds the copies took (data, fsync included), from storage
+	 * and from peers: the rates the controller learns (a peer's failed
+	 * attempt before a storage copy counts in neither) */
+	uint64_t us_storage, us_peer;
 	size_t fallbacks;        /* files (or a whole view) the node could
 				    not stage for a reason of its own: read
 				    from their sources instead, and logged */

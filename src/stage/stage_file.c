@@ -173,22 +173,40 @@ static bool _peer_current(dl_stage_t *st, int src, const struct stat *sb,
 	return false;
 }
 
+/* Microseconds of CLOCK_MONOTONIC since *t0 (0 if the clock failed). */
+static uint64_t _us_since(const struct timespec *t0)
+{
+	struct timespec t;
+	int64_t us;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &t))
+		return 0;
+	us = (int64_t)(t.tv_sec - t0->tv_sec) * 1000000 +
+	     (t.tv_nsec - t0->tv_nsec) / 1000;
+	return us > 0 ? (uint64_t)us : 0;
+}
+
 /*
  * Copy size bytes of src into a new file in .tmp, fsync it, make it 0444.
  * OUT tmpname - its name in .tmp
  * OUT sha - if not NULL, the SHA-256 of what was copied
+ * OUT us - microseconds the copy that succeeded took, from its source's
+ *          first byte to the fsync (a failed peer attempt not included)
  * \return 0, DL_ENOSPC (the file system is full: rep untouched), or an
  *         error with rep filled.
  */
 static int _copy(dl_stage_t *st, int src, const struct stat *sb,
 		 const char *path, const char *hash, char *tmpname,
-		 size_t tlen, char *sha, bool *from_peer,
+		 size_t tlen, char *sha, bool *from_peer, uint64_t *us,
 		 dl_stage_report_t *rep)
 {
 	uint64_t size = (uint64_t)sb->st_size;
 	char psha[DL_SHA256_HEX_LEN];
+	struct timespec t0;
 	int64_t pver = 0;
 	int out, rc = -1;
+
+	*us = 0;
 
 	snprintf(tmpname, tlen, "%s.%ld.%u", hash, (long)getpid(), st->seq++);
 	out = openat(st->tmp, tmpname,
@@ -202,6 +220,7 @@ static int _copy(dl_stage_t *st, int src, const struct stat *sb,
 						tmpname, strerror(errno));
 	/* Another source first (a peer); any doubt and storage it is. */
 	*from_peer = false;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (st->fetch && st->cur_job)
 		rc = st->fetch(st->fetch_arg, st->cur_job, path, sb, out, psha,
 			       &pver);
@@ -215,10 +234,13 @@ static int _copy(dl_stage_t *st, int src, const struct stat *sb,
 				 lseek(out, 0, SEEK_SET))) {
 		rc = _write_err(st, errno, rep);
 	} else {
+		clock_gettime(CLOCK_MONOTONIC, &t0); /* the storage copy's */
 		rc = _copy_data(st, src, out, size, path, hash, sha, rep);
 	}
 	if (!rc && (fsync(out) || fchmod(out, 0444)))
 		rc = _write_err(st, errno, rep);
+	if (!rc)
+		*us = _us_since(&t0);
 	if (close(out) && !rc)
 		rc = _write_err(st, errno, rep);
 	if (rc)
@@ -512,6 +534,7 @@ static int _copy_in(dl_stage_t *st, const dl_stage_job_t *job, int fd,
 	char tmpname[DL_SHA256_HEX_LEN + 32];
 	dl_stage_entry_t e = {0};
 	bool from_peer = false;
+	uint64_t us = 0;
 	int rc;
 
 	memcpy(e.hash, hash, DL_SHA256_HEX_LEN);
@@ -531,7 +554,7 @@ static int _copy_in(dl_stage_t *st, const dl_stage_job_t *job, int fd,
 	/* with a fetch source, every copy's digest is kept: peers ask */
 	rc = _copy(st, fd, sb, path, hash, tmpname, sizeof(tmpname),
 		   st->fetch || _needs_check(&e) ? e.sha : NULL, &from_peer,
-		   rep);
+		   &us, rep);
 	if (rc) {
 		_unreserve(st, hash, path);
 		return rc == DL_ENOSPC ? NO_SPACE : rc;
@@ -547,6 +570,9 @@ static int _copy_in(dl_stage_t *st, const dl_stage_job_t *job, int fd,
 	if (from_peer) {
 		rep->from_peers++;
 		rep->bytes_peer += e.size;
+		rep->us_peer += us;
+	} else {
+		rep->us_storage += us;
 	}
 	return SERVED;
 }

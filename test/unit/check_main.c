@@ -51,6 +51,7 @@ int main(void)
 	srunner_add_suite(sr, make_agent_replica_suite());
 	srunner_add_suite(sr, make_agent_gate_suite());
 	srunner_add_suite(sr, make_agent_credit_suite());
+	srunner_add_suite(sr, make_agent_rates_suite());
 	srunner_add_suite(sr, make_agent_window_suite());
 	srunner_add_suite(sr, make_options_suite());
 	srunner_add_suite(sr, make_stats_suite());

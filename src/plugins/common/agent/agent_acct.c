@@ -4,6 +4,8 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "src/common/slurm_xlator.h"
 
@@ -16,6 +18,8 @@
 #define DL_COMPAT_ACCT 1
 #include "dl_compat.h"
 #include "agent_acct.h"
+#include "agent_conf.h"
+#include "agent_rates.h"
 
 /*
  * One node's record into job's AdminComment.  The nodes of a multi-node
@@ -81,4 +85,33 @@ uint32_t agent_acct_apply(const char *pfx)
 	unlock_slurmctld(job_write);
 	free(items);
 	return written;
+}
+
+void agent_acct_rates(struct agent_conf *c, const char *pfx)
+{
+	static uint64_t shown = UINT64_MAX;
+	static time_t last_write;
+	double used[AGENT_RATE_KINDS];
+	char msg[1024], *path;
+	uint64_t v = agent_rates_version();
+	int changed = agent_rates_apply(&c->rates, used, msg, sizeof(msg));
+	int err;
+
+	c->params.rbw = used[AGENT_RATE_STORAGE];
+	c->place.peer_bw = used[AGENT_RATE_PEER];
+	if (changed) {
+		info("%s: %s", pfx, msg);
+		shown = UINT64_MAX; /* shown at the next write, whatever v */
+	}
+	if ((v == shown && !changed) || time(NULL) == last_write ||
+	    !slurm_conf.state_save_location)
+		return;
+	path = xstrdup_printf("%s/datalocality_rates",
+			      slurm_conf.state_save_location);
+	if ((err = agent_rates_write(path, &c->rates, (long long)time(NULL))))
+		error("%s: cannot write %s: %s", pfx, path, strerror(err));
+	else
+		shown = v;
+	last_write = time(NULL);
+	xfree(path);
 }

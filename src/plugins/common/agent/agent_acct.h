@@ -62,4 +62,16 @@ size_t agent_acct_take(agent_acct_item_t **items, uint64_t *dropped);
  */
 uint32_t agent_acct_apply(const char *pfx);
 
+struct agent_conf;
+
+/*
+ * agent_acct_rates - the copy rates the reports taught (agent_rates.h)
+ * into c's cost model: c->params.rbw and c->place.peer_bw become the
+ * rates plans use; the log says when a learned rate replaces a prior (or
+ * stops to); StateSaveLocation/datalocality_rates, which sdatalocality
+ * shows, is rewritten when something changed, at most once a second.
+ * Agent thread, before a cycle plans.
+ */
+void agent_acct_rates(struct agent_conf *c, const char *pfx);
+
 #endif /* AGENT_ACCT_H */

@@ -9,6 +9,7 @@
 
 #include "dl_error.h"
 #include "agent_acct.h"
+#include "agent_rates.h"
 
 static struct {
 	pthread_mutex_t lock;
@@ -41,6 +42,9 @@ int agent_acct_put(uint32_t job, const dl_msg_count_t *c)
 
 	if (!job)
 		return DL_EINVAL;
+	/* What the copies took teaches the rates, queue full or not. */
+	agent_rates_note(AGENT_RATE_STORAGE, c->storage_bytes, c->storage_us);
+	agent_rates_note(AGENT_RATE_PEER, c->peer_bytes, c->peer_us);
 	pthread_mutex_lock(&q.lock);
 	if (q.n == q.cap) {
 		size_t cap = q.cap ? q.cap * 2 : 64;

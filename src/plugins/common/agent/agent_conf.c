@@ -37,6 +37,9 @@ static void _defaults(agent_conf_t *c)
 	c->budget.cycle_ms = AGENT_BUDGET_CYCLE_MS;
 	c->budget.user_files = AGENT_BUDGET_USER_FILES;
 	c->budget.user_list = AGENT_BUDGET_USER_LIST_BYTES;
+	c->rates.mode = AGENT_RATES_ON;
+	c->rates.min_bytes = AGENT_RATES_MIN_BYTES;
+	c->rates.min_reports = AGENT_RATES_MIN_REPORTS;
 }
 
 /* A size setting; bad values are logged and leave *out unchanged. */
@@ -138,6 +141,9 @@ static const s_p_options_t options[] = {
 	{.key = "CycleBudget", .type = S_P_STRING},
 	{.key = "UserMaxFiles", .type = S_P_STRING},
 	{.key = "UserMaxListBytes", .type = S_P_STRING},
+	{.key = "LearnRates", .type = S_P_STRING},
+	{.key = "LearnRatesMinBytes", .type = S_P_STRING},
+	{.key = "LearnRatesMinReports", .type = S_P_STRING},
 	/* the node cache service's own settings */
 	{.key = "ServiceController", .type = S_P_STRING},
 	{.key = "PeerPort", .type = S_P_STRING},
@@ -308,6 +314,36 @@ static void _budget(s_p_hashtbl_t *tbl, const char *pfx, agent_conf_t *c)
 	c->budget.user_list = list == UINT64_MAX ? 0 : list;
 }
 
+/*
+ * Learning the copy rates (agent_rates.h): on unless LearnRates=no,
+ * "capped" keeps the configured rates as the ceilings.  The priors are
+ * the configured rates, taken after they were read.
+ */
+static void _rates(s_p_hashtbl_t *tbl, const char *pfx, agent_conf_t *c)
+{
+	agent_rates_conf_t *r = &c->rates;
+	double n = r->min_reports;
+	char *val = NULL;
+
+	if (s_p_get_string(&val, "LearnRates", tbl)) {
+		if (!xstrcasecmp(val, "capped"))
+			r->mode = AGENT_RATES_CAPPED;
+		else if (!xstrcasecmp(val, "yes") || !xstrcmp(val, "1"))
+			r->mode = AGENT_RATES_ON;
+		else if (!xstrcasecmp(val, "no") || !xstrcmp(val, "0"))
+			r->mode = AGENT_RATES_OFF;
+		else
+			error("%s: datalocality.conf: LearnRates=%s is not yes, no or capped, using yes",
+			      pfx, val);
+		xfree(val);
+	}
+	_size(tbl, pfx, "LearnRatesMinBytes", &r->min_bytes);
+	if (!r->min_bytes)
+		r->min_bytes = 1; /* a report with no bytes says nothing */
+	_double(tbl, pfx, "LearnRatesMinReports", 0.999, &n);
+	r->min_reports = n < 1e6 ? (uint32_t)n : 1000000;
+}
+
 static void _prefetch_default(agent_conf_t *c)
 {
 	if (c->prefetch_max != UINT64_MAX - 1)
@@ -329,6 +365,8 @@ void agent_conf_read(agent_conf_t *c, const char *pfx)
 		debug("%s: no usable %s, using defaults", pfx, path);
 		xfree(path);
 		_prefetch_default(c);
+		c->rates.prior[AGENT_RATE_STORAGE] = c->params.rbw;
+		c->rates.prior[AGENT_RATE_PEER] = c->place.peer_bw;
 		return;
 	}
 	if (s_p_get_string(&val, "Policy", tbl)) {
@@ -359,9 +397,12 @@ void agent_conf_read(agent_conf_t *c, const char *pfx)
 	_double(tbl, pfx, "StagingCreditMax", -1e-300, &c->credit_max);
 	_window(tbl, pfx, c);
 	_budget(tbl, pfx, c);
+	_rates(tbl, pfx, c);
 	s_p_hashtbl_destroy(tbl);
 	xfree(path);
 	_prefetch_default(c);
+	c->rates.prior[AGENT_RATE_STORAGE] = c->params.rbw;
+	c->rates.prior[AGENT_RATE_PEER] = c->place.peer_bw;
 }
 
 void agent_conf_free(agent_conf_t *c)

@@ -12,6 +12,7 @@
 #include "dl_state.h"
 #include "agent_budget.h"
 #include "agent_gate.h"
+#include "agent_rates.h"
 
 /* The policy when datalocality.conf names none, or one that fails. */
 #define AGENT_DEFAULT_POLICY "online-hps"
@@ -59,6 +60,11 @@ typedef struct agent_conf {
 				  * every cycle made that much slower */
 	agent_budget_conf_t budget; /* CycleBudget, UserMaxFiles,
 				     * UserMaxListBytes (agent_budget.h) */
+	/* LearnRates, LearnRatesMinBytes, LearnRatesMinReports; its priors
+	 * are StorageBandwidth and PeerBandwidth as configured, which
+	 * params.rbw and place.peer_bw are until a rate is learned
+	 * (agent_rates.h, agent_acct_rates()) */
+	agent_rates_conf_t rates;
 } agent_conf_t;
 
 /*

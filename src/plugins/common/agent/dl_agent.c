@@ -1056,6 +1056,8 @@ static void *_agent(void *arg)
 		}
 		/* What staging found, into AdminComment before jobs end. */
 		agent_acct_apply(pfx);
+		/* The copy rates they taught, for the next plan. */
+		agent_acct_rates(&dl_conf, pfx);
 		if (!agent_model_cache() || !policy)
 			continue;
 		now = _now_ms();
