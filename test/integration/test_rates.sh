@@ -6,7 +6,7 @@
 # nodes of 1 CPU, LearnRatesMinBytes=1M, LearnRatesMinReports=2:
 #
 #  (a) before any copy, `sdatalocality rates` shows the configured rates
-#      (StorageBandwidth=50M, PeerBandwidth=1000000000) in use, as priors;
+#      (StorageBandwidth=50M, PeerBandwidth=1e11) in use, as priors;
 #  (b) one job on n1 copies a 4 MiB file from the storage: n1's dl-cached
 #      logs the copy's bytes and time; one report is not enough
 #      (MinReports=2): plans still use the prior, and sdatalocality shows
@@ -21,12 +21,18 @@
 #      the measured peer rate equals the ratio computed from n2's two
 #      reports, plans use it, slurmctld's log says so; a job reading a
 #      file smaller than LearnRatesMinBytes is counted as small and
-#      changes no rate.
+#      changes no rate;
+#  (e) the plans price with the learned rates: a job reading both files
+#      (Policy=locality) waits for busy n1, and its Reason's bound is
+#      WaitFactor (10000) x its 8 MiB / the rate plans use (the peer rate if
+#      above the storage one, n1's service being connected), as
+#      sdatalocality shows it, not the prior's (8 MiB / 1e11 B/s: MinWait,
+#      1 s).
 # No check is on a speed: the rates are checked against the bytes and
 # times the nodes reported, whatever they are.
 #
 # Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); runs as root; about
-# 30 s.
+# 35 s.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -43,7 +49,12 @@ cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<CONF
 CacheDir=$DL_NODE_CACHE_DIR
 CacheCapacity=64M
 StorageBandwidth=50M
-PeerBandwidth=1000000000
+PeerBandwidth=100000000000
+Policy=locality
+PolicyParameters=slack=10
+WaitFactor=10000
+MinWait=1
+MaxWait=3600
 LearnRatesMinBytes=1M
 LearnRatesMinReports=2
 $(dl_cluster_service_conf)
@@ -106,9 +117,9 @@ decay=$(sed -n 's/^rate storage .* decay=\([^ ]*\).*/\1/p' "$state_dir/datalocal
 echo "  rates file: $state_dir/datalocality_rates (decay ${decay:-?})"
 
 # --- (a) the priors --------------------------------------------------------
-dl_t_check "(a) before any copy, plans use the configured rates: storage $((50 << 20)), peer 1000000000 (priors)" \
+dl_t_check "(a) before any copy, plans use the configured rates: storage $((50 << 20)), peer 100000000000 (priors)" \
 	eval '[ "$(rate storage used)" = $((50 << 20)) ] && [ "$(rate storage source)" = prior ] &&
-		[ "$(rate peer used)" = 1000000000 ] && [ "$(rate peer source)" = prior ]'
+		[ "$(rate peer used)" = 100000000000 ] && [ "$(rate peer source)" = prior ]'
 "$sdl" rates | sed 's/^/  /'
 
 # --- (b) one storage copy: measured, not yet used ---------------------------
@@ -158,7 +169,7 @@ dl_t_check "(d) ... measured peer rate = the decayed ratio of n2's reports ($wan
 	eval 'close "$(rate peer measured)" "$want" && [ "$(rate peer source)" = learned ] &&
 		close "$(rate peer used)" "$want"'
 dl_t_check "(d) ... slurmctld's log says the learned peer rate replaced the prior" \
-	dl_t_wait_until 10 logged peer "$(rate peer used)" 1000000000
+	dl_t_wait_until 10 logged peer "$(rate peer used)" 100000000000
 # A copy below LearnRatesMinBytes measures latency: counted, not learned.
 stor=$(rate storage measured) # read in the eval below
 export stor
@@ -171,5 +182,22 @@ dl_t_check "(d) a 64 KiB copy (job $e) is counted as small and changes no rate" 
 dl_t_check "sdatalocality --json rates: both kinds, as sdatalocality rates" \
 	eval '"$sdl" --json rates | grep -q "\"kind\":\"storage\",\"used\":$(rate storage used),\"source\":\"learned\"" &&
 		"$sdl" rates | grep -q "^  peer: plans use $(rate peer used) B/s (learned)"'
+
+# --- (e) plans price with them ---------------------------------------------------
+long=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o /dev/null -w n1 --wrap "sleep 600")
+dl_t_wait_state "$long" RUNNING 60 >/dev/null || true
+w=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o /dev/null \
+	--comment="files:$f1,$f2" --wrap "cat \"\$DL_CACHE_VIEW$f1\" >/dev/null")
+r=$(dl_t_wait_field "$w" Reason '^DataLocality:_waiting_for_n1_' 30) || r=
+got=$(sed -n 's/.*any_node_after_\([0-9]*\)_s_blocked.*/\1/p' <<<"$r")
+su=$(rate storage used)
+pu=$(rate peer used)
+want=$(awk -v s="$su" -v p="$pu" 'BEGIN { r = p > s ? p : s; b = 10000 * 8388608 / r;
+	if (b < 1) b = 1; if (b > 3600) b = 3600; printf "%.0f\n", b }')
+echo "  job $w: $r (rates used: storage $su, peer $pu B/s: bound $want s expected)"
+dl_t_check "(e) job $w waits for busy n1, its bound priced at the learned rate: $want s (got ${got:-none}; the prior would give 1 s)" \
+	eval '[[ $got =~ ^[0-9]+$ && $want =~ ^[0-9]+$ ]] && [ $((got - want)) -le 1 ] &&
+		[ $((want - got)) -le 1 ] && [ "$got" -gt 1 ]'
+scancel "$w" "$long" 2>/dev/null || true
 
 dl_t_summary
