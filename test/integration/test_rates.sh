@@ -27,12 +27,14 @@
 #      WaitFactor (10000) x its 8 MiB / the rate plans use (the peer rate if
 #      above the storage one, n1's service being connected), as
 #      sdatalocality shows it, not the prior's (8 MiB / 1e11 B/s: MinWait,
-#      1 s).
+#      1 s);
+#  (f) after a restart of slurmctld the learned rates are restored from
+#      StateSaveLocation/datalocality_rates: the same, still used.
 # No check is on a speed: the rates are checked against the bytes and
 # times the nodes reported, whatever they are.
 #
 # Needs DL_BUILD_DIR (plugins, dl-stage, dl-cached); runs as root; about
-# 35 s.
+# 45 s.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -199,5 +201,17 @@ dl_t_check "(e) job $w waits for busy n1, its bound priced at the learned rate: 
 	eval '[[ $got =~ ^[0-9]+$ && $want =~ ^[0-9]+$ ]] && [ $((got - want)) -le 1 ] &&
 		[ $((want - got)) -le 1 ] && [ "$got" -gt 1 ]'
 scancel "$w" "$long" 2>/dev/null || true
+
+# --- (f) a restart of slurmctld keeps what was learned ------------------------------
+sm=$(rate storage measured)
+pm=$(rate peer measured)
+dl_cluster_restart_slurmctld
+restored() { ctld_log | grep -q "copy rates learned before restored from .*datalocality_rates (2 kinds)"; }
+dl_t_check "(f) after a restart, slurmctld restores the learned rates (its log)" \
+	dl_t_wait_until 30 restored
+dl_t_check "(f) ... sdatalocality shows them as before ($sm, $pm B/s; now $(rate storage measured), $(rate peer measured)), used by plans" \
+	eval 'dl_t_wait_until 10 eval "[ \"\$(rate peer measured)\" = $pm ]" && [ "$(rate storage measured)" = "$sm" ] &&
+		[ "$(rate storage source)" = learned ] && [ "$(rate peer source)" = learned ] &&
+		[ "$(rate peer reports)" = 2 ] && [ "$(rate storage reports)" = 2 ]'
 
 dl_t_summary

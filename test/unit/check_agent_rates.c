@@ -4,8 +4,9 @@
  * times ignored, implausible reports refused, the prior until enough was
  * seen, LearnRates=no and capped, the log line of a change of source,
  * the REPORT's new keys (an older service omits them: 0) and the queue
- * feeding the rates, and the rates file.
+ * feeding the rates, and the rates file, written and restored.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,12 +248,67 @@ START_TEST(test_rates_file)
 	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
 	ck_assert_msg(_starts(line, "rate peer used=80000000 source=learned "
 			      "prior=1000000000 learned=80000000 bytes="
-			      "80000000 secs=1.000 reports=1 "), "%s", line);
+			      "80000000 secs=1 reports=1 "), "%s", line);
 	fclose(f);
 	ck_assert_int_eq(agent_rates_write("/nonexistent/dir/x", &c, 1), 2);
 	unlink(file);
 	unlink(path);
 	agent_rates_reset();
+}
+END_TEST
+
+/* What a rates file says was learned comes back after a restart. */
+START_TEST(test_rates_load)
+{
+	agent_rates_conf_t c = _conf(AGENT_RATES_ON, 2);
+	char path[] = "/tmp/check_rates.XXXXXX";
+	agent_rate_t before, r;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	_start(&c);
+	agent_rates_note(AGENT_RATE_PEER, 80000000, 1000000);
+	agent_rates_note(AGENT_RATE_PEER, 40000000, 1000000);
+	agent_rates_get(AGENT_RATE_PEER, &before);
+	ck_assert_int_eq(agent_rates_write(path, &c, 1), 0);
+	agent_rates_reset();
+	ck_assert_int_eq(agent_rates_load(path), 1); /* storage: none */
+	agent_rates_get(AGENT_RATE_PEER, &r);
+	ck_assert_uint_eq(r.taken, 2);
+	ck_assert(r.learned == before.learned); /* written exactly */
+	ck_assert(r.bytes == before.bytes && r.secs == before.secs);
+	agent_rates_get(AGENT_RATE_STORAGE, &r);
+	ck_assert_uint_eq(r.taken, 0);
+	/* A kind that learned since the start keeps what it learned. */
+	agent_rates_reset();
+	agent_rates_note(AGENT_RATE_PEER, 16 * MIB, 1000000);
+	ck_assert_int_eq(agent_rates_load(path), 0);
+	agent_rates_get(AGENT_RATE_PEER, &r);
+	ck_assert_uint_eq(r.taken, 1);
+	/* Implausible or malformed lines restore nothing. */
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fprintf(f, "# datalocality rates 1 time=1 learn=yes\n"
+		"rate storage used=1 bytes=-5 secs=1.000 reports=2\n"
+		"rate peer used=1 bytes=1e30 secs=1.000 reports=2\n"
+		"rate storage bytes=nan secs=1 reports=2\n"
+		"rate storage bytes=100 secs=0 reports=2\n"
+		"rate storage bytes=100 secs=1x reports=2\n"
+		"rate storage bytes=100 secs=1 reports=0\n"
+		"rate storagex bytes=100 secs=1 reports=2\n"
+		"rate peer bytes=100 secs=1\n");
+	fclose(f);
+	agent_rates_reset();
+	ck_assert_int_eq(agent_rates_load(path), 0);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fprintf(f, "not a rates file\nrate peer bytes=100 secs=1 reports=2\n");
+	fclose(f);
+	ck_assert_int_eq(agent_rates_load(path), -EINVAL);
+	unlink(path);
+	ck_assert_int_eq(agent_rates_load(path), -ENOENT);
+	agent_rates_get(AGENT_RATE_PEER, &r);
+	ck_assert_uint_eq(r.taken, 0);
 }
 END_TEST
 
@@ -267,6 +323,7 @@ Suite *make_agent_rates_suite(void)
 	tcase_add_test(tc, test_rates_pick);
 	tcase_add_test(tc, test_rates_report);
 	tcase_add_test(tc, test_rates_file);
+	tcase_add_test(tc, test_rates_load);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,9 @@
  * agent_acct.c - the staging records written into the jobs' AdminComment;
  * see agent_acct.h (the queue is agent_acct_queue.c).
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -87,15 +89,40 @@ uint32_t agent_acct_apply(const char *pfx)
 	return written;
 }
 
+/* Once: what the rates file of the last run says was learned. */
+static void _rates_restore(const char *pfx)
+{
+	static bool done;
+	char *path;
+	int n;
+
+	if (done || !slurm_conf.state_save_location)
+		return;
+	done = true;
+	path = xstrdup_printf("%s/datalocality_rates",
+			      slurm_conf.state_save_location);
+	n = agent_rates_load(path);
+	if (n > 0)
+		info("%s: copy rates learned before restored from %s (%d kinds)",
+		     pfx, path, n);
+	else if (n < 0 && n != -ENOENT)
+		error("%s: %s not restored: %s", pfx, path,
+		      n == -EINVAL ? "not a rates file" : strerror(-n));
+	xfree(path);
+}
+
 void agent_acct_rates(struct agent_conf *c, const char *pfx)
 {
 	static uint64_t shown = UINT64_MAX;
 	static time_t last_write;
 	double used[AGENT_RATE_KINDS];
 	char msg[1024], *path;
-	uint64_t v = agent_rates_version();
-	int changed = agent_rates_apply(&c->rates, used, msg, sizeof(msg));
-	int err;
+	uint64_t v;
+	int changed, err;
+
+	_rates_restore(pfx);
+	v = agent_rates_version();
+	changed = agent_rates_apply(&c->rates, used, msg, sizeof(msg));
 
 	c->params.rbw = used[AGENT_RATE_STORAGE];
 	c->place.peer_bw = used[AGENT_RATE_PEER];

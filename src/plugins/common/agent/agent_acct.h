@@ -69,8 +69,9 @@ struct agent_conf;
  * into c's cost model: c->params.rbw and c->place.peer_bw become the
  * rates plans use; the log says when a learned rate replaces a prior (or
  * stops to); StateSaveLocation/datalocality_rates, which sdatalocality
- * shows, is rewritten when something changed, at most once a second.
- * Agent thread, before a cycle plans.
+ * shows, is rewritten when something changed, at most once a second;
+ * the first call restores what that file says was learned (a restart of
+ * slurmctld).  Agent thread, before a cycle plans.
  */
 void agent_acct_rates(struct agent_conf *c, const char *pfx);
 

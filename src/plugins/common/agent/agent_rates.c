@@ -4,8 +4,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent_rates.h"
@@ -156,8 +158,9 @@ static void _line(FILE *f, agent_rate_kind_t k, const agent_rate_t *r,
 	agent_rate_source_t s;
 	double used = agent_rates_pick(r, k, c, &s);
 
+	/* The sums exactly: the next start restores them. */
 	fprintf(f, "rate %s used=%.0f source=%s prior=%.0f learned=%.0f "
-		"bytes=%.0f secs=%.3f reports=%" PRIu64 " small=%" PRIu64
+		"bytes=%.17g secs=%.17g reports=%" PRIu64 " small=%" PRIu64
 		" unknown=%" PRIu64 " bogus=%" PRIu64 " min_bytes=%" PRIu64
 		" min_reports=%" PRIu32 " decay=%g\n", kind_names[k], used,
 		source_names[s], c->prior[k], r->learned, r->bytes, r->secs,
@@ -193,6 +196,81 @@ int agent_rates_write(const char *path, const agent_rates_conf_t *c,
 	if (err)
 		remove(tmp);
 	return err;
+}
+
+/* The number after " key=" in line; RET 0, -1 if absent or malformed. */
+static int _num(const char *line, const char *key, double *v)
+{
+	char pat[32], *end;
+	const char *at;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	if (!(at = strstr(line, pat)))
+		return -1;
+	at += strlen(pat);
+	if (*at < '0' || *at > '9')
+		return -1;
+	errno = 0;
+	*v = strtod(at, &end);
+	return errno || end == at || (*end != ' ' && *end != '\n' && *end) ||
+	       !isfinite(*v) ? -1 : 0;
+}
+
+/* A "rate KIND ..." line's sums into *r; RET its kind, or -1. */
+static int _parse(const char *line, agent_rate_t *r)
+{
+	double b, s, n;
+	int k;
+
+	if (strncmp(line, "rate ", 5))
+		return -1;
+	for (k = 0; k < AGENT_RATE_KINDS; k++)
+		if (!strncmp(line + 5, kind_names[k], strlen(kind_names[k])) &&
+		    line[5 + strlen(kind_names[k])] == ' ')
+			break;
+	if (k == AGENT_RATE_KINDS || _num(line, "bytes", &b) ||
+	    _num(line, "secs", &s) || _num(line, "reports", &n))
+		return -1;
+	/* Both sums or neither; a rate a disk or a network could have. */
+	if ((b > 0) != (s > 0) || (b > 0) != (n >= 1) || n > 1e18 ||
+	    (s > 0 && b / s > AGENT_RATES_MAX))
+		return -1;
+	memset(r, 0, sizeof(*r));
+	r->bytes = b;
+	r->secs = s;
+	r->taken = (uint64_t)n;
+	r->learned = s > 0 ? b / s : 0;
+	return k;
+}
+
+int agent_rates_load(const char *path)
+{
+	char line[1024];
+	agent_rate_t r;
+	FILE *f = fopen(path, "r");
+	int n = 0, k;
+
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f) ||
+	    strncmp(line, "# datalocality rates 1 ", 23)) {
+		fclose(f);
+		return -EINVAL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if ((k = _parse(line, &r)) < 0 || !r.taken)
+			continue;
+		pthread_mutex_lock(&g.lock);
+		/* What this run learned already is newer. */
+		if (!g.r[k].taken) {
+			g.r[k] = r;
+			g.version++;
+			n++;
+		}
+		pthread_mutex_unlock(&g.lock);
+	}
+	fclose(f);
+	return n;
 }
 
 void agent_rates_reset(void)

@@ -125,6 +125,18 @@ uint64_t agent_rates_version(void);
 int agent_rates_write(const char *path, const agent_rates_conf_t *c,
 		      long long now);
 
+/*
+ * agent_rates_load - what a rates file written by agent_rates_write()
+ * says was learned (each kind's decayed sums and reports), for a kind
+ * that learned nothing yet since the start: so that a restart of
+ * slurmctld does not send plans back to the priors.  A line that does not
+ * parse, or whose sums are not plausible (negative, not finite, a rate
+ * above AGENT_RATES_MAX), restores nothing.
+ * RET the kinds restored (0, 1, 2), or -errno (unreadable, or not a rates
+ * file of version 1: -EINVAL).
+ */
+int agent_rates_load(const char *path);
+
 /* agent_rates_kind_name, agent_rates_source_name - "storage", "learned".. */
 const char *agent_rates_kind_name(agent_rate_kind_t k);
 const char *agent_rates_source_name(agent_rate_source_t s);
