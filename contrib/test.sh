@@ -159,8 +159,9 @@ integration "$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-.*//')" \
 # what moves between releases: the scheduler wrapper beside backfill,
 # dispatch, staging, the node service, the hostile tests, accounting
 # through slurmdbd (the prefix has accounting_storage/mysql), leaving a
-# node, multi-node placement, time limits and hetjobs (whose entry point
-# there is the job_submit plugin datalocality_agent).  A failure to build counts
+# node, multi-node placement, time limits, hetjobs (whose entry point
+# there is the job_submit plugin datalocality_agent) and the copy rates
+# learned from the nodes' reports (read back from StateSaveLocation).  A failure to build counts
 # as a failure, never as a skip.
 S2=24.11.5
 S2_TESTS="test/cluster/selftest.sh test/integration/test_cooperation.sh
@@ -169,7 +170,7 @@ S2_TESTS="test/cluster/selftest.sh test/integration/test_cooperation.sh
 	test/integration/test_hostile_node.sh
 	test/integration/test_accounting.sh test/integration/test_leave.sh
 	test/integration/test_multinode.sh test/integration/test_timelimit.sh
-	test/integration/test_hetjob.sh"
+	test/integration/test_hetjob.sh test/integration/test_rates.sh"
 step "Slurm $S2: build from Debian 13's source (cached), plugins against it"
 t0=$SECONDS
 if s2_src=$(contrib/setup-slurm.sh "$S2" | tail -1) &&
