@@ -50,7 +50,15 @@
 # (bf_interval=5), ROWS ("backfill datalocality"), SEED (7), PROFILE (0, or
 # seconds of `perf record -g` of each slurmctld after the last size, into
 # KEEP_LOGS), KEEP_LOGS (dir to copy each row's slurmctld log and
-# slurm.conf into).
+# slurm.conf into), BASE_BUILD (another build, for a row "base" in ROWS:
+# sched/datalocality-base, the same cluster under that build's plugins,
+# side by side with the others; its CPU is compared with backfill's and
+# the datalocality row's with its).
+#
+# The CPU figures end with each row's median CPU s per minute: with one
+# array pending, backfill's is a few clock ticks (CLK_TCK 100) per 30-s
+# window, so a ratio to it is noise unless the windows are long
+# (ARRAY=1 WINDOW=120 or more).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/_build/main}
@@ -86,6 +94,10 @@ work=$(mktemp -d /tmp/dl_bench.XXXXXX)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 
+if [ -n "${BASE_BUILD:-}" ]; then
+	bench_take_build "$BASE_BUILD" "$work/base"
+	base_lib=$DL_PLUGIN_DIR base_partitiond=$DL_PARTITIOND base_stage=$stage
+fi
 bench_take_build "$build" "$work"
 
 # The jobs, one line each: the files of an annotated job, or "-".
@@ -361,6 +373,11 @@ for row in $ROWS; do
 	case $row in
 	backfill) (up "sched/backfill" sched/backfill "$SCHED_PARAMS" "") ;;
 	datalocality) (up "sched/datalocality" sched/datalocality "$dl_params" datalocality) ;;
+	base)
+		[ -n "${BASE_BUILD:-}" ] || { echo "bench: row base needs BASE_BUILD" >&2; exit 2; }
+		(export DL_PLUGIN_DIR=$base_lib DL_PARTITIOND=$base_partitiond
+		 stage=$base_stage
+		 up "sched/datalocality-base" sched/datalocality "$dl_params" datalocality) ;;
 	*) echo "bench: unknown row $row" >&2; exit 2 ;;
 	esac
 done
@@ -426,8 +443,20 @@ if [ -s "$work/agent" ]; then
 fi
 echo
 echo "targets (issue 25; sched/datalocality / sched/backfill, this run; PASS/MISS, not a test):"
-awk -v ref="$work/agent" -v lat="$work/lat" '
-	{ c[$1, $2, $3] = $4; if (!($1 in seen)) { seen[$1] = 1; zs[++nz] = $1 }; if ($2 > nr) nr = $2 }
+awk -v ref="$work/agent" -v lat="$work/lat" -v win="$WINDOW" '
+	{ c[$1, $2, $3] = $4; rows[$3] = 1; if (!($1 in seen)) { seen[$1] = 1; zs[++nz] = $1 }; if ($2 > nr) nr = $2 }
+	# ratio Z A B LABEL: A / B per window (both present), median min max.
+	function ratio(z, a, b, label,   r, k, x, q) {
+		k = 0
+		for (r = 1; r <= nr; r++) {
+			x = c[z, r, a]; q = c[z, r, b]
+			if (x == "" || q == "") continue
+			u[++k] = q > 0 ? x / q : 99
+		}
+		if (!k) return
+		sortn(u, k)
+		printf "  %-26s at %6d   %5.2f (min %.2f, max %.2f over %d windows)\n", label, z, u[int((k + 1) / 2)], u[1], u[k], k
+	}
 	function sortn(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
 	END {
 		for (q = 1; q <= nz; q++) {
@@ -442,6 +471,15 @@ awk -v ref="$work/agent" -v lat="$work/lat" '
 			m = v[int((k + 1) / 2)]
 			printf "  slurmctld CPU at %6d   %5.2f (min %.2f, max %.2f over %d windows)  (<= 1.2)  %s\n",
 				z, m, v[1], v[k], k, (m <= 1.2 ? "PASS" : "MISS")
+			ratio(z, "sched/datalocality-base", "sched/backfill", "base / backfill")
+			ratio(z, "sched/datalocality", "sched/datalocality-base", "datalocality / base")
+			for (row in rows) {
+				k = 0
+				for (r = 1; r <= nr; r++) if (c[z, r, row] != "") w[++k] = c[z, r, row] * 60 / win
+				if (!k) continue
+				sortn(w, k)
+				printf "    %-24s CPU s per minute at %6d: median %.3f (min %.3f, max %.3f)\n", row, z, w[int((k + 1) / 2)], w[1], w[k]
+			}
 		}
 		while ((getline line < ref) > 0) {
 			split(line, a, " ")

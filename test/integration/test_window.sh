@@ -18,7 +18,12 @@
 #      was placed before it started, slurmctld is still up;
 #  (e) the walks between two full ones skip the jobs below the floors
 #      (agent_window.h): most of the 300 are not read at each cycle, and
-#      their gate holds are renewed from the due list all the same (d).
+#      their gate holds are renewed from the due list all the same (d);
+#  (f) an idle agent (both nodes busy with a long job, a 40-task array
+#      pending, nothing changing) runs no cycle for 45 s but for the rare
+#      ones (it ran one every 10 s and one per gate renewal before), renews
+#      the gate holds outside the window between cycles, by id
+#      (agent_quiet.h, agent_gate.h), and lets no job go unplaced.
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source, with
 # dl-submit (it submits the 300 jobs from one process; sbatch otherwise).
@@ -141,5 +146,44 @@ nfloor=$(grep -c 'skipped (floor walk)' "$log" || true)
 echo "  walks that skipped: $nfloor, most jobs skipped by one: ${skip:-none}"
 dl_t_check "(e) walks between full walks skipped the jobs below the floors (${skip:-no} of 300+)" \
 	test "${skip:-0}" -ge 200
+
+# --- (f) an idle agent ------------------------------------------------------
+busy=()
+for n in n1 n2; do
+	busy+=("$(sbatch --parsable -w "$n" -t 30 -o /dev/null --wrap 'sleep 900')")
+done
+for id in "${busy[@]}"; do dl_t_wait_state "$id" RUNNING 60 || true; done
+arr=$(sbatch --parsable -o /dev/null --array=0-39 --comment="$(files_of a)" \
+	--wrap 'sleep 1')
+dl_t_wait_until 60 grep -q "split JobId=${arr}_" "$log" || true
+# Settled: no cycle for 12 s (bounded; the build before never got there:
+# it cycled every 10 s).
+quiet_since() {
+	local n0
+	n0=$(grep -c ': cycle [0-9]* due:' "$log" || true)
+	sleep 12
+	[ "$(grep -c ': cycle [0-9]* due:' "$log" || true)" = "$n0" ]
+}
+dl_t_wait_until 60 quiet_since || true
+off=$(stat -c %s "$log")
+sleep 45
+tail -c +"$((off + 1))" "$log" >"$DL_CLUSTER_DIR/idle.log"
+ncyc=$(grep -c ': cycle [0-9]* due:' "$DL_CLUSTER_DIR/idle.log" || true)
+nren=$(grep -Ec '(^|[^0-9])[1-9][0-9]* gate holds renewed between cycles' "$DL_CLUSTER_DIR/idle.log" || true)
+echo "  idle 45 s: $ncyc cycles ($(grep -o 'due: .*' "$DL_CLUSTER_DIR/idle.log" | sort | uniq -c | paste -sd, -)), $nren renewals between cycles"
+dl_t_le "(f) an idle agent ran at most 3 cycles in 45 s" "$ncyc" 3
+dl_t_check "(f) it renewed the gate holds outside the window between cycles" \
+	test "$nren" -ge 1
+# (the array's own record: the line of a task range)
+meta=$(scontrol show job -o "$arr" | grep -E 'ArrayTaskId=[0-9]+-' | head -1)
+field() { grep -Eo "$1=[^ ]*" <<<"$meta" | head -1 | cut -d= -f2-; }
+dl_t_eq "(f) the array's own record ($(field ArrayTaskId)) is still held by the gate" \
+	BeginTime "$(field Reason)"
+b=$(date -d "$(field EligibleTime)" +%s 2>/dev/null) || b=0
+dl_t_check "(f) its begin time is ahead ($(field EligibleTime))" \
+	test "$b" -gt "$(date +%s)"
+dl_t_check "(f) no job was let go unplaced by the gate's clock" \
+	bash -c "! grep -q 'released unplaced' '$log'"
+scancel "$arr" "${busy[@]}" 2>/dev/null || true
 
 dl_t_summary

@@ -10,6 +10,7 @@
 
 #include "check_suites.h"
 #include "agent_budget.h"
+#include "agent_gate.h"
 #include "agent_quiet.h"
 #include "agent_window.h"
 
@@ -263,14 +264,43 @@ START_TEST(test_quiet_due)
 
 	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0, 200), "first");
 	agent_quiet_ran(&q, &at, 200, 1.0, AGENT_QUIET_NEVER, false, t0);
-	/* Nothing moved: quiet until the safety net. */
+	/*
+	 * Nothing moved: a check of the inventories every
+	 * AGENT_QUIET_MAX_MS, a cycle only at the safety net.
+	 */
 	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 10, 200));
 	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 5000, 205));
 	ck_assert_ptr_null(
 		agent_quiet_due(&q, &cur, t0 + AGENT_QUIET_MAX_MS - 1, 209));
 	ck_assert_str_eq(
 		agent_quiet_due(&q, &cur, t0 + AGENT_QUIET_MAX_MS, 210),
+		"check");
+	agent_quiet_checked(&q, t0 + AGENT_QUIET_MAX_MS);
+	ck_assert_ptr_null(
+		agent_quiet_due(&q, &cur, t0 + 2 * AGENT_QUIET_MAX_MS - 1, 219));
+	ck_assert_str_eq(
+		agent_quiet_due(&q, &cur, t0 + 2 * AGENT_QUIET_MAX_MS, 220),
+		"check");
+	agent_quiet_checked(&q, t0 + AGENT_QUIET_FULL_MS - 1);
+	ck_assert_ptr_null(
+		agent_quiet_due(&q, &cur, t0 + AGENT_QUIET_FULL_MS - 1, 499));
+	ck_assert_str_eq(
+		agent_quiet_due(&q, &cur, t0 + AGENT_QUIET_FULL_MS, 500),
 		"quiet");
+	/* Holds to renew between cycles: from their second on, no cycle. */
+	agent_quiet_renewed(&q, 215);
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 999, 215));
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 5000, 214));
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 5000, 215), "renew");
+	agent_quiet_renewed(&q, 235);
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 6000, 216));
+	/* A change still comes first; a cycle forgets the listed ones. */
+	cur.job = 201;
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 6000, 235),
+			 "change (jobs)");
+	cur.job = 100;
+	agent_quiet_ran(&q, &at, 200, 1.0, AGENT_QUIET_NEVER, false, t0);
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, t0 + 6000, 235));
 	/* A new job at once. */
 	cur.njobs = 11;
 	ck_assert_str_eq(agent_quiet_due(&q, &cur, t0 + 1, 200), "jobs");
@@ -334,6 +364,35 @@ START_TEST(test_quiet_due)
 		agent_quiet_due(&q, &cur, t0 + AGENT_QUIET_MAX_MS - 1, 210));
 	ck_assert_str_eq(
 		agent_quiet_due(&q, &cur, t0 + AGENT_QUIET_MAX_MS, 211), "clock");
+}
+END_TEST
+
+/*
+ * Renewals between cycles (agent_gate.h): a held job's hold is renewed
+ * once less than half is left, from a sixth of it later than half; a job
+ * the gate no longer holds (released to its submission or user's begin
+ * time, run out, or a begin time too far to be the gate's) is left alone.
+ */
+START_TEST(test_gate_renew)
+{
+	time_t now = 1000;
+
+	ck_assert_int_eq(agent_gate_renew_due(1030, 30), 1020);
+	/* 16 s left of 30: not yet; 15: renewed to a full hold. */
+	ck_assert_int_eq(agent_gate_renew_to(1016, 900, now, 30), 1016);
+	ck_assert_int_eq(agent_gate_renew_to(1015, 900, now, 30), 1030);
+	/* At its due time, always renewed. */
+	ck_assert_int_eq(agent_gate_renew_to(1030, 900, 1020, 30), 1050);
+	/* Released (to its submission, or the user's own begin time). */
+	ck_assert_int_eq(agent_gate_renew_to(900, 900, now, 30), 900);
+	ck_assert_int_eq(agent_gate_renew_to(1010, 1010, now, 30), 1010);
+	/* Run out: a cycle says so, no renewal brings it back. */
+	ck_assert_int_eq(agent_gate_renew_to(1000, 900, now, 30), 1000);
+	ck_assert_int_eq(agent_gate_renew_to(990, 900, now, 30), 990);
+	/* Beyond AGENT_GATE_HOLD_MAX: not the gate's. */
+	ck_assert_int_eq(agent_gate_renew_to(now + AGENT_GATE_HOLD_MAX + 1,
+					     900, now, 30),
+			 now + AGENT_GATE_HOLD_MAX + 1);
 }
 END_TEST
 
@@ -451,6 +510,7 @@ Suite *make_agent_window_suite(void)
 	tcase_add_test(tc, test_budget_bounds);
 	tcase_add_test(tc, test_budget_gap_order);
 	tcase_add_test(tc, test_quiet_due);
+	tcase_add_test(tc, test_gate_renew);
 	tcase_add_test(tc, test_window_keep_floors);
 	tcase_add_test(tc, test_window_keep_due);
 	suite_add_tcase(s, tc);

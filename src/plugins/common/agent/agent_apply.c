@@ -290,3 +290,44 @@ uint32_t agent_place_apply(const place_ops_t *ops)
 	}
 	return changed;
 }
+
+uint32_t agent_apply_renew(const agent_gate_renew_t *r, uint32_t n,
+			   uint32_t hold, int64_t *next, uint32_t *expired)
+{
+	time_t now = time(NULL);
+	uint32_t i, renewed = 0;
+
+	*next = INT64_MAX;
+	*expired = 0;
+	for (i = 0; i < n; i++) {
+		job_record_t *job_ptr = find_job_record(r[i].job_id);
+		job_details_t *d;
+		time_t to;
+
+		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !job_ptr->details)
+			continue;
+		d = job_ptr->details;
+		/* Released, or a begin time no longer ours: not held. */
+		if (d->begin_time <= r[i].release_to ||
+		    d->begin_time > now + AGENT_GATE_HOLD_MAX)
+			continue;
+		if (d->begin_time <= now) {
+			(*expired)++;
+			continue;
+		}
+		to = agent_gate_renew_to(d->begin_time, r[i].release_to, now,
+					 hold);
+		if (to != d->begin_time) {
+			d->begin_time = to;
+			renewed++;
+		}
+		if (agent_gate_renew_due(d->begin_time, hold) < *next)
+			*next = agent_gate_renew_due(d->begin_time, hold);
+	}
+	/*
+	 * No last_job_update: a begin time moved further ahead lets no job
+	 * start, and Slurm's schedulers and the agent would take the stamp
+	 * for a change to look at.
+	 */
+	return renewed;
+}

@@ -104,3 +104,19 @@ agent_gate_state_t agent_gate_state(bool marked, time_t ubegin, time_t begin,
 							    AGENT_GATE_NONE;
 	return AGENT_GATE_EXPIRED;
 }
+
+int64_t agent_gate_renew_due(time_t begin, uint32_t hold)
+{
+	return (int64_t)begin - hold / 2 + hold / 6;
+}
+
+time_t agent_gate_renew_to(time_t begin, time_t release_to, time_t now,
+			   uint32_t hold)
+{
+	if (agent_gate_state(true, 0, begin, release_to, now) !=
+	    AGENT_GATE_HELD)
+		return begin;
+	if (begin < now + 1 + (time_t)(hold / 2))
+		return now + (time_t)hold;
+	return begin;
+}

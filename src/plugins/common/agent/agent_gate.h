@@ -100,4 +100,42 @@ agent_gate_state_t agent_gate_state(bool marked, time_t ubegin, time_t begin,
  */
 time_t agent_gate_release_to(time_t ubegin, time_t submit);
 
+/*
+ * Renewals between cycles.  A gated job outside the planning window has
+ * its hold renewed once half gone, from a point a sixth of the hold later
+ * than that (agent_snapshot.c gathers the renewals that fall within it).
+ * Those renewals are the only thing an idle agent with a long array
+ * pending must do: the snapshot lists such jobs (up to a bound), and the
+ * agent renews them by id under the job write lock without a cycle
+ * (agent_apply_renew()), so a clock of its own no longer costs a snapshot
+ * and a plan every 20 s.
+ */
+typedef struct agent_gate_renew {
+	uint32_t job_id;
+	time_t release_to;      /* agent_gate_release_to() of it: a begin
+				 * time at or below it is no hold of ours */
+} agent_gate_renew_t;
+
+/* agent_gate_renew_due - when a hold ending at begin is to be renewed. */
+int64_t agent_gate_renew_due(time_t begin, uint32_t hold);
+
+/*
+ * agent_gate_renew_to - the begin time of a marked job beginning at begin
+ * after a renewal at now of hold seconds: now + hold if the gate holds it
+ * (agent_gate_state() AGENT_GATE_HELD) and less than half of hold is left
+ * (the rule of a renewal within a cycle, agent_apply.c), else begin.
+ */
+time_t agent_gate_renew_to(time_t begin, time_t release_to, time_t now,
+			   uint32_t hold);
+
+/*
+ * agent_apply_renew - (the agent only, agent_apply.c) renew the holds of
+ * r[0..n) by agent_gate_renew_to() at now; *next: the earliest renewal
+ * due among those still held (agent_gate_renew_due()), INT64_MAX if none;
+ * *expired: those whose hold ran out unrenewed (a cycle must say so at
+ * once).  Caller holds the job write lock.  RET the holds renewed.
+ */
+uint32_t agent_apply_renew(const agent_gate_renew_t *r, uint32_t n,
+			   uint32_t hold, int64_t *next, uint32_t *expired);
+
 #endif /* AGENT_GATE_H */

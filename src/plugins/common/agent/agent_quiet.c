@@ -40,8 +40,12 @@ const char *agent_quiet_due(const agent_quiet_t *q, const agent_stamps_t *cur,
 		return "change (reservations)";
 	if (q->wake == AGENT_QUIET_LIVE || now_s >= q->wake)
 		return "clock";
-	if (since >= AGENT_QUIET_MAX_MS)
+	if (since >= AGENT_QUIET_FULL_MS)
 		return "quiet";
+	if (now_s >= q->renew)
+		return "renew";
+	if (now_ms - q->checked_ms >= AGENT_QUIET_MAX_MS)
+		return "check";
 	return NULL;
 }
 
@@ -57,6 +61,18 @@ void agent_quiet_ran(agent_quiet_t *q, const agent_stamps_t *at,
 	q->wake = wake;
 	q->again = again;
 	q->last_ms = start_ms;
+	q->checked_ms = start_ms;
+	q->renew = AGENT_QUIET_NEVER;
 	q->pace_ms = pace < AGENT_QUIET_MAX_MS ? (int64_t)pace :
 						 AGENT_QUIET_MAX_MS;
+}
+
+void agent_quiet_renewed(agent_quiet_t *q, int64_t next)
+{
+	q->renew = next;
+}
+
+void agent_quiet_checked(agent_quiet_t *q, int64_t now_ms)
+{
+	q->checked_ms = now_ms;
 }

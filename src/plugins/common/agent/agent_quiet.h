@@ -26,8 +26,18 @@
  *     held at its submit gate; a node is powering up or down; a prefetch
  *     is in force) keeps a cycle every AGENT_QUIET_CHANGE_MS; a time (a
  *     begin time, a reservation's start or end) asks for a cycle then;
- *   - anything else (an inventory file rewritten on a node, a running
- *     job outliving its estimate): at least every AGENT_QUIET_MAX_MS.
+ *   - the gate holds of the jobs outside the window (agent_gate.h,
+ *     renewals between cycles): renewed when due, by id, without a cycle
+ *     ("renew"); a hold found run out asks for a cycle;
+ *   - a running job reaching its estimated end (dl_agent.c adds it to
+ *     the snapshot's clocks);
+ *   - an inventory file rewritten on a node: looked at every
+ *     AGENT_QUIET_MAX_MS ("check": dl_agent.c stats the nodes' files),
+ *     a cycle only when one changed;
+ *   - anything else: a cycle at least every AGENT_QUIET_FULL_MS.  (It was
+ *     every AGENT_QUIET_MAX_MS: with a 100,000-task array pending, those
+ *     cycles and the gate's were all an idle agent cost, several times
+ *     what sched/backfill costs slurmctld then.)
  * Slurm's stamps count whole seconds: a change in the second of the last
  * snapshot, after it, leaves the stamp as the snapshot saw it, so a stamp
  * equal to that second counts as changed once the second is over.
@@ -41,6 +51,7 @@
 #define AGENT_QUIET_NODE_MS 100
 #define AGENT_QUIET_CHANGE_MS 1000
 #define AGENT_QUIET_MAX_MS 10000
+#define AGENT_QUIET_FULL_MS 300000
 #define AGENT_QUIET_PACE 20
 
 /* wake of a snapshot: clocks run that need a cycle every second. */
@@ -68,13 +79,18 @@ typedef struct agent_quiet {
 	bool again;             /* it applied changes or left work */
 	int64_t last_ms;        /* when it began, monotonic ms */
 	int64_t pace_ms;        /* changes and clocks wait this long */
+	int64_t renew;          /* wall second the next hold is renewed
+				 * between cycles, or AGENT_QUIET_NEVER */
+	int64_t checked_ms;     /* the last "check" or cycle, monotonic */
 } agent_quiet_t;
 
 /*
  * agent_quiet_due - whether a cycle is due at monotonic now_ms, wall
  * second now_s, with slurmctld's stamps cur.  RET a short reason ("jobs",
  * "nodes", "change (...)" saying what changed, "clock", "quiet") or NULL:
- * not due.
+ * not due; or what is due instead of a cycle: "renew" (holds to renew,
+ * then agent_quiet_renewed()) or "check" (the inventories to look at,
+ * then agent_quiet_checked() if none changed).
  */
 const char *agent_quiet_due(const agent_quiet_t *q, const agent_stamps_t *cur,
 			    int64_t now_ms, int64_t now_s);
@@ -88,5 +104,14 @@ const char *agent_quiet_due(const agent_quiet_t *q, const agent_stamps_t *cur,
 void agent_quiet_ran(agent_quiet_t *q, const agent_stamps_t *at,
 		     int64_t snap_s, double snap_ms, int64_t wake, bool again,
 		     int64_t start_ms);
+
+/*
+ * agent_quiet_renewed - the holds are renewed (after a cycle: listed) up
+ * to wall second next (the next renewal due, AGENT_QUIET_NEVER: none).
+ */
+void agent_quiet_renewed(agent_quiet_t *q, int64_t next);
+
+/* agent_quiet_checked - a "check" at monotonic now_ms found no change. */
+void agent_quiet_checked(agent_quiet_t *q, int64_t now_ms);
 
 #endif /* AGENT_QUIET_H */

@@ -69,6 +69,29 @@ static void _wake_at(snapshot_t *s, int64_t t)
 }
 
 /*
+ * A gate hold to renew at t: listed for the agent's renewals between
+ * cycles (agent_gate.h), up to SNAPSHOT_RENEW_MAX; beyond, a cycle's.
+ */
+static void _renew_at(snapshot_t *s, job_record_t *job_ptr, time_t ubegin,
+		      int64_t t)
+{
+	agent_gate_renew_t *r;
+
+	if (s->nrenew >= SNAPSHOT_RENEW_MAX) {
+		_wake_at(s, t);
+		return;
+	}
+	if (!s->renew)
+		s->renew = xcalloc(SNAPSHOT_RENEW_MAX, sizeof(*s->renew));
+	r = &s->renew[s->nrenew++];
+	r->job_id = job_ptr->job_id;
+	r->release_to = agent_gate_release_to(ubegin,
+					      job_ptr->details->submit_time);
+	if (t < s->renew_wake)
+		s->renew_wake = t;
+}
+
+/*
  * Slurm's own notion of a node that can take work: avail_node_bitmap
  * (up, not drained, responding: after a slurmctld restart, a node is in it
  * only once it registered again), plus the states it does not cover.  A
@@ -718,8 +741,9 @@ static void _outside(snapshot_t *s, job_record_t *job_ptr,
 	 * said at once.
 	 */
 	if (IS_JOB_PENDING(job_ptr) && l->gated) {
-		_wake_at(s, (int64_t)job_ptr->details->begin_time -
-				    c->gate_hold / 2 + c->gate_hold / 6);
+		_renew_at(s, job_ptr, l->ubegin,
+			  agent_gate_renew_due(job_ptr->details->begin_time,
+					       c->gate_hold));
 		_due(s, job_ptr, c);
 	}
 	if (IS_JOB_PENDING(job_ptr) && l->gate_expired && !l->gate_noted)
@@ -900,6 +924,7 @@ static bool _short(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 		_free_job(&s->jobs[i]);
 	s->njobs = 0;
 	s->skipped = 0;
+	s->nrenew = 0; /* listed again by the full walk */
 	memset(s->busy, 0, (s->nnodes ? s->nnodes : 1) * sizeof(*s->busy));
 	memset(s->mem_alloc, 0,
 	       (s->nnodes ? s->nnodes : 1) * sizeof(*s->mem_alloc));
@@ -954,6 +979,7 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	s->now = ts.tv_sec;
 	s->clock = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 	s->wake = AGENT_QUIET_NEVER;
+	s->renew_wake = AGENT_QUIET_NEVER;
 	_copy_nodes(s);
 	_resv_wake(s);
 	cap = list_count(job_list);
@@ -1052,5 +1078,6 @@ void agent_snapshot_free(snapshot_t *s)
 	xfree(s->unserving);
 	xfree(s->jobs);
 	xfree(s->arrays);
+	xfree(s->renew);
 	memset(s, 0, sizeof(*s));
 }

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "agent_gate.h"
 #include "dl_persist.h"
 
 typedef struct snap_job {
@@ -112,7 +113,18 @@ typedef struct snapshot {
 				 * gate, a node powers up or down), the
 				 * earliest begin time or reservation edge
 				 * ahead, or AGENT_QUIET_NEVER */
+	/*
+	 * Gated jobs outside the window whose holds the agent renews
+	 * between cycles (agent_gate.h; xmalloc, SNAPSHOT_RENEW_MAX at
+	 * most, the others' renewals are in wake), and the earliest due.
+	 */
+	agent_gate_renew_t *renew;
+	uint32_t nrenew;
+	int64_t renew_wake;
 } snapshot_t;
+
+/* Renewals listed in a snapshot at most (snapshot_t.renew). */
+#define SNAPSHOT_RENEW_MAX 256
 
 /* What a snapshot needs of datalocality.conf. */
 typedef struct snapshot_conf {

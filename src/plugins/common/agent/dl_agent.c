@@ -44,6 +44,7 @@
 #include "agent_conf.h"
 #include "agent_gate.h"
 #include "agent_history.h"
+#include "agent_idle.h"
 #include "agent_jobs.h"
 #include "agent_model.h"
 #include "agent_place.h"
@@ -66,6 +67,15 @@
  * 3 ms of CPU a second).  Any change brings it back to POLL_MS.
  */
 #define POLL_IDLE_MS 80
+/*
+ * And up to this once no cycle ran for AGENT_QUIET_MAX_MS and the last
+ * one saw no clock running (no free CPU: a job submitted then cannot
+ * start before a change the poll sees anyway): with a long array pending
+ * and no cycle for minutes (agent_quiet.h), the 12 wakeups a second were
+ * most of what the agent still cost.  A new job is still placed within a
+ * fraction of the submit gate's bound (GateMinHold, 3 s).
+ */
+#define POLL_QUIET_MS 500
 /* The node services' reports are followed this often. */
 #define SYNC_MS 100
 /*
@@ -106,6 +116,8 @@ static double last_own_s;             /* the last cycle, from its start */
 static double last_wait_s;            /* its wait for backfill before */
 static double last_lock_s;            /* its waits for slurmctld's locks */
 static double cycle_lock_s;           /* this cycle's, so far */
+static int64_t est_wake;              /* a running job's estimated end */
+static bool inv_due;                  /* an inventory changed: a cycle */
 
 static int64_t _now_ms(void);
 
@@ -393,10 +405,14 @@ static int _add_job(dl_state_t *st, const snap_job_t *sj,
 	 * once (dl_runtime_running()).
 	 */
 	j.compute = agent_history_estimate(sj->uid, sj->name, sj->limit);
-	if (sj->running)
+	if (sj->running) {
 		j.compute = dl_runtime_running(j.compute,
 					       st->now - (double)sj->start);
-	else if (!(j.compute > 0))
+		/* Then the plan's idea of its node changes (agent_quiet.h). */
+		if ((double)sj->start + j.compute > st->now &&
+		    (int64_t)sj->start + (int64_t)j.compute + 1 < est_wake)
+			est_wake = (int64_t)sj->start + (int64_t)j.compute + 1;
+	} else if (!(j.compute > 0))
 		j.compute = -1;
 	j.start = (double)sj->start;
 	j.node = sj->node;
@@ -831,6 +847,7 @@ static void _cycle(int64_t start_ms)
 	_test_delay();
 
 	agent_budget_clock(&budget, _now_ms());
+	est_wake = AGENT_QUIET_NEVER;
 	plan = _plan(&snap, &st, &map);
 	if (st && st->nnodes == snap.nnodes)
 		agent_place_decide(&snap, st, map, plan, &dl_conf, &ops, &stats,
@@ -872,9 +889,12 @@ static void _cycle(int64_t start_ms)
 	last_st = st;
 	_log_window(&snap);
 	_log_budget();
+	if (est_wake < snap.wake)
+		snap.wake = est_wake;
 	agent_quiet_ran(&quiet, &at, snap.now, snap.took_ms,
 			_prefetching(snap.nnodes) ? AGENT_QUIET_LIVE : snap.wake,
 			changed || budget.deferred, start_ms);
+	agent_quiet_renewed(&quiet, agent_idle_keep(&snap));
 	agent_snapshot_free(&snap);
 }
 
@@ -1006,6 +1026,49 @@ static int64_t _now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The longest idle poll now (POLL_IDLE_MS, POLL_QUIET_MS). */
+static int64_t _poll_max(int64_t now)
+{
+	if (quiet.ran && quiet.wake != AGENT_QUIET_LIVE &&
+	    now - quiet.last_ms >= AGENT_QUIET_MAX_MS)
+		return POLL_QUIET_MS;
+	return POLL_IDLE_MS;
+}
+
+/*
+ * What is due instead of a cycle (agent_quiet.h), done here: renew the
+ * gate holds the last snapshot listed, or look at the inventory files.
+ * RET why a cycle is due (why itself if it is one; a hold found run out,
+ * an inventory changed, until a cycle ran), or NULL.
+ */
+static const char *_between(const char *why, int64_t now)
+{
+	uint32_t renewed, expired;
+	int64_t next;
+
+	if (why && strcmp(why, "renew") && strcmp(why, "check"))
+		return why;
+	if (inv_due)
+		return "change (inventory)";
+	if (!why)
+		return NULL;
+	if (!strcmp(why, "renew")) {
+		renewed = agent_idle_renew(dl_conf.gate_max, &next, &expired);
+		/* One run out: due again at each poll until a cycle says so. */
+		agent_quiet_renewed(&quiet,
+				    expired ? (int64_t)time(NULL) : next);
+		debug("%s: %u gate holds renewed between cycles, %u run out",
+		      pfx, renewed, expired);
+		return expired ? "clock (gate holds run out)" : NULL;
+	}
+	if (agent_idle_inventory_changed(dl_conf.cache_dir)) {
+		inv_due = true;
+		return "change (inventory)";
+	}
+	agent_quiet_checked(&quiet, now);
+	return NULL;
+}
+
 /*
  * Plan when agent_quiet.h says a cycle is due (a job was submitted: it
  * waits at its submit hold for its node; nodes, jobs, partitions,
@@ -1070,13 +1133,14 @@ static void *_agent(void *arg)
 		njobs = job_list ? list_count(job_list) : 0;
 		_trim_when_shrunk(njobs);
 		_stamps(&cur, njobs, false);
-		why = agent_quiet_due(&quiet, &cur, now, time(NULL));
+		why = _between(agent_quiet_due(&quiet, &cur, now, time(NULL)),
+			       now);
 		/* Idle: a poll less often each time; any change: at once. */
 		if (memcmp(&cur, &prev, sizeof(cur)) || why || reconf ||
 		    budget.deferred || quiet.again)
 			poll_ms = POLL_MS;
-		else if ((poll_ms *= 2) > POLL_IDLE_MS)
-			poll_ms = POLL_IDLE_MS;
+		else if ((poll_ms *= 2) > _poll_max(now))
+			poll_ms = _poll_max(now);
 		prev = cur;
 		if (reconf)
 			why = "reconfigure";
@@ -1096,6 +1160,7 @@ static void *_agent(void *arg)
 			_rebase_waits(_wall() -
 				      (double)(now - due_since) / 1000.0);
 		cycle_lock_s = 0;
+		inv_due = false;
 		_cycle(now);
 		end = _now_ms();
 		last_lock_s = cycle_lock_s;
@@ -1158,6 +1223,8 @@ void dl_agent_stop(void)
 	policy = NULL;
 	agent_prefetch_fini();
 	agent_array_pace_fini();
+	agent_idle_fini();
+	inv_due = false;
 	agent_snapshot_fini();
 	agent_model_fini();
 	agent_jobs_fini();
