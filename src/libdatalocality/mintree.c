@@ -1,6 +1,7 @@
 /* mintree.c - minima of n values under updates; see mintree.h. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dl_error.h"
 #include "mintree.h"
@@ -38,9 +39,17 @@ void dl__mintree_set(dl__mintree_t *t, uint32_t i, double x)
 		return;
 	k = (size_t)t->size + i;
 	t->v[k] = x;
-	for (k /= 2; k >= 1; k /= 2)
-		t->v[k] = t->v[2 * k] < t->v[2 * k + 1] ? t->v[2 * k] :
-							   t->v[2 * k + 1];
+	for (k /= 2; k >= 1; k /= 2) {
+		double m = t->v[2 * k] < t->v[2 * k + 1] ? t->v[2 * k] :
+							    t->v[2 * k + 1];
+
+		/* Every minimum above is made of the same values (bit for
+		 * bit) as before: the whole tree is what a walk to the root
+		 * would leave, at a few levels per set instead of log n. */
+		if (!memcmp(&m, &t->v[k], sizeof(m)))
+			return;
+		t->v[k] = m;
+	}
 }
 
 void dl__mintree_put(dl__mintree_t *t, uint32_t i, double x)

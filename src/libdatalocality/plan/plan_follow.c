@@ -56,7 +56,8 @@ static int32_t _data_node(const dl_state_t *st, const dl_job_t *j,
 	nc = _candidates(st, j, cur, max_files, cand);
 	for (c = 0; c < nc; c++) {
 		uint64_t b;
-		double e = dl__exec_bytes_on_node(st, j, cand[c], ov, &b);
+		double e = dl__exec_bytes_on_node_reads(st, j, cand[c], ov,
+							&b);
 
 		if (b > best_bytes ||
 		    (b == best_bytes && best >= 0 && (int32_t)cand[c] < best)) {
@@ -80,7 +81,7 @@ static uint32_t _choose(const dl_state_t *st, const dl_job_t *j, uint32_t cur,
 	int32_t alt;
 	double there = 0;
 
-	*exec = dl__exec_bytes_on_node(st, j, cur, ov, &on);
+	*exec = dl__exec_bytes_on_node_reads(st, j, cur, ov, &on);
 	/*
 	 * Only a job placed where none of its input is: there the partition
 	 * chose by balance alone.  Moving jobs that share part of their
@@ -104,7 +105,7 @@ int dl__plan_follow_data(const dl_state_t *st, dl_plan_t *plan,
 			 size_t max_pending, uint32_t max_files,
 			 size_t *moved)
 {
-	size_t *ord = NULL, i, n = 0, nmoved = 0;
+	size_t *ord = NULL, i, n = 0, nmoved = 0, nf;
 	dl__queues_t q;
 	dl__u64set_t ov;
 	int rc = DL_ENOMEM;
@@ -124,7 +125,13 @@ int dl__plan_follow_data(const dl_state_t *st, dl_plan_t *plan,
 		rc = 0;
 		goto out;
 	}
-	if (dl__overlay_add_running(&ov, st))
+	/* ov: the planned jobs' files only, with room for all of them at
+	 * once; the running jobs' are the state's reads index, asked in
+	 * place (dl__exec_bytes_on_node_reads()) instead of copied into ov
+	 * at every plan and rehashed as ov grew past the copy's room. */
+	for (i = 0, nf = 0; i < n; i++)
+		nf += st->jobs[ord[i]].nfiles;
+	if (dl__u64set_reserve(&ov, nf))
 		goto out;
 	for (i = 0; i < n; i++) {
 		const dl_job_t *j = &st->jobs[ord[i]];

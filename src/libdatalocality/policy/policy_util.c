@@ -290,6 +290,28 @@ double dl__exec_bytes_on_node(const dl_state_t *st, const dl_job_t *j,
 	       dl_cost_read_time(st, node, all) + dl_cost_job_compute(st, j);
 }
 
+double dl__exec_bytes_on_node_reads(const dl_state_t *st, const dl_job_t *j,
+				    uint32_t node, const dl__u64set_t *ov,
+				    uint64_t *on)
+{
+	uint64_t all = 0, here = 0;
+	uint32_t k;
+
+	/* dl__exec_bytes_on_node()'s terms; the reads index is asked
+	 * where the overlay would have held its copy. */
+	for (k = 0; k < j->nfiles; k++) {
+		uint64_t b = dl_file_bytes(st, j->files[k]);
+
+		all += b;
+		if (_on_node(st, node, j->files[k], ov) ||
+		    dl_state_node_reads(st, node, j->files[k]))
+			here += b;
+	}
+	*on = here;
+	return dl_cost_transfer_time(st, all - here) +
+	       dl_cost_read_time(st, node, all) + dl_cost_job_compute(st, j);
+}
+
 double dl__exec_on_node(const dl_state_t *st, const dl_job_t *j,
 			uint32_t node, const dl__u64set_t *ov)
 {

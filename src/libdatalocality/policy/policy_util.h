@@ -127,6 +127,17 @@ double dl__exec_bytes_on_node(const dl_state_t *st, const dl_job_t *j,
 			      uint64_t *on);
 
 /**
+ * dl__exec_bytes_on_node_reads - dl__exec_bytes_on_node() with ov plus
+ * the running jobs' (node, file) reads of the state (dl_state_node_reads())
+ * as the overlay: the same answer as for an overlay made by
+ * dl__overlay_add_running() then the additions to ov, without copying the
+ * state's index into every overlay (ov: NULL or the additions only).
+ */
+double dl__exec_bytes_on_node_reads(const dl_state_t *st, const dl_job_t *j,
+				    uint32_t node, const dl__u64set_t *ov,
+				    uint64_t *on);
+
+/**
  * dl__exec_on_node - dl_cost_job_on_node() where the files in the overlay
  * count as cached too (they are transferred by an earlier job).  With a
  * NULL overlay it is dl_cost_job_on_node().
