@@ -1131,37 +1131,15 @@ static int _finding(int level, const char *fmt, ...)
 	return level == 2;
 }
 
-static int _check(void)
+/*
+ * Parents: whoever may rename them may swap the cache directory; dl-stage
+ * then refuses the impostor (not root's), so this is a warning.  Jobs need
+ * search permission on every parent to reach their view.
+ */
+static void _check_parents(const char *dir)
 {
-	char err[1024] = "", *prefix;
-	dl_stage_t *st = NULL;
-	settings_t s;
-	uint64_t used = 0;
-	int fails = 0, rc;
-	FILE *f;
+	char *prefix = strdup(dir);
 
-	rc = _settings(&s, AS_ROOT);
-	if (rc) {
-		_finding(2, "configuration refused (see above)");
-		return 1;
-	}
-	if (!s.dir) {
-		_finding(2, "no cache directory: give --cache-dir or set CacheDir in datalocality.conf");
-		return 1;
-	}
-	_finding(0, "cache directory %s (node %s, capacity %s, eviction %s)",
-		 s.dir, s.node,
-		 s.opts.capacity == DL_CACHE_UNLIMITED
-			 ? "unlimited"
-			 : _human(s.opts.capacity, (char[32]){0}, 32),
-		 dl_evict_name(s.opts.policy));
-	/*
-	 * Parents: whoever may rename them may swap the cache directory;
-	 * dl-stage then refuses the impostor (not root's), so this is a
-	 * warning.  Jobs need search permission on every parent to reach
-	 * their view.
-	 */
-	prefix = strdup(s.dir);
 	for (char *p = prefix; p && (p = strchr(p + 1, '/'));) {
 		struct stat sb;
 
@@ -1180,29 +1158,13 @@ static int _check(void)
 		*p = '/';
 	}
 	free(prefix);
-	rc = dl_stage_open(s.dir, &s.opts, 0, &st, err, sizeof(err));
-	if (rc == DL_ENOENT) {
-		_finding(1, "%s (the first Prolog creates it)", err);
-		free(s.dir);
-		return 0;
-	}
-	if (rc) {
-		fails += _finding(2, "%s", err);
-		free(s.dir);
-		return 1;
-	}
-	_finding(0, "owned by uid %u, not writable by group or others, no symbolic links",
-		 (unsigned)geteuid());
-	rc = dl_stage_probe_acl(st);
-	if (rc == 1)
-		_finding(0, "views are protected by POSIX ACLs (root-owned, readable by the job's user only)");
-	else if (rc == 0)
-		_finding(1, "no POSIX ACLs on this file system: views are owned by their job's user (mode 0500)");
-	else
-		fails +=
-			_finding(2,
-				 "cannot create a scratch directory in %s/.tmp",
-				 s.dir);
+}
+
+/* A user must not keep a hard link to a cached file after the job. */
+static void _check_hardlinks(void)
+{
+	FILE *f;
+
 	f = fopen("/proc/sys/fs/protected_hardlinks", "r");
 	if (f) {
 		int v = -1;
@@ -1216,15 +1178,80 @@ static int _check(void)
 				v);
 		fclose(f);
 	}
-	rc = dl_stage_foreach(st, _inv_noop, NULL, &used);
+}
+
+/* How the views are protected; RET 1 if they cannot be made. */
+static int _check_acl(dl_stage_t *st, const char *dir)
+{
+	int rc = dl_stage_probe_acl(st);
+
+	if (rc == 1)
+		_finding(0, "views are protected by POSIX ACLs (root-owned, readable by the job's user only)");
+	else if (rc == 0)
+		_finding(1, "no POSIX ACLs on this file system: views are owned by their job's user (mode 0500)");
+	else
+		return _finding(2,
+				"cannot create a scratch directory in %s/.tmp",
+				dir);
+	return 0;
+}
+
+/* What the store holds against its capacity; RET 1 if unreadable. */
+static int _check_used(dl_stage_t *st, uint64_t capacity)
+{
+	uint64_t used = 0;
+	int rc = dl_stage_foreach(st, _inv_noop, NULL, &used);
+
 	if (rc)
-		fails += _finding(2, "cannot list the store: %s",
-				  dl_strerror(rc));
-	else if (used > s.opts.capacity)
+		return _finding(2, "cannot list the store: %s",
+				dl_strerror(rc));
+	if (used > capacity)
 		_finding(1, "the cache holds %" PRIu64 " bytes, more than its capacity %" PRIu64 " (files in use, or the capacity was lowered)",
-			 used, s.opts.capacity);
+			 used, capacity);
 	else
 		_finding(0, "the cache holds %" PRIu64 " bytes", used);
+	return 0;
+}
+
+static int _check(void)
+{
+	char err[1024] = "";
+	dl_stage_t *st = NULL;
+	settings_t s;
+	int fails = 0, rc;
+
+	rc = _settings(&s, AS_ROOT);
+	if (rc) {
+		_finding(2, "configuration refused (see above)");
+		return 1;
+	}
+	if (!s.dir) {
+		_finding(2, "no cache directory: give --cache-dir or set CacheDir in datalocality.conf");
+		return 1;
+	}
+	_finding(0, "cache directory %s (node %s, capacity %s, eviction %s)",
+		 s.dir, s.node,
+		 s.opts.capacity == DL_CACHE_UNLIMITED
+			 ? "unlimited"
+			 : _human(s.opts.capacity, (char[32]){0}, 32),
+		 dl_evict_name(s.opts.policy));
+	_check_parents(s.dir);
+	rc = dl_stage_open(s.dir, &s.opts, 0, &st, err, sizeof(err));
+	if (rc == DL_ENOENT) {
+		_finding(1, "%s (the first Prolog creates it)", err);
+		free(s.dir);
+		return 0;
+	}
+	if (rc) {
+		fails += _finding(2, "%s", err);
+		free(s.dir);
+		return 1;
+	}
+	_finding(0, "owned by uid %u, not writable by group or others, no symbolic links",
+		 (unsigned)geteuid());
+	fails += _check_acl(st, s.dir);
+	_check_hardlinks();
+	fails += _check_used(st, s.opts.capacity);
 	dl_stage_close(st);
 	free(s.dir);
 	return fails ? 1 : 0;
