@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# test_idle.sh - what an idle planning agent still does (agent_quiet.h,
+# doc/design.md "One cycle") on a real local Slurm cluster (munged,
+# slurmctld, 2 slurmd of 1 CPU) started and stopped here.
+#
+# Both nodes busy with a long job, an annotated job pending behind them:
+# nothing changes, so the agent runs no cycle; it used to run one every
+# 10 s to see, among others, a node's inventory file rewritten.  Now it
+# looks at those files every 10 s without a cycle and cycles only when one
+# changed:
+#  (a) idle: no cycle for 12 s (the build before cycled every 10 s);
+#  (b) an inventory file written on n1 meanwhile is read all the same: a
+#      cycle "due: change (inventory)" follows, and the model (sdatalocality
+#      files n1) holds its file;
+#  (c) the checks that found nothing ran no cycle: idle again after it.
+#
+# Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
+# shellcheck source=../cluster/cluster.sh
+source "$here/../cluster/cluster.sh"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+dl_t_use_build
+export DL_NODES=2 DL_NODE_CPUS=1
+trap dl_cluster_stop EXIT
+dl_cluster_init
+printf 'CacheDir=%s/cache/%%n\n' "$DL_CLUSTER_DIR" \
+	>"$DL_CLUSTER_DIR/etc/datalocality.conf"
+dl_cluster_start
+log=$(dl_cluster_log_ctld)
+data=$DL_CLUSTER_DIR/data
+dl_t_mkfile "$data/f1" 1
+dl_t_mkfile "$data/inv" 2
+mkdir -p "$DL_CLUSTER_DIR/cache/n1" "$DL_CLUSTER_DIR/cache/n2"
+scontrol setdebug debug
+
+busy=()
+for n in n1 n2; do
+	busy+=("$(sbatch --parsable -w "$n" -t 30 -o /dev/null --wrap 'sleep 900')")
+done
+for id in "${busy[@]}"; do dl_t_wait_state "$id" RUNNING 60 || true; done
+job=$(sbatch --parsable -o /dev/null --comment="files:$data/f1" --wrap true)
+dl_t_wait_until 60 grep -q "placed JobId=$job on" "$log" || true
+
+# --- (a) idle ---------------------------------------------------------------
+ncycles() { grep -c ': cycle [0-9]* due:' "$log" || true; }
+quiet_for() {
+	local n0
+	n0=$(ncycles)
+	sleep "$1"
+	[ "$(ncycles)" = "$n0" ]
+}
+dl_t_check "(a) an idle agent ran no cycle for 12 s" \
+	dl_t_wait_until 60 quiet_for 12
+
+# --- (b) an inventory file rewritten while idle ----------------------------
+off=$(stat -c %s "$log")
+printf '%s\n' "# dl-stage inventory 1 node=n1" "$data/inv $((2 << 20))" \
+	>"$DL_CLUSTER_DIR/cache/n1/.inventory"
+inmodel() {
+	"$DL_BUILD_DIR/sdatalocality" files n1 2>&1 | grep -q "$data/inv"
+}
+dl_t_check "(b) the model holds the file of n1's new inventory" \
+	dl_t_wait_until 30 inmodel
+dl_t_check "(b) a cycle came for it: due: change (inventory)" \
+	bash -c "tail -c +$((off + 1)) '$log' | grep -q 'due: change (inventory)'"
+
+# --- (c) idle again ------------------------------------------------------------
+dl_t_check "(c) idle again: no cycle for 22 s (two checks of the files)" \
+	dl_t_wait_until 60 quiet_for 22
+scancel "$job" "${busy[@]}" 2>/dev/null || true
+
+dl_t_summary
