@@ -178,9 +178,12 @@ MaxJobCount=$((NMAX * 2 + 1000))
 MaxArraySize=$((NMAX + 1))"
 	dl_cluster_init
 	echo "$1|$DL_CLUSTER_DIR" >>"$work/clusters"
+	# A ServicePort of its own (the default, 6830, is one for all the
+	# clusters of this host: the others' agents would retry it every 8 s).
 	cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<-EOF
 		CacheDir=$DL_CLUSTER_DIR/cache/%n
 		CacheCapacity=48M
+		ServicePort=$(dl_cluster_service_port)
 	EOF
 	dl_cluster_start
 	cp "$DL_CLUSTER_DIR/run/harness.pids" "$work/pids.${DL_CLUSTER_DIR##*/}"
