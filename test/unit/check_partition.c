@@ -31,8 +31,8 @@
 #include "dl_log.h"
 #include "dl_partition.h"
 #include "dl_policy.h"
-#include "partition_coarse.h"
-#include "partition_fill.h"
+#include "partition/partition_coarse.h"
+#include "partition/partition_fill.h"
 
 /* ---- hand-made hypergraphs --------------------------------------------- */
 
