@@ -1070,6 +1070,36 @@ static const char *_between(const char *why, int64_t now)
 }
 
 /*
+ * Run the cycle due since due_since, found due at now: its own time
+ * (last_own_s) counts from its start, not from now, before which the
+ * loop's once-a-second steps (the services' reports, the time-limit
+ * credits, gate renewals between cycles) may have waited for slurmctld's
+ * locks on their own; at 100,000 pending, Slurm's background thread held
+ * them up to 2 s, which was then counted as the cycle's.  RET when the
+ * next cycle may start.
+ */
+static int64_t _run_due(const char *why, int64_t now, int64_t due_since)
+{
+	int64_t begin, end;
+
+	debug("%s: cycle %" PRIu64 " due: %s", pfx, cycle_no + 1, why);
+	begin = _now_ms();
+	if (quiet.ran && quiet.wake != AGENT_QUIET_LIVE)
+		_rebase_waits(_wall() - (double)(begin - due_since) / 1000.0);
+	cycle_lock_s = 0;
+	inv_due = false;
+	_cycle(begin);
+	end = _now_ms();
+	last_lock_s = cycle_lock_s;
+	last_own_s = (double)(end - begin) / 1000.0;
+	last_wait_s = (double)(now - due_since) / 1000.0;
+	/* A gated job waits for the wait and the cycle. */
+	agent_gate_observe(&gate, (double)(end - due_since) / 1000.0);
+	_publish_gate();
+	return end + agent_budget_gap_ms(end - begin);
+}
+
+/*
  * Plan when agent_quiet.h says a cycle is due (a job was submitted: it
  * waits at its submit hold for its node; nodes, jobs, partitions,
  * reservations or the services' reports changed, at most once a second
@@ -1081,7 +1111,7 @@ static const char *_between(const char *why, int64_t now)
  */
 static void *_agent(void *arg)
 {
-	int64_t next_ok = 0, now, end, due_since = -1;
+	int64_t next_ok = 0, now, due_since = -1;
 	int64_t last_sync = INT64_MIN / 2;
 	int64_t poll_ms = POLL_MS;
 	time_t seen_conf = 0;
@@ -1155,22 +1185,8 @@ static void *_agent(void *arg)
 		if (!reconf && slurmctld_diag_stats.bf_active &&
 		    now - due_since < BACKFILL_WAIT_MS)
 			continue;
-		debug("%s: cycle %" PRIu64 " due: %s", pfx, cycle_no + 1, why);
-		if (quiet.ran && quiet.wake != AGENT_QUIET_LIVE)
-			_rebase_waits(_wall() -
-				      (double)(now - due_since) / 1000.0);
-		cycle_lock_s = 0;
-		inv_due = false;
-		_cycle(now);
-		end = _now_ms();
-		last_lock_s = cycle_lock_s;
-		last_own_s = (double)(end - now) / 1000.0;
-		last_wait_s = (double)(now - due_since) / 1000.0;
-		next_ok = end + agent_budget_gap_ms(end - now);
-		/* A gated job waits for the wait and the cycle. */
-		agent_gate_observe(&gate, (double)(end - due_since) / 1000.0);
+		next_ok = _run_due(why, now, due_since);
 		due_since = -1;
-		_publish_gate();
 	}
 	return NULL;
 }
