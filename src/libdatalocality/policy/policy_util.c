@@ -3,6 +3,7 @@
  * MCT / SA mapper of online-hps-khanna §5; see policy_util.h.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,19 +271,24 @@ uint64_t dl__bytes_on_node(const dl_state_t *st, const dl_job_t *j,
 	return bytes;
 }
 
-double dl__exec_bytes_on_node(const dl_state_t *st, const dl_job_t *j,
-			      uint32_t node, const dl__u64set_t *ov,
-			      uint64_t *on)
+/*
+ * The terms of dl_cost_job_on_node(), with the overlay as cached, and with
+ * reads also the state's index of running jobs' reads
+ * (dl_state_node_reads()), where an overlay would have held its copy.
+ */
+static double _exec_bytes(const dl_state_t *st, const dl_job_t *j,
+			  uint32_t node, const dl__u64set_t *ov, bool reads,
+			  uint64_t *on)
 {
 	uint64_t all = 0, here = 0;
 	uint32_t k;
 
-	/* The terms of dl_cost_job_on_node(), with the overlay as cached. */
 	for (k = 0; k < j->nfiles; k++) {
 		uint64_t b = dl_file_bytes(st, j->files[k]);
 
 		all += b;
-		if (_on_node(st, node, j->files[k], ov))
+		if (_on_node(st, node, j->files[k], ov) ||
+		    (reads && dl_state_node_reads(st, node, j->files[k])))
 			here += b;
 	}
 	*on = here;
@@ -290,26 +296,18 @@ double dl__exec_bytes_on_node(const dl_state_t *st, const dl_job_t *j,
 	       dl_cost_read_time(st, node, all) + dl_cost_job_compute(st, j);
 }
 
+double dl__exec_bytes_on_node(const dl_state_t *st, const dl_job_t *j,
+			      uint32_t node, const dl__u64set_t *ov,
+			      uint64_t *on)
+{
+	return _exec_bytes(st, j, node, ov, false, on);
+}
+
 double dl__exec_bytes_on_node_reads(const dl_state_t *st, const dl_job_t *j,
 				    uint32_t node, const dl__u64set_t *ov,
 				    uint64_t *on)
 {
-	uint64_t all = 0, here = 0;
-	uint32_t k;
-
-	/* dl__exec_bytes_on_node()'s terms; the reads index is asked
-	 * where the overlay would have held its copy. */
-	for (k = 0; k < j->nfiles; k++) {
-		uint64_t b = dl_file_bytes(st, j->files[k]);
-
-		all += b;
-		if (_on_node(st, node, j->files[k], ov) ||
-		    dl_state_node_reads(st, node, j->files[k]))
-			here += b;
-	}
-	*on = here;
-	return dl_cost_transfer_time(st, all - here) +
-	       dl_cost_read_time(st, node, all) + dl_cost_job_compute(st, j);
+	return _exec_bytes(st, j, node, ov, true, on);
 }
 
 double dl__exec_on_node(const dl_state_t *st, const dl_job_t *j,
