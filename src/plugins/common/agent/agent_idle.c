@@ -12,6 +12,7 @@
 
 #include "agent_gate.h"
 #include "agent_idle.h"
+#include "agent_model.h"
 #include "agent_quiet.h"
 
 static agent_gate_renew_t *renew;    /* the last snapshot's, nrenew */
@@ -77,20 +78,11 @@ static uint64_t _mix(uint64_t h, uint64_t v)
 	return (h ^ v) * 1099511628211ULL;
 }
 
-/* cache_dir with %n as node, then "/.inventory"; xfree it. */
+/* A node's inventory file; xfree it. */
 static char *_path(const char *cache_dir, const char *node)
 {
-	char *path = NULL;
-	const char *p;
+	char *path = agent_model_node_cache_dir(cache_dir, node);
 
-	for (p = cache_dir; *p; p++) {
-		if (p[0] == '%' && p[1] == 'n') {
-			xstrcat(path, node);
-			p++;
-		} else {
-			xstrfmtcat(path, "%c", *p);
-		}
-	}
 	xstrcat(path, "/.inventory");
 	return path;
 }

@@ -162,8 +162,7 @@ static int _collect_unlisted(uint32_t file, void *arg)
 	return 0;
 }
 
-/* dl-stage's cache directory of a node: CacheDir with %n expanded. */
-static char *_node_cache_dir(const char *cache_dir, const char *node)
+char *agent_model_node_cache_dir(const char *cache_dir, const char *node)
 {
 	char *dir = NULL;
 	const char *p;
@@ -406,7 +405,7 @@ static bool _sync(uint32_t node, const char *name, const char *cache_dir)
 	uint64_t bad;
 	FILE *f;
 
-	dir = _node_cache_dir(cache_dir, name);
+	dir = agent_model_node_cache_dir(cache_dir, name);
 	path = xstrdup_printf("%s/.inventory", dir);
 	xfree(dir);
 	if (stat(path, &sb) || !S_ISREG(sb.st_mode)) {
