@@ -22,6 +22,11 @@
 /* Longest line or value taken; a longer one is a syntax error. */
 #define SUB_MAX_LINE 65536
 #define SUB_MAX_U32 1000000u
+/* The longest finite --time, in minutes: 3650 days, the most the D-
+ * form takes.  Longer forms (100000:0:0 is 6 million minutes) are
+ * refused rather than kept, so that every limit read can be written back
+ * in a form that reads again (dl_sub_job_write()). */
+#define SUB_MAX_MINUTES (3650u * 1440u)
 
 typedef enum { F_STR, F_TIME, F_NODES, F_U32, F_FLAG } field_kind_t;
 
@@ -159,7 +164,7 @@ int dl_sub_parse_time(const char *s, uint32_t *minutes)
 		secs = (uint64_t)p[0] * 60 + p[1];
 	else /* H:M:S */
 		secs = (uint64_t)p[0] * 3600 + (uint64_t)p[1] * 60 + p[2];
-	if ((secs + 59) / 60 >= UINT32_MAX)
+	if ((secs + 59) / 60 > SUB_MAX_MINUTES)
 		return DL_ESYNTAX;
 	*minutes = (uint32_t)((secs + 59) / 60);
 	return 0;
@@ -431,6 +436,9 @@ int dl_sub_job_write(FILE *f, const dl_sub_job_t *job)
 	}
 	if (job->time_limit == UINT32_MAX)
 		fprintf(f, " --time=UNLIMITED");
+	else if (job->time_limit > SUB_MAX_U32) /* M takes at most that */
+		fprintf(f, " --time=%u-%u:%u:0", job->time_limit / 1440,
+			job->time_limit % 1440 / 60, job->time_limit % 60);
 	else if (job->time_limit)
 		fprintf(f, " --time=%u", job->time_limit);
 	if (job->nodes_min)

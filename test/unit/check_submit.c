@@ -24,11 +24,13 @@ START_TEST(test_time_forms)
 		{ "5", 5 },	     { "1:30", 2 },	 { "0:1", 1 },
 		{ "1:00:00", 60 },   { "2:03:04", 124 }, { "1-0", 1440 },
 		{ "1-2:30", 1590 },  { "1-0:0:1", 1441 }, { "0-1", 60 },
+		{ "3650-0", 5256000 },	{ "999999:59", 1000000 },
 		{ "UNLIMITED", UINT32_MAX },		 { "infinite", UINT32_MAX },
 	};
 	static const char *bad[] = { "",    "x",  "1:",	  ":1",	 "1::2",
 				     "-1",  "1-", "1:2:3:4", "1.5", "+3",
-				     "1-2-3", "99999999999" };
+				     "1-2-3", "99999999999", "3650-0:0:1",
+				     "100000:0:0", "3651-0" };
 	uint32_t m;
 	size_t i;
 
@@ -203,7 +205,8 @@ START_TEST(test_round_trip)
 	const char *text =
 		"0.125 --job-name=w --time=UNLIMITED --nodes=4 --exclusive "
 		"--wrap=sleep 3\n"
-		"1.5 --comment=files:/a --time=2 --nodelist=n1 --hold /s/j.sh\n";
+		"1.5 --comment=files:/a --time=2 --nodelist=n1 --hold /s/j.sh\n"
+		"2 --time=3000-7:05 --wrap=true\n";
 	dl_sub_stream_t s, t;
 	char *buf = NULL;
 	size_t len = 0, i;
@@ -218,7 +221,8 @@ START_TEST(test_round_trip)
 	ck_assert_int_eq(dl_sub_stream_parse(buf, len, 1, &t, err,
 					     sizeof(err)),
 			 0);
-	ck_assert_uint_eq(t.njobs, 2);
+	ck_assert_uint_eq(t.njobs, 3);
+	ck_assert_uint_eq(t.jobs[2].time_limit, 3000 * 1440 + 7 * 60 + 5);
 	for (i = 0; i < s.njobs; i++)
 		_same(&s.jobs[i], &t.jobs[i]);
 	free(buf);
