@@ -241,8 +241,12 @@ int cached_work_prefetch(const cached_conf_t *c, const dl_msg_t *req,
 	snprintf(more, sizeof(more), ", %zu skipped after a fault of this "
 		 "node", rep.fallbacks);
 	cached_log(rc || rep.fallbacks ? 4 : 6, "prefetch for job %" PRIu64
-		   ": %zu files, %zu copied (%zu from peers)%s%s%s", req->job,
+		   ": %zu files, %zu copied (%zu from peers); copies: storage %"
+		   PRIu64 " bytes in %" PRIu64 " us, peers %" PRIu64
+		   " bytes in %" PRIu64 " us%s%s%s", req->job,
 		   rep.files, rep.copied, rep.from_peers,
+		   rep.bytes_copied - rep.bytes_peer, rep.us_storage,
+		   rep.bytes_peer, rep.us_peer,
 		   rep.fallbacks ? more : "", rc ? ": " : "",
 		   rc ? (rep.msg[0] ? rep.msg : dl_strerror(rc)) : "");
 	dl_msg_init(&done, DL_NET_PREFETCH_DONE);
@@ -252,6 +256,11 @@ int cached_work_prefetch(const cached_conf_t *c, const dl_msg_t *req,
 	done.count.from_peers = rep.from_peers;
 	done.count.failed = rc ? req->nfiles : rep.uncached;
 	done.count.user_fault = rep.user_fault ? 1 : 0;
+	/* What the copies took, for the controller's rates (agent_rates.h). */
+	done.count.storage_bytes = rep.bytes_copied - rep.bytes_peer;
+	done.count.storage_us = rep.us_storage;
+	done.count.peer_bytes = rep.bytes_peer;
+	done.count.peer_us = rep.us_peer;
 	if (rc)
 		dl_msg_set_text(&done, rep.msg[0] ? rep.msg : dl_strerror(rc));
 	dl_net_conn_init(&conn, relay, NULL, CACHED_NET_TIMEOUT);

@@ -22,7 +22,9 @@
  *   PREFETCH  job uid gid user expires files[] (path size peers[])
  *   CANCEL    job
  *   PREFETCH_DONE job count.files count.cached count.from_peers
- *             count.failed count.user_fault text (msg=, may be NULL)
+ *             count.failed count.user_fault text (msg=, may be NULL);
+ *             optional count.storage_bytes storage_us peer_bytes peer_us
+ *             (the prefetch's copies and their time, as in REPORT)
  *   LOCATE    req files[] (path)
  *   LOCATED   req files[] (path peers[])
  *   FETCH     uid gid user path size ino mtime_ns ctime_ns

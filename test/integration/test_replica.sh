@@ -47,6 +47,8 @@ PolicyParameters=replicate=copy,threshold=0
 PrefetchTimeout=120
 MinWait=60
 MaxWait=60
+LearnRatesMinBytes=512K
+LearnRatesMinReports=1
 $(dl_cluster_service_conf)
 CONF
 cdir=$DL_NODE_CACHE_DIR
@@ -122,6 +124,20 @@ dl_t_check "(a) ... copied by n2's dl-cached for job $j, from n1 (its log, and i
 	dl_t_wait_until 15 copied_a
 dl_t_check "(a) ... and n2's cache really holds it" \
 	eval 'real_files n2 | grep -qx "$pop"'
+# A replica's copy is a copy like a job's: its bytes and time, sent in
+# PREFETCH_DONE, teach the controller the peer rate (agent_rates.h).
+rate() {
+	"$sdl" --json rates 2>/dev/null | python3 -c '
+import json, sys
+r = [x for x in json.load(sys.stdin)["rates"] if x["kind"] == sys.argv[1]]
+print(r[0][sys.argv[2]] if r else "")' "$1" "$2" 2>/dev/null || true
+}
+pc=$(cached_log n2 | sed -n "s/.*prefetch for job $j: .* peers \([0-9]*\) bytes in \([0-9]*\) us.*/\1 \2/p" | tail -1)
+pwant=$(awk '{ if ($2 > 0) printf "%.0f\n", $1 / ($2 / 1e6) }' <<<"$pc")
+dl_t_check "(a) ... the replica's peer copy ($pc bytes us, n2's log) taught the peer rate: 1 report, measured $pwant B/s (shown $(rate peer measured))" \
+	eval '[[ $pc =~ ^1048576\ [0-9]+$ ]] && [ "$(rate peer reports)" = 1 ] &&
+		[ "$(rate peer source)" = learned ] && m=$(rate peer measured) &&
+		[ $((m - pwant)) -le 1 ] && [ $((pwant - m)) -le 1 ]'
 
 # --- (b) a file nobody may read is never replicated ------------------------
 # (a)'s replica came from the same cycles that saw job $k: a few more

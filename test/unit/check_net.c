@@ -679,7 +679,26 @@ START_TEST(test_msg_fetch_stage_report)
 	ck_assert_int_eq(_dec(DL_NET_PREFETCH_DONE, "job=1 files=2 cached=1 "
 			      "from_peers=1 failed=0 user_fault=0\n", &o), 0);
 	ck_assert_ptr_null(o.text);
+	ck_assert_uint_eq(o.count.peer_us, 0); /* an older service's */
 	dl_msg_free(&o);
+
+	/* A prefetch's copies and their time, for the controller's rates. */
+	dl_msg_init(&m, DL_NET_PREFETCH_DONE);
+	m.job = 9;
+	m.count.files = 2;
+	m.count.cached = 2;
+	m.count.from_peers = 1;
+	m.count.storage_bytes = 4194304;
+	m.count.storage_us = 81234;
+	m.count.peer_bytes = 1048576;
+	m.count.peer_us = 20481;
+	_roundtrip(&m, &o);
+	ck_assert_uint_eq(o.count.storage_bytes, 4194304);
+	ck_assert_uint_eq(o.count.storage_us, 81234);
+	ck_assert_uint_eq(o.count.peer_bytes, 1048576);
+	ck_assert_uint_eq(o.count.peer_us, 20481);
+	dl_msg_free(&o);
+	dl_msg_free(&m);
 }
 END_TEST
 

@@ -33,6 +33,7 @@
 #include "agent_acct.h"
 #include "agent_channel.h"
 #include "agent_credit.h"
+#include "agent_rates.h"
 
 /* A frame, once begun, must arrive within this. */
 #define FRAME_MS 10000
@@ -245,6 +246,11 @@ static void _prefetch_done(conn_t *c, const dl_msg_t *m)
 	slurm_mutex_lock(&n->lock);
 	n->prefetch_done++;
 	slurm_mutex_unlock(&n->lock);
+	/* A prefetch's copies are copies like a job's: they teach the rates. */
+	agent_rates_note(AGENT_RATE_STORAGE, m->count.storage_bytes,
+			 m->count.storage_us);
+	agent_rates_note(AGENT_RATE_PEER, m->count.peer_bytes,
+			 m->count.peer_us);
 	info("%s: node %s prefetch job %" PRIu64 " done: %" PRIu64 " files, %" PRIu64 " cached, %" PRIu64 " from peers, %" PRIu64 " failed%s%s",
 	     ch.pfx, n->name, m->job, m->count.files, m->count.cached,
 	     m->count.from_peers, m->count.failed, m->text ? ": " : "",

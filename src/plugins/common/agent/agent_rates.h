@@ -2,7 +2,8 @@
  * agent_rates.h - the copy rates the controller learns from what the
  * nodes measure: bytes per second of a copy from the shared storage and
  * of a copy from another node's cache, each from the REPORTs of the node
- * services (count.storage_bytes/storage_us, count.peer_bytes/peer_us).
+ * services (count.storage_bytes/storage_us, count.peer_bytes/peer_us) and
+ * from their PREFETCH_DONEs (prefetches and replicas copy too).
  *
  * Why: the plans price copies at StorageBandwidth and PeerBandwidth, which
  * are guesses (PeerBandwidth's default is a 10 Gb/s network, 1e9 B/s,
