@@ -56,6 +56,14 @@ void dl_net_door_init(dl_net_door_t *d, uint16_t port, const char *what,
 		      int greet_ms, dl_net_door_log_fn log, void *log_arg);
 /* dl_net_door_tick - listen if due, close the silent; every turn. */
 void dl_net_door_tick(dl_net_door_t *d);
+/*
+ * dl_net_door_timeout_ms - how long the caller may sleep in poll() before
+ * dl_net_door_tick() has something to do: until the oldest waiting
+ * connection's deadline, or the next try to listen while the port is not
+ * ours.  \return ms (0: due now), or -1 when nothing is due (listening,
+ * nobody waiting): an idle door needs no timed wakeups.
+ */
+int dl_net_door_timeout_ms(const dl_net_door_t *d);
 /* dl_net_door_listening - \return whether the port is ours. */
 int dl_net_door_listening(const dl_net_door_t *d);
 /*

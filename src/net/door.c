@@ -1,6 +1,7 @@
 /*
  * door.c - a listening port that strangers can reach (dl_net_door.h).
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,6 +86,23 @@ void dl_net_door_tick(dl_net_door_t *d)
 		     d->greet_ms);
 		_drop(d, 0, 1);
 	}
+}
+
+int dl_net_door_timeout_ms(const dl_net_door_t *d)
+{
+	int64_t now = dl__net_now_ms(), next = -1, left;
+
+	/* the list is oldest first, and every wait is greet_ms long */
+	if (d->n)
+		next = d->g[0].until;
+	if (d->lfd < 0 && (next < 0 || d->next_try < next))
+		next = d->next_try;
+	if (next < 0)
+		return -1;
+	left = next - now;
+	if (left <= 0)
+		return 0;
+	return left > INT_MAX ? INT_MAX : (int)left;
 }
 
 size_t dl_net_door_poll(const dl_net_door_t *d, struct pollfd *p)

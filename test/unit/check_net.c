@@ -13,6 +13,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "dl_error.h"
 #include "dl_net.h"
 #include "dl_net_auth.h"
+#include "dl_net_door.h"
 #include "dl_net_msg.h"
 #include "munged_fx.h"
 #include "sha256.h"
@@ -51,6 +53,88 @@ static int _have_munge(void)
 {
 	return fx_munged_ok("check_net");
 }
+
+/* ---- the door's deadlines ---------------------------------------------- */
+
+/* Poll the door as a listener thread would, for at most ms; RET revents. */
+static int _door_turn(dl_net_door_t *d, int ms)
+{
+	struct pollfd p[1 + DL_NET_DOOR_MAX];
+	int fd[DL_NET_DOOR_MAX], any = 0;
+	char who[DL_NET_DOOR_MAX][96];
+	size_t n = dl_net_door_poll(d, p);
+
+	ck_assert_int_ge(poll(n ? p : NULL, n, ms), 0);
+	for (size_t i = 0; i < n; i++)
+		any |= p[i].revents;
+	/* a caller that hands no connection over: none may speak here */
+	ck_assert_uint_eq(dl_net_door_input(d, p, fd, who, DL_NET_DOOR_MAX),
+			  0);
+	dl_net_door_tick(d);
+	return any;
+}
+
+/*
+ * dl_net_door_timeout_ms(): a listener that sleeps only until the door's
+ * next deadline still closes the silent (never before their time), and
+ * takes a squatted port once free; with nothing waiting it has no
+ * deadline at all (-1), so an idle listener never wakes.  Turns are
+ * counted, not timed: a thread polling with the timeout does a few turns
+ * for one deadline, where a zero or a stale timeout would spin.
+ */
+START_TEST(test_door_deadlines)
+{
+	enum { GREET = 300 };
+	dl_net_door_t d;
+	struct timespec t0, t1;
+	char err[256], b;
+	int sq, c, t, turns;
+	uint16_t port;
+
+	ck_assert_int_eq(dl_net_listen(NULL, 0, &sq, err, sizeof(err)), 0);
+	port = dl_net_local_port(sq);
+	dl_net_door_init(&d, port, "test port", GREET, NULL, NULL);
+	ck_assert_int_eq(dl_net_door_timeout_ms(&d), 0); /* never tried */
+	dl_net_door_tick(&d);
+	ck_assert(!dl_net_door_listening(&d));
+	/* squatted: the next try is the deadline (the first backoff, 1 s) */
+	t = dl_net_door_timeout_ms(&d);
+	ck_assert_int_gt(t, 0);
+	ck_assert_int_le(t, 1000);
+	close(sq);
+	for (turns = 0; !dl_net_door_listening(&d); turns++) {
+		ck_assert_int_lt(turns, 20);
+		_door_turn(&d, dl_net_door_timeout_ms(&d));
+	}
+	ck_assert_int_eq(dl_net_door_timeout_ms(&d), -1); /* idle: none */
+
+	ck_assert_int_eq(dl_net_connect("127.0.0.1", port, 10000, &c, err,
+					sizeof(err)), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* the listener is readable: accepted, then it waits to speak */
+	for (turns = 0; !d.n; turns++) {
+		ck_assert_int_lt(turns, 20);
+		_door_turn(&d, 10000);
+	}
+	t = dl_net_door_timeout_ms(&d);
+	ck_assert_int_gt(t, 0);
+	ck_assert_int_le(t, GREET);
+	for (turns = 0; d.n; turns++) {
+		ck_assert_int_lt(turns, 20);
+		ck_assert_int_eq(_door_turn(&d, dl_net_door_timeout_ms(&d)),
+				 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* closed at its deadline, not before */
+	ck_assert_int_ge((t1.tv_sec - t0.tv_sec) * 1000 +
+				 (t1.tv_nsec - t0.tv_nsec) / 1000000,
+			 GREET);
+	ck_assert_int_eq(dl_net_door_timeout_ms(&d), -1);
+	ck_assert_int_eq(dl_net_read_full(c, &b, 1, 10000), DL_EIO);
+	close(c);
+	dl_net_door_close(&d);
+}
+END_TEST
 
 /* ---- frames ---------------------------------------------------------- */
 
@@ -820,6 +904,7 @@ Suite *make_net_suite(void)
 	tcase_add_test(tc, test_frame_timeouts);
 	tcase_add_test(tc, test_tcp_and_unix);
 	tcase_add_test(tc, test_local_conn);
+	tcase_add_test(tc, test_door_deadlines);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("auth");
 	tcase_add_unchecked_fixture(tc, munged_start, munged_stop);

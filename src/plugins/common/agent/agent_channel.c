@@ -409,7 +409,14 @@ static void _loop(conn_t *c)
 		struct pollfd p[2] = { { .fd = c->fd, .events = POLLIN },
 				       { .fd = c->wake[0], .events = POLLIN } };
 
-		if (poll(p, 2, 1000) < 0 && errno != EINTR)
+		/*
+		 * No timeout: whatever this thread must do comes as a byte
+		 * on c->wake (agent_channel_send() queuing, _register()
+		 * replacing it, _reap(true) stopping it, which also shuts
+		 * the socket down) or on the socket.  Frames are read whole
+		 * (no bytes buffered past one), so poll() misses none.
+		 */
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
 			break;
 		if (p[1].revents)
 			_drain(c->wake[0]);
@@ -610,8 +617,16 @@ static void *_listen(void *arg)
 		p[0] = (struct pollfd){ .fd = ch.stop_pipe[0],
 					.events = POLLIN };
 		n = 1 + dl_net_door_poll(&ch.door, p + 1);
-		/* short turns: the silent are closed on time */
-		if (poll(p, n, 250) < 0 && errno != EINTR)
+		/*
+		 * Asleep until the door's next deadline (the silent closed,
+		 * the port tried again) or a byte on stop_pipe (stop, a
+		 * connection thread ended: reap it); none of either, no
+		 * wakeup: with nothing to serve the thread costs nothing
+		 * (issue 25, one 100,000-task array: 4 wakeups a second
+		 * were most of what the idle controller paid over backfill).
+		 */
+		if (poll(p, n, dl_net_door_timeout_ms(&ch.door)) < 0 &&
+		    errno != EINTR)
 			break;
 		if (p[0].revents)
 			_drain(ch.stop_pipe[0]);
