@@ -292,20 +292,35 @@ cpu_windows() {
 # agent_figures SIZE: the agent's cycle and plan times at debug level over
 # DEBUG_WINDOW s, from the datalocality cluster's log; into $work/agent.
 agent_figures() {
-	local i log off
+	local i log out ag
+	local -a off
+	# The datalocality row and the base row (BASE_BUILD) over the same window.
 	for i in $(seq 0 $((n - 1))); do
-		[ "${names[i]}" = sched/datalocality ] || continue
-		log=${dirs[i]}/log/slurmctld.log
-		off=$(stat -c %s "$log")
+		case ${names[i]} in sched/datalocality*) ;; *) continue ;; esac
+		off[i]=$(stat -c %s "${dirs[i]}/log/slurmctld.log")
 		SLURM_CONF=${dirs[i]}/etc/slurm.conf scontrol setdebug debug
-		sleep "$DEBUG_WINDOW"
+	done
+	sleep "$DEBUG_WINDOW"
+	for i in $(seq 0 $((n - 1))); do
+		case ${names[i]} in sched/datalocality*) ;; *) continue ;; esac
 		SLURM_CONF=${dirs[i]}/etc/slurm.conf scontrol setdebug info
-		tail -c +"$((off + 1))" "$log" >"$work/debug.$1"
+		log=${dirs[i]}/log/slurmctld.log
+		out=$1; ag=$work/agent
+		[ "${names[i]}" = sched/datalocality ] || { out=$1.base; ag=$work/agent.base; }
+		tail -c +"$((off[i] + 1))" "$log" >"$work/debug.$out"
 		# Kept: the agent's debug lines, cycle by cycle.
 		if [ -n "${KEEP_LOGS:-}" ]; then
 			mkdir -p "$KEEP_LOGS"
-			cp "$work/debug.$1" "$KEEP_LOGS/agent-debug.$1.log" || true
+			cp "$work/debug.$out" "$KEEP_LOGS/agent-debug.$out.log" || true
 		fi
+		agent_stats "$1" "$out" >>"$ag"
+	done
+}
+
+# agent_stats SIZE TAG: the figures of $work/debug.TAG, one line.
+agent_stats() {
+	set -- "$2" "$1"
+	{
 		# The line gives the cycle before it, in s to the ms.
 		sed -n 's/.*: planning window .* cycle \([0-9.]*\) s$/\1/p' "$work/debug.$1" |
 			awk '{ print $1 * 1000 }' | stats >"$work/cyc.$1"
@@ -324,8 +339,8 @@ agent_figures() {
 		# What a due cycle waited for sched/backfill to end, before it.
 		sed -n 's/.*: planning window .* waited \([0-9.]*\) s for backfill, .*/\1/p' "$work/debug.$1" |
 			awk '{ print $1 * 1000 }' | stats >"$work/wait.$1"
-		echo "$1 $(cat "$work/cyc.$1") $(cat "$work/plan.$1") $(cat "$work/planjobs.$1") $(cat "$work/snap.$1") $(cat "$work/inwin.$1") $(cat "$work/wait.$1") $(cat "$work/locks.$1") $(cat "$work/own.$1")" >>"$work/agent"
-	done
+		echo "$2 $(cat "$work/cyc.$1") $(cat "$work/plan.$1") $(cat "$work/planjobs.$1") $(cat "$work/snap.$1") $(cat "$work/inwin.$1") $(cat "$work/wait.$1") $(cat "$work/locks.$1") $(cat "$work/own.$1")"
+	}
 }
 
 # latency SIZE: NCALLS squeue and sbatch calls, alternated between the
@@ -443,6 +458,11 @@ if [ -s "$work/agent" ]; then
 	echo "the same cycles split: locks (the cycle's waits for slurmctld's locks, held by Slurm's own threads), own (cycle - locks)"
 	printf '%9s  %-32s %-32s\n' pending locks own
 	awk 'NF >= 29 { printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s\n", $1, $22, $23, $24, $25, $26, $27, $28, $29 }' "$work/agent"
+fi
+if [ -s "$work/agent.base" ]; then
+	echo "sched/datalocality-base's agent over the same debug window: cycle, plan, snapshot; locks, own (as above)"
+	awk '{ printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %5d %8s %8s %8s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14 }' "$work/agent.base"
+	awk 'NF >= 29 { printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s\n", $1, $22, $23, $24, $25, $26, $27, $28, $29 }' "$work/agent.base"
 fi
 echo
 echo "targets (issue 25; sched/datalocality / sched/backfill, this run; PASS/MISS, not a test):"

@@ -463,6 +463,100 @@ START_TEST(test_window_keep_floors)
 }
 END_TEST
 
+/*
+ * The priority alone decides as the full test does, but at the floor's
+ * priority (-1: ask with the submit time): a walk that reads a job's
+ * submit time only then skips exactly the jobs it skipped before.
+ */
+START_TEST(test_window_keep_below_prio)
+{
+	enum { N = 2000, PER = 40 };
+	agent_window_cand_t *c = calloc(N, sizeof(*c));
+	agent_window_keep_t k = { 0 };
+	uint32_t i, prio, part, ties = 0, ones = 0;
+	int r, full;
+
+	srand(23);
+	for (i = 0; i < N; i++)
+		c[i] = (agent_window_cand_t){ .part = 1 + rand() % 3,
+					      .priority = rand() % 60,
+					      .submit = 100 + rand() % 5,
+					      .job_id = i + 1, .idx = i };
+	for (i = 0; i < 10; i++) /* partition 4: shorter than PER, no floor */
+		c[i].part = 4;
+	ck_assert(!agent_window_keep_below_prio(&k, 1, 0)); /* not valid */
+	agent_window_keep_floors(&k, c, N, PER);
+	ck_assert(k.valid);
+	for (part = 1; part <= 5; part++)
+		for (prio = 0; prio < 62; prio++)
+			for (i = 0; i < 40; i++) {
+				time_t sub = 98 + i % 9;
+				uint32_t id = 1 + (uint32_t)rand() % (N + 5);
+
+				r = agent_window_keep_below_prio(&k, part,
+								 prio);
+				full = agent_window_keep_below(&k, part, prio,
+							       sub, id);
+				if (r < 0) {
+					ties++;
+					continue;
+				}
+				ones += r == 1;
+				ck_assert_int_eq(r, full);
+			}
+	/* Each of the three floors ties at its own priority only. */
+	ck_assert_uint_eq(ties, 3 * 40);
+	ck_assert_uint_gt(ones, 0);
+	for (part = 4; part <= 5; part++)
+		ck_assert_int_eq(agent_window_keep_below_prio(&k, part, 0), 0);
+	agent_window_keep_free(&k);
+	free(c);
+}
+END_TEST
+
+/*
+ * A gated job outside the window is renewed once half its hold is gone;
+ * one the due list takes over only once a quarter is left (the list's
+ * urgent bound), and until then it is due now.  Never left past that.
+ */
+START_TEST(test_window_renew_now)
+{
+	const int64_t now = 100000;
+	const uint32_t hold = 30;
+	int64_t b;
+	int due_now, r;
+
+	for (b = now - 5; b <= now + 40; b++) {
+		r = agent_window_renew_now(b, now, hold, 0, &due_now);
+		ck_assert_int_eq(r, b < now + 1 + 15);
+		ck_assert(!due_now);
+		r = agent_window_renew_now(b, now, hold, 1, &due_now);
+		ck_assert_int_eq(r, b <= now + 8);
+		ck_assert_int_eq(due_now, b > now + 8 && b < now + 16);
+		/* Urgent for the due list (its bound) exactly when renewed. */
+		ck_assert_int_eq(r, b - hold / 2 <= now - hold / 4);
+	}
+}
+END_TEST
+
+/*
+ * The due list's quota: DUE_PER_CYCLE's 2,000 up to 20,000 jobs under a
+ * 30-s hold, then 1.5 times their rate (one each per half hold).
+ */
+START_TEST(test_window_due_quota)
+{
+	ck_assert_uint_eq(agent_window_due_quota(0, 30, 2000), 2000);
+	ck_assert_uint_eq(agent_window_due_quota(15000, 30, 2000), 2000);
+	ck_assert_uint_eq(agent_window_due_quota(80000, 30, 2000), 8001);
+	ck_assert_uint_eq(agent_window_due_quota(80000, 60, 2000), 4001);
+	/* A hold of 0 or 1 s: a half of at least 1 s, no division by 0. */
+	ck_assert_uint_eq(agent_window_due_quota(3000, 1, 10), 4501);
+	ck_assert_uint_eq(agent_window_due_quota(3000, 0, 10), 4501);
+	ck_assert_uint_eq(agent_window_due_quota(UINT32_MAX, 30, 1),
+			  (uint32_t)((uint64_t)UINT32_MAX * 3 / 30 + 1));
+}
+END_TEST
+
 /* The due list gives back what is due, keeps the rest, says what is next. */
 START_TEST(test_window_keep_due)
 {
@@ -512,6 +606,9 @@ Suite *make_agent_window_suite(void)
 	tcase_add_test(tc, test_quiet_due);
 	tcase_add_test(tc, test_gate_renew);
 	tcase_add_test(tc, test_window_keep_floors);
+	tcase_add_test(tc, test_window_keep_below_prio);
+	tcase_add_test(tc, test_window_renew_now);
+	tcase_add_test(tc, test_window_due_quota);
 	tcase_add_test(tc, test_window_keep_due);
 	suite_add_tcase(s, tc);
 	return s;

@@ -260,6 +260,20 @@ int agent_window_keep_below(const agent_window_keep_t *k, uint64_t part,
 	       _cmp_order(&c, &k->floor[p]) > 0;
 }
 
+int agent_window_keep_below_prio(const agent_window_keep_t *k, uint64_t part,
+				 uint32_t priority)
+{
+	uint32_t p;
+
+	if (!k->valid)
+		return 0;
+	for (p = 0; p < k->nparts && k->part[p] != part; p++)
+		;
+	if (p == k->nparts || !k->deep[p] || priority > k->floor[p].priority)
+		return 0;
+	return priority < k->floor[p].priority ? 1 : -1;
+}
+
 int agent_window_keep_enough(const agent_window_keep_t *k,
 			     const agent_window_cand_t *cand, uint32_t n,
 			     uint32_t per_part)
@@ -337,6 +351,30 @@ uint32_t agent_window_keep_due_take(agent_window_keep_t *k, int64_t now,
 	}
 	k->ndue = kept;
 	return n;
+}
+
+int agent_window_renew_now(int64_t begin, int64_t now, uint32_t hold,
+			   int deferred, int *due_now)
+{
+	*due_now = 0;
+	if (begin >= now + 1 + hold / 2)
+		return 0;
+	/*
+	 * The due list's urgent bound (due = begin - hold / 2 at most
+	 * now - hold / 4: _take_due()), the same second exactly.
+	 */
+	if (!deferred || begin - hold / 2 <= now - hold / 4)
+		return 1;
+	*due_now = 1;
+	return 0;
+}
+
+uint32_t agent_window_due_quota(uint32_t ndue, uint32_t hold, uint32_t min)
+{
+	uint32_t half = hold / 2 ? hold / 2 : 1;
+	uint64_t q = (uint64_t)ndue * 3 / (2 * (uint64_t)half) + 1;
+
+	return q > min ? (uint32_t)q : min;
 }
 
 void agent_window_keep_free(agent_window_keep_t *k)

@@ -121,6 +121,17 @@ int agent_window_keep_below(const agent_window_keep_t *k, uint64_t part,
 			    uint32_t job_id);
 
 /*
+ * agent_window_keep_below_prio - agent_window_keep_below() on the
+ * priority alone, for a walk that reads a job's submit time (another
+ * allocation than its record) only when it decides: 1 below the floor
+ * whatever its submit time and id (a lower priority), 0 not below (a
+ * higher one, a partition not kept or without a floor), -1 the floor's
+ * priority (ask agent_window_keep_below()).
+ */
+int agent_window_keep_below_prio(const agent_window_keep_t *k, uint64_t part,
+				 uint32_t priority);
+
+/*
  * agent_window_keep_enough - after a walk that skipped: whether each
  * partition with a floor still has at least per_part of the candidates
  * cand[0..n) (those read, not skipped), so that the window is the first
@@ -147,6 +158,25 @@ int agent_window_keep_due_add(agent_window_keep_t *k, uint32_t job_id,
 uint32_t agent_window_keep_due_take(agent_window_keep_t *k, int64_t now,
 				    int64_t urgent, uint32_t max,
 				    uint32_t **out, int64_t *earliest);
+
+/*
+ * agent_window_renew_now - whether a gated job outside the window, of
+ * begin time begin, is renewed in this cycle (copied for it): once half
+ * of its hold is gone (begin < now + 1 + hold / 2), but a job the due
+ * list takes over (deferred: a full walk's job below the new floors)
+ * only once no more than a quarter is left, as the list's urgent ones;
+ * *due_now: it is not renewed and due now (its renewal waits in the due
+ * list, a cycle should come at once).
+ */
+int agent_window_renew_now(int64_t begin, int64_t now, uint32_t hold,
+			   int deferred, int *due_now);
+
+/*
+ * agent_window_due_quota - how many of the due list's jobs due but not
+ * urgent a cycle takes: at least min, else 1.5 times the rate at which
+ * ndue jobs come due, each once per half a hold, at a cycle a second.
+ */
+uint32_t agent_window_due_quota(uint32_t ndue, uint32_t hold, uint32_t min);
 
 /* agent_window_keep_free - free the due list and invalidate k. */
 void agent_window_keep_free(agent_window_keep_t *k);
