@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# bench_wakeups.sh - how often an idle slurmctld's threads wake up, with
+# sched/datalocality and a node service (dl-cached) connected on each of 4
+# nodes, nothing submitted: for each BUILD in turn, a local cluster (the
+# test harness, dl_t_use_services) is started, SECS s (30) after all 4
+# services are connected the voluntary context switches of every thread
+# of slurmctld are read twice, SECS s apart, and the cluster is stopped.
+# Printed per build: the threads sleeping in poll() at the second reading
+# (the node channel's listener and one per connection, and Slurm's own)
+# and their wakeups a second, and all threads' wakeups a second.  A count,
+# not a time: the host's load barely moves it.
+#
+#   contrib/bench_wakeups.sh BUILD [BUILD...]       (about a minute each; root)
+#
+# Issue 25: the channel's listener woke every 250 ms and each connection's
+# thread every second; with one 100,000-task array pending these were most
+# of what the idle controller cost over sched/backfill (doc/benchmarks.md).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+SECS=${SECS:-30}
+[ $# -ge 1 ] || { echo "usage: $0 BUILD [BUILD...]" >&2; exit 2; }
+
+# one BUILD: its line of figures
+one() (
+	export DL_BUILD_DIR=$1 DL_CLUSTER_QUIET=1
+	# shellcheck source=../test/cluster/cluster.sh
+	source "$top/test/cluster/cluster.sh"
+	# shellcheck source=../test/integration/lib.sh
+	source "$top/test/integration/lib.sh"
+	dl_t_use_services bench_wakeups 4
+	trap dl_cluster_stop EXIT
+	dl_cluster_init
+	cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<CONF
+CacheDir=$DL_NODE_CACHE_DIR
+CacheCapacity=6M
+$(dl_cluster_service_conf)
+CONF
+	export DL_MUNGE_SOCKET=$DL_CLUSTER_DIR/munge/munge.socket
+	# shellcheck disable=SC2119 # no arguments: the environment says all
+	dl_cluster_start
+	local port pid a b
+	port=$(dl_cluster_service_port)
+	conns() { ss -Htn state established "( sport = :$port )" 2>/dev/null | wc -l; }
+	for _ in $(seq 1 120); do
+		[ "$(conns)" -ge 4 ] && break
+		sleep 1
+	done
+	pid=$(cat "$DL_CLUSTER_DIR/run/slurmctld.pid")
+	# thread, voluntary switches, the system call it sleeps in
+	snap() {
+		local t
+		for t in /proc/"$pid"/task/*; do
+			echo "${t##*/} $(awk '/^voluntary_ctxt_switches/ { print $2 }' "$t/status") $(cut -d' ' -f1 "$t/syscall")"
+		done | sort
+	}
+	sleep "$SECS"
+	a=$(snap)
+	sleep "$SECS"
+	b=$(snap)
+	join <(echo "$a") <(echo "$b") | awk -v s="$SECS" -v c="$(conns)" -v bd="$1" '
+		{ d = $4 - $2; all += d; if ($5 == 7) { n++; w += d } }
+		END { printf "%-40s services %d  in poll(): %d threads, %.2f wakeups/s  all threads: %.2f wakeups/s\n",
+			bd, c, n, w / s, all / s }'
+)
+
+for b in "$@"; do
+	one "$(cd "$b" && pwd)"
+done
