@@ -15,9 +15,16 @@
 # Issue 25: the channel's listener woke every 250 ms and each connection's
 # thread every second; with one 100,000-task array pending these were most
 # of what the idle controller cost over sched/backfill (doc/benchmarks.md).
+#
+# Also printed: the agent thread's wakeups a second and CPU time
+# (/proc/.../schedstat, to the ns) a second and per wakeup, if it is named
+# dl_agent (dl_agent.c names it; a build before does not: "-").  With
+# ARRAY=N (0), the 4 nodes are first filled with a long job each and an
+# array of N tasks is left pending, so that the agent is idle with a queue.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${SECS:-30}
+ARRAY=${ARRAY:-0}
 [ $# -ge 1 ] || { echo "usage: $0 BUILD [BUILD...]" >&2; exit 2; }
 
 # one BUILD: its line of figures
@@ -35,6 +42,7 @@ CacheDir=$DL_NODE_CACHE_DIR
 CacheCapacity=6M
 $(dl_cluster_service_conf)
 CONF
+	[ "$ARRAY" -le 1000 ] || echo "MaxArraySize=$((ARRAY + 1))" >>"$DL_CLUSTER_DIR/etc/slurm.conf"
 	export DL_MUNGE_SOCKET=$DL_CLUSTER_DIR/munge/munge.socket
 	# shellcheck disable=SC2119 # no arguments: the environment says all
 	dl_cluster_start
@@ -45,22 +53,33 @@ CONF
 		[ "$(conns)" -ge 4 ] && break
 		sleep 1
 	done
+	if [ "$ARRAY" -gt 0 ]; then
+		for _ in 1 2 3 4; do
+			sbatch -Q -o /dev/null -t 1440 --exclusive --wrap 'sleep 86400' >/dev/null
+		done
+		sbatch -Q -o /dev/null -t 10 --array=0-$((ARRAY - 1)) --wrap 'sleep 1' >/dev/null
+	fi
 	pid=$(cat "$DL_CLUSTER_DIR/run/slurmctld.pid")
-	# thread, voluntary switches, the system call it sleeps in
+	# thread, voluntary switches, the system call it sleeps in, CPU ns, name
 	snap() {
 		local t
 		for t in /proc/"$pid"/task/*; do
-			echo "${t##*/} $(awk '/^voluntary_ctxt_switches/ { print $2 }' "$t/status") $(cut -d' ' -f1 "$t/syscall")"
+			echo "${t##*/} $(awk '/^voluntary_ctxt_switches/ { print $2 }' "$t/status") $(cut -d' ' -f1 "$t/syscall") $(cut -d' ' -f1 "$t/schedstat") $(cat "$t/comm")"
 		done | sort
 	}
 	sleep "$SECS"
 	a=$(snap)
 	sleep "$SECS"
 	b=$(snap)
-	join <(echo "$a") <(echo "$b") | awk -v s="$SECS" -v c="$(conns)" -v bd="$1" '
-		{ d = $4 - $2; all += d; if ($5 == 7) { n++; w += d } }
-		END { printf "%-40s services %d  in poll(): %d threads, %.2f wakeups/s  all threads: %.2f wakeups/s\n",
-			bd, c, n, w / s, all / s }'
+	# joined: tid, then switches, syscall, CPU ns, name of each reading
+	join <(echo "$a") <(echo "$b") | awk -v s="$SECS" -v c="$(conns)" -v bd="$1" -v arr="$ARRAY" '
+		{ d = $6 - $2; all += d; if ($7 == 7) { n++; w += d }
+		  # the first thread of that name: those it starts inherit it
+		  if ($9 == "dl_agent" && (!ag || $1 + 0 < at)) { ag = 1; at = $1 + 0; aw = d; ac = $8 - $4 } }
+		END { printf "%-40s array %d services %d  in poll(): %d threads, %.2f wakeups/s  all threads: %.2f wakeups/s  agent thread: ",
+			bd, arr, c, n, w / s, all / s
+		      if (ag) printf "%.2f wakeups/s, %.1f us CPU/s, %.1f us/wakeup\n", aw / s, ac / s / 1000, aw ? ac / aw / 1000 : 0
+		      else print "-" }'
 )
 
 for b in "$@"; do

@@ -182,6 +182,34 @@ START_TEST(test_agent_queue)
 }
 END_TEST
 
+/* agent_acct_on_put(): the agent is woken once per report, even dropped. */
+static int wakes;
+static void _count_wake(void)
+{
+	wakes++;
+}
+
+START_TEST(test_agent_queue_wake)
+{
+	dl_msg_count_t c = { .files = 1 };
+	agent_acct_item_t *items;
+	uint64_t dropped;
+
+	wakes = 0;
+	agent_acct_on_put(_count_wake);
+	ck_assert_int_eq(agent_acct_put(0, &c), DL_EINVAL);
+	ck_assert_int_eq(wakes, 0);
+	ck_assert_int_eq(agent_acct_put(3, &c), 0);
+	ck_assert_int_eq(agent_acct_put(4, &c), 0);
+	ck_assert_int_eq(wakes, 2);
+	agent_acct_on_put(NULL);
+	ck_assert_int_eq(agent_acct_put(5, &c), 0);
+	ck_assert_int_eq(wakes, 2);
+	ck_assert_uint_eq(agent_acct_take(&items, &dropped), 3);
+	free(items);
+}
+END_TEST
+
 Suite *make_acct_suite(void)
 {
 	Suite *s = suite_create("acct");
@@ -193,6 +221,7 @@ Suite *make_acct_suite(void)
 	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_agent_queue);
+	tcase_add_test(tc, test_agent_queue_wake);
 	suite_add_tcase(s, tc);
 	return s;
 }

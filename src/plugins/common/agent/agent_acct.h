@@ -55,6 +55,13 @@ typedef struct agent_acct_item {
 size_t agent_acct_take(agent_acct_item_t **items, uint64_t *dropped);
 
 /*
+ * agent_acct_on_put - call wake (any thread, no lock of the queue's
+ * held; NULL: none) after each report queued: the agent thread, asleep
+ * in a long idle poll, takes it at once instead of at its next poll.
+ */
+void agent_acct_on_put(void (*wake)(void));
+
+/*
  * agent_acct_apply - write the queued reports into their jobs'
  * AdminComments (agent thread; takes and releases the job write lock
  * itself, only if something is queued).

@@ -16,7 +16,15 @@ static struct {
 	agent_acct_item_t *v;   /* malloc'd; handed over by _take() */
 	size_t n, cap;
 	uint64_t dropped;
+	void (*wake)(void);     /* agent_acct_on_put()'s */
 } q = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void agent_acct_on_put(void (*wake)(void))
+{
+	pthread_mutex_lock(&q.lock);
+	q.wake = wake;
+	pthread_mutex_unlock(&q.lock);
+}
 
 void agent_acct_from_report(const dl_msg_count_t *c, dl_acct_t *a)
 {
@@ -39,6 +47,7 @@ void agent_acct_from_report(const dl_msg_count_t *c, dl_acct_t *a)
 int agent_acct_put(uint32_t job, const dl_msg_count_t *c)
 {
 	int rc = 0;
+	void (*wake)(void);
 
 	if (!job)
 		return DL_EINVAL;
@@ -67,7 +76,11 @@ int agent_acct_put(uint32_t job, const dl_msg_count_t *c)
 		q.dropped++;
 		rc = DL_ETOOBIG;
 	}
+	wake = q.wake;
 	pthread_mutex_unlock(&q.lock);
+	/* Outside the queue's lock: the woken thread takes it at once. */
+	if (wake)
+		wake();
 	return rc;
 }
 

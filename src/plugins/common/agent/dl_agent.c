@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
@@ -73,9 +74,14 @@
  * start before a change the poll sees anyway): with a long array pending
  * and no cycle for minutes (agent_quiet.h), the 12 wakeups a second were
  * most of what the agent still cost.  A new job is still placed within a
- * fraction of the submit gate's bound (GateMinHold, 3 s).
+ * third of the submit gate's bound (GateMinHold, 3 s, its floor): seen
+ * within a poll, its cycle due at once ("jobs", agent_quiet_due()).
+ * Nodes' staging reports wake the agent at once (agent_acct_on_put()),
+ * a reconfigure too.  Each wakeup costs the thread about 45 us of CPU,
+ * nearly all the kernel's sleep and wake (contrib/bench_wakeups.sh,
+ * perf): 500 ms was 2 a second, most of what an idle agent cost.
  */
-#define POLL_QUIET_MS 500
+#define POLL_QUIET_MS 1000
 /* The node services' reports are followed this often. */
 #define SYNC_MS 100
 /*
@@ -985,6 +991,14 @@ static void _sync_services(void)
 	services_fp = fp;
 }
 
+/* A report queued (agent_acct_on_put()): take it now, not at the poll. */
+static void _poke(void)
+{
+	slurm_mutex_lock(&term_lock);
+	slurm_cond_broadcast(&term_cond);
+	slurm_mutex_unlock(&term_lock);
+}
+
 /* Wait poll_ms or until told; RET false when the thread must stop. */
 static bool _wait(bool *reconf, int64_t poll_ms)
 {
@@ -1121,6 +1135,8 @@ static void *_agent(void *arg)
 	bool reconf;
 
 	(void)arg;
+	/* Its own name: contrib/bench_wakeups.sh finds it in /proc. */
+	prctl(PR_SET_NAME, "dl_agent");
 	while (_wait(&reconf, poll_ms)) {
 		/*
 		 * scontrol reconfigure: sched/datalocality hears of it through
@@ -1210,6 +1226,7 @@ int dl_agent_start(const char *plugin_type)
 	jobs_read = 0;
 	tasks_split = 0;
 	agent_jobs_init();
+	agent_acct_on_put(_poke);
 	slurm_thread_create(&agent_tid, _agent, NULL);
 	slurm_mutex_unlock(&term_lock);
 	return SLURM_SUCCESS;
@@ -1225,6 +1242,7 @@ void dl_agent_stop(void)
 	stop_agent = true;
 	slurm_cond_broadcast(&term_cond);
 	slurm_mutex_unlock(&term_lock);
+	agent_acct_on_put(NULL);
 	pthread_join(agent_tid, NULL);
 	agent_tid = 0;
 	agent_channel_stop();
@@ -1255,5 +1273,7 @@ void dl_agent_reconfig(void)
 {
 	slurm_mutex_lock(&term_lock);
 	reconfig_pending = true;
+	/* Not a quiet poll later: the new settings hold from now. */
+	slurm_cond_broadcast(&term_cond);
 	slurm_mutex_unlock(&term_lock);
 }
