@@ -993,9 +993,14 @@ static bool _short(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
  * jobs and a hold of 30 s came due at 5,300 a second, more than
  * DUE_PER_CYCLE.
  */
-static uint32_t _quota(const snapshot_conf_t *c)
+static uint32_t _quota(const snapshot_t *s, const snapshot_conf_t *c)
 {
-	return agent_window_due_quota(keep.ndue, c->gate_hold, DUE_PER_CYCLE);
+	static int64_t last; /* when the last cycle took (agent thread only) */
+	int64_t secs = last ? (int64_t)s->now - last : 1;
+
+	last = (int64_t)s->now;
+	return agent_window_due_quota(keep.ndue, c->gate_hold, secs,
+				      DUE_PER_CYCLE);
 }
 
 /*
@@ -1012,7 +1017,7 @@ static void _take_due(snapshot_t *s, const snapshot_conf_t *c)
 
 	n = agent_window_keep_due_take(&keep, s->now,
 					(int64_t)s->now - c->gate_hold / 4,
-					_quota(c), &ids, &next);
+					_quota(s, c), &ids, &next);
 	walk.taking = true;
 	for (i = 0; i < n; i++)
 		if ((job_ptr = find_job_record(ids[i])) &&

@@ -173,10 +173,14 @@ int agent_window_renew_now(int64_t begin, int64_t now, uint32_t hold,
 
 /*
  * agent_window_due_quota - how many of the due list's jobs due but not
- * urgent a cycle takes: at least min, else 1.5 times the rate at which
- * ndue jobs come due, each once per half a hold, at a cycle a second.
+ * urgent a cycle takes: at least min, else 1.5 times what ndue jobs that
+ * come due once per half a hold bring in secs, the seconds since the
+ * last cycle took (counted as at least 1 and at most half a hold): under
+ * load, cycles come seconds apart, and a share per cycle fell behind
+ * (doc/benchmarks.md, 100,000 pending, run 2).
  */
-uint32_t agent_window_due_quota(uint32_t ndue, uint32_t hold, uint32_t min);
+uint32_t agent_window_due_quota(uint32_t ndue, uint32_t hold, int64_t secs,
+				uint32_t min);
 
 /* agent_window_keep_free - free the due list and invalidate k. */
 void agent_window_keep_free(agent_window_keep_t *k);
