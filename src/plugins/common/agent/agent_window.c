@@ -245,31 +245,34 @@ void agent_window_keep_floors(agent_window_keep_t *k,
 	k->valid = 1;
 }
 
+/* The index of part's floor in k, or -1 if it has none (or k none). */
+static int _floor_of(const agent_window_keep_t *k, uint64_t part)
+{
+	uint32_t p;
+
+	if (!k->valid)
+		return -1;
+	for (p = 0; p < k->nparts && k->part[p] != part; p++)
+		;
+	return p < k->nparts && k->deep[p] ? (int)p : -1;
+}
+
 int agent_window_keep_below(const agent_window_keep_t *k, uint64_t part,
 			    uint32_t priority, time_t submit, uint32_t job_id)
 {
 	agent_window_cand_t c = { .part = part, .priority = priority,
 				  .submit = submit, .job_id = job_id };
-	uint32_t p;
+	int p = _floor_of(k, part);
 
-	if (!k->valid)
-		return 0;
-	for (p = 0; p < k->nparts && k->part[p] != part; p++)
-		;
-	return p < k->nparts && k->deep[p] &&
-	       _cmp_order(&c, &k->floor[p]) > 0;
+	return p >= 0 && _cmp_order(&c, &k->floor[p]) > 0;
 }
 
 int agent_window_keep_below_prio(const agent_window_keep_t *k, uint64_t part,
 				 uint32_t priority)
 {
-	uint32_t p;
+	int p = _floor_of(k, part);
 
-	if (!k->valid)
-		return 0;
-	for (p = 0; p < k->nparts && k->part[p] != part; p++)
-		;
-	if (p == k->nparts || !k->deep[p] || priority > k->floor[p].priority)
+	if (p < 0 || priority > k->floor[p].priority)
 		return 0;
 	return priority < k->floor[p].priority ? 1 : -1;
 }
