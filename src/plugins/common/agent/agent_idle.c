@@ -78,14 +78,6 @@ static uint64_t _mix(uint64_t h, uint64_t v)
 	return (h ^ v) * 1099511628211ULL;
 }
 
-/* A node's inventory file; xfree it. */
-static char *_path(const char *cache_dir, const char *node)
-{
-	char *path = agent_model_node_cache_dir(cache_dir, node);
-
-	xstrcat(path, "/.inventory");
-	return path;
-}
 
 bool agent_idle_inventory_changed(const char *cache_dir)
 {
@@ -98,7 +90,7 @@ bool agent_idle_inventory_changed(const char *cache_dir)
 	if (!cache_dir)
 		return false;
 	for (i = 0; i < nnames; i++) {
-		path = _path(cache_dir, names[i]);
+		path = agent_model_inventory_path(cache_dir, names[i]);
 		if (stat(path, &sb)) {
 			h = _mix(h, 0);
 		} else {

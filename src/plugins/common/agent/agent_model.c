@@ -162,7 +162,8 @@ static int _collect_unlisted(uint32_t file, void *arg)
 	return 0;
 }
 
-char *agent_model_node_cache_dir(const char *cache_dir, const char *node)
+/* dl-stage's cache directory of a node: CacheDir with %n expanded. */
+static char *_node_cache_dir(const char *cache_dir, const char *node)
 {
 	char *dir = NULL;
 	const char *p;
@@ -176,6 +177,14 @@ char *agent_model_node_cache_dir(const char *cache_dir, const char *node)
 		}
 	}
 	return dir;
+}
+
+char *agent_model_inventory_path(const char *cache_dir, const char *node)
+{
+	char *path = _node_cache_dir(cache_dir, node);
+
+	xstrcat(path, "/.inventory");
+	return path;
 }
 
 static bool _unchanged(const struct stat *a, const struct stat *b)
@@ -399,15 +408,13 @@ const uint8_t *agent_model_peer_sources(void)
 
 static bool _sync(uint32_t node, const char *name, const char *cache_dir)
 {
-	char *dir, *path;
+	char *path;
 	dl__u64set_t listed;
 	struct stat sb;
 	uint64_t bad;
 	FILE *f;
 
-	dir = agent_model_node_cache_dir(cache_dir, name);
-	path = xstrdup_printf("%s/.inventory", dir);
-	xfree(dir);
+	path = agent_model_inventory_path(cache_dir, name);
 	if (stat(path, &sb) || !S_ISREG(sb.st_mode)) {
 		xfree(path);
 		return false;

@@ -129,9 +129,10 @@ void agent_model_job_ran_on(const agent_job_t *ji, int32_t node, bool has_inv,
 bool agent_model_compact(const agent_conf_t *c, const char *pfx);
 
 /*
- * agent_model_node_cache_dir - dl-stage's cache directory of a node:
- * CacheDir with %n expanded.  RET xmalloc'd; xfree it.
+ * agent_model_inventory_path - a node's inventory file, which dl-stage
+ * rewrites: CacheDir with %n expanded, then "/.inventory".  RET
+ * xmalloc'd; xfree it.
  */
-char *agent_model_node_cache_dir(const char *cache_dir, const char *node);
+char *agent_model_inventory_path(const char *cache_dir, const char *node);
 
 #endif /* AGENT_MODEL_H */
