@@ -26,6 +26,18 @@ static int _open(const cached_conf_t *c, cached_source_t *src,
 }
 
 /*
+ * The copies' bytes and time, by source, for REPORT and PREFETCH_DONE
+ * alike: the controller learns its copy rates from them (agent_rates.h).
+ */
+static void _copies(dl_msg_count_t *c, const dl_stage_report_t *r)
+{
+	c->storage_bytes = r->bytes_copied - r->bytes_peer;
+	c->storage_us = r->us_storage;
+	c->peer_bytes = r->bytes_peer;
+	c->peer_us = r->us_peer;
+}
+
+/*
  * Send r as a REPORT on conn.  job and staged_ms are 0 for dl-stage; set
  * for the controller, which keeps them in the job's AdminComment.
  */
@@ -53,10 +65,7 @@ static void _report(dl_net_conn_t *conn, const dl_stage_report_t *r,
 	m.count.bytes_uncached = r->bytes_uncached;
 	m.count.bytes_evicted = r->bytes_evicted;
 	m.count.from_peers = r->from_peers;
-	m.count.peer_bytes = r->bytes_peer;
-	m.count.storage_bytes = r->bytes_copied - r->bytes_peer;
-	m.count.storage_us = r->us_storage;
-	m.count.peer_us = r->us_peer;
+	_copies(&m.count, r);
 	m.count.fallbacks = r->fallbacks;
 	m.count.user_fault = r->user_fault ? 1 : 0;
 	if (msg && *msg)
@@ -256,11 +265,7 @@ int cached_work_prefetch(const cached_conf_t *c, const dl_msg_t *req,
 	done.count.from_peers = rep.from_peers;
 	done.count.failed = rc ? req->nfiles : rep.uncached;
 	done.count.user_fault = rep.user_fault ? 1 : 0;
-	/* What the copies took, for the controller's rates (agent_rates.h). */
-	done.count.storage_bytes = rep.bytes_copied - rep.bytes_peer;
-	done.count.storage_us = rep.us_storage;
-	done.count.peer_bytes = rep.bytes_peer;
-	done.count.peer_us = rep.us_peer;
+	_copies(&done.count, &rep);
 	if (rc)
 		dl_msg_set_text(&done, rep.msg[0] ? rep.msg : dl_strerror(rc));
 	dl_net_conn_init(&conn, relay, NULL, CACHED_NET_TIMEOUT);
