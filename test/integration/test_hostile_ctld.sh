@@ -38,7 +38,6 @@ dl_cluster_start
 log=$(dl_cluster_log_ctld)
 out=$DL_CLUSTER_DIR/out
 chmod 1777 "$out"
-gone=()
 as_nobody() { sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o /dev/null "$@"; }
 refused() { # refused COMMENT -> sbatch's error, rc 0 if sbatch refused
 	local err
@@ -110,30 +109,29 @@ dl_t_check "(c) and its start says it had no placement" \
 dl_t_check "(c) slurmctld is up" bash -c 'scontrol ping | grep -q UP'
 
 # --- (d) paths of jobs that are gone are released ---------------------------
-# 12 jobs of 9,000 distinct files each wait behind a job holding every
-# node, are planned (so their paths are interned), then cancelled.
+# An array of 12 tasks of 9,000 distinct files each waits behind a job
+# holding every node; its tasks are planned (so their paths are
+# interned), then cancelled.  One array, so one scancel RPC cancels all
+# 12 under one job write lock: with 12 jobs, a cycle could read the queue
+# between two of the kill RPCs and compact while the last ones were still
+# pending, rightly keeping their paths.
 blocker=$(as_nobody -N "$DL_NODES" --exclusive --wrap "sleep 30")
 for j in $(seq 1 12); do
 	seq -f "/nonexistent/gone$j/file%05g" 1 9000 >"$out/gone$j.list"
 	chmod 644 "$out/gone$j.list"
-	gone+=("$(as_nobody --comment="files:@$out/gone$j.list" --wrap true)")
 done
-# Wait for these 12 jobs by id: earlier sections' placements are in the
-# same log, and cancelling before all 108,000 paths are interned leaves
-# fewer than the compaction threshold (100,000).
-placed_gone() {
-	local j n=0
-	for j in "${gone[@]}"; do
-		grep -q "placed JobId=$j " "$log" && n=$((n + 1))
-	done
-	echo "$n"
-}
+gone=$(as_nobody --array=1-12 --comment="files:@$out/gone%a.list" --wrap true)
+# Only these tasks name 9,000 files: earlier sections' placements are in
+# the same log, and cancelling before all 108,000 paths are interned
+# leaves fewer than the compaction threshold (100,000).
+placed_gone() { grep -c "placed JobId=[0-9]* on [^ ]* ([0-9]*/9000 files" "$log"; }
 deadline=$((SECONDS + 60))
 until [ "$(placed_gone)" -ge 12 ] || [ $SECONDS -ge $deadline ]; do
 	sleep 0.5
 done
-echo "  $(placed_gone) of the 12 jobs planned before they are cancelled"
-scancel "${gone[@]}" "$blocker"
+echo "  $(placed_gone) of the 12 tasks planned before they are cancelled"
+scancel "$gone"
+scancel "$blocker"
 deadline=$((SECONDS + 20))
 until grep -q 'cache model compacted' "$log" || [ $SECONDS -ge $deadline ]; do
 	sleep 0.5
