@@ -55,6 +55,26 @@ START_TEST(test_window_size)
 }
 END_TEST
 
+/*
+ * What an array may have split off: twice the usable CPUs, at least the
+ * main scheduler's depth, at most the window (an explicit PlanWindow too).
+ */
+START_TEST(test_window_array_room)
+{
+	agent_window_sched_t s = { 100, 500, 0 };
+
+	ck_assert_uint_eq(agent_window_array_room(&s, 500, 4), 100);
+	ck_assert_uint_eq(agent_window_array_room(&s, 500, 0), 100);
+	ck_assert_uint_eq(agent_window_array_room(&s, 500, 60), 120);
+	ck_assert_uint_eq(agent_window_array_room(&s, 516, 1000), 516);
+	ck_assert_uint_eq(agent_window_array_room(&s, 5, 4), 5);
+	ck_assert_uint_eq(agent_window_array_room(&s, UINT32_MAX, UINT32_MAX),
+			  UINT32_MAX);
+	s.queue_depth = 10;
+	ck_assert_uint_eq(agent_window_array_room(&s, 500, 4), 10);
+}
+END_TEST
+
 START_TEST(test_window_select)
 {
 	/* Partition 1: jobs 0-5; partition 2: jobs 6-7; job 5 in both. */
@@ -608,6 +628,7 @@ Suite *make_agent_window_suite(void)
 
 	tcase_add_test(tc, test_window_params);
 	tcase_add_test(tc, test_window_size);
+	tcase_add_test(tc, test_window_array_room);
 	tcase_add_test(tc, test_window_select);
 	tcase_add_test(tc, test_window_select_long);
 	tcase_add_test(tc, test_budget_bounds);

@@ -65,15 +65,15 @@ static uint32_t _split_one(job_record_t *meta, uint32_t room,
 	return n;
 }
 
-uint32_t agent_array_split(const uint32_t *ids, uint32_t n, uint32_t window,
+uint32_t agent_array_split(const uint32_t *ids, uint32_t n, uint32_t room,
 			   const char *pfx)
 {
 	uint32_t done = 0, k;
 
-	for (k = 0; k < n && done < window; k++) {
+	for (k = 0; k < n && done < room; k++) {
 		job_record_t *meta = find_job_record(ids[k]);
 		int pending;
-		uint32_t room;
+		uint32_t more;
 
 		if (!meta || !agent_array_meta(meta))
 			continue;
@@ -81,12 +81,12 @@ uint32_t agent_array_split(const uint32_t *ids, uint32_t n, uint32_t window,
 		pending = num_pending_job_array_tasks(meta->array_job_id) - 1;
 		if (pending < 0)
 			pending = 0;
-		if ((uint32_t)pending >= window)
+		if ((uint32_t)pending >= room)
 			continue;
-		room = window - (uint32_t)pending;
-		if (room > window - done)
-			room = window - done;
-		done += _split_one(meta, room, pfx);
+		more = room - (uint32_t)pending;
+		if (more > room - done)
+			more = room - done;
+		done += _split_one(meta, more, pfx);
 	}
 	if (done)
 		last_job_update = time(NULL);

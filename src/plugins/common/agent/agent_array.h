@@ -27,12 +27,13 @@ bool agent_array_meta(struct job_record *job_ptr);
 /*
  * agent_array_split - split off the lowest pending tasks of the arrays
  * whose own records (job ids ids[0..n-1]) are in the planning window, so
- * that at most window tasks of each are pending records of their own, and
- * at most window are split in all (the cost of an array is what its tasks
- * in the window cost, however many it has).  Caller holds the job write
+ * that at most room tasks of each are pending records of their own, and
+ * at most room are split in all (the cost of an array is what its tasks
+ * split off cost, however many it has; room is what Slurm could start of
+ * them soon, agent_window_array_room()).  Caller holds the job write
  * lock.  RET how many tasks were split off.
  */
-uint32_t agent_array_split(const uint32_t *ids, uint32_t n, uint32_t window,
+uint32_t agent_array_split(const uint32_t *ids, uint32_t n, uint32_t room,
 			   const char *pfx);
 
 /*

@@ -820,6 +820,18 @@ static uint32_t _free_cpus(const snapshot_t *s)
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+/* CPUs of usable nodes, free or not. */
+static uint32_t _usable_cpus(const snapshot_t *s)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < s->nnodes; i++)
+		if (s->usable[i])
+			n += s->cpus[i];
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 /* Copy the window in full, the rest of the queued jobs as _outside(). */
 static void _window(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 {
@@ -834,6 +846,8 @@ static void _window(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 	s->pending = q->npend;
 	s->window = agent_window_size(&sp, c->plan_window, free_cpus);
 	s->in_window = agent_window_select(q->cand, q->ncand, s->window, in);
+	s->array_room = agent_window_array_room(&sp, s->window,
+						_usable_cpus(s));
 	/* The floors of the walks to come, a margin below the window. */
 	if (walk.full)
 		agent_window_keep_floors(&keep, q->cand, q->ncand,

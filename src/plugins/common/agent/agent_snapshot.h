@@ -104,6 +104,8 @@ typedef struct snapshot {
 				 * in it, whose tasks are to be split off
 				 * (agent_array.h); they are not copied */
 	uint32_t narrays;
+	uint32_t array_room;    /* pending tasks split off at a time, all
+				 * arrays (agent_window_array_room()) */
 	double agent_cycle;     /* the agent's cycle time (agent_gate.h),
 				 * set by the agent for its messages */
 	double took_ms;         /* the snapshot's own time, wall */

@@ -60,6 +60,16 @@ uint32_t agent_window_size(const agent_window_sched_t *s, uint32_t override,
 	return w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
 }
 
+uint32_t agent_window_array_room(const agent_window_sched_t *s,
+				 uint32_t window, uint32_t usable_cpus)
+{
+	uint64_t room = 2 * (uint64_t)usable_cpus;
+
+	if (room < s->queue_depth)
+		room = s->queue_depth;
+	return room < window ? (uint32_t)room : window;
+}
+
 /* Slurm's order within a partition: priority, submit time, job id. */
 static int _cmp_order(const agent_window_cand_t *x,
 		      const agent_window_cand_t *y)

@@ -46,6 +46,19 @@ void agent_window_sched_parse(const char *params, agent_window_sched_t *out);
 uint32_t agent_window_size(const agent_window_sched_t *s, uint32_t override,
 			   uint32_t free_cpus);
 
+/*
+ * agent_window_array_room - how many pending tasks of job arrays the
+ * window holds split off their arrays' records at a time: what Slurm
+ * could start of them soon, a task for every usable CPU and one after it
+ * (2 x usable_cpus), at least what its main scheduler looks at in one
+ * pass (queue_depth), at most window.  Each task split off is one more
+ * job for sched/backfill to test every bf_interval, where the array's own
+ * record was one: 499 tasks split off a 100,000-task array on 4 busy CPUs
+ * cost backfill most of what the agent added to slurmctld's CPU.
+ */
+uint32_t agent_window_array_room(const agent_window_sched_t *s,
+				 uint32_t window, uint32_t usable_cpus);
+
 /* A pending job in one of its partitions. */
 typedef struct agent_window_cand {
 	uint64_t part;          /* partition, any number naming it */

@@ -686,9 +686,9 @@ static void _log_window(const snapshot_t *s)
 	seen_window = s->window;
 	seen_pending = s->pending;
 	last_window_log = now;
-	info("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read so far, %" PRIu64 " array tasks split off; cycles take %.3f s (last %.3f s), gate bound %u s",
+	info("%s: planning window %u per partition: %u of %u queued jobs planned, %" PRIu64 " jobs read so far, %" PRIu64 " array tasks split off (up to %u pending at a time); cycles take %.3f s (last %.3f s), gate bound %u s",
 	     pfx, s->window, s->in_window, s->pending, jobs_read, tasks_split,
-	     agent_gate_cycle(&gate), gate.last,
+	     s->array_room, agent_gate_cycle(&gate), gate.last,
 	     agent_gate_bound(&gate, dl_conf.gate_min, dl_conf.gate_max));
 }
 
@@ -875,7 +875,7 @@ static void _cycle(int64_t start_ms)
 		if (snap.narrays) {
 			uint32_t n = agent_array_split(snap.arrays,
 						       snap.narrays,
-						       snap.window, pfx);
+						       snap.array_room, pfx);
 
 			tasks_split += n;
 			changed = changed || n;
