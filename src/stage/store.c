@@ -675,22 +675,38 @@ out:
 int dl_stage_log_line(dl_stage_t *st, const char *line)
 {
 	struct stat sb;
+	size_t len;
+	char *buf;
 	int fd, rc = 0;
 
 	if (!st || !line)
 		return DL_EINVAL;
+	/*
+	 * One write of the line with its newline: O_APPEND makes a single
+	 * write atomic against the other jobs' dl-stage appending to the
+	 * same file, two writes are not (two jobs' lines merged into one,
+	 * then an empty one).
+	 */
+	len = strlen(line);
+	if (!(buf = malloc(len + 1)))
+		return DL_ENOMEM;
+	memcpy(buf, line, len);
+	buf[len] = '\n';
 	fd = openat(st->dfd, ".log",
 		    O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
 		    0600);
-	if (fd < 0)
+	if (fd < 0) {
+		free(buf);
 		return DL_EIO;
+	}
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != st->euid) {
+		free(buf);
 		close(fd);
 		return DL_EIO;
 	}
-	if (dl__write_all(fd, line, strlen(line)) < 0 ||
-	    dl__write_all(fd, "\n", 1) < 0)
+	if (dl__write_all(fd, buf, len + 1) < 0)
 		rc = DL_EIO;
+	free(buf);
 	/* Rotation races are harmless: at worst a line lands in .log.1. */
 	if (sb.st_size > LOG_ROTATE)
 		renameat(st->dfd, ".log", st->dfd, ".log.1");

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -2372,6 +2373,70 @@ END_TEST
  * root's, and SlurmUser's to read (an ACL) when slurmctld reads caches
  * itself, never anyone else's.
  */
+/*
+ * The cache's .log gets whole lines from jobs staging at once on a node:
+ * each dl-stage appends its summary with one write.  Threads here (one
+ * process per job on a node): 4 writers of 3,000 lines each, every line
+ * read back whole and once.
+ */
+#define LOG_WRITERS 4
+#define LOG_LINES 3000
+
+static void *_log_writer(void *arg)
+{
+	dl_stage_t *st = *(dl_stage_t **)arg;
+	char line[64];
+
+	/* The address of line tells the writers apart. */
+	for (int i = 0; i < LOG_LINES; i++) {
+		snprintf(line, sizeof(line), "writer %p line %05d xxxxxxxxxx",
+			 (void *)&line, i);
+		if (dl_stage_log_line(st, line))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+START_TEST(test_log_lines_whole)
+{
+	dl_stage_t *st;
+	pthread_t t[LOG_WRITERS];
+	char path[256], buf[256];
+	FILE *f;
+	int n = 0, bad = 0;
+
+	_setup();
+	st = _open(DL_CACHE_UNLIMITED, DL_EVICT_LRU);
+	for (int k = 0; k < LOG_WRITERS; k++)
+		ck_assert_int_eq(pthread_create(&t[k], NULL, _log_writer, &st),
+				 0);
+	for (int k = 0; k < LOG_WRITERS; k++) {
+		void *r;
+
+		ck_assert_int_eq(pthread_join(t[k], &r), 0);
+		ck_assert_ptr_null(r);
+	}
+	snprintf(path, sizeof(path), "%s/.log", cdir);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(buf, sizeof(buf), f)) {
+		unsigned long long p;
+		int i;
+		char tail[32];
+
+		n++;
+		if (sscanf(buf, "writer 0x%llx line %d %31s", &p, &i,
+			   tail) != 3 || strcmp(tail, "xxxxxxxxxx") ||
+		    strchr(buf, '\n') != buf + strlen(buf) - 1)
+			bad++;
+	}
+	fclose(f);
+	ck_assert_int_eq(bad, 0);
+	ck_assert_int_eq(n, LOG_WRITERS * LOG_LINES);
+	dl_stage_close(st);
+}
+END_TEST
+
 START_TEST(test_inventory_private)
 {
 	dl_stage_opts_t o = {.capacity = DL_CACHE_UNLIMITED,
@@ -2454,6 +2519,7 @@ Suite *make_stage_suite(void)
 	tcase_add_test(tc, test_node_fault_fallback);
 	tcase_add_test(tc, test_stale_peer_copy);
 	tcase_add_test(tc, test_inventory_private);
+	tcase_add_test(tc, test_log_lines_whole);
 	suite_add_tcase(s, tc);
 	return s;
 }
