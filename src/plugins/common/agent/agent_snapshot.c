@@ -1009,10 +1009,10 @@ static bool _short(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
  */
 static uint32_t _quota(const snapshot_t *s, const snapshot_conf_t *c)
 {
-	static int64_t last; /* when the last cycle took (agent thread only) */
-	int64_t secs = last ? (int64_t)s->now - last : 1;
+	int64_t secs = keep.due_taken_at ? (int64_t)s->now - keep.due_taken_at
+					 : 1;
 
-	last = (int64_t)s->now;
+	keep.due_taken_at = (int64_t)s->now;
 	return agent_window_due_quota(keep.ndue, c->gate_hold, secs,
 				      DUE_PER_CYCLE);
 }

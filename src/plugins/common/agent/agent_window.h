@@ -111,6 +111,7 @@ typedef struct agent_window_keep {
 	int64_t stamp;          /* the caller's stamp then (partitions) */
 	agent_window_due_t *due; /* owned (malloc), ndue of cap */
 	uint32_t ndue, due_cap;
+	int64_t due_taken_at;   /* when a cycle last took from it, s */
 } agent_window_keep_t;
 
 /*
