@@ -21,7 +21,8 @@
  *     Waiting counts only while the job is blocked, i.e. its node has no
  *     room (or is down) and another usable eligible node has, and only
  *     since that node freed (dl_node_t.freed): a node between two jobs
- *     holds nobody back.
+ *     holds nobody back; and only for as many blocked jobs, in Slurm's
+ *     order, as the free room would start (dl_place_quota()).
  *     Past the bound the restriction is widened to every eligible node and
  *     never set again (unless strict).  The bound is 0 for a job ahead of
  *     a wide job the nodes drain for (dl_state_t.wide_waiting): nothing
@@ -210,5 +211,72 @@ dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
 				     const dl_place_params_t *p,
 				     dl_place_t *rec,
 				     const dl_place_room_t *room);
+
+/*
+ * The blocked-job quota (issue 30): per placement step, at most as many
+ * blocked restricted jobs count their wait as the free room would start,
+ * chosen in Slurm's order (priority, then earlier arrival, then job id),
+ * not in the order the host steps its jobs.  Walking the blocked jobs in
+ * that order, each takes its CPUs from the first node, other than its
+ * own, that it could start on and that the jobs before it left room on;
+ * one that finds none is "over": it is not held back by our restriction
+ * (backfill would not start it either), so its wait does not count this
+ * step, and its clock moves on (rec->last).  One node freed with nobody
+ * restricted to it thus widens one job, not the whole queue.  CPUs are
+ * counted per job, not one slot per job: a job of 4 CPUs takes 4 of the
+ * node's slots under Slurm's select too.
+ *
+ * The host computes the quota once per step, from the state and every
+ * job's current restriction, and passes it to dl_place_step_quota() for
+ * every job; both hosts (dl-sim and the plugin's agent) do so.
+ */
+typedef struct dl_place_quota {
+	uint8_t *over;          /* [njobs]: 1 for a blocked job beyond the
+				 * quota; malloc'd, dl_place_quota_free() */
+	size_t njobs;
+	size_t blocked;         /* blocked restricted jobs */
+	size_t counted;         /* of them, the ones within the quota */
+} dl_place_quota_t;
+
+/*
+ * The host's own test of whether job (an index into st->jobs) could
+ * start on node now, for resources the library does not model (memory,
+ * GRES, node state); arg is the host's.
+ */
+typedef int (*dl_place_fits_fn)(const void *arg, const dl_state_t *st,
+				size_t job, uint32_t node);
+
+/**
+ * dl_place_quota - which blocked jobs count their wait this step.
+ * IN node - [st->njobs] each job's current restriction, -1: none (not
+ *           placed, widened, or not to be judged)
+ * IN room - dl_place_room(st)
+ * IN fits - NULL, or the host's test: a job is then also blocked when it
+ *           cannot start on its node but could on another by that test,
+ *           and may take room on the nodes either test allows
+ * OUT q - filled; free with dl_place_quota_free() (also on error: then
+ *         empty, every job counts)
+ * \return 0, DL_EINVAL or DL_ENOMEM.
+ */
+int dl_place_quota(const dl_state_t *st, const int32_t *node,
+		   const dl_place_room_t *room, dl_place_fits_fn fits,
+		   const void *arg, dl_place_quota_t *q);
+
+/* dl_place_quota_free - free q's array; q may be NULL. */
+void dl_place_quota_free(dl_place_quota_t *q);
+
+/* dl_place_quota_over - 1 if job is beyond quota q (NULL: never). */
+int dl_place_quota_over(const dl_place_quota_t *q, size_t job);
+
+/**
+ * dl_place_step_quota - dl_place_step_free() where a job over quota q
+ * (NULL: none) does not count its wait this step.
+ */
+dl_place_action_t dl_place_step_quota(const dl_state_t *st, size_t job,
+				      int32_t planned,
+				      const dl_place_params_t *p,
+				      dl_place_t *rec,
+				      const dl_place_room_t *room,
+				      const dl_place_quota_t *q);
 
 #endif /* DL_PLACE_H */

@@ -471,6 +471,16 @@ dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
 				     dl_place_t *rec,
 				     const dl_place_room_t *room)
 {
+	return dl_place_step_quota(st, job, planned, p, rec, room, NULL);
+}
+
+dl_place_action_t dl_place_step_quota(const dl_state_t *st, size_t job,
+				      int32_t planned,
+				      const dl_place_params_t *p,
+				      dl_place_t *rec,
+				      const dl_place_room_t *room,
+				      const dl_place_quota_t *q)
+{
 	const dl_job_t *j;
 	double last, since;
 	uint32_t cur;
@@ -518,7 +528,9 @@ dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
 	    dl_place_worth_moving(st, j, cur, (uint32_t)planned, p))
 		return _set(st, j, p, rec, planned);
 	rec->bound = dl_place_bound(st, j, cur, p);
-	since = _blocked_since(st, j, cur, room);
+	/* Beyond the quota, backfill would not start it either. */
+	since = dl_place_quota_over(q, job) ? -1 :
+					       _blocked_since(st, j, cur, room);
 	if (since >= 0) {
 		rec->waited += _held(st, since, last);
 		if (rec->waited >= rec->bound)

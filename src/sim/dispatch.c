@@ -32,6 +32,17 @@ const char *dl_dispatch_name(dl_dispatch_t d)
 	return (unsigned) d < sizeof(names) / sizeof(*names) ? names[d] : "?";
 }
 
+/* The node a restricted job must run on, -1 if it may run anywhere. */
+static int32_t _restriction(const dl_state_t *st, dl_place_t *const *rec,
+			    size_t job)
+{
+	const dl_place_t *r = rec ? rec[job] : NULL;
+
+	if (!r || r->node < 0 || r->node >= (int32_t) st->nnodes)
+		return -1;
+	return r->node;
+}
+
 /*
  * dl_place_step_free() without the bound, where the bound cannot matter:
  * a restriction kept (no other node planned) on a node the job may use,
@@ -43,10 +54,11 @@ const char *dl_dispatch_name(dl_dispatch_t d)
  * of a deep queue.  \return 1 if done (rec advanced as the step would),
  * 0 if the step is due.
  */
-static int _step_fast(const dl_state_t *st, const dl_job_t *j,
-		      int32_t planned, const dl_place_params_t *p,
-		      dl_place_t *r, const dl_place_room_t *room)
+static int _step_fast(const dl_state_t *st, size_t job, int32_t planned,
+		      const dl_place_params_t *p, dl_place_t *r,
+		      const dl_place_room_t *room, const dl_place_quota_t *q)
 {
+	const dl_job_t *j = &st->jobs[job];
 	double dt;
 	uint32_t cur;
 
@@ -57,7 +69,8 @@ static int _step_fast(const dl_state_t *st, const dl_job_t *j,
 		return 0;
 	if (st->nodes[cur].cpus < j->cpus || (j->eligible && !j->eligible[cur]))
 		return 0; /* not _allowed(): the step widens or moves */
-	dt = dl_place_blocked_for(st, j, cur, room, r->last);
+	dt = dl_place_quota_over(q, job) ?
+		     -1 : dl_place_blocked_for(st, j, cur, room, r->last);
 	if (dt >= 0) {
 		/* The bound is at least min_wait, infinite when strict. */
 		if (!p->strict && !(r->waited + dt < p->min_wait))
@@ -68,27 +81,53 @@ static int _step_fast(const dl_state_t *st, const dl_job_t *j,
 	return 1;
 }
 
+/*
+ * The blocked-job quota of st (dl_place_quota()) from each pending job's
+ * current restriction.  Without a node with a free CPU no job is blocked
+ * and nothing is computed.  Out of memory, q stays empty: every blocked
+ * job counts, as before the quota.  Free q with dl_place_quota_free().
+ */
+static void _quota(const dl_state_t *st, dl_place_t *const *rec,
+		   const dl_place_room_t *room, dl_place_quota_t *q)
+{
+	int32_t *node;
+	size_t i;
+
+	memset(q, 0, sizeof(*q));
+	if (!room->max_free ||
+	    !(node = malloc((st->njobs ? st->njobs : 1) * sizeof(*node))))
+		return;
+	for (i = 0; i < st->njobs; i++)
+		node[i] = st->jobs[i].state == DL_JOB_PENDING && rec[i] &&
+				  !rec[i]->widened ?
+				  _restriction(st, rec, i) : -1;
+	dl_place_quota(st, node, room, NULL, NULL, q);
+	free(node);
+}
+
 void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 			     const dl_place_params_t *p, dl_place_t *const *rec,
 			     dl_dispatch_count_t *count)
 {
 	dl_place_room_t room;
+	dl_place_quota_t q;
 	size_t i;
 
 	if (!st || !p || !rec)
 		return;
 	dl_place_room(st, &room);
+	_quota(st, rec, &room, &q);
 	for (i = 0; i < st->njobs; i++) {
 		int had;
 
 		if (!rec[i] || st->jobs[i].state != DL_JOB_PENDING)
 			continue;
-		if (_step_fast(st, &st->jobs[i], planned ? planned[i] : -1, p,
-			       rec[i], &room))
+		if (_step_fast(st, i, planned ? planned[i] : -1, p, rec[i],
+			       &room, &q))
 			continue;
 		had = rec[i]->node >= 0;
-		switch (dl_place_step_free(st, i, planned ? planned[i] : -1, p,
-					   rec[i], &room)) {
+		switch (dl_place_step_quota(st, i, planned ? planned[i] : -1, p,
+					    rec[i], &room, &q)) {
 		case DL_PLACE_SET:
 			if (count && had)
 				count->moved++;
@@ -103,17 +142,7 @@ void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 			break;
 		}
 	}
-}
-
-/* The node a restricted job must run on, -1 if it may run anywhere. */
-static int32_t _restriction(const dl_state_t *st, dl_place_t *const *rec,
-			    size_t job)
-{
-	const dl_place_t *r = rec ? rec[job] : NULL;
-
-	if (!r || r->node < 0 || r->node >= (int32_t) st->nnodes)
-		return -1;
-	return r->node;
+	dl_place_quota_free(&q);
 }
 
 /*
@@ -200,18 +229,21 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 {
 	double best = INFINITY;
 	dl_place_room_t room;
+	dl_place_quota_t q;
 	size_t i;
 
 	if (!st || !p || !rec || p->strict)
 		return INFINITY;
 	dl_place_room(st, &room);
+	/* A job beyond the quota waits no nearer to its bound. */
+	_quota(st, rec, &room, &q);
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 		int32_t node = _restriction(st, rec, i);
 		double left;
 
 		if (node < 0 || rec[i]->widened ||
-		    j->state != DL_JOB_PENDING ||
+		    j->state != DL_JOB_PENDING || dl_place_quota_over(&q, i) ||
 		    !dl_place_blocked_free(st, j, (uint32_t) node, &room))
 			continue;
 		/* The bound as the next step will compute it. */
@@ -220,6 +252,7 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 		if (left < best)
 			best = left > 0 ? left : 0;
 	}
+	dl_place_quota_free(&q);
 	return best;
 }
 

@@ -1050,6 +1050,351 @@ START_TEST(test_pin_random)
 }
 END_TEST
 
+/* The blocked-job quota (dl_place_quota(), issue 30). */
+
+/* Slurm's order for the references: priority, arrival, id. */
+static int _before(size_t a, size_t b)
+{
+	const dl_job_t *x = &ts->jobs[a], *y = &ts->jobs[b];
+
+	if (x->priority != y->priority)
+		return x->priority > y->priority;
+	if (x->arrival != y->arrival)
+		return x->arrival < y->arrival;
+	return x->id < y->id;
+}
+
+/* Whether job k may start on node n now, computed directly. */
+static int _fits_now(size_t k, uint32_t n)
+{
+	const dl_job_t *j = &ts->jobs[k];
+	const dl_node_t *nd = &ts->nodes[n];
+
+	return nd->usable && nd->busy + j->cpus <= nd->cpus &&
+	       (!j->eligible || j->eligible[n]);
+}
+
+/* Blocked, computed directly: not on its node, on another it may use. */
+static int _blocked_ref(size_t k, int32_t cur)
+{
+	uint32_t n;
+
+	if (cur < 0 || _fits_now(k, (uint32_t)cur))
+		return 0;
+	for (n = 0; n < ts->nnodes; n++)
+		if ((int32_t)n != cur && _fits_now(k, n))
+			return 1;
+	return 0;
+}
+
+/*
+ * A random state: nodes of 1-4 CPUs, some busy, some unusable; jobs of
+ * 1 CPU (or 1-3 if multi), priorities and arrivals drawn from few values
+ * (ties), ids a shuffle, so that index order is not Slurm's order; a
+ * few restricted nowhere, some with eligible lists if elig.
+ */
+static void _random_state(unsigned *seed, uint32_t nodes, size_t jobs,
+			  int multi, int elig, int32_t *node)
+{
+	uint32_t ids[64], n, t;
+	uint8_t e[16];
+	size_t k;
+
+	ck_assert_uint_le(jobs, 64);
+	_setup(nodes, 4);
+	for (n = 0; n < nodes; n++) {
+		ts->nodes[n].cpus = 1 + (uint32_t)rand_r(seed) % 4;
+		ts->nodes[n].busy = (uint32_t)rand_r(seed) %
+				    (ts->nodes[n].cpus + 1);
+		ts->nodes[n].usable = rand_r(seed) % 8 != 0;
+	}
+	for (k = 0; k < jobs; k++)
+		ids[k] = (uint32_t)k + 1;
+	for (k = jobs; k > 1; k--) {
+		n = (uint32_t)rand_r(seed) % k;
+		t = ids[k - 1], ids[k - 1] = ids[n], ids[n] = t;
+	}
+	for (k = 0; k < jobs; k++) {
+		int32_t cur = rand_r(seed) % 6 ? (int32_t)(rand_r(seed) % nodes) :
+						  -1;
+		size_t j;
+
+		for (n = 0; n < nodes; n++)
+			e[n] = rand_r(seed) % 3 != 0;
+		if (cur >= 0)
+			e[cur] = 1; /* a host restricts to allowed nodes */
+		j = _job(ids[k], NULL, 0,
+			 multi ? 1 + (uint32_t)rand_r(seed) % 3 : 1,
+			 elig && rand_r(seed) % 2 ? e : NULL);
+		ts->jobs[j].priority = (uint64_t)(rand_r(seed) % 3);
+		ts->jobs[j].arrival = rand_r(seed) % 4;
+		node[j] = cur;
+	}
+}
+
+/* The blocked jobs in Slurm's order (insertion sort); RET count. */
+static size_t _blocked_order(const int32_t *node, size_t *b)
+{
+	size_t k, m = 0, i;
+
+	for (k = 0; k < ts->njobs; k++) {
+		if (!_blocked_ref(k, node[k]))
+			continue;
+		for (i = m++; i > 0 && _before(k, b[i - 1]); i--)
+			b[i] = b[i - 1];
+		b[i] = k;
+	}
+	return m;
+}
+
+/*
+ * One-CPU jobs on any node: the first S blocked jobs in Slurm's order
+ * count, S the free slots of the usable nodes; the others do not.
+ */
+START_TEST(test_quota_slots)
+{
+	unsigned seed = 29;
+	int round, over = 0, all = 0;
+
+	for (round = 0; round < 300; round++) {
+		int32_t node[64];
+		size_t b[64], m, i, jobs = 1 + (size_t)round % 40;
+		uint32_t n, slots = 0;
+		dl_place_quota_t q;
+
+		_random_state(&seed, 6, jobs, 0, 0, node);
+		for (n = 0; n < ts->nnodes; n++)
+			if (ts->nodes[n].usable)
+				slots += ts->nodes[n].cpus - ts->nodes[n].busy;
+		m = _blocked_order(node, b);
+		ck_assert_int_eq(dl_place_quota(ts, node, _room_of(ts), NULL,
+						NULL, &q), 0);
+		ck_assert_uint_eq(q.blocked, m);
+		ck_assert_uint_eq(q.counted, m < slots ? m : slots);
+		for (i = 0; i < m; i++)
+			ck_assert_int_eq(dl_place_quota_over(&q, b[i]),
+					 i >= slots);
+		for (i = 0; i < ts->njobs; i++)
+			if (!_blocked_ref(i, node[i]))
+				ck_assert_int_eq(dl_place_quota_over(&q, i), 0);
+		over += m > slots;
+		all += m && m <= slots;
+		dl_place_quota_free(&q);
+		ck_assert_ptr_null(q.over);
+		fx_teardown();
+	}
+	/* Both kinds of state were drawn, many times. */
+	ck_assert_int_gt(over, 30);
+	ck_assert_int_gt(all, 30);
+}
+END_TEST
+
+/*
+ * Jobs of 1-3 CPUs and eligible lists: walking the blocked jobs in
+ * Slurm's order, a job counts if a node other than its own that it may
+ * use still has its CPUs after the jobs before it took theirs (first
+ * fit); when the free CPUs cover every blocked job's, and every node
+ * has a CPU, one-CPU jobs all count.
+ */
+START_TEST(test_quota_cpus)
+{
+	unsigned seed = 31;
+	int round, over = 0;
+
+	for (round = 0; round < 300; round++) {
+		int32_t node[64];
+		size_t b[64], m, i;
+		uint32_t rem[16], n;
+		dl_place_quota_t q;
+
+		_random_state(&seed, 8, 1 + (size_t)round % 30, 1, 1, node);
+		for (n = 0; n < ts->nnodes; n++)
+			rem[n] = ts->nodes[n].usable ?
+					 ts->nodes[n].cpus - ts->nodes[n].busy :
+					 0;
+		m = _blocked_order(node, b);
+		ck_assert_int_eq(dl_place_quota(ts, node, _room_of(ts), NULL,
+						NULL, &q), 0);
+		ck_assert_uint_eq(q.blocked, m);
+		for (i = 0; i < m; i++) {
+			uint32_t c = ts->jobs[b[i]].cpus;
+
+			for (n = 0; n < ts->nnodes; n++)
+				if ((int32_t)n != node[b[i]] && rem[n] >= c &&
+				    _fits_now(b[i], n))
+					break;
+			if (n < ts->nnodes)
+				rem[n] -= c;
+			ck_assert_int_eq(dl_place_quota_over(&q, b[i]),
+					 n == ts->nnodes);
+			over += n == ts->nnodes;
+		}
+		dl_place_quota_free(&q);
+		fx_teardown();
+	}
+	ck_assert_int_gt(over, 30);
+}
+END_TEST
+
+/* The host's own test (memory, GRES) adds blocked jobs and room. */
+static int _host_fits(const void *arg, const dl_state_t *st, size_t job,
+		      uint32_t node)
+{
+	const uint8_t *f = arg;
+
+	(void)st;
+	return f[job * 3 + node];
+}
+
+START_TEST(test_quota_fits)
+{
+	/* Node 0 has CPUs but not the memory of jobs a and b; node 1 has
+	 * room for one (1 CPU); node 2 is full. */
+	uint8_t f[3 * 3] = { 0, 1, 0, 0, 1, 0, 0, 1, 0 };
+	int32_t node[3] = { 0, 0, 2 };
+	dl_place_quota_t q;
+	size_t a, b, c;
+
+	_setup(3, 2);
+	ts->nodes[1].busy = 1;
+	ts->nodes[2].busy = 2;
+	a = _job(7, NULL, 0, 1, NULL);
+	b = _job(5, NULL, 0, 1, NULL);
+	c = _job(9, NULL, 0, 1, NULL);
+	ts->jobs[c].priority = 1; /* first in Slurm's order */
+	/* Library test alone: a and b fit node 0, c is blocked on 2. */
+	ck_assert_int_eq(dl_place_quota(ts, node, _room_of(ts), NULL, NULL,
+					&q), 0);
+	ck_assert_uint_eq(q.blocked, 1);
+	ck_assert_int_eq(dl_place_quota_over(&q, c), 0);
+	dl_place_quota_free(&q);
+	/* The host's test: a and b are blocked too, c counts first (node
+	 * 0's CPUs), then b (arrival 5 < 7) on node 1; a is over. */
+	ck_assert_int_eq(dl_place_quota(ts, node, _room_of(ts), _host_fits,
+					f, &q), 0);
+	ck_assert_uint_eq(q.blocked, 3);
+	ck_assert_uint_eq(q.counted, 2);
+	ck_assert_int_eq(dl_place_quota_over(&q, c), 0);
+	ck_assert_int_eq(dl_place_quota_over(&q, b), 0);
+	ck_assert_int_eq(dl_place_quota_over(&q, a), 1);
+	dl_place_quota_free(&q);
+	/* Invalid arguments: an empty quota, every job counts. */
+	ck_assert_int_eq(dl_place_quota(NULL, node, _room_of(ts), NULL, NULL,
+					&q), DL_EINVAL);
+	ck_assert_int_eq(dl_place_quota_over(&q, a), 0);
+	ck_assert_int_eq(dl_place_quota(ts, node, _room_of(ts), NULL, NULL,
+					NULL), DL_EINVAL);
+	ck_assert_int_eq(dl_place_quota_over(NULL, a), 0);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * The step: of three jobs restricted to full node 0 while one slot of
+ * node 1 is free, only the first in Slurm's order counts its wait and
+ * is widened at the bound; the others' clocks move on.  Without the
+ * quota (dl_place_step_free()), all three would be widened.
+ */
+START_TEST(test_quota_step)
+{
+	dl_place_params_t p;
+	dl_place_t rec[3], old[3];
+	dl_place_quota_t q;
+	int32_t node[3];
+	size_t k, first;
+	double t;
+
+	dl_place_params_default(&p);
+	_setup(2, 2);
+	ts->nodes[0].busy = 2;
+	ts->nodes[1].busy = 1;
+	for (k = 0; k < 3; k++)
+		_job((uint32_t)(10 - k), NULL, 0, 1, NULL);
+	/* Equal priorities and arrivals: the lowest id, index 2, first. */
+	for (k = 0; k < 3; k++)
+		ts->jobs[k].arrival = 1;
+	first = 2;
+	for (k = 0; k < 3; k++) {
+		dl_place_init(&rec[k]);
+		ck_assert_int_eq(_step(k, 0, &p, &rec[k], 1), DL_PLACE_SET);
+		old[k] = rec[k];
+		node[k] = 0;
+	}
+	for (t = 2; t <= 3; t += 1) {
+		ts->now = t;
+		ck_assert_int_eq(dl_place_quota(ts, node, _room_of(ts), NULL,
+						NULL, &q), 0);
+		ck_assert_uint_eq(q.blocked, 3);
+		ck_assert_uint_eq(q.counted, 1);
+		for (k = 0; k < 3; k++) {
+			dl_place_action_t a = dl_place_step_quota(
+				ts, k, 0, &p, &rec[k], _room_of(ts), &q);
+
+			ck_assert_int_eq(a, k == first && t == 3 ?
+						    DL_PLACE_WIDEN : DL_PLACE_KEEP);
+			ck_assert_double_eq(rec[k].last, t);
+			if (k != first)
+				ck_assert_double_eq(rec[k].waited, 0);
+		}
+		dl_place_quota_free(&q);
+	}
+	/* The widened job no longer takes the slot: the next in order
+	 * (id 9, index 1) counts from now on, the last one still not. */
+	node[first] = -1;
+	ts->now = 4;
+	ck_assert_int_eq(dl_place_quota(ts, node, _room_of(ts), NULL, NULL,
+					&q), 0);
+	for (k = 0; k < 2; k++)
+		ck_assert_int_eq(dl_place_step_quota(ts, k, 0, &p, &rec[k],
+						     _room_of(ts), &q),
+				 DL_PLACE_KEEP);
+	ck_assert_double_eq(rec[0].waited, 0);
+	ck_assert_double_eq_tol(rec[1].waited, 1, 1e-9);
+	dl_place_quota_free(&q);
+	/* The old rule on the same records: everyone counts. */
+	for (k = 0; k < 3; k++)
+		ck_assert_int_eq(dl_place_step_free(ts, k, 0, &p, &old[k],
+						    _room_of(ts)),
+				 DL_PLACE_WIDEN);
+	fx_teardown();
+}
+END_TEST
+
+/* Free slots for every blocked job: the quota changes nothing. */
+START_TEST(test_quota_room_for_all)
+{
+	unsigned seed = 37;
+	int round, seen = 0;
+
+	for (round = 0; round < 200; round++) {
+		int32_t node[64];
+		size_t k, m, b[64];
+		dl_place_quota_t q;
+		uint32_t n;
+
+		_random_state(&seed, 6, 1 + (size_t)round % 12, 0, 0, node);
+		/* Room on every usable node other than node 0 for all. */
+		for (n = 1; n < ts->nnodes; n++) {
+			ts->nodes[n].cpus = 64;
+			ts->nodes[n].busy = 0;
+		}
+		ts->nodes[0].busy = ts->nodes[0].cpus;
+		for (k = 0; k < ts->njobs; k++)
+			node[k] = 0;
+		m = _blocked_order(node, b);
+		ck_assert_int_eq(dl_place_quota(ts, node, _room_of(ts), NULL,
+						NULL, &q), 0);
+		ck_assert_uint_eq(q.counted, m);
+		for (k = 0; k < ts->njobs; k++)
+			ck_assert_int_eq(dl_place_quota_over(&q, k), 0);
+		seen += m > 0;
+		dl_place_quota_free(&q);
+		fx_teardown();
+	}
+	ck_assert_int_gt(seen, 100);
+}
+END_TEST
+
 Suite *make_place_suite(void)
 {
 	Suite *s = suite_create("place");
@@ -1076,6 +1421,11 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_went_cold);
 	tcase_add_test(tc, test_pin_one_file);
 	tcase_add_test(tc, test_pin_random);
+	tcase_add_test(tc, test_quota_slots);
+	tcase_add_test(tc, test_quota_cpus);
+	tcase_add_test(tc, test_quota_fits);
+	tcase_add_test(tc, test_quota_step);
+	tcase_add_test(tc, test_quota_room_for_all);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -272,13 +272,15 @@ static double _blocked_from(const dl_state_t *st, const snapshot_t *s,
  */
 static dl_place_action_t _judge(const dl_state_t *st, const snapshot_t *s,
 				const snap_job_t *sj, const agent_conf_t *c,
-				agent_job_t *ji, double waited0, double last)
+				agent_job_t *ji, double waited0, double last,
+				bool over)
 {
 	int32_t cur = ji->place.node;
 	double from;
 
-	if (cur < 0 || ji->place.widened || ji->place.waited != waited0 ||
-	    !_blocked(s, sj, cur))
+	/* Beyond the quota (dl_place_quota()), whatever blocks it. */
+	if (over || cur < 0 || ji->place.widened ||
+	    ji->place.waited != waited0 || !_blocked(s, sj, cur))
 		return DL_PLACE_KEEP;
 	from = _blocked_from(st, s, sj, cur, last);
 	if (last > 0 && st->now > from)
@@ -322,8 +324,8 @@ static void _released(const snapshot_t *s, const snap_job_t *sj,
 static void _decide_job(const snapshot_t *s, const dl_state_t *st, size_t k,
 			const snap_job_t *sj, const dl_plan_t *plan,
 			const agent_conf_t *c, const dl_place_room_t *room,
-			place_ops_t *ops, dl_sched_stats_t *stats,
-			const char *pfx)
+			const dl_place_quota_t *q, place_ops_t *ops,
+			dl_sched_stats_t *stats, const char *pfx)
 {
 	agent_job_t *ji = agent_jobs_get(sj->job_id, true);
 	int32_t planned = plan ? plan->a[k].node : -1, from;
@@ -351,9 +353,11 @@ static void _decide_job(const snapshot_t *s, const dl_state_t *st, size_t k,
 	}
 	waited0 = ji->place.waited;
 	last = ji->place.last;
-	act = dl_place_step_free(st, k, planned, &c->place, &ji->place, room);
+	act = dl_place_step_quota(st, k, planned, &c->place, &ji->place, room,
+				  q);
 	if (act == DL_PLACE_KEEP)
-		act = _judge(st, s, sj, c, ji, waited0, last);
+		act = _judge(st, s, sj, c, ji, waited0, last,
+			     dl_place_quota_over(q, k));
 	switch (act) {
 	case DL_PLACE_SET:
 		_restrict(st, k, from, plan, ops, ji, pfx);
@@ -651,6 +655,53 @@ static void _behind(const snapshot_t *s, place_ops_t *ops, uint32_t from)
 	xfree(w);
 }
 
+/* The snapshot's jobs, for _fits(). */
+typedef struct {
+	const snapshot_t *s;
+	const uint32_t *map;
+} fit_arg_t;
+
+/* dl_place_fits_fn: Slurm's own test, agent_fit_now() (snap_job_t.fits). */
+static int _fits(const void *arg, const dl_state_t *st, size_t k, uint32_t n)
+{
+	const fit_arg_t *a = arg;
+	const snap_job_t *sj = &a->s->jobs[a->map[k]];
+
+	(void)st;
+	return sj->fits && n < a->s->nnodes && sj->fits[n];
+}
+
+/*
+ * The blocked-job quota of this cycle (dl_place_quota()), from the
+ * restriction each pending job has in Slurm as _decide_job() will judge
+ * it: none if widened, or if its node is out of service (_leave(): it is
+ * widened at once, whatever the quota).  Both the library's CPU test and
+ * Slurm's own (memory, GRES: _judge()) say who is blocked.  On failure q
+ * is empty: every blocked job counts, as before the quota.
+ */
+static void _quota(const snapshot_t *s, const dl_state_t *st,
+		   const uint32_t *map, const dl_place_room_t *room,
+		   dl_place_quota_t *q)
+{
+	int32_t *node = xcalloc(st->njobs ? st->njobs : 1, sizeof(*node));
+	fit_arg_t a = { s, map };
+	size_t k;
+
+	for (k = 0; k < st->njobs; k++) {
+		const snap_job_t *sj = &s->jobs[map[k]];
+		agent_job_t *ji = agent_jobs_get(sj->job_id, false);
+
+		node[k] = st->jobs[k].state == DL_JOB_PENDING ? sj->ours : -1;
+		if (node[k] >= 0 && ((ji && ji->place.widened) ||
+				     (uint32_t)node[k] >= st->nnodes ||
+				     _leave(s, sj, node[k])))
+			node[k] = -1;
+	}
+	if (dl_place_quota(st, node, room, _fits, &a, q))
+		dl_place_quota_free(q);
+	xfree(node);
+}
+
 void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 			const uint32_t *map, const dl_plan_t *plan,
 			const agent_conf_t *c, place_ops_t *ops,
@@ -658,6 +709,7 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 {
 	uint8_t *planned = xcalloc(s->njobs ? s->njobs : 1, 1);
 	dl_place_room_t room; /* once for all jobs: see dl_place_room() */
+	dl_place_quota_t q = { 0 };
 	uint32_t first;
 	size_t k;
 
@@ -672,18 +724,23 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 	/* Before the others: the ones it places are not let go unplaced. */
 	agent_multi_decide(s, st, c, planned, ops, stats, pfx);
 	_decide_others(s, planned, c, ops, stats, pfx);
+	/* After the others: requeued jobs were forgotten there. */
+	if (st)
+		_quota(s, st, map, &room, &q);
 	for (k = 0; st && k < st->njobs; k++) {
 		const snap_job_t *sj = &s->jobs[map[k]];
 		agent_job_t *ji;
 
 		if (st->jobs[k].state != DL_JOB_PENDING)
 			continue;
-		_decide_job(s, st, k, sj, plan, c, &room, ops, stats, pfx);
+		_decide_job(s, st, k, sj, plan, c, &room, &q, ops, stats,
+			    pfx);
 		ji = agent_jobs_get(sj->job_id, false);
 		if (ji && ji->place.node >= 0)
 			ji->planned = ji->place.node;
 	}
 	agent_het_decide(s, c, ops, first, stats, pfx);
 	_behind(s, ops, first);
+	dl_place_quota_free(&q);
 	xfree(planned);
 }
