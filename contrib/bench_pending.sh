@@ -325,10 +325,15 @@ agent_stats() {
 		sed -n 's/.*: planning window .* cycle \([0-9.]*\) s$/\1/p' "$work/debug.$1" |
 			awk '{ print $1 * 1000 }' | stats >"$work/cyc.$1"
 		# Its waits for slurmctld's locks, and the cycle without them.
-		sed -n 's/.*: planning window .* locks \([0-9.]*\) s, cycle \([0-9.]*\) s$/\1 \2/p' "$work/debug.$1" \
+		# (a build before 2026-11-29 has no "cpu" field: no cpu figures)
+		sed -n 's/.*: planning window .* locks \([0-9.]*\) s, \(cpu [0-9.]* s, \)\{0,1\}cycle \([0-9.]*\) s$/\1 \3/p' "$work/debug.$1" \
 			>"$work/lk.$1"
 		awk '{ print $1 * 1000 }' "$work/lk.$1" | stats >"$work/locks.$1"
 		awk '{ print ($2 - $1) * 1000 }' "$work/lk.$1" | stats >"$work/own.$1"
+		# The agent thread's CPU time in the cycle: its own cost, apart
+		# from waiting for a CPU on a loaded host.
+		sed -n 's/.*: planning window .* cpu \([0-9.]*\) s, cycle [0-9.]* s$/\1/p' "$work/debug.$1" |
+			awk '{ print $1 * 1000 }' | stats >"$work/cpu.$1"
 		sed -n 's/.*: plan [^:]*: \([0-9]*\) jobs, .*, \([0-9.]*\) ms$/\2/p' "$work/debug.$1" |
 			stats >"$work/plan.$1"
 		sed -n 's/.*: plan [^:]*: \([0-9]*\) jobs, .*/\1/p' "$work/debug.$1" | median >"$work/planjobs.$1"
@@ -339,7 +344,7 @@ agent_stats() {
 		# What a due cycle waited for sched/backfill to end, before it.
 		sed -n 's/.*: planning window .* waited \([0-9.]*\) s for backfill, .*/\1/p' "$work/debug.$1" |
 			awk '{ print $1 * 1000 }' | stats >"$work/wait.$1"
-		echo "$2 $(cat "$work/cyc.$1") $(cat "$work/plan.$1") $(cat "$work/planjobs.$1") $(cat "$work/snap.$1") $(cat "$work/inwin.$1") $(cat "$work/wait.$1") $(cat "$work/locks.$1") $(cat "$work/own.$1")"
+		echo "$2 $(cat "$work/cyc.$1") $(cat "$work/plan.$1") $(cat "$work/planjobs.$1") $(cat "$work/snap.$1") $(cat "$work/inwin.$1") $(cat "$work/wait.$1") $(cat "$work/locks.$1") $(cat "$work/own.$1") $(cat "$work/cpu.$1")"
 	}
 }
 
@@ -455,14 +460,15 @@ if [ -s "$work/agent" ]; then
 	echo "the read locks), wait (before a due cycle, for sched/backfill to end; the submit gate counts it)"
 	printf '%9s  %-32s %-32s %9s  %-32s %-14s %s\n' pending cycle plan "plan jobs" snapshot "in window" wait
 	awk '{ printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %9s  %5d %8s %8s %8s   %-14s %5d %8s %8s %8s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 " " $16 " " $17, $18, $19, $20, $21 }' "$work/agent"
-	echo "the same cycles split: locks (the cycle's waits for slurmctld's locks, held by Slurm's own threads), own (cycle - locks)"
-	printf '%9s  %-32s %-32s\n' pending locks own
-	awk 'NF >= 29 { printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s\n", $1, $22, $23, $24, $25, $26, $27, $28, $29 }' "$work/agent"
+	echo "the same cycles split: locks (the cycle's waits for slurmctld's locks, held by Slurm's own threads), own (cycle - locks),"
+	echo "cpu (the agent thread's CPU time in the cycle: own minus waiting for a CPU on a loaded host)"
+	printf '%9s  %-32s %-32s %-32s\n' pending locks own cpu
+	awk 'NF >= 29 { printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %5s %8s %8s %8s\n", $1, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33 }' "$work/agent"
 fi
 if [ -s "$work/agent.base" ]; then
 	echo "sched/datalocality-base's agent over the same debug window: cycle, plan, snapshot; locks, own (as above)"
 	awk '{ printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %5d %8s %8s %8s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14 }' "$work/agent.base"
-	awk 'NF >= 29 { printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s\n", $1, $22, $23, $24, $25, $26, $27, $28, $29 }' "$work/agent.base"
+	awk 'NF >= 29 { printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %5s %8s %8s %8s\n", $1, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33 }' "$work/agent.base"
 fi
 echo
 echo "targets (issue 25; sched/datalocality / sched/backfill, this run; PASS/MISS, not a test):"
@@ -513,6 +519,8 @@ awk -v ref="$work/agent" -v lat="$work/lat" -v win="$WINDOW" '
 				printf "  snapshot p99 at %6d     %5s ms (%d cycles; part of the cycle)\n", a[1], a[13], a[11]
 			if (a[26] > 0)
 				printf "  agent cycle p99 without lock waits at %6d  %5s ms; lock waits p99 %s ms\n", a[1], a[28], a[24]
+			if (a[30] > 0)
+				printf "  agent cycle CPU p99 at %6d  %5s ms, median %s ms (the agent thread'"'"'s CPU time in a cycle)\n", a[1], a[32], a[31]
 			if (a[18] > 0)
 				printf "  wait for backfill p99 at %6d  %5s ms, max %s ms (before the cycle)\n", a[1], a[20], a[21]
 		}
