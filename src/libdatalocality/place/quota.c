@@ -17,20 +17,6 @@
 #include "dl_error.h"
 #include "dl_place.h"
 
-/* Slurm's order: priority first, then earlier submission, then job id. */
-static int _cmp_slurm(const void *a, const void *b, void *arg)
-{
-	const dl_state_t *st = arg;
-	const dl_job_t *x = &st->jobs[*(const size_t *)a];
-	const dl_job_t *y = &st->jobs[*(const size_t *)b];
-
-	if (x->priority != y->priority)
-		return x->priority > y->priority ? -1 : 1;
-	if (x->arrival != y->arrival)
-		return x->arrival < y->arrival ? -1 : 1;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
 /* Whether job k could start on node n now: CPUs, eligibility (the
  * library's test), or the host's own (memory, GRES, state). */
 static int _can(const dl_state_t *st, size_t k, uint32_t n,
@@ -80,23 +66,27 @@ static int _take(const dl_state_t *st, size_t k, uint32_t cur, uint32_t *rem,
 	return 0;
 }
 
-/* The blocked jobs of st (indices), in Slurm's order; RET count or <0. */
+/*
+ * The blocked jobs of st (indices), in Slurm's order (priority, then
+ * submission, then job id: dl_state_priority_order()); RET count or <0.
+ */
 static int64_t _blocked_jobs(const dl_state_t *st, const int32_t *node,
 			     const dl_place_room_t *room,
 			     dl_place_fits_fn fits, const void *arg,
 			     size_t **out)
 {
-	size_t k, m = 0, *b = malloc((st->njobs ? st->njobs : 1) * sizeof(*b));
+	size_t i, k, n, m = 0, *b;
+	int rc;
 
-	if (!b)
-		return DL_ENOMEM;
-	for (k = 0; k < st->njobs; k++)
+	if ((rc = dl_state_priority_order(st, &b, &n)))
+		return rc;
+	/* Filtered in place: the order stays. */
+	for (i = 0; i < n; i++) {
+		k = b[i];
 		if (node[k] >= 0 && (uint32_t)node[k] < st->nnodes &&
-		    st->jobs[k].state == DL_JOB_PENDING &&
 		    _blocked(st, k, (uint32_t)node[k], room, fits, arg))
 			b[m++] = k;
-	/* glibc's qsort_r: the comparator needs the state. */
-	qsort_r(b, m, sizeof(*b), _cmp_slurm, (void *)st);
+	}
 	*out = b;
 	return (int64_t)m;
 }
