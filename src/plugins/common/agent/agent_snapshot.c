@@ -368,8 +368,15 @@ static void _gate(job_record_t *job_ptr, light_t *sj, time_t now)
 
 	if (!marked || sj->ours >= 0 || sj->widened)
 		return;
+	/*
+	 * A job that is no longer pending was let go by the gate's clock
+	 * only if its hold had ended when it started (or was cancelled:
+	 * Slurm sets start_time then too); one cancelled while held was
+	 * not let go, however its begin time passes after.
+	 */
 	st = agent_gate_state(true, sj->ubegin, d->begin_time, d->submit_time,
-			      now);
+			      IS_JOB_PENDING(job_ptr) ? now :
+							job_ptr->start_time);
 	sj->gated = st == AGENT_GATE_HELD && IS_JOB_PENDING(job_ptr);
 	sj->gate_expired = st == AGENT_GATE_EXPIRED;
 	sj->gate_noted = sc && !strncmp(sc, DL_SC_RELEASED,
