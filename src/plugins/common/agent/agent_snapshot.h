@@ -123,6 +123,14 @@ typedef struct snapshot {
 	agent_gate_renew_t *renew;
 	uint32_t nrenew;
 	int64_t renew_wake;
+	/*
+	 * Gated jobs outside the window whose hold this cycle renews and
+	 * that need nothing else (agent_apply_renew() under the cycle's
+	 * write lock): not copied into jobs, so a renewal costs a look-up,
+	 * not a job's way through the cycle (xmalloc, grows; nregate).
+	 */
+	agent_gate_renew_t *regate;
+	uint32_t nregate;
 } snapshot_t;
 
 /* Renewals listed in a snapshot at most (snapshot_t.renew). */

@@ -817,6 +817,22 @@ static void _lock(slurmctld_lock_t *l)
 	cycle_lock_s += (double)(_now_ms() - t0) / 1000.0;
 }
 
+/*
+ * Renew the holds the snapshot listed for renewal alone (under the job
+ * write lock).  Like a cycle's OP_REGATE, a renewal changes nothing
+ * Slurm's schedulers or the agent look at (no last_job_update); a hold
+ * found run out meanwhile is the next snapshot's to report.
+ */
+static void _regate(const snapshot_t *s)
+{
+	int64_t next;
+	uint32_t expired;
+
+	if (s->nregate)
+		(void)agent_apply_renew(s->regate, s->nregate,
+					dl_conf.gate_max, &next, &expired);
+}
+
 /* One cycle, begun at monotonic start_ms. */
 static void _cycle(int64_t start_ms)
 {
@@ -865,8 +881,10 @@ static void _cycle(int64_t start_ms)
 			     &ops, pfx);
 	/* Ops that change no job (a Reason as it was) ask for no cycle. */
 	changed = false;
-	if (ops.n || snap.narrays || agent_array_pace_due(&snap)) {
+	if (ops.n || snap.narrays || snap.nregate ||
+	    agent_array_pace_due(&snap)) {
 		_lock(&write_lock);
+		_regate(&snap);
 		if (node_record_count == (int)snap.nnodes) {
 			changed = agent_place_apply(&ops) > 0 || changed;
 			/* Slurm tries first the tasks that can start. */
