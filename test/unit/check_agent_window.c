@@ -559,33 +559,6 @@ START_TEST(test_window_renew_now)
 }
 END_TEST
 
-/*
- * The due list's quota: DUE_PER_CYCLE's 2,000 up to 20,000 jobs under a
- * 30-s hold, then 1.5 times their rate (one each per half hold).
- */
-START_TEST(test_window_due_quota)
-{
-	ck_assert_uint_eq(agent_window_due_quota(0, 30, 1, 2000), 2000);
-	ck_assert_uint_eq(agent_window_due_quota(15000, 30, 1, 2000), 2000);
-	ck_assert_uint_eq(agent_window_due_quota(80000, 30, 1, 2000), 8001);
-	ck_assert_uint_eq(agent_window_due_quota(80000, 60, 1, 2000), 4001);
-	/* Cycles 3 s apart under load: three seconds' worth. */
-	ck_assert_uint_eq(agent_window_due_quota(80000, 30, 3, 2000), 24001);
-	/* At least a second's worth; at most half a hold's (all of them). */
-	ck_assert_uint_eq(agent_window_due_quota(80000, 30, 0, 2000), 8001);
-	ck_assert_uint_eq(agent_window_due_quota(80000, 30, -5, 2000), 8001);
-	ck_assert_uint_eq(agent_window_due_quota(80000, 30, 3600, 2000),
-			  120001);
-	/* A hold of 0 or 1 s: a half of at least 1 s, no division by 0. */
-	ck_assert_uint_eq(agent_window_due_quota(3000, 1, 1, 10), 4501);
-	ck_assert_uint_eq(agent_window_due_quota(3000, 0, 1, 10), 4501);
-	ck_assert_uint_eq(agent_window_due_quota(UINT32_MAX, 30, 1, 1),
-			  (uint32_t)((uint64_t)UINT32_MAX * 3 / 30 + 1));
-	ck_assert_uint_eq(agent_window_due_quota(UINT32_MAX, 30, 15, 1),
-			  UINT32_MAX);
-}
-END_TEST
-
 /* The due list gives back what is due, keeps the rest, says what is next. */
 START_TEST(test_window_keep_due)
 {
@@ -638,7 +611,6 @@ Suite *make_agent_window_suite(void)
 	tcase_add_test(tc, test_window_keep_floors);
 	tcase_add_test(tc, test_window_keep_below_prio);
 	tcase_add_test(tc, test_window_renew_now);
-	tcase_add_test(tc, test_window_due_quota);
 	tcase_add_test(tc, test_window_keep_due);
 	suite_add_tcase(s, tc);
 	return s;

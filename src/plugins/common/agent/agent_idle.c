@@ -51,24 +51,30 @@ int64_t agent_idle_keep(const snapshot_t *s)
 		memcpy(renew, s->renew, nrenew * sizeof(*renew));
 	}
 	_keep_names(s);
-	return nrenew ? s->renew_wake : AGENT_QUIET_NEVER;
+	return s->renew_wake;
 }
 
-uint32_t agent_idle_renew(uint32_t hold, int64_t *next, uint32_t *expired)
+uint32_t agent_idle_renew(uint32_t hold, int64_t *next, uint32_t *expired,
+			  uint32_t *listed, bool *cycle)
 {
-	/* Begin times of job records only. */
-	slurmctld_lock_t job_write = { .job = WRITE_LOCK };
-	uint32_t n;
+	/* Begin times of job records; partitions only as keys of floors. */
+	slurmctld_lock_t job_write = { .job = WRITE_LOCK,
+				       .part = READ_LOCK };
+	uint32_t n = 0;
+	int64_t due;
 
 	*expired = 0;
-	*next = AGENT_QUIET_NEVER;
-	if (!nrenew)
-		return 0;
+	*next = INT64_MAX;
 	lock_slurmctld(job_write);
-	n = agent_apply_renew(renew, nrenew, hold, next, expired);
+	if (nrenew)
+		n = agent_apply_renew(renew, nrenew, hold, next, expired);
+	*listed = agent_snapshot_renew_due(hold, &due, cycle);
+	n += *listed;
 	unlock_slurmctld(job_write);
 	if (*next == INT64_MAX)
 		*next = AGENT_QUIET_NEVER;
+	if (due < *next)
+		*next = due;
 	return n;
 }
 

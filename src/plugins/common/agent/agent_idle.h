@@ -16,17 +16,21 @@
 
 /*
  * agent_idle_keep - after a cycle: keep its snapshot's renewals and node
- * names.  RET the earliest renewal due (snapshot_t.renew_wake).
+ * names.  RET the earliest renewal due, of those or of the due list
+ * (snapshot_t.renew_wake).
  */
 int64_t agent_idle_keep(const snapshot_t *s);
 
 /*
- * agent_idle_renew - renew the kept holds now (agent_apply_renew(),
- * under the job write lock it takes).  *next: the next renewal due,
- * AGENT_QUIET_NEVER if none; *expired: holds found run out.  RET the
- * holds renewed.
+ * agent_idle_renew - renew the kept holds now (agent_apply_renew()) and
+ * a step of the due list's (agent_snapshot_renew_due()), under the job
+ * write lock it takes.  *next: the next renewal due, AGENT_QUIET_NEVER if
+ * none; *expired: kept holds found run out; *listed: of the holds
+ * renewed, the due list's; *cycle: the due list gave a job a cycle is to
+ * take.  RET the holds renewed.
  */
-uint32_t agent_idle_renew(uint32_t hold, int64_t *next, uint32_t *expired);
+uint32_t agent_idle_renew(uint32_t hold, int64_t *next, uint32_t *expired,
+			  uint32_t *listed, bool *cycle);
 
 /*
  * agent_idle_inventory_changed - whether a node's inventory file

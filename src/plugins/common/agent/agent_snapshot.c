@@ -41,13 +41,20 @@
  */
 #define FULL_WALK_MAX_S 300
 /*
- * Gate holds renewed by looking jobs up (the due list) per cycle at most:
- * a queue submitted at once is renewed over a few cycles, each short,
- * within the half of a hold left.  More due: the next cycle at once; a
- * hold with less than a quarter left is renewed whatever the count.  A
- * list longer than this many per half a hold is taken faster (_quota()).
+ * Gate holds a cycle renews from the due list at most, those with less
+ * than a quarter of their hold left aside (renewed whatever the count).
+ * The due list is the between-cycles renewer's (agent_snapshot_renew_due()):
+ * a cycle takes what came due meanwhile, so that a queue submitted at once
+ * is not renewed by the cycle that finds it due (80,000 holds in one
+ * cycle: its CPU p99).
  */
 #define DUE_PER_CYCLE 2000
+/*
+ * Holds the due list renews between cycles per step, under the job write
+ * lock (agent_snapshot_renew_due()): a look-up and a few fields each,
+ * about a millisecond; more due, the next step comes at the next poll.
+ */
+#define DUE_PER_STEP 2000
 
 /*
  * What the last full walk kept for the walks after it (agent thread
@@ -69,6 +76,13 @@ static void _wake_at(snapshot_t *s, int64_t t)
 {
 	if (t < s->wake)
 		s->wake = t;
+}
+
+/* The due list has a renewal due at t: the agent renews it between cycles. */
+static void _renew_wake(snapshot_t *s, int64_t t)
+{
+	if (t < s->renew_wake)
+		s->renew_wake = t;
 }
 
 /*
@@ -428,7 +442,7 @@ static double _limit(job_record_t *job_ptr)
 }
 
 /* What the gate and the rescue of a failed restriction need of a job. */
-static void _light(snapshot_t *s, job_record_t *job_ptr, light_t *l)
+static void _light(time_t now, job_record_t *job_ptr, light_t *l)
 {
 	const char *sc = job_ptr->system_comment;
 
@@ -437,7 +451,7 @@ static void _light(snapshot_t *s, job_record_t *job_ptr, light_t *l)
 	l->sc_stale = l->ours < 0 && sc &&
 		      !strncmp(sc, DL_SC_PLACED, strlen(DL_SC_PLACED));
 	l->widened = sc && !strncmp(sc, DL_SC_WIDENED, strlen(DL_SC_WIDENED));
-	_gate(job_ptr, l, s->now);
+	_gate(job_ptr, l, now);
 	l->failed = job_ptr->state_reason == FAIL_BAD_CONSTRAINTS;
 }
 
@@ -467,7 +481,7 @@ static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 {
 	light_t l;
 
-	_light(s, job_ptr, &l);
+	_light(s->now, job_ptr, &l);
 	_put_light(job_ptr, &l, sj);
 	/* Held at its gate to be placed, or let go: a cycle a second. */
 	if (IS_JOB_PENDING(job_ptr) &&
@@ -745,8 +759,9 @@ static void _due(snapshot_t *s, job_record_t *job_ptr,
  * Whether a gated job outside the window is copied for its hold to be
  * renewed now: once half of it is gone.  But a full walk's job below the
  * new floors (walk.defer) only once a quarter is left, as the due list's
- * urgent ones: the others, due, go to the due list and are taken a few
- * thousand a cycle (_take_due()), since a full walk at 100,000 gated jobs
+ * urgent ones: the others, due, go to the due list and are renewed a
+ * step at a time between cycles (agent_snapshot_renew_due()), since a
+ * full walk at 100,000 gated jobs
  * found some 60,000 half gone, renewed in one cycle of 250 ms (and due
  * again together, hold / 2 later).  Either is renewed long before its
  * hold runs out.
@@ -758,9 +773,9 @@ static bool _renewing(snapshot_t *s, job_record_t *job_ptr,
 	bool r = agent_window_renew_now(job_ptr->details->begin_time, s->now,
 					c->gate_hold, walk.defer, &due_now);
 
-	/* Due now: a cycle comes at once to take it from the list. */
+	/* Due now: renewed from the list between cycles, at once. */
 	if (due_now) {
-		_wake_at(s, AGENT_QUIET_LIVE);
+		_renew_wake(s, s->now);
 		walk.deferred++;
 	}
 	return r;
@@ -819,7 +834,7 @@ static void _outside(snapshot_t *s, job_record_t *job_ptr,
 	bool renewing;
 
 	if (!l) {
-		_light(s, job_ptr, &own);
+		_light(s->now, job_ptr, &own);
 		l = &own;
 	}
 	if (!IS_JOB_PENDING(job_ptr) || job_ptr->restart_cnt)
@@ -925,7 +940,7 @@ static bool _queued(snapshot_t *s, job_record_t *job_ptr, light_t *l)
 {
 	time_t begin = job_ptr->details->begin_time;
 
-	_light(s, job_ptr, l);
+	_light(s->now, job_ptr, l);
 	if (_runnable(job_ptr, l->gated, s->now))
 		return true;
 	/* It is planned SOON_SECONDS before its begin time. */
@@ -1044,25 +1059,6 @@ static bool _short(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 }
 
 /*
- * The due jobs _take_due() takes this cycle, urgent ones aside: each
- * listed job comes due once per half a hold, so at 1.5 times that rate
- * per cycle (a cycle at once while some are due) the list keeps up, and
- * its jobs are renewed a few thousand a cycle rather than tens of
- * thousands at once when a quarter of their hold is left: 80,000 gated
- * jobs and a hold of 30 s came due at 5,300 a second, more than
- * DUE_PER_CYCLE.
- */
-static uint32_t _quota(const snapshot_t *s, const snapshot_conf_t *c)
-{
-	int64_t secs = keep.due_taken_at ? (int64_t)s->now - keep.due_taken_at
-					 : 1;
-
-	keep.due_taken_at = (int64_t)s->now;
-	return agent_window_due_quota(keep.ndue, c->gate_hold, secs,
-				      DUE_PER_CYCLE);
-}
-
-/*
  * The gated jobs skipped by this walk whose hold is due for renewal,
  * looked up by id (the due list): read as _outside() would have in a
  * full walk.  A job the walk read (no longer below the floors) was
@@ -1076,7 +1072,7 @@ static void _take_due(snapshot_t *s, const snapshot_conf_t *c)
 
 	n = agent_window_keep_due_take(&keep, s->now,
 					(int64_t)s->now - c->gate_hold / 4,
-					_quota(s, c), &ids, &next);
+					DUE_PER_CYCLE, &ids, &next);
 	walk.taking = true;
 	for (i = 0; i < n; i++)
 		if ((job_ptr = find_job_record(ids[i])) &&
@@ -1085,11 +1081,75 @@ static void _take_due(snapshot_t *s, const snapshot_conf_t *c)
 			_outside(s, job_ptr, c, NULL);
 	walk.taking = false;
 	free(ids);
-	/* As _outside() wakes for them: those due within a sixth at once. */
-	if (next <= (int64_t)s->now)
-		_wake_at(s, AGENT_QUIET_LIVE);
-	else if (keep.ndue && next != INT64_MAX)
-		_wake_at(s, next + c->gate_hold / 6);
+	/* The others when due, between cycles (agent_snapshot_renew_due()). */
+	if (keep.ndue && next != INT64_MAX)
+		_renew_wake(s, next);
+}
+
+/*
+ * One job the due list gave between cycles: renewed if the gate only keeps
+ * holding it, back in the list as due now for a cycle if that has more to
+ * do (above a floor now, let go unnoted, ours...), dropped if no longer
+ * held.  RET 1 renewed, 0 not, -1 a cycle is to take it.
+ */
+static int _renew_one(job_record_t *job_ptr, time_t now, uint32_t hold)
+{
+	job_details_t *d = job_ptr->details;
+	light_t l;
+	time_t to;
+
+	if (!IS_JOB_PENDING(job_ptr) || !d)
+		return 0;
+	_light(now, job_ptr, &l);
+	if (!_below(job_ptr, keep.max_id) ||
+	    (l.gate_expired && !l.gate_noted) ||
+	    (l.gated &&
+	     !_only_renew(&l, agent_jobs_get(job_ptr->job_id, false)))) {
+		(void)agent_window_keep_due_add(&keep, job_ptr->job_id, now);
+		return -1;
+	}
+	if (!l.gated)
+		return 0;
+	to = agent_gate_renew_to(d->begin_time,
+				 agent_gate_release_to(l.ubegin,
+						       d->submit_time),
+				 now, hold);
+	(void)agent_window_keep_due_add(&keep, job_ptr->job_id,
+					(int64_t)to - hold / 2);
+	if (to == d->begin_time)
+		return 0;
+	d->begin_time = to;
+	return 1;
+}
+
+uint32_t agent_snapshot_renew_due(uint32_t hold, int64_t *next, bool *cycle)
+{
+	time_t now = time(NULL);
+	uint32_t *ids, n, i, renewed = 0;
+	job_record_t *job_ptr;
+	int r;
+
+	*next = AGENT_QUIET_NEVER;
+	*cycle = false;
+	/* Floors of partitions that changed: the next walk is full. */
+	if (!keep.valid || keep.stamp != (int64_t)last_part_update)
+		return 0;
+	n = agent_window_keep_due_take(&keep, now, INT64_MIN, DUE_PER_STEP,
+				       &ids, next);
+	for (i = 0; i < n; i++) {
+		if (!(job_ptr = find_job_record(ids[i])))
+			continue;
+		if ((r = _renew_one(job_ptr, now, hold)) < 0)
+			*cycle = true;
+		else
+			renewed += r;
+	}
+	free(ids);
+	if (*next == INT64_MAX)
+		*next = AGENT_QUIET_NEVER;
+	else if (*next < (int64_t)now)
+		*next = now;
+	return renewed;
 }
 
 /* Whether this cycle's walk reads every job (see FULL_WALK_MAX_S). */

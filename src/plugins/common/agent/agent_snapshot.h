@@ -151,6 +151,20 @@ typedef struct snapshot_conf {
  */
 void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c);
 
+/*
+ * agent_snapshot_renew_due - between cycles: renew the holds of up to a
+ * step's worth of the gated jobs outside the window that the due list
+ * brings due by now, by id (the list is kept by the snapshots' walks;
+ * agent_window.h).  A job that needs more than its renewal (above a floor
+ * now, let go unnoted, restricted by us) goes back to the list due now
+ * and sets *cycle: a cycle is to take it.  *next: when the list next
+ * brings one due (now if more are due), AGENT_QUIET_NEVER if empty.
+ * Nothing while the floors are stale (a partition changed: the next walk
+ * is full).  Caller holds the job write lock and the partition read lock.
+ * RET the holds renewed.
+ */
+uint32_t agent_snapshot_renew_due(uint32_t hold, int64_t *next, bool *cycle);
+
 /* agent_snapshot_free - free what *s holds. */
 void agent_snapshot_free(snapshot_t *s);
 

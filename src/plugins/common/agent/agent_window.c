@@ -382,18 +382,6 @@ int agent_window_renew_now(int64_t begin, int64_t now, uint32_t hold,
 	return 0;
 }
 
-uint32_t agent_window_due_quota(uint32_t ndue, uint32_t hold, int64_t secs,
-				uint32_t min)
-{
-	uint32_t half = hold / 2 ? hold / 2 : 1;
-	uint64_t s = secs < 1 ? 1 : secs > half ? half : (uint64_t)secs;
-	uint64_t q = (uint64_t)ndue * 3 * s / (2 * (uint64_t)half) + 1;
-
-	if (q > UINT32_MAX)
-		q = UINT32_MAX;
-	return q > min ? (uint32_t)q : min;
-}
-
 void agent_window_keep_free(agent_window_keep_t *k)
 {
 	free(k->due);

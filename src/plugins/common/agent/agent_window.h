@@ -111,7 +111,6 @@ typedef struct agent_window_keep {
 	int64_t stamp;          /* the caller's stamp then (partitions) */
 	agent_window_due_t *due; /* owned (malloc), ndue of cap */
 	uint32_t ndue, due_cap;
-	int64_t due_taken_at;   /* when a cycle last took from it, s */
 } agent_window_keep_t;
 
 /*
@@ -184,17 +183,6 @@ uint32_t agent_window_keep_due_take(agent_window_keep_t *k, int64_t now,
  */
 int agent_window_renew_now(int64_t begin, int64_t now, uint32_t hold,
 			   int deferred, int *due_now);
-
-/*
- * agent_window_due_quota - how many of the due list's jobs due but not
- * urgent a cycle takes: at least min, else 1.5 times what ndue jobs that
- * come due once per half a hold bring in secs, the seconds since the
- * last cycle took (counted as at least 1 and at most half a hold): under
- * load, cycles come seconds apart, and a share per cycle fell behind
- * (doc/benchmarks.md, 100,000 pending, run 2).
- */
-uint32_t agent_window_due_quota(uint32_t ndue, uint32_t hold, int64_t secs,
-				uint32_t min);
 
 /* agent_window_keep_free - free the due list and invalidate k. */
 void agent_window_keep_free(agent_window_keep_t *k);

@@ -1082,37 +1082,64 @@ static int64_t _poll_max(int64_t now)
 }
 
 /*
+ * Renew the gate holds due (agent_idle_renew()): the last snapshot's
+ * list and a step of the due list.  RET why a cycle is due for it (a hold
+ * found run out, a held job with more to do than its renewal), or NULL.
+ */
+static const char *_renew_step(void)
+{
+	uint32_t renewed, expired, listed;
+	int64_t next;
+	bool cycle;
+
+	renewed = agent_idle_renew(dl_conf.gate_max, &next, &expired, &listed,
+				   &cycle);
+	/*
+	 * One run out: due again at each poll until a cycle says so.  One
+	 * for a cycle: asked again each second until a cycle took it (a
+	 * cycle may have to wait: next_ok, backfill).
+	 */
+	if (expired)
+		next = time(NULL);
+	else if (cycle && next > (int64_t)time(NULL) + 1)
+		next = time(NULL) + 1;
+	agent_quiet_renewed(&quiet, next);
+	debug("%s: %u gate holds renewed between cycles (%u from the due list), %u run out%s",
+	      pfx, renewed, listed, expired,
+	      cycle ? ", a held job for a cycle" : "");
+	if (expired)
+		return "clock (gate holds run out)";
+	return cycle ? "clock (a held job for a cycle)" : NULL;
+}
+
+/*
  * What is due instead of a cycle (agent_quiet.h), done here: renew the
- * gate holds the last snapshot listed, or look at the inventory files.
- * RET why a cycle is due (why itself if it is one; a hold found run out,
- * an inventory changed, until a cycle ran), or NULL.
+ * gate holds due, or look at the inventory files.  Renewals are done when
+ * due whatever else is (a step is bounded, DUE_PER_STEP): were they left
+ * to the cycles that come meanwhile, a queue submitted at once would be
+ * renewed by one cycle, 80,000 holds (agent_snapshot_renew_due()).  RET
+ * why a cycle is due (why itself if it is one; a hold found run out, an
+ * inventory changed, until a cycle ran), or NULL.
  */
 static const char *_between(const char *why, int64_t now)
 {
-	uint32_t renewed, expired;
-	int64_t next;
+	const char *renew_why = NULL;
 
+	if ((why && !strcmp(why, "renew")) ||
+	    (quiet.ran && quiet.renew <= (int64_t)time(NULL)))
+		renew_why = _renew_step();
 	if (why && strcmp(why, "renew") && strcmp(why, "check"))
 		return why;
 	if (inv_due)
 		return "change (inventory)";
-	if (!why)
-		return NULL;
-	if (!strcmp(why, "renew")) {
-		renewed = agent_idle_renew(dl_conf.gate_max, &next, &expired);
-		/* One run out: due again at each poll until a cycle says so. */
-		agent_quiet_renewed(&quiet,
-				    expired ? (int64_t)time(NULL) : next);
-		debug("%s: %u gate holds renewed between cycles, %u run out",
-		      pfx, renewed, expired);
-		return expired ? "clock (gate holds run out)" : NULL;
-	}
+	if (!why || !strcmp(why, "renew"))
+		return renew_why;
 	if (agent_idle_inventory_changed(dl_conf.cache_dir)) {
 		inv_due = true;
 		return "change (inventory)";
 	}
 	agent_quiet_checked(&quiet, now);
-	return NULL;
+	return renew_why;
 }
 
 /*
@@ -1216,9 +1243,13 @@ static void *_agent(void *arg)
 		_stamps(&cur, njobs, false);
 		why = _between(agent_quiet_due(&quiet, &cur, now, time(NULL)),
 			       now);
-		/* Idle: a poll less often each time; any change: at once. */
+		/*
+		 * Idle: a poll less often each time; any change, or holds
+		 * still due after a step (renewed a step a poll): at once.
+		 */
 		if (memcmp(&cur, &prev, sizeof(cur)) || why || reconf ||
-		    budget.deferred || quiet.again)
+		    budget.deferred || quiet.again ||
+		    quiet.renew <= (int64_t)time(NULL))
 			poll_ms = POLL_MS;
 		else if ((poll_ms *= 2) > _poll_max(now))
 			poll_ms = _poll_max(now);
