@@ -78,7 +78,7 @@ static void _wake_at(snapshot_t *s, int64_t t)
 		s->wake = t;
 }
 
-/* The due list has a renewal due at t: the agent renews it between cycles. */
+/* A renewal is due at t: the agent renews it between cycles. */
 static void _renew_wake(snapshot_t *s, int64_t t)
 {
 	if (t < s->renew_wake)
@@ -104,8 +104,7 @@ static void _renew_at(snapshot_t *s, job_record_t *job_ptr, time_t ubegin,
 	r->job_id = job_ptr->job_id;
 	r->release_to = agent_gate_release_to(ubegin,
 					      job_ptr->details->submit_time);
-	if (t < s->renew_wake)
-		s->renew_wake = t;
+	_renew_wake(s, t);
 }
 
 /*

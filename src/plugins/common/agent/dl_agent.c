@@ -1125,8 +1125,8 @@ static const char *_between(const char *why, int64_t now)
 {
 	const char *renew_why = NULL;
 
-	if ((why && !strcmp(why, "renew")) ||
-	    (quiet.ran && quiet.renew <= (int64_t)time(NULL)))
+	/* What agent_quiet_due() calls "renew", ahead of any cycle due. */
+	if (quiet.ran && quiet.renew <= (int64_t)time(NULL))
 		renew_why = _renew_step();
 	if (why && strcmp(why, "renew") && strcmp(why, "check"))
 		return why;
