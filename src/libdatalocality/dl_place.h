@@ -226,17 +226,50 @@ dl_place_action_t dl_place_step_free(const dl_state_t *st, size_t job,
  * counted per job, not one slot per job: a job of 4 CPUs takes 4 of the
  * node's slots under Slurm's select too.
  *
+ * A job of k nodes (dl_place_multi_t) takes its CPUs on each of k nodes
+ * in the same walk, all or nothing: it shares the one quota of the step
+ * with the single-node jobs (dl_place_quota_multi()).
+ *
  * The host computes the quota once per step, from the state and every
  * job's current restriction, and passes it to dl_place_step_quota() for
- * every job; both hosts (dl-sim and the plugin's agent) do so.
+ * every job; both hosts (dl-sim and the plugin's agent) do so.  The
+ * agent's multi-node jobs, which the library does not step, count their
+ * wait only while dl_place_multi_blocked() and not
+ * dl_place_quota_multi_over(); dl-sim has none.
  */
 typedef struct dl_place_quota {
-	uint8_t *over;          /* [njobs]: 1 for a blocked job beyond the
-				 * quota; malloc'd, dl_place_quota_free() */
+	uint8_t *over;          /* [njobs + nmulti]: 1 for a blocked job
+				 * beyond the quota, multi-node job i at
+				 * njobs + i; malloc'd, dl_place_quota_free() */
 	size_t njobs;
-	size_t blocked;         /* blocked restricted jobs */
+	size_t nmulti;
+	size_t blocked;         /* blocked restricted jobs, of either kind */
 	size_t counted;         /* of them, the ones within the quota */
 } dl_place_quota_t;
+
+/*
+ * A pending job that runs on k nodes at once, restricted by the host to a
+ * set of k nodes (the agent's multi-node jobs, agent_multi.h): it is not
+ * in st->jobs, whose jobs run on one node.  It is blocked while it cannot
+ * start on its set now (a node of the set cannot take it) and could on k
+ * nodes; in the quota it takes job.cpus from each of the first k nodes
+ * (by index) it could start on that the jobs before it left them on, all
+ * or nothing, as Slurm allocates it: one that finds no k such nodes is
+ * over.  "Could start on n": fits[n] if the host gave its test (Slurm's,
+ * which also weighs memory and GRES), else the library's (usable, free
+ * CPUs, job.eligible).
+ */
+typedef struct dl_place_multi {
+	dl_job_t job;           /* id, priority, arrival (Slurm's order);
+				 * cpus: on each node; eligible: NULL, all;
+				 * its pointers borrowed */
+	uint32_t k;             /* nodes it runs on, >= 1 */
+	const uint32_t *set;    /* [k] its restriction's nodes, borrowed;
+				 * NULL: not to be judged (widened, or
+				 * leaving a node that serves nobody) */
+	const uint8_t *fits;    /* [st->nnodes] 0/1, the host's test, or
+				 * NULL; borrowed */
+} dl_place_multi_t;
 
 /*
  * The host's own test of whether job (an index into st->jobs) could
@@ -262,11 +295,37 @@ int dl_place_quota(const dl_state_t *st, const int32_t *node,
 		   const dl_place_room_t *room, dl_place_fits_fn fits,
 		   const void *arg, dl_place_quota_t *q);
 
+/**
+ * dl_place_quota_multi - dl_place_quota() where the multi-node jobs
+ * multi[0..nmulti) share the quota with st's jobs: all are walked in one
+ * Slurm's order (priority, arrival, id), one free room taken by both.
+ * IN multi - NULL when nmulti is 0; each entry as dl_place_multi_t says
+ * \return 0, DL_EINVAL (also for a judged entry with k = 0 or a node
+ *         of its set not in st) or DL_ENOMEM; q as dl_place_quota() says.
+ */
+int dl_place_quota_multi(const dl_state_t *st, const int32_t *node,
+			 const dl_place_multi_t *multi, size_t nmulti,
+			 const dl_place_room_t *room, dl_place_fits_fn fits,
+			 const void *arg, dl_place_quota_t *q);
+
+/*
+ * dl_place_multi_blocked - whether multi-node job m is blocked now, as
+ * dl_place_multi_t says (0 for one not to be judged or invalid).
+ */
+int dl_place_multi_blocked(const dl_state_t *st, const dl_place_multi_t *m);
+
 /* dl_place_quota_free - free q's array; q may be NULL. */
 void dl_place_quota_free(dl_place_quota_t *q);
 
 /* dl_place_quota_over - 1 if job is beyond quota q (NULL: never). */
 int dl_place_quota_over(const dl_place_quota_t *q, size_t job);
+
+/*
+ * dl_place_quota_multi_over - 1 if multi-node job i (its index in the
+ * multi array given to dl_place_quota_multi()) is beyond quota q (NULL:
+ * never).
+ */
+int dl_place_quota_multi_over(const dl_place_quota_t *q, size_t i);
 
 /**
  * dl_place_step_quota - dl_place_step_free() where a job over quota q

@@ -26,6 +26,15 @@
 #      placement.  Under backfill the hetjob completes, started at once.
 #      Not in the sched/datalocality run: Slurm takes hetjobs under
 #      sched/backfill only.
+#  (q) the blocked-job quota (issue 30, dl_place_quota_multi()): a group
+#      of 120 MiB (bound 12.6 s) cached on n3 and n4, both held busy, n1
+#      and n2 each busy but for one CPU: room for ONE 2-node job of a CPU
+#      per node.  Two such jobs of the group are placed on n[3-4], both
+#      blocked; only the first in Slurm's order counts its wait: it is
+#      widened at its bound and runs on n[1-2], the second stays placed
+#      on n[3-4], not widened (before multi-node jobs shared the quota
+#      both were widened at the same cycle); under backfill the first
+#      starts at once on n[1-2] and the second waits.
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -200,13 +209,57 @@ check_het() {
 	dl_t_drain
 }
 
-want() { [[ " ${DL_MULTI_CHECKS:-p w m h} " == *" $1 "* ]]; }
+# --- (q) one room, two blocked 2-node jobs: one widened -------------------
+check_quota() {
+	local x w1 w2 sub wt node r1 sc2 widened=0 ids=()
+	dl_t_file_groups '20M 40M 60M' q
+	warm q n3 n4
+	for x in n3 n4; do ids+=("$(dl_t_sb -c 2 -w "$x" --wrap 'sleep 90')"); done
+	for x in n1 n2; do ids+=("$(dl_t_sb -c 1 -w "$x" --wrap 'sleep 90')"); done
+	for x in "${ids[@]}"; do dl_t_wait_state "$x" RUNNING 30 || true; done
+	w1=$(dl_t_sba q -N 2 --wrap 'sleep 60')
+	w2=$(dl_t_sba q -N 2 --wrap 'sleep 60')
+	sub=$(dl_t_job_time "$w1" SubmitTime) || sub=$(date +%s)
+	wt=$(dl_t_wait_time "$w1" "$sub" 60)
+	node=$(dl_cluster_job_field "$w1" NodeList)
+	echo "  n3, n4 busy, one CPU free on n1 and n2; 2-node job $w1 started after $wt s on $node"
+	dl_t_eq "$(dl_t_say q "the first 2-node job ran on the free CPUs")" "n[1-2]" "$node"
+	if ! agent; then
+		dl_t_le "$(dl_t_say q "it started at once")" "$wt" $((BF_INTERVAL + SLACK))
+		dl_t_drain
+		return
+	fi
+	# Its bound is 12.6 s: it waited for n[3-4] first.
+	dl_t_le "$(dl_t_say q "it started within its bound (13 s + $((1 + BF_INTERVAL + SLACK)) s)")" \
+		"$wt" $((13 + 1 + BF_INTERVAL + SLACK))
+	# No room is left for the second: several cycles to do what it would.
+	sleep "$(dl_t_secs 5)"
+	for x in "$w1" "$w2"; do
+		dl_t_check "$(dl_t_say q "JobId=$x was placed on n[3-4]")" \
+			grep -q "placed JobId=$x on n\[3-4\]" "$log"
+		grep -q "widened JobId=$x from " "$log" && widened=$((widened + 1))
+	done
+	r1=$(grep -o "widened JobId=$w1 from .*" "$log" | head -1)
+	sc2=$(dl_t_syscomment "$w2")
+	echo "  $r1; JobId=$w2: $(dl_cluster_job_field "$w2" JobState), $(dl_cluster_job_field "$w2" Reason)"
+	dl_t_check "$(dl_t_say q "the first was widened, blocked (log)")" \
+		grep -q "widened JobId=$w1 from n\[3-4\]: blocked" "$log"
+	dl_t_eq "$(dl_t_say q "only one of the two was widened, for the one room")" 1 "$widened"
+	dl_t_check "$(dl_t_say q "JobId=$w2 still waits for n[3-4], placed (SystemComment: $sc2)")" \
+		grep -q "ReqNodeList=n\[3-4\] " <<<"$sc2"
+	dl_t_eq "$(dl_t_say q "JobId=$w2 is pending")" PENDING \
+		"$(dl_cluster_job_field "$w2" JobState)"
+	dl_t_drain
+}
+
+want() { [[ " ${DL_MULTI_CHECKS:-p w m h q} " == *" $1 "* ]]; }
 for r in ${DL_MULTI_RUNS:-backfill datalocality plugstack}; do
 	start_cluster "$r"
 	want p && check_placed
 	want w && check_wait
 	want m && check_model
 	want h && check_het
+	want q && check_quota
 	dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	dl_cluster_stop
 done

@@ -1053,15 +1053,18 @@ END_TEST
 /* The blocked-job quota (dl_place_quota(), issue 30). */
 
 /* Slurm's order for the references: priority, arrival, id. */
-static int _before(size_t a, size_t b)
+static int _before_jobs(const dl_job_t *x, const dl_job_t *y)
 {
-	const dl_job_t *x = &ts->jobs[a], *y = &ts->jobs[b];
-
 	if (x->priority != y->priority)
 		return x->priority > y->priority;
 	if (x->arrival != y->arrival)
 		return x->arrival < y->arrival;
 	return x->id < y->id;
+}
+
+static int _before(size_t a, size_t b)
+{
+	return _before_jobs(&ts->jobs[a], &ts->jobs[b]);
 }
 
 /* Whether job k may start on node n now, computed directly. */
@@ -1395,6 +1398,318 @@ START_TEST(test_quota_room_for_all)
 }
 END_TEST
 
+/*
+ * Multi-node jobs in the quota (dl_place_quota_multi()).  A random set of
+ * them beside the single-node jobs of _random_state(): ids interleaved
+ * (single even, multi odd) so that ties mix the two kinds; 2-3 nodes of
+ * 1-2 CPUs each, sets of distinct nodes, some with eligible lists, some
+ * with a host test (fits), a few not judged (set NULL).
+ */
+#define MAXM 8
+typedef struct {
+	dl_place_multi_t m[MAXM];
+	uint32_t set[MAXM][3];
+	uint8_t elig[MAXM][16], fit[MAXM][16];
+	size_t n;
+} multi_fx_t;
+
+static void _random_multi(unsigned *seed, multi_fx_t *f)
+{
+	uint32_t nn = ts->nnodes, i, n, x;
+	size_t k, used[MAXM];
+
+	for (k = 0; k < ts->njobs; k++)
+		ts->jobs[k].id *= 2;
+	f->n = (size_t)rand_r(seed) % (MAXM + 1);
+	for (k = 0; k < f->n; k++) {
+		dl_place_multi_t *m = &f->m[k];
+		int dup;
+
+		memset(m, 0, sizeof(*m));
+		do { /* distinct odd ids */
+			used[k] = 2 * ((size_t)rand_r(seed) % 40) + 1;
+			for (dup = 0, i = 0; i < k; i++)
+				dup |= used[i] == used[k];
+		} while (dup);
+		m->job.id = (uint32_t)used[k];
+		m->job.state = DL_JOB_PENDING;
+		m->job.node = -1;
+		m->job.cpus = 1 + (uint32_t)rand_r(seed) % 2;
+		m->job.priority = (uint64_t)(rand_r(seed) % 3);
+		m->job.arrival = rand_r(seed) % 4;
+		m->k = 2 + (uint32_t)rand_r(seed) % 2;
+		for (i = 0; i < m->k; i++) { /* distinct nodes */
+			do {
+				x = (uint32_t)rand_r(seed) % nn;
+				for (dup = 0, n = 0; n < i; n++)
+					dup |= f->set[k][n] == x;
+			} while (dup);
+			f->set[k][i] = x;
+		}
+		for (n = 0; n < nn; n++) {
+			f->elig[k][n] = rand_r(seed) % 4 != 0;
+			f->fit[k][n] = rand_r(seed) % 2;
+		}
+		for (i = 0; i < m->k; i++)
+			f->elig[k][f->set[k][i]] = 1;
+		m->job.eligible = rand_r(seed) % 2 ? f->elig[k] : NULL;
+		m->fits = rand_r(seed) % 3 == 0 ? f->fit[k] : NULL;
+		m->set = rand_r(seed) % 8 ? f->set[k] : NULL;
+	}
+}
+
+/* Whether multi-node job m may start on node n now, computed directly. */
+static int _mfits(const dl_place_multi_t *m, uint32_t n)
+{
+	const dl_node_t *nd = &ts->nodes[n];
+
+	if (m->fits)
+		return m->fits[n];
+	return nd->usable && nd->busy + m->job.cpus <= nd->cpus &&
+	       (!m->job.eligible || m->job.eligible[n]);
+}
+
+/* Blocked, directly: a node of its set cannot take it, k nodes can. */
+static int _mblocked_ref(const dl_place_multi_t *m)
+{
+	uint32_t i, n, can = 0;
+	int held = 0;
+
+	if (!m->set)
+		return 0;
+	for (i = 0; i < m->k; i++)
+		held |= !_mfits(m, m->set[i]);
+	for (n = 0; n < ts->nnodes; n++)
+		can += _mfits(m, n);
+	return held && can >= m->k;
+}
+
+/*
+ * Whether the reference's job may take room on node n: multi-node job mj
+ * (NULL: st's job k, restricted to node[k]) could start there.
+ */
+static int _ref_can(const dl_place_multi_t *mj, size_t k,
+		    const int32_t *node, uint32_t n)
+{
+	if (mj)
+		return _mfits(mj, n);
+	return (int32_t)n != node[k] && _fits_now(k, n);
+}
+
+/*
+ * Random states of single- and multi-node jobs against a direct walk:
+ * every blocked job of either kind in one Slurm's order (insertion sort),
+ * a single-node job taking its CPUs first-fit on a node other than its
+ * own, a multi-node job its CPUs on each of the first k nodes it may
+ * start on that still have them, all or nothing.
+ */
+START_TEST(test_quota_multi)
+{
+	unsigned seed = 41;
+	int round, mover = 0, mcount = 0, passed = 0;
+
+	for (round = 0; round < 400; round++) {
+		int32_t node[64];
+		const dl_job_t *jb[64 + MAXM];
+		size_t id[64 + MAXM], m = 0, i, j, counted = 0;
+		uint32_t rem[16], take[3], n, got;
+		multi_fx_t f;
+		dl_place_quota_t q;
+
+		_random_state(&seed, 8, 1 + (size_t)round % 24, 1, 1, node);
+		_random_multi(&seed, &f);
+		for (n = 0; n < ts->nnodes; n++)
+			rem[n] = ts->nodes[n].usable ?
+					 ts->nodes[n].cpus - ts->nodes[n].busy :
+					 0;
+		/* id[]: st's job k as k, multi-node job i as 64 + i. */
+		for (j = 0; j < ts->njobs + f.n; j++) {
+			const dl_job_t *x = j < ts->njobs ? &ts->jobs[j] :
+							    &f.m[j - ts->njobs].job;
+
+			if (j < ts->njobs ? !_blocked_ref(j, node[j]) :
+					    !_mblocked_ref(&f.m[j - ts->njobs]))
+				continue;
+			for (i = m++; i > 0 && _before_jobs(x, jb[i - 1]); i--)
+				jb[i] = jb[i - 1], id[i] = id[i - 1];
+			jb[i] = x;
+			id[i] = j < ts->njobs ? j : 64 + j - ts->njobs;
+		}
+		ck_assert_int_eq(dl_place_quota_multi(ts, node, f.m, f.n,
+						      _room_of(ts), NULL, NULL,
+						      &q), 0);
+		ck_assert_uint_eq(q.blocked, m);
+		for (i = 0; i < m; i++) {
+			const dl_place_multi_t *mj = id[i] >= 64 ?
+							     &f.m[id[i] - 64] :
+							     NULL;
+			uint32_t c = jb[i]->cpus, k = mj ? mj->k : 1;
+			int over;
+
+			/* The first k nodes with room, all or nothing. */
+			for (got = 0, n = 0; n < ts->nnodes && got < k; n++)
+				if (rem[n] >= c && _ref_can(mj, id[i], node, n))
+					take[got++] = n;
+			over = got < k;
+			for (n = 0; !over && n < k; n++)
+				rem[take[n]] -= c;
+			counted += !over;
+			if (mj) {
+				ck_assert_int_eq(dl_place_quota_multi_over(
+							 &q, id[i] - 64),
+						 over);
+				ck_assert_int_eq(
+					dl_place_multi_blocked(ts, mj), 1);
+				mover += over;
+				mcount += !over;
+			} else {
+				ck_assert_int_eq(dl_place_quota_over(&q, id[i]),
+						 over);
+			}
+		}
+		ck_assert_uint_eq(q.counted, counted);
+		/* Not blocked: never over; blocked as the reference says. */
+		for (i = 0; i < f.n; i++) {
+			ck_assert_int_eq(dl_place_multi_blocked(ts, &f.m[i]),
+					 _mblocked_ref(&f.m[i]));
+			if (!_mblocked_ref(&f.m[i]))
+				ck_assert_int_eq(dl_place_quota_multi_over(&q, i),
+						 0);
+		}
+		for (i = 0; i < ts->njobs; i++)
+			if (!_blocked_ref(i, node[i]))
+				ck_assert_int_eq(dl_place_quota_over(&q, i), 0);
+		passed += m > 0;
+		dl_place_quota_free(&q);
+		fx_teardown();
+	}
+	/* Multi-node jobs both within and beyond the quota, many times. */
+	ck_assert_int_gt(mover, 50);
+	ck_assert_int_gt(mcount, 50);
+	ck_assert_int_gt(passed, 200);
+}
+END_TEST
+
+/*
+ * Two 2-node jobs restricted to full nodes 2 and 3 while nodes 0 and 1
+ * have one CPU each: only the first in Slurm's order counts its wait
+ * (it takes both free CPUs); a one-node job ahead of them in Slurm's
+ * order takes node 0's CPU and leaves neither room.  Without the quota
+ * both would count.
+ */
+START_TEST(test_quota_multi_two)
+{
+	const uint32_t set[2] = { 2, 3 };
+	dl_place_multi_t m[2];
+	dl_place_quota_t q;
+	int32_t node[1];
+	size_t k, one;
+
+	_setup(4, 2);
+	ts->nodes[0].busy = ts->nodes[1].busy = 1;
+	ts->nodes[2].busy = ts->nodes[3].busy = 2;
+	memset(m, 0, sizeof(m));
+	for (k = 0; k < 2; k++) {
+		m[k].job.id = 20 - (uint32_t)k; /* index 1 first: id 19 */
+		m[k].job.cpus = 1;
+		m[k].job.arrival = 5;
+		m[k].k = 2;
+		m[k].set = set;
+		ck_assert_int_eq(dl_place_multi_blocked(ts, &m[k]), 1);
+	}
+	one = _job(30, NULL, 0, 1, NULL);
+	ts->jobs[one].arrival = 9; /* behind both */
+	node[one] = 2;
+	ck_assert_int_eq(dl_place_quota_multi(ts, node, m, 2, _room_of(ts),
+					      NULL, NULL, &q), 0);
+	ck_assert_uint_eq(q.blocked, 3);
+	ck_assert_uint_eq(q.counted, 1);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 1), 0);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 0), 1);
+	ck_assert_int_eq(dl_place_quota_over(&q, one), 1);
+	dl_place_quota_free(&q);
+	/* The one-node job first: it takes node 0's CPU; neither 2-node
+	 * job finds two nodes (all or nothing: node 1's CPU stays). */
+	ts->jobs[one].priority = 1;
+	ck_assert_int_eq(dl_place_quota_multi(ts, node, m, 2, _room_of(ts),
+					      NULL, NULL, &q), 0);
+	ck_assert_uint_eq(q.counted, 1);
+	ck_assert_int_eq(dl_place_quota_over(&q, one), 0);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 0), 1);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 1), 1);
+	dl_place_quota_free(&q);
+	/* A node of the set free: it may run there, so with node 0 it
+	 * needs one more; the set's own free node counts as room. */
+	ts->jobs[one].priority = 0;
+	ts->nodes[2].busy = 1;
+	ts->nodes[0].busy = 2;
+	ck_assert_int_eq(dl_place_quota_multi(ts, node, m, 2, _room_of(ts),
+					      NULL, NULL, &q), 0);
+	/* Blocked: n3 is full; n1 and n2 can take one: the first counts. */
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 1), 0);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 0), 1);
+	dl_place_quota_free(&q);
+	fx_teardown();
+}
+END_TEST
+
+/* The quota of multi-node job m alone: blocked jobs, m within it. */
+static void _quota_one(const dl_place_multi_t *m, size_t blocked)
+{
+	int32_t node[1] = { -1 };
+	dl_place_quota_t q;
+
+	ck_assert_int_eq(dl_place_quota_multi(ts, node, m, 1, _room_of(ts),
+					      NULL, NULL, &q), 0);
+	ck_assert_uint_eq(q.blocked, blocked);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 0), 0);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 1), 0); /* no such */
+	dl_place_quota_free(&q);
+}
+
+/* The host's test decides for a multi-node job; invalid input. */
+START_TEST(test_quota_multi_fits)
+{
+	const uint32_t set[2] = { 0, 1 }, bad[2] = { 0, 9 };
+	uint8_t fit[4] = { 1, 0, 1, 0 };
+	dl_place_multi_t m;
+	dl_place_quota_t q;
+	int32_t node[1] = { -1 };
+
+	_setup(4, 2);
+	memset(&m, 0, sizeof(m));
+	m.job.id = 1;
+	m.job.cpus = 1;
+	m.k = 2;
+	m.set = set;
+	/* The library's test: every node has room, nothing blocks it. */
+	ck_assert_int_eq(dl_place_multi_blocked(ts, &m), 0);
+	/* The host's: node 1 cannot take it (memory), nodes 0 and 2 can. */
+	m.fits = fit;
+	ck_assert_int_eq(dl_place_multi_blocked(ts, &m), 1);
+	_quota_one(&m, 1);
+	/* One node fits only: not blocked (no room for it anywhere). */
+	fit[2] = 0;
+	ck_assert_int_eq(dl_place_multi_blocked(ts, &m), 0);
+	/* Not judged, or invalid. */
+	m.set = NULL;
+	ck_assert_int_eq(dl_place_multi_blocked(ts, &m), 0);
+	_quota_one(&m, 0);
+	m.set = bad;
+	ck_assert_int_eq(dl_place_quota_multi(ts, node, &m, 1, _room_of(ts),
+					      NULL, NULL, &q), DL_EINVAL);
+	ck_assert_ptr_null(q.over);
+	m.set = set;
+	m.k = 0;
+	ck_assert_int_eq(dl_place_quota_multi(ts, node, &m, 1, _room_of(ts),
+					      NULL, NULL, &q), DL_EINVAL);
+	ck_assert_int_eq(dl_place_quota_multi(ts, node, NULL, 1, _room_of(ts),
+					      NULL, NULL, &q), DL_EINVAL);
+	ck_assert_int_eq(dl_place_quota_multi_over(NULL, 0), 0);
+	fx_teardown();
+}
+END_TEST
+
 Suite *make_place_suite(void)
 {
 	Suite *s = suite_create("place");
@@ -1426,6 +1741,9 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_quota_fits);
 	tcase_add_test(tc, test_quota_step);
 	tcase_add_test(tc, test_quota_room_for_all);
+	tcase_add_test(tc, test_quota_multi);
+	tcase_add_test(tc, test_quota_multi_two);
+	tcase_add_test(tc, test_quota_multi_fits);
 	suite_add_tcase(s, tc);
 	return s;
 }

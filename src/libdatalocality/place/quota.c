@@ -10,6 +10,9 @@
  * Backfill would start only the first jobs (in its order) that fit the
  * free room; the jobs behind them would wait under backfill too, so our
  * restriction holds them back from nothing and their wait must not count.
+ * A job of k nodes (the agent's, dl_place_multi_t) is judged in the same
+ * walk and takes its room on k nodes at once: otherwise every blocked
+ * multi-node job counted its wait, whoever the free room would start.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -91,50 +94,232 @@ static int64_t _blocked_jobs(const dl_state_t *st, const int32_t *node,
 	return (int64_t)m;
 }
 
-int dl_place_quota(const dl_state_t *st, const int32_t *node,
-		   const dl_place_room_t *room, dl_place_fits_fn fits,
-		   const void *arg, dl_place_quota_t *q)
+/*
+ * Slurm's order of two jobs, as dl_state_priority_order() sorts st's:
+ * priority first, then earlier submission, then job id.  The multi-node
+ * jobs are not in st, so they are sorted and merged with this.
+ */
+static int _cmp_jobs(const dl_job_t *x, const dl_job_t *y)
 {
-	size_t *b = NULL, i;
-	uint64_t left = 0; /* sum of rem[] */
-	uint32_t *rem, n;
-	int64_t nb;
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	if (x->arrival != y->arrival)
+		return x->arrival < y->arrival ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int _cmp_multi(const void *a, const void *b, void *arg)
+{
+	const dl_place_multi_t *m = arg;
+
+	return _cmp_jobs(&m[*(const size_t *)a].job,
+			 &m[*(const size_t *)b].job);
+}
+
+/* Whether multi-node job m could start on node n now (dl_place.h). */
+static int _multi_can(const dl_state_t *st, const dl_place_multi_t *m,
+		      uint32_t n)
+{
+	const dl_node_t *nd = &st->nodes[n];
+
+	if (m->fits)
+		return m->fits[n] != 0;
+	return nd->usable && nd->busy + m->job.cpus <= nd->cpus &&
+	       (!m->job.eligible || m->job.eligible[n]);
+}
+
+/* Whether m is to be judged: restricted to a set of k nodes of st. */
+static int _multi_judged(const dl_state_t *st, const dl_place_multi_t *m)
+{
+	uint32_t i;
+
+	if (!m->set || !m->k)
+		return 0;
+	for (i = 0; i < m->k; i++)
+		if (m->set[i] >= st->nnodes)
+			return 0;
+	return 1;
+}
+
+int dl_place_multi_blocked(const dl_state_t *st, const dl_place_multi_t *m)
+{
+	uint32_t i, n, can = 0;
+	int held = 0;
+
+	if (!st || !m || !_multi_judged(st, m))
+		return 0;
+	for (i = 0; i < m->k && !held; i++)
+		held = !_multi_can(st, m, m->set[i]);
+	for (n = 0; held && n < st->nnodes && can < m->k; n++)
+		can += _multi_can(st, m, n) != 0;
+	return held && can >= m->k;
+}
+
+/*
+ * Take m's CPUs on each of the first k nodes it could start on that still
+ * have them in rem[], all or nothing (Slurm starts it whole or not at
+ * all).  Its own set's nodes that could take it count: the job would run
+ * on them too.  RET 1 if it got them, 0 if not (rem[] unchanged).
+ */
+static int _take_multi(const dl_state_t *st, const dl_place_multi_t *m,
+		       uint32_t *rem)
+{
+	uint32_t n, got = 0, cpus = m->job.cpus;
+
+	for (n = 0; n < st->nnodes && got < m->k; n++)
+		got += rem[n] >= cpus && _multi_can(st, m, n);
+	if (got < m->k)
+		return 0;
+	for (n = 0, got = 0; n < st->nnodes && got < m->k; n++)
+		if (rem[n] >= cpus && _multi_can(st, m, n)) {
+			rem[n] -= cpus;
+			got++;
+		}
+	return 1;
+}
+
+/*
+ * The blocked multi-node jobs (indices into multi), in Slurm's order;
+ * RET count, DL_EINVAL for an invalid entry, or DL_ENOMEM.
+ */
+static int64_t _blocked_multi(const dl_state_t *st,
+			      const dl_place_multi_t *multi, size_t nmulti,
+			      size_t **out)
+{
+	size_t i, m = 0, *b = malloc((nmulti ? nmulti : 1) * sizeof(*b));
+
+	if (!b)
+		return DL_ENOMEM;
+	for (i = 0; i < nmulti; i++) {
+		if (multi[i].set && !_multi_judged(st, &multi[i])) {
+			free(b);
+			return DL_EINVAL;
+		}
+		if (dl_place_multi_blocked(st, &multi[i]))
+			b[m++] = i;
+	}
+	/* glibc's qsort_r: the comparator needs the array. */
+	qsort_r(b, m, sizeof(*b), _cmp_multi, (void *)multi);
+	*out = b;
+	return (int64_t)m;
+}
+
+/* The free CPUs of st's usable nodes into rem[]; RET their sum. */
+static uint64_t _free_cpus(const dl_state_t *st, uint32_t *rem)
+{
+	uint64_t left = 0;
+	uint32_t n;
+
+	for (n = 0; n < st->nnodes; n++) {
+		const dl_node_t *nd = &st->nodes[n];
+
+		if (nd->usable && nd->cpus > nd->busy)
+			left += rem[n] = nd->cpus - nd->busy;
+	}
+	return left;
+}
+
+/* The two sorted lists of blocked jobs and what the walk needs. */
+typedef struct {
+	const dl_state_t *st;
+	const int32_t *node;
+	const dl_place_multi_t *multi;
+	dl_place_fits_fn fits;
+	const void *arg;
+	uint32_t *rem;          /* free CPUs per node left by the walk */
+	uint64_t left;          /* sum of rem[] */
+} walk_t;
+
+/* One blocked job of st (k) or multi-node job (multi[i]): RET 1 if it
+ * got its room. */
+static int _walk_one(walk_t *w, int multi, size_t k)
+{
+	const dl_state_t *st = w->st;
+	uint64_t need;
+
+	if (multi) {
+		need = (uint64_t)w->multi[k].k * w->multi[k].job.cpus;
+		/* Once the room is gone, no node need be looked at. */
+		if (w->left < need || !_take_multi(st, &w->multi[k], w->rem))
+			return 0;
+	} else {
+		need = st->jobs[k].cpus;
+		if (w->left < need ||
+		    !_take(st, k, (uint32_t)w->node[k], w->rem, w->fits,
+			   w->arg))
+			return 0;
+	}
+	w->left -= need;
+	return 1;
+}
+
+/*
+ * Walk both lists merged in Slurm's order: each job takes its room or is
+ * over (q->over of st's job k, or of multi-node job njobs + i).
+ */
+static void _walk(walk_t *w, const size_t *b, size_t nb, const size_t *mb,
+		  size_t nmb, dl_place_quota_t *q)
+{
+	size_t i = 0, j = 0, k;
+	int multi;
+
+	while (i < nb || j < nmb) {
+		multi = i == nb ||
+			(j < nmb && _cmp_jobs(&w->multi[mb[j]].job,
+					      &w->st->jobs[b[i]]) < 0);
+		k = multi ? mb[j++] : b[i++];
+		if (_walk_one(w, multi, k))
+			q->counted++;
+		else
+			q->over[multi ? q->njobs + k : k] = 1;
+	}
+}
+
+int dl_place_quota_multi(const dl_state_t *st, const int32_t *node,
+			 const dl_place_multi_t *multi, size_t nmulti,
+			 const dl_place_room_t *room, dl_place_fits_fn fits,
+			 const void *arg, dl_place_quota_t *q)
+{
+	walk_t w = { st, node, multi, fits, arg, NULL, 0 };
+	size_t *b = NULL, *mb = NULL;
+	int64_t nb, nmb;
 
 	if (!q)
 		return DL_EINVAL;
 	memset(q, 0, sizeof(*q));
-	if (!st || !node || !room)
+	if (!st || !node || !room || (nmulti && !multi))
 		return DL_EINVAL;
 	if ((nb = _blocked_jobs(st, node, room, fits, arg, &b)) < 0)
 		return (int)nb;
-	q->blocked = (size_t)nb;
-	rem = calloc(st->nnodes ? st->nnodes : 1, sizeof(*rem));
-	q->over = calloc(st->njobs ? st->njobs : 1, 1);
-	if (!rem || !q->over) {
+	if ((nmb = _blocked_multi(st, multi, nmulti, &mb)) < 0) {
 		free(b);
-		free(rem);
+		return (int)nmb;
+	}
+	w.rem = calloc(st->nnodes ? st->nnodes : 1, sizeof(*w.rem));
+	q->over = calloc(st->njobs + nmulti ? st->njobs + nmulti : 1, 1);
+	if (!w.rem || !q->over) {
+		free(b);
+		free(mb);
+		free(w.rem);
 		dl_place_quota_free(q);
 		return DL_ENOMEM;
 	}
 	q->njobs = st->njobs;
-	for (n = 0; n < st->nnodes; n++)
-		if (st->nodes[n].usable && st->nodes[n].cpus > st->nodes[n].busy)
-			left += rem[n] = st->nodes[n].cpus - st->nodes[n].busy;
-	for (i = 0; i < (size_t)nb; i++) {
-		uint32_t cpus = st->jobs[b[i]].cpus;
-
-		/* Once the room is gone, no node need be looked at. */
-		if (left >= cpus &&
-		    _take(st, b[i], (uint32_t)node[b[i]], rem, fits, arg)) {
-			q->counted++;
-			left -= cpus;
-		} else {
-			q->over[b[i]] = 1;
-		}
-	}
+	q->nmulti = nmulti;
+	q->blocked = (size_t)nb + (size_t)nmb;
+	w.left = _free_cpus(st, w.rem);
+	_walk(&w, b, (size_t)nb, mb, (size_t)nmb, q);
 	free(b);
-	free(rem);
+	free(mb);
+	free(w.rem);
 	return 0;
+}
+
+int dl_place_quota(const dl_state_t *st, const int32_t *node,
+		   const dl_place_room_t *room, dl_place_fits_fn fits,
+		   const void *arg, dl_place_quota_t *q)
+{
+	return dl_place_quota_multi(st, node, NULL, 0, room, fits, arg, q);
 }
 
 void dl_place_quota_free(dl_place_quota_t *q)
@@ -148,4 +333,9 @@ void dl_place_quota_free(dl_place_quota_t *q)
 int dl_place_quota_over(const dl_place_quota_t *q, size_t job)
 {
 	return q && q->over && job < q->njobs && q->over[job];
+}
+
+int dl_place_quota_multi_over(const dl_place_quota_t *q, size_t i)
+{
+	return q && q->over && i < q->nmulti && q->over[q->njobs + i];
 }

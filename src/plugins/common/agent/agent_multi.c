@@ -33,7 +33,11 @@ char *agent_multi_names(const snapshot_t *s, const int32_t *nodes,
 	return out;
 }
 
-/* The job as the library sees it: CPUs per node, files, eligibility. */
+/*
+ * The job as the library sees it: CPUs per node, files, eligibility, and
+ * its place in Slurm's order as the single-node jobs of the state have
+ * it (dl_agent.c: the submit time as arrival), for the quota.
+ */
 static dl_job_t _job(const snap_job_t *sj, const agent_job_t *ji)
 {
 	dl_job_t j = { 0 };
@@ -44,6 +48,7 @@ static dl_job_t _job(const snap_job_t *sj, const agent_job_t *ji)
 	j.nfiles = ji->nfiles;
 	j.cpus = (sj->cpus + sj->set_k - 1) / sj->set_k;
 	j.priority = sj->priority;
+	j.arrival = (double)sj->submit;
 	j.node = -1;
 	j.compute = -1;
 	j.eligible = sj->eligible;
@@ -60,25 +65,6 @@ static uint32_t _current(const snapshot_t *s, const snap_job_t *sj,
 		if (sj->req[n])
 			set[k++] = (int32_t)n;
 	return k;
-}
-
-/*
- * Whether Slurm cannot start the job on its set now while k other
- * eligible nodes could take it (the set's nodes that fit count too).
- */
-static bool _blocked(const snapshot_t *s, const snap_job_t *sj,
-		     const int32_t *set, uint32_t k)
-{
-	uint32_t i, n, fit = 0;
-	bool all = true;
-
-	if (!sj->fits)
-		return false;
-	for (i = 0; i < k; i++)
-		all = all && sj->fits[set[i]];
-	for (n = 0; n < s->nnodes; n++)
-		fit += sj->eligible[n] && sj->fits[n];
-	return !all && fit >= sj->set_k;
 }
 
 /* A node of the set that serves nobody while k others could: its name. */
@@ -187,12 +173,14 @@ static void _widen(const snap_job_t *sj, agent_job_t *ji, const char *names,
 }
 
 /*
- * A job placed before: count the time blocked since the last cycle,
- * widen past the bound or off a node that cannot serve, else refresh its
- * Reason.
+ * A job placed before: count the time blocked since the last cycle if the
+ * free room would start it (m: its entry in the cycle's quota, over: the
+ * quota's verdict), widen past the bound or off a node that cannot serve,
+ * else refresh its Reason.
  */
 static void _step(const snapshot_t *s, const dl_state_t *st,
-		  const snap_job_t *sj, agent_job_t *ji, const agent_conf_t *c,
+		  const snap_job_t *sj, agent_job_t *ji,
+		  const dl_place_multi_t *m, bool over, const agent_conf_t *c,
 		  place_ops_t *ops, dl_sched_stats_t *stats, const char *pfx)
 {
 	int32_t *set = xcalloc(sj->set_k, sizeof(int32_t)), bad = -1;
@@ -207,7 +195,8 @@ static void _step(const snapshot_t *s, const dl_state_t *st,
 		uset[i] = (uint32_t)set[i];
 	ji->place.node = set[0];
 	ji->place.bound = dl_place_set_bound(st, &j, uset, k, &c->place);
-	if (_blocked(s, sj, set, k) && ji->place.last > 0 &&
+	/* Beyond the quota, backfill would not start it either. */
+	if (!over && dl_place_multi_blocked(st, m) && ji->place.last > 0 &&
 	    st->now > ji->place.last)
 		ji->place.waited += st->now - ji->place.last;
 	ji->place.last = st->now;
@@ -248,10 +237,66 @@ static agent_job_t *_ours(const snap_job_t *sj)
 	return ji->place.widened ? NULL : ji;
 }
 
+/*
+ * A restricted job, stepped by agent_multi_step() once the quota is
+ * known: its entry in the quota's input, set[] its list's nodes (not to
+ * be judged while a node of it serves nobody: it is widened at once,
+ * whatever the quota, as agent_place.c's _leave() for one node).
+ */
+static void _defer(const snapshot_t *s, uint32_t i, const agent_job_t *ji,
+		   agent_multi_t *mu)
+{
+	const snap_job_t *sj = &s->jobs[i];
+	int32_t *set = xcalloc(sj->set_k, sizeof(int32_t)), bad = -1;
+	uint32_t k = _current(s, sj, set), n;
+	dl_place_multi_t *m;
+
+	if (mu->n == mu->cap) {
+		mu->cap = mu->cap ? mu->cap * 2 : 16;
+		xrecalloc(mu->idx, mu->cap, sizeof(*mu->idx));
+		xrecalloc(mu->sets, mu->cap, sizeof(*mu->sets));
+		xrecalloc(mu->in, mu->cap, sizeof(*mu->in));
+	}
+	mu->idx[mu->n] = i;
+	mu->sets[mu->n] = xcalloc(k ? k : 1, sizeof(uint32_t));
+	for (n = 0; n < k; n++)
+		mu->sets[mu->n][n] = (uint32_t)set[n];
+	m = &mu->in[mu->n++];
+	m->job = _job(sj, ji);
+	m->k = k;
+	m->fits = sj->fits;
+	/* Without Slurm's test (not runnable) it never counted a wait. */
+	m->set = k && sj->fits && !_unserving(s, sj, set, k, &bad) ?
+			 mu->sets[mu->n - 1] : NULL;
+	xfree(set);
+}
+
+void agent_multi_free(agent_multi_t *mu)
+{
+	uint32_t i;
+
+	for (i = 0; i < mu->n; i++)
+		xfree(mu->sets[i]);
+	xfree(mu->sets);
+	xfree(mu->idx);
+	xfree(mu->in);
+	memset(mu, 0, sizeof(*mu));
+}
+
+/* The gate's fields on the job's operations from first on. */
+static void _gate_ops(place_ops_t *ops, uint32_t first, const snap_job_t *sj,
+		      agent_job_t *ji, const agent_conf_t *c)
+{
+	for (; first < ops->n; first++)
+		agent_place_gate_op(&ops->op[first], sj, c);
+	if (ji->place.node >= 0)
+		ji->planned = ji->place.node;
+}
+
 void agent_multi_decide(const snapshot_t *s, const dl_state_t *st,
 			const agent_conf_t *c, uint8_t *handled,
-			place_ops_t *ops, dl_sched_stats_t *stats,
-			const char *pfx)
+			agent_multi_t *mu, place_ops_t *ops,
+			dl_sched_stats_t *stats, const char *pfx)
 {
 	uint32_t i, first;
 
@@ -263,17 +308,35 @@ void agent_multi_decide(const snapshot_t *s, const dl_state_t *st,
 			continue;
 		first = ops->n;
 		if (sj->ours >= 0 && sj->req) {
-			_step(s, st, sj, ji, c, ops, stats, pfx);
-		} else if (_place(s, st, sj, ji, c, ops, pfx)) {
-			stats->placed++;
-			stats->pending_placed++;
-		} else {
+			_defer(s, i, ji, mu);
+			handled[i] = 1;
 			continue;
 		}
+		if (!_place(s, st, sj, ji, c, ops, pfx))
+			continue;
+		stats->placed++;
+		stats->pending_placed++;
 		handled[i] = 1;
-		for (; first < ops->n; first++)
-			agent_place_gate_op(&ops->op[first], sj, c);
-		if (ji->place.node >= 0)
-			ji->planned = ji->place.node;
+		_gate_ops(ops, first, sj, ji, c);
+	}
+}
+
+void agent_multi_step(const snapshot_t *s, const dl_state_t *st,
+		      const agent_conf_t *c, const agent_multi_t *mu,
+		      const dl_place_quota_t *q, place_ops_t *ops,
+		      dl_sched_stats_t *stats, const char *pfx)
+{
+	uint32_t i, first;
+
+	for (i = 0; st && i < mu->n; i++) {
+		const snap_job_t *sj = &s->jobs[mu->idx[i]];
+		agent_job_t *ji = agent_jobs_get(sj->job_id, false);
+
+		if (!ji)
+			continue;
+		first = ops->n;
+		_step(s, st, sj, ji, &mu->in[i],
+		      dl_place_quota_multi_over(q, i), c, ops, stats, pfx);
+		_gate_ops(ops, first, sj, ji, c);
 	}
 }

@@ -676,12 +676,13 @@ static int _fits(const void *arg, const dl_state_t *st, size_t k, uint32_t n)
  * restriction each pending job has in Slurm as _decide_job() will judge
  * it: none if widened, or if its node is out of service (_leave(): it is
  * widened at once, whatever the quota).  Both the library's CPU test and
- * Slurm's own (memory, GRES: _judge()) say who is blocked.  On failure q
- * is empty: every blocked job counts, as before the quota.
+ * Slurm's own (memory, GRES: _judge()) say who is blocked.  The
+ * restricted multi-node jobs (mu) share it, in the same Slurm's order.
+ * On failure q is empty: every blocked job counts, as before the quota.
  */
 static void _quota(const snapshot_t *s, const dl_state_t *st,
 		   const uint32_t *map, const dl_place_room_t *room,
-		   dl_place_quota_t *q)
+		   const agent_multi_t *mu, dl_place_quota_t *q)
 {
 	int32_t *node = xcalloc(st->njobs ? st->njobs : 1, sizeof(*node));
 	fit_arg_t a = { s, map };
@@ -697,7 +698,8 @@ static void _quota(const snapshot_t *s, const dl_state_t *st,
 				     _leave(s, sj, node[k])))
 			node[k] = -1;
 	}
-	if (dl_place_quota(st, node, room, _fits, &a, q))
+	if (dl_place_quota_multi(st, node, mu->in, mu->n, room, _fits, &a,
+				 q))
 		dl_place_quota_free(q);
 	xfree(node);
 }
@@ -710,6 +712,7 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 	uint8_t *planned = xcalloc(s->njobs ? s->njobs : 1, 1);
 	dl_place_room_t room; /* once for all jobs: see dl_place_room() */
 	dl_place_quota_t q = { 0 };
+	agent_multi_t mu = { 0 };
 	uint32_t first;
 	size_t k;
 
@@ -722,11 +725,12 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 	/* A hetjob waits as a whole: its components start together. */
 	agent_het_sync(s);
 	/* Before the others: the ones it places are not let go unplaced. */
-	agent_multi_decide(s, st, c, planned, ops, stats, pfx);
+	agent_multi_decide(s, st, c, planned, &mu, ops, stats, pfx);
 	_decide_others(s, planned, c, ops, stats, pfx);
 	/* After the others: requeued jobs were forgotten there. */
 	if (st)
-		_quota(s, st, map, &room, &q);
+		_quota(s, st, map, &room, &mu, &q);
+	agent_multi_step(s, st, c, &mu, &q, ops, stats, pfx);
 	for (k = 0; st && k < st->njobs; k++) {
 		const snap_job_t *sj = &s->jobs[map[k]];
 		agent_job_t *ji;
@@ -742,5 +746,6 @@ void agent_place_decide(const snapshot_t *s, const dl_state_t *st,
 	agent_het_decide(s, c, ops, first, stats, pfx);
 	_behind(s, ops, first);
 	dl_place_quota_free(&q);
+	agent_multi_free(&mu);
 	xfree(planned);
 }
