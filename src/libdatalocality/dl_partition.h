@@ -164,6 +164,13 @@ void dl_partitioner_destroy(dl_partitioner_t *p);
 void dl_partitioner_set_exact(dl_partitioner_t *p, unsigned max_free);
 
 /**
+ * dl_partitioner_set_imbalance - opts.imbalance from the next run on (a
+ * policy decides plan by plan how much balance it asks for).  A value
+ * below 1 or not finite is ignored.  NULL is a no-op.
+ */
+void dl_partitioner_set_imbalance(dl_partitioner_t *p, double imbalance);
+
+/**
  * dl_partitioner_start - start the helper now, if none runs, so that the
  * first dl_partitioner_run() does not pay its start (fork, exec, Zoltan's
  * and MPI's initialisation: a quarter of a second).  A failure counts as

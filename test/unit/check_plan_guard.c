@@ -511,16 +511,60 @@ START_TEST(test_ohps_guard_default)
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none"),
 			 2);
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none,"
-					"guard_wait=none"),
+					"guard_wait=none,imbalance_wide=0"),
 			 1);
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none,"
-					"guard_wait_file=1.5"),
+					"guard_wait_file=1.5,imbalance_wide=0"),
 			 1);
 
 	ck_assert_int_eq(_ohps_on_node0("order=ect,follow=0"), 1);
 	ck_assert_int_eq(_ohps_on_node0("order=ect,follow=0,guard=locality,"
 					"guard_pressure=0"),
 			 2);
+	fx_teardown();
+}
+END_TEST
+
+/*
+ * imbalance_wide (on with order=priority): where the host widens a job
+ * blocked on a busy node, the partition may load a node up to twice the
+ * mean, so the two readers of f1 share node 0 (the cut is lower) where
+ * imbalance=1.1 splits them; imbalance_wide=0, the paper's order, and a
+ * few large files dominating the input (guard_margin_big's test: f1
+ * is all of the jobs' input, and with 4000-B caches at least an eighth
+ * of one, not half) keep the split.  The guards are off to show the
+ * partition's own plan.
+ */
+START_TEST(test_ohps_imbalance_wide)
+{
+	const char *off = "follow=0,guard=none,guard_wait=none";
+	char params[256];
+	int err = 1;
+
+	_two_jobs_f1();
+	snprintf(params, sizeof(params), "order=priority,%s", off);
+	ck_assert_int_eq(_ohps_on_node0(params), 2);
+	snprintf(params, sizeof(params), "order=priority,%s,imbalance=2,"
+		 "imbalance_wide=0", off);
+	ck_assert_int_eq(_ohps_on_node0(params), 2);
+	snprintf(params, sizeof(params), "order=priority,%s,imbalance_wide=0",
+		 off);
+	ck_assert_int_eq(_ohps_on_node0(params), 1);
+	snprintf(params, sizeof(params), "order=ect,%s", off);
+	ck_assert_int_eq(_ohps_on_node0(params), 1);
+	snprintf(params, sizeof(params), "order=ect,%s,imbalance_wide=2", off);
+	ck_assert_int_eq(_ohps_on_node0(params), 2);
+	/* 4000-B caches: f1 is at least an eighth of one. */
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 0, 4000), 0);
+	ck_assert_int_eq(dl_cache_set_capacity(fx_cache, 1, 4000), 0);
+	snprintf(params, sizeof(params), "order=priority,%s", off);
+	ck_assert_int_eq(_ohps_on_node0(params), 1);
+	snprintf(params, sizeof(params), "order=priority,%s,"
+		 "guard_margin_cache=0.5", off);
+	ck_assert_int_eq(_ohps_on_node0(params), 2);
+	ck_assert_ptr_null(dl_policy_create("online-hps", "imbalance_wide=0.5",
+					    &err));
+	ck_assert_int_eq(err, DL_EINVAL);
 	fx_teardown();
 }
 END_TEST
@@ -547,7 +591,8 @@ START_TEST(test_ohps_guard_wait)
 					"guard_wait=mct,guard_wait_file=1"),
 			 2);
 	ck_assert_int_eq(_ohps_on_node0("order=priority,follow=0,guard=none,"
-					"guard_wait=mct,guard_wait_file=1.5"),
+					"guard_wait=mct,guard_wait_file=1.5,"
+					"imbalance_wide=0"),
 			 1);
 	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_wait_file=-1",
 					    &err));
@@ -756,21 +801,22 @@ static int32_t _ohps_node(const char *params, uint32_t id)
 START_TEST(test_ohps_guard_horizon)
 {
 	const char *none = "order=priority,follow=0,guard=none,"
-			   "guard_wait=none";
+			   "guard_wait=none,imbalance_wide=0";
 	int err = 1;
 
 	_two_jobs_f1();
 	fx_state->jobs[1].priority = 1;
 	ck_assert_int_eq(_ohps_node(none, 1), 1);
 	ck_assert_int_eq(_ohps_node(none, 2), 0);
-	ck_assert_int_eq(_ohps_node("order=priority,follow=0", 1), 0);
 	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
+				    "imbalance_wide=0", 1), 0);
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,imbalance_wide=0,"
 				    "guard_horizon=1", 1), 1);
-	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,imbalance_wide=0,"
 				    "guard_horizon=1", 2), 0);
-	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,imbalance_wide=0,"
 				    "guard_horizon=2", 1), 0);
-	ck_assert_int_eq(_ohps_node("order=priority,follow=0,"
+	ck_assert_int_eq(_ohps_node("order=priority,follow=0,imbalance_wide=0,"
 				    "guard_horizon=0", 1), 0);
 	ck_assert_ptr_null(dl_policy_create("online-hps", "guard_horizon=-1",
 					    &err));
@@ -795,6 +841,7 @@ Suite *make_plan_guard_suite(void)
 	tcase_add_test(tc, test_guard_pressure);
 	tcase_add_test(tc, test_ohps_guard_locality);
 	tcase_add_test(tc, test_ohps_guard_default);
+	tcase_add_test(tc, test_ohps_imbalance_wide);
 	tcase_add_test(tc, test_ohps_guard_wait);
 	tcase_add_test(tc, test_idle_node);
 	tcase_add_test(tc, test_head_view);

@@ -1295,6 +1295,12 @@ void dl_partitioner_set_exact(dl_partitioner_t *p, unsigned max_free)
 		p->o.exact_free = max_free > 2 ? 2 : max_free;
 }
 
+void dl_partitioner_set_imbalance(dl_partitioner_t *p, double imbalance)
+{
+	if (p && imbalance >= 1.0 && isfinite(imbalance))
+		p->o.imbalance = imbalance;
+}
+
 pid_t dl__partitioner_pid(const dl_partitioner_t *p)
 {
 	return p ? p->pid : -1;
