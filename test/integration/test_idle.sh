@@ -4,15 +4,23 @@
 # slurmctld, 2 slurmd of 1 CPU) started and stopped here.
 #
 # Both nodes busy with a long job, an annotated job pending behind them:
-# nothing changes, so the agent runs no cycle; it used to run one every
+# nothing changes, so the agent plans no cycle; it used to run one every
 # 10 s to see, among others, a node's inventory file rewritten.  Now it
 # looks at those files every 10 s without a cycle and cycles only when one
-# changed:
-#  (a) idle: no cycle for 12 s (the build before cycled every 10 s);
+# changed.  Slurm's job stamp moves for much the agent never reads (with
+# a job array pending, sched/backfill moved it at every pass,
+# agent_snapfp.h): a cycle due for it alone takes its snapshot and stops
+# there when nothing it reads changed.
+#  (a) idle: no cycle planned for 12 s (the build before cycled every 10
+#      s);
 #  (b) an inventory file written on n1 meanwhile is read all the same: a
 #      cycle "due: change (inventory)" follows, and the model (sdatalocality
 #      files n1) holds its file;
-#  (c) the checks that found nothing ran no cycle: idle again after it.
+#  (c) the checks that found nothing ran no cycle: idle again after it;
+#  (d) a running job's comment updated (scontrol update Comment=, which
+#      moves the stamp): the cycle due for it stops at its snapshot ("not
+#      planned"; the build before planned one);
+#  (e) a change the agent reads (the pending job's time limit) is planned.
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -46,7 +54,7 @@ job=$(sbatch --parsable -o /dev/null --comment="files:$data/f1" --wrap true)
 dl_t_wait_until 60 grep -q "placed JobId=$job on" "$log" || true
 
 # --- (a) idle ---------------------------------------------------------------
-ncycles() { grep -c ': cycle [0-9]* due:' "$log" || true; }
+ncycles() { grep -c ': planning window [0-9]* per partition' "$log" || true; }
 quiet_for() {
 	local n0
 	n0=$(ncycles)
@@ -71,6 +79,23 @@ dl_t_check "(b) a cycle came for it: due: change (inventory)" \
 # --- (c) idle again ------------------------------------------------------------
 dl_t_check "(c) idle again: no cycle for 22 s (two checks of the files)" \
 	dl_t_wait_until 60 quiet_for 22
+
+# --- (d) the job stamp moved for nothing the agent reads -------------------
+nstop() { grep -c "not planned: only Slurm's job stamp moved" "$log" || true; }
+n0=$(ncycles)
+s0=$(nstop)
+scontrol update jobid="${busy[0]}" Comment=touched
+stopped() { [ "$(nstop)" -gt "$s0" ]; }
+dl_t_check "(d) the cycle due for a running job's comment stopped at its snapshot" \
+	dl_t_wait_until 30 stopped
+dl_t_check "(d) and planned nothing" test "$(ncycles)" = "$n0"
+
+# --- (e) a change the agent reads is planned ------------------------------
+n0=$(ncycles)
+scontrol update jobid="$job" TimeLimit=6
+planned() { [ "$(ncycles)" -gt "$n0" ]; }
+dl_t_check "(e) the pending job's new time limit was planned" \
+	dl_t_wait_until 30 planned
 scancel "$job" "${busy[@]}" 2>/dev/null || true
 
 dl_t_summary

@@ -67,6 +67,24 @@ void agent_quiet_ran(agent_quiet_t *q, const agent_stamps_t *at,
 						 AGENT_QUIET_MAX_MS;
 }
 
+bool agent_quiet_jobs_only(const agent_quiet_t *q, const agent_stamps_t *cur,
+			   int64_t now_s)
+{
+	const agent_stamps_t *s = &q->seen;
+
+	return q->ran && !q->again && cur->njobs == s->njobs &&
+	       cur->node == s->node && cur->services == s->services &&
+	       !_moved(cur->part, s->part, q->seen_at, now_s) &&
+	       !_moved(cur->resv, s->resv, q->seen_at, now_s);
+}
+
+void agent_quiet_seen(agent_quiet_t *q, const agent_stamps_t *at,
+		      int64_t snap_s)
+{
+	q->seen = *at;
+	q->seen_at = snap_s;
+}
+
 void agent_quiet_renewed(agent_quiet_t *q, int64_t next)
 {
 	q->renew = next;

@@ -106,6 +106,20 @@ void agent_quiet_ran(agent_quiet_t *q, const agent_stamps_t *at,
 		     int64_t start_ms);
 
 /*
+ * agent_quiet_jobs_only - whether, of the stamps, only Slurm's job stamp
+ * may have moved since the last cycle's snapshot, as cur (read at wall
+ * second now_s) shows them, and that cycle left nothing to look at again.
+ */
+bool agent_quiet_jobs_only(const agent_quiet_t *q, const agent_stamps_t *cur,
+			   int64_t now_s);
+/*
+ * agent_quiet_seen - a cycle due for the job stamp alone found nothing it
+ * reads changed (agent_snapfp.h) in its snapshot of wall second snap_s:
+ * the stamps at count as seen; its clocks stay the last cycle's.
+ */
+void agent_quiet_seen(agent_quiet_t *q, const agent_stamps_t *at,
+		      int64_t snap_s);
+/*
  * agent_quiet_renewed - the holds are renewed (after a cycle: listed) up
  * to wall second next (the next renewal due, AGENT_QUIET_NEVER: none).
  */

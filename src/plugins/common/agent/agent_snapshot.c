@@ -1072,6 +1072,7 @@ static void _take_due(snapshot_t *s, const snapshot_conf_t *c)
 	n = agent_window_keep_due_take(&keep, s->now,
 					(int64_t)s->now - c->gate_hold / 4,
 					DUE_PER_CYCLE, &ids, &next);
+	s->due_taken = n;
 	walk.taking = true;
 	for (i = 0; i < n; i++)
 		if ((job_ptr = find_job_record(ids[i])) &&

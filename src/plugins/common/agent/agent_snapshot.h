@@ -131,6 +131,9 @@ typedef struct snapshot {
 	 */
 	agent_gate_renew_t *regate;
 	uint32_t nregate;
+	uint32_t due_taken;     /* jobs this snapshot took off the due list
+				 * (agent_window.h): the cycle is to act on
+				 * them */
 } snapshot_t;
 
 /* Renewals listed in a snapshot at most (snapshot_t.renew). */

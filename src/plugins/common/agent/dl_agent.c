@@ -51,6 +51,7 @@
 #include "agent_place.h"
 #include "agent_prefetch.h"
 #include "agent_quiet.h"
+#include "agent_snapfp.h"
 #include "agent_snapshot.h"
 #include "agent_statefile.h"
 #include "agent_timelimit.h"
@@ -105,6 +106,8 @@ static bool reconfig_pending = true;
 static agent_conf_t dl_conf;
 static dl_policy_t *policy;
 static uint64_t cycle_no;
+/* Cycles that stopped at their snapshot (_unchanged()). */
+static uint64_t cycles_unchanged;
 static dl_sched_stats_t stats;
 static time_t last_inv_read, last_save;
 static dl_plan_t *last_plan;          /* of the last cycle, for saving */
@@ -833,8 +836,38 @@ static void _regate(const snapshot_t *s)
 					dl_conf.gate_max, &next, &expired);
 }
 
-/* One cycle, begun at monotonic start_ms. */
-static void _cycle(int64_t start_ms)
+/*
+ * Whether a cycle due for Slurm's job stamp alone (why) would plan from
+ * what the last one planned from: no other stamp moved and the snapshot
+ * hashes as the last one did (agent_snapfp.h: sched/backfill moves the
+ * stamp at every pass, rewriting estimates the agent never reads).  The
+ * stamps then count as seen, and the cycle stops there: a walk instead of
+ * a plan, its decisions, a save of the state file and a scheduler pass.
+ */
+static bool _unchanged(const char *why, const snapshot_t *snap,
+		       const agent_stamps_t *at)
+{
+	static uint64_t last_fp;
+	uint64_t fp = agent_snapfp(snap);
+	bool same = fp == last_fp && !strcmp(why, "change (jobs)") &&
+		    agent_quiet_jobs_only(&quiet, at, snap->now) &&
+		    !snap->nregate && !snap->due_taken;
+
+	last_fp = fp;
+	if (!same)
+		return false;
+	agent_quiet_seen(&quiet, at, snap->now);
+	cycles_unchanged++;
+	debug("%s: cycle %" PRIu64 " not planned: only Slurm's job stamp moved, nothing the agent reads (%" PRIu64 " such so far)",
+	      pfx, cycle_no + 1, cycles_unchanged);
+	return true;
+}
+
+/*
+ * One cycle, begun at monotonic start_ms, due for why.  RET false if it
+ * stopped at its snapshot (_unchanged()).
+ */
+static bool _cycle(int64_t start_ms, const char *why)
 {
 	/* Copying needs only read locks: nothing changes under us. */
 	slurmctld_lock_t read_lock = {
@@ -856,8 +889,6 @@ static void _cycle(int64_t start_ms)
 	dl_plan_t *plan;
 	uint32_t *map = NULL;
 
-	cycle_no++;
-	stats.cycles++;
 	agent_budget_begin(&budget, &dl_conf.budget, _now_ms());
 	_compact();
 	/* A job may leave a node whose service serves peers more cheaply. */
@@ -866,6 +897,12 @@ static void _cycle(int64_t start_ms)
 	agent_snapshot_take(&snap, &sc);
 	_stamps(&at, list_count(job_list), true);
 	unlock_slurmctld(read_lock);
+	if (_unchanged(why, &snap, &at)) {
+		agent_snapshot_free(&snap);
+		return false;
+	}
+	cycle_no++;
+	stats.cycles++;
 	snap.agent_cycle = agent_gate_cycle(&gate);
 	_test_delay();
 
@@ -921,6 +958,7 @@ static void _cycle(int64_t start_ms)
 			changed || budget.deferred, start_ms);
 	agent_quiet_renewed(&quiet, agent_idle_keep(&snap));
 	agent_snapshot_free(&snap);
+	return true;
 }
 
 /*
@@ -1163,7 +1201,8 @@ static int64_t _run_due(const char *why, int64_t now, int64_t due_since)
 		_rebase_waits(_wall() - (double)(begin - due_since) / 1000.0);
 	cycle_lock_s = 0;
 	inv_due = false;
-	_cycle(begin);
+	if (!_cycle(begin, why))
+		return _now_ms();
 	end = _now_ms();
 	last_lock_s = cycle_lock_s;
 	last_cpu_s = _thread_cpu() - cpu0;
@@ -1291,6 +1330,7 @@ int dl_agent_start(const char *plugin_type)
 	gate_published = 0;
 	jobs_read = 0;
 	tasks_split = 0;
+	cycles_unchanged = 0;
 	agent_jobs_init();
 	agent_acct_on_put(_poke);
 	slurm_thread_create(&agent_tid, _agent, NULL);
