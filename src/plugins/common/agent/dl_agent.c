@@ -837,6 +837,43 @@ static void _regate(const snapshot_t *s)
 }
 
 /*
+ * A cycle's changes to the job records, under the job write lock: the
+ * holds listed for renewal, the ops, the array tasks held back or let go,
+ * the tasks split off.  RET whether a job changed (ops that change no job,
+ * a Reason as it was, ask for no cycle).
+ */
+static bool _apply(const snapshot_t *snap, const place_ops_t *ops)
+{
+	/* Editing job records; nodes and partitions are only read. */
+	slurmctld_lock_t write_lock = {
+		.conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK,
+		.part = READ_LOCK
+	};
+	bool changed = false;
+
+	if (!ops->n && !snap->narrays && !snap->nregate &&
+	    !agent_array_pace_due(snap))
+		return false;
+	_lock(&write_lock);
+	_regate(snap);
+	if (node_record_count == (int)snap->nnodes) {
+		changed = agent_place_apply(ops) > 0;
+		/* Slurm tries first the tasks that can start. */
+		changed = agent_array_pace(snap, pfx) > 0 || changed;
+	}
+	/* Placed from the next cycle, each on its own. */
+	if (snap->narrays) {
+		uint32_t n = agent_array_split(snap->arrays, snap->narrays,
+					       snap->array_room, pfx);
+
+		tasks_split += n;
+		changed = changed || n;
+	}
+	unlock_slurmctld(write_lock);
+	return changed;
+}
+
+/*
  * Whether a cycle due for Slurm's job stamp alone (why) would plan from
  * what the last one planned from: no other stamp moved and the snapshot
  * hashes as the last one did (agent_snapfp.h: sched/backfill moves the
@@ -872,11 +909,6 @@ static bool _cycle(int64_t start_ms, const char *why)
 	/* Copying needs only read locks: nothing changes under us. */
 	slurmctld_lock_t read_lock = {
 		.conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK,
-		.part = READ_LOCK
-	};
-	/* Editing job records; nodes and partitions are only read. */
-	slurmctld_lock_t write_lock = {
-		.conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK,
 		.part = READ_LOCK
 	};
 	snapshot_t snap = { 0 };
@@ -916,28 +948,7 @@ static bool _cycle(int64_t start_ms, const char *why)
 	agent_prefetch_cycle(&snap, &dl_conf,
 			     st && st->nnodes == snap.nnodes ? plan : NULL,
 			     &ops, pfx);
-	/* Ops that change no job (a Reason as it was) ask for no cycle. */
-	changed = false;
-	if (ops.n || snap.narrays || snap.nregate ||
-	    agent_array_pace_due(&snap)) {
-		_lock(&write_lock);
-		_regate(&snap);
-		if (node_record_count == (int)snap.nnodes) {
-			changed = agent_place_apply(&ops) > 0 || changed;
-			/* Slurm tries first the tasks that can start. */
-			changed = agent_array_pace(&snap, pfx) > 0 || changed;
-		}
-		/* Placed from the next cycle, each on its own. */
-		if (snap.narrays) {
-			uint32_t n = agent_array_split(snap.arrays,
-						       snap.narrays,
-						       snap.array_room, pfx);
-
-			tasks_split += n;
-			changed = changed || n;
-		}
-		unlock_slurmctld(write_lock);
-	}
+	changed = _apply(&snap, &ops);
 	agent_place_ops_free(&ops);
 	xfree(map);
 	/* At most once a second: the file is for restarts and for people. */
