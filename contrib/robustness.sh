@@ -52,8 +52,10 @@ BASELINES=${BASELINES:-"mct delay locality met"}
 # without the guard's margin where large shared files dominate (the
 # default before guard_margin_big), and without its preference for
 # locality's plan where no file is large (the default before
-# guard_margin_small; doc/experiments/robustness-issue30.md).
-HPS_VARIANTS=${HPS_VARIANTS:-"default guard_wait=none,hysteresis=0 guard=none,guard_wait=none,hysteresis=0 guard_wait_file=0 guard_margin_big=0 guard_margin_small=0"}
+# guard_margin_small), and with the partition's balance cap at 1.1 at
+# every plan (the default before imbalance_wide;
+# doc/experiments/robustness-issue30.md).
+HPS_VARIANTS=${HPS_VARIANTS:-"default guard_wait=none,hysteresis=0 guard=none,guard_wait=none,hysteresis=0 guard_wait_file=0 guard_margin_big=0 guard_margin_small=0 imbalance_wide=0"}
 csv="$work/robustness.csv"
 
 for cls in $CLASSES; do
