@@ -1051,6 +1051,19 @@ static double _pending_shared(const dl_state_t *st)
 }
 
 /*
+ * Whether a few large files dominate the pending input: the largest file
+ * at least guard_margin_file of the mean pending job's input (_big_file())
+ * and one of at least guard_margin_cache times the mean cache
+ * (_large_file()).  guard_margin_big's step and the balance cap
+ * (_imbalance_of()) both ask it.
+ */
+static int _few_large_files(const ohps_t *h, const dl_state_t *st)
+{
+	return _big_file(st, h->margin_file, 0) &&
+	       _large_file(st, h->margin_cache, 0);
+}
+
+/*
  * The balance cap of this plan's partition: imbalance_wide where the host
  * balances the nodes itself (order=priority: a job blocked on a busy node
  * is widened onto a free one after its bound, dl_place.h), so that the
@@ -1061,9 +1074,7 @@ static double _pending_shared(const dl_state_t *st)
  */
 static double _imbalance_of(const ohps_t *h, const dl_state_t *st)
 {
-	if (!(h->imbalance_wide > 0) ||
-	    (_big_file(st, h->margin_file, 0) &&
-	     _large_file(st, h->margin_cache, 0)))
+	if (!(h->imbalance_wide > 0) || _few_large_files(h, st))
 		return h->imbalance;
 	return h->imbalance_wide;
 }
@@ -1126,8 +1137,7 @@ static int _judge(const ohps_t *h, const dl_state_t *st, dl_plan_t *plan)
 
 	steps = (h->hysteresis > 0 || h->wguard) &&
 		_big_file(st, h->wait_file, 0);
-	if (h->margin_big > 0 && _big_file(st, h->margin_file, 0) &&
-	    _large_file(st, h->margin_cache, 0))
+	if (h->margin_big > 0 && _few_large_files(h, st))
 		steps |= STEP_MARGIN;
 	if (h->margin_small != 0 && !_large_file(st, h->margin_cache, 1) &&
 	    !(h->small_file > 0 && _big_file(st, h->small_file, 0)) &&
