@@ -393,6 +393,54 @@ END_TEST
  * the gate no longer holds (released to its submission or user's begin
  * time, run out, or a begin time too far to be the gate's) is left alone.
  */
+/*
+ * The poll goes back to its shortest on any stamp's move or a due cycle,
+ * but not for the job stamp (or a cycle due for it alone) once a cycle
+ * due for it alone stopped at its snapshot, until one plans again.
+ */
+START_TEST(test_quiet_poll_reset)
+{
+	agent_quiet_t q = { 0 };
+	agent_stamps_t at = { .njobs = 10, .job = 100, .node = 100,
+			      .part = 30, .resv = 40, .services = 7 };
+	agent_stamps_t cur = at;
+
+	agent_quiet_ran(&q, &at, 200, 1.0, AGENT_QUIET_NEVER, false, 0);
+	ck_assert(!agent_quiet_poll_reset(&q, &cur, &at, NULL));
+	cur.job++;
+	ck_assert(agent_quiet_poll_reset(&q, &cur, &at, NULL));
+	ck_assert(agent_quiet_poll_reset(&q, &at, &at, AGENT_QUIET_WHY_JOBS));
+	/* The stamp moved for nothing: its moves no longer count. */
+	agent_quiet_seen(&q, &cur, 201);
+	ck_assert(q.jobs_noise);
+	ck_assert(!agent_quiet_poll_reset(&q, &cur, &at, NULL));
+	ck_assert(!agent_quiet_poll_reset(&q, &cur, &at, AGENT_QUIET_WHY_JOBS));
+	/* Everything else still does. */
+	ck_assert(agent_quiet_poll_reset(&q, &cur, &at, "clock"));
+	cur = at;
+	cur.njobs++;
+	ck_assert(agent_quiet_poll_reset(&q, &cur, &at, NULL));
+	cur = at;
+	cur.node++;
+	ck_assert(agent_quiet_poll_reset(&q, &cur, &at, NULL));
+	cur = at;
+	cur.part++;
+	ck_assert(agent_quiet_poll_reset(&q, &cur, &at, NULL));
+	cur = at;
+	cur.resv++;
+	ck_assert(agent_quiet_poll_reset(&q, &cur, &at, NULL));
+	cur = at;
+	cur.services++;
+	ck_assert(agent_quiet_poll_reset(&q, &cur, &at, NULL));
+	/* A cycle that plans ends it. */
+	cur = at;
+	cur.job++;
+	agent_quiet_ran(&q, &at, 202, 1.0, AGENT_QUIET_NEVER, false, 2000);
+	ck_assert(!q.jobs_noise);
+	ck_assert(agent_quiet_poll_reset(&q, &cur, &at, NULL));
+}
+END_TEST
+
 START_TEST(test_gate_renew)
 {
 	time_t now = 1000;
@@ -607,6 +655,7 @@ Suite *make_agent_window_suite(void)
 	tcase_add_test(tc, test_budget_bounds);
 	tcase_add_test(tc, test_budget_gap_order);
 	tcase_add_test(tc, test_quiet_due);
+	tcase_add_test(tc, test_quiet_poll_reset);
 	tcase_add_test(tc, test_gate_renew);
 	tcase_add_test(tc, test_window_keep_floors);
 	tcase_add_test(tc, test_window_keep_below_prio);

@@ -1,5 +1,6 @@
 /* agent_quiet.c - when the agent's next cycle is due; see agent_quiet.h. */
 #include <stddef.h>
+#include <string.h>
 
 #include "agent_quiet.h"
 
@@ -33,7 +34,7 @@ const char *agent_quiet_due(const agent_quiet_t *q, const agent_stamps_t *cur,
 	if (cur->services != s->services)
 		return "change (services)";
 	if (_moved(cur->job, s->job, q->seen_at, now_s))
-		return "change (jobs)";
+		return AGENT_QUIET_WHY_JOBS;
 	if (_moved(cur->part, s->part, q->seen_at, now_s))
 		return "change (partitions)";
 	if (_moved(cur->resv, s->resv, q->seen_at, now_s))
@@ -63,6 +64,7 @@ void agent_quiet_ran(agent_quiet_t *q, const agent_stamps_t *at,
 	q->last_ms = start_ms;
 	q->checked_ms = start_ms;
 	q->renew = AGENT_QUIET_NEVER;
+	q->jobs_noise = false;
 	q->pace_ms = pace < AGENT_QUIET_MAX_MS ? (int64_t)pace :
 						 AGENT_QUIET_MAX_MS;
 }
@@ -83,6 +85,7 @@ void agent_quiet_seen(agent_quiet_t *q, const agent_stamps_t *at,
 {
 	q->seen = *at;
 	q->seen_at = snap_s;
+	q->jobs_noise = true;
 }
 
 void agent_quiet_renewed(agent_quiet_t *q, int64_t next)
@@ -93,4 +96,16 @@ void agent_quiet_renewed(agent_quiet_t *q, int64_t next)
 void agent_quiet_checked(agent_quiet_t *q, int64_t now_ms)
 {
 	q->checked_ms = now_ms;
+}
+
+bool agent_quiet_poll_reset(const agent_quiet_t *q, const agent_stamps_t *cur,
+			    const agent_stamps_t *prev, const char *why)
+{
+	if (cur->njobs != prev->njobs || cur->node != prev->node ||
+	    cur->part != prev->part || cur->resv != prev->resv ||
+	    cur->services != prev->services)
+		return true;
+	if (q->jobs_noise)
+		return why && strcmp(why, AGENT_QUIET_WHY_JOBS);
+	return cur->job != prev->job || why;
 }

@@ -54,6 +54,12 @@
 #define AGENT_QUIET_FULL_MS 300000
 #define AGENT_QUIET_PACE 20
 
+/*
+ * Why a cycle is due when only Slurm's job stamp moved: dl_agent.c's
+ * _unchanged() asks for it by this name.
+ */
+#define AGENT_QUIET_WHY_JOBS "change (jobs)"
+
 /* wake of a snapshot: clocks run that need a cycle every second. */
 #define AGENT_QUIET_LIVE 0
 /* wake of a snapshot: no clock of the agent's runs. */
@@ -82,6 +88,14 @@ typedef struct agent_quiet {
 	int64_t renew;          /* wall second the next hold is renewed
 				 * between cycles, or AGENT_QUIET_NEVER */
 	int64_t checked_ms;     /* the last "check" or cycle, monotonic */
+	/*
+	 * The last cycle due for the job stamp alone stopped at its
+	 * snapshot (agent_quiet_seen()) and none has planned since: the
+	 * stamp moves for nothing the agent reads (sched/backfill's passes
+	 * setting expected starts again), so its moves no longer bring the
+	 * poll back to its shortest (agent_quiet_poll_reset()).
+	 */
+	bool jobs_noise;
 } agent_quiet_t;
 
 /*
@@ -127,5 +141,18 @@ void agent_quiet_renewed(agent_quiet_t *q, int64_t next);
 
 /* agent_quiet_checked - a "check" at monotonic now_ms found no change. */
 void agent_quiet_checked(agent_quiet_t *q, int64_t now_ms);
+
+/*
+ * agent_quiet_poll_reset - whether the agent's poll goes back to its
+ * shortest: the stamps moved from prev (the last poll's) to cur, or a
+ * cycle is due (why, agent_quiet_due()).  Not for the job stamp, or a
+ * cycle due for it alone, while it moves for nothing (jobs_noise): such
+ * a cycle stops at its snapshot anyway, and a poll back at 10 ms after
+ * each of sched/backfill's passes kept an agent with a long array
+ * pending at a dozen wakeups a second.  A job submitted (njobs) and the
+ * nodes still reset it: a new job waits at its gate for a cycle.
+ */
+bool agent_quiet_poll_reset(const agent_quiet_t *q, const agent_stamps_t *cur,
+			    const agent_stamps_t *prev, const char *why);
 
 #endif /* AGENT_QUIET_H */

@@ -108,6 +108,7 @@ static dl_policy_t *policy;
 static uint64_t cycle_no;
 /* Cycles that stopped at their snapshot (_unchanged()). */
 static uint64_t cycles_unchanged;
+static uint64_t last_fp;              /* the last snapshot's agent_snapfp() */
 static dl_sched_stats_t stats;
 static time_t last_inv_read, last_save;
 static dl_plan_t *last_plan;          /* of the last cycle, for saving */
@@ -884,9 +885,8 @@ static bool _apply(const snapshot_t *snap, const place_ops_t *ops)
 static bool _unchanged(const char *why, const snapshot_t *snap,
 		       const agent_stamps_t *at)
 {
-	static uint64_t last_fp;
 	uint64_t fp = agent_snapfp(snap);
-	bool same = fp == last_fp && !strcmp(why, "change (jobs)") &&
+	bool same = fp == last_fp && !strcmp(why, AGENT_QUIET_WHY_JOBS) &&
 		    agent_quiet_jobs_only(&quiet, at, snap->now) &&
 		    !snap->nregate && !snap->due_taken;
 
@@ -1294,11 +1294,13 @@ static void *_agent(void *arg)
 		why = _between(agent_quiet_due(&quiet, &cur, now, time(NULL)),
 			       now);
 		/*
-		 * Idle: a poll less often each time; any change, or holds
-		 * still due after a step (renewed a step a poll): at once.
+		 * Idle: a poll less often each time; any change but the job
+		 * stamp's moves for nothing (agent_quiet_poll_reset()), or
+		 * holds still due after a step (renewed a step a poll): at
+		 * once.
 		 */
-		if (memcmp(&cur, &prev, sizeof(cur)) || why || reconf ||
-		    budget.deferred || quiet.again ||
+		if (agent_quiet_poll_reset(&quiet, &cur, &prev, why) ||
+		    reconf || budget.deferred || quiet.again ||
 		    quiet.renew <= (int64_t)time(NULL))
 			poll_ms = POLL_MS;
 		else if ((poll_ms *= 2) > _poll_max(now))
@@ -1342,6 +1344,7 @@ int dl_agent_start(const char *plugin_type)
 	jobs_read = 0;
 	tasks_split = 0;
 	cycles_unchanged = 0;
+	last_fp = 0;
 	agent_jobs_init();
 	agent_acct_on_put(_poke);
 	slurm_thread_create(&agent_tid, _agent, NULL);
