@@ -10,6 +10,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
 
+#include "agent_fnv.h"
 #include "agent_gate.h"
 #include "agent_idle.h"
 #include "agent_model.h"
@@ -78,16 +79,9 @@ uint32_t agent_idle_renew(uint32_t hold, int64_t *next, uint32_t *expired,
 	return n;
 }
 
-/* One more value into an FNV-1a hash. */
-static uint64_t _mix(uint64_t h, uint64_t v)
-{
-	return (h ^ v) * 1099511628211ULL;
-}
-
-
 bool agent_idle_inventory_changed(const char *cache_dir)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = AGENT_FNV_BASIS_SHORT;
 	struct stat sb;
 	uint32_t i;
 	char *path;
@@ -98,12 +92,12 @@ bool agent_idle_inventory_changed(const char *cache_dir)
 	for (i = 0; i < nnames; i++) {
 		path = agent_model_inventory_path(cache_dir, names[i]);
 		if (stat(path, &sb)) {
-			h = _mix(h, 0);
+			h = agent_fnv_word(h, 0);
 		} else {
-			h = _mix(h, (uint64_t)sb.st_ino);
-			h = _mix(h, (uint64_t)sb.st_size);
-			h = _mix(h, (uint64_t)sb.st_mtim.tv_sec);
-			h = _mix(h, (uint64_t)sb.st_mtim.tv_nsec);
+			h = agent_fnv_word(h, (uint64_t)sb.st_ino);
+			h = agent_fnv_word(h, (uint64_t)sb.st_size);
+			h = agent_fnv_word(h, (uint64_t)sb.st_mtim.tv_sec);
+			h = agent_fnv_word(h, (uint64_t)sb.st_mtim.tv_nsec);
 		}
 		xfree(path);
 	}

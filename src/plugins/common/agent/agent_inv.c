@@ -6,6 +6,7 @@
 
 #include "dl_error.h"
 #include "dl_files.h"
+#include "agent_fnv.h"
 #include "agent_inv.h"
 
 /* Path -> size, open addressing with linear probing. */
@@ -49,17 +50,9 @@ static int _fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
-/* FNV-1a, 64 bits. */
 uint64_t agent_inv_hash(const char *p, size_t len)
 {
-	uint64_t h = 14695981039346656037ULL;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)p[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
+	return agent_fnv_bytes(AGENT_FNV_BASIS, p, len);
 }
 
 static void _map_free(map_t *m)

@@ -8,6 +8,7 @@
 #include "src/common/xhash.h"
 #include "src/common/xmalloc.h"
 
+#include "agent_fnv.h"
 #include "agent_jobs.h"
 
 static xhash_t *jobs;
@@ -118,15 +119,14 @@ uint32_t agent_jobs_count(void)
 	return jobs ? xhash_count(jobs) : 0;
 }
 
-/* FNV-1a of a comment; 0 stands for none. */
+/* A comment's hash; 0 stands for none, so a comment's is never 0. */
 static uint64_t _hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h;
 
 	if (!s)
 		return 0;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	h = agent_fnv_str(AGENT_FNV_BASIS_SHORT, s);
 	return h ? h : 1;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dl_error.h"
+#include "agent_fnv.h"
 #include "agent_pfplan.h"
 
 /* Candidates by node, then priority (high first), then id. */
@@ -18,17 +19,6 @@ static int _cmp_cand(const void *a, const void *b, void *arg)
 	if (x->priority != y->priority)
 		return x->priority > y->priority ? -1 : 1;
 	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
-}
-
-static uint64_t _fnv(uint64_t h, uint32_t v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		h ^= (v >> (8 * i)) & 0xff;
-		h *= 1099511628211ULL;
-	}
-	return h;
 }
 
 void agent_pfplan_picks_free(pf_pick_t *picks, size_t n)
@@ -154,7 +144,7 @@ static uint64_t _fill(const dl_cache_t *cache, const pf_job_t *j,
 	uint32_t i, f;
 
 	pick->nfiles = pick->ncached = 0;
-	pick->sig = _fnv(14695981039346656037ULL, node);
+	pick->sig = agent_fnv_u32(AGENT_FNV_BASIS, node);
 	for (i = 0; i < j->nfiles; i++) {
 		f = j->files[i];
 		size = f < nfiles_all ? dl_cache_file_size(cache, f) :
@@ -163,7 +153,7 @@ static uint64_t _fill(const dl_cache_t *cache, const pf_job_t *j,
 		    (owner[f] && owner[f] != node + 1))
 			continue;
 		pick->files[pick->nfiles++] = f;
-		pick->sig = _fnv(pick->sig, f);
+		pick->sig = agent_fnv_u32(pick->sig, f);
 		if (dl_cache_contains(cache, node, f)) {
 			pick->ncached++;
 		} else if (stamp[f] != node + 1) {

@@ -1,30 +1,17 @@
 /* agent_snapfp.c - a hash of what a cycle plans from; see agent_snapfp.h. */
 #include <string.h>
 
+#include "agent_fnv.h"
 #include "agent_snapfp.h"
 
-#define FNV_BASIS 1469598103934665603ULL
-#define FNV_PRIME 1099511628211ULL
-
-/* FNV-1a over the 8 bytes of v. */
-static uint64_t _mix(uint64_t h, uint64_t v)
-{
-	int k;
-
-	for (k = 0; k < 8; k++, v >>= 8)
-		h = (h ^ (v & 0xff)) * FNV_PRIME;
-	return h;
-}
-
+/*
+ * The length first (all ones for none), so that NULL and "" differ and
+ * one field's bytes cannot pass for the next one's.
+ */
 static uint64_t _bytes(uint64_t h, const void *p, size_t n)
 {
-	const unsigned char *b = p;
-	size_t i;
-
-	h = _mix(h, p ? n : UINT64_MAX);
-	for (i = 0; p && i < n; i++)
-		h = (h ^ b[i]) * FNV_PRIME;
-	return h;
+	h = agent_fnv_u64(h, p ? n : UINT64_MAX);
+	return p ? agent_fnv_bytes(h, p, n) : h;
 }
 
 static uint64_t _str(uint64_t h, const char *s)
@@ -36,16 +23,18 @@ static uint64_t _nodes(uint64_t h, const snapshot_t *s)
 {
 	uint32_t i, n = s->nnodes;
 
-	h = _mix(h, n);
+	h = agent_fnv_u64(h, n);
 	for (i = 0; i < n; i++) {
 		h = _str(h, s->names ? s->names[i] : NULL);
-		h = _mix(h, s->cpus ? s->cpus[i] : 0);
-		h = _mix(h, s->busy ? s->busy[i] : 0);
-		h = _mix(h, s->usable ? s->usable[i] : 0);
-		h = _mix(h, s->power ? s->power[i] : 0);
-		h = _mix(h, s->boot_req ? (uint64_t)s->boot_req[i] : 0);
-		h = _mix(h, s->resume_timeout ? s->resume_timeout[i] : 0);
-		h = _mix(h, s->mem_alloc ? s->mem_alloc[i] : 0);
+		h = agent_fnv_u64(h, s->cpus ? s->cpus[i] : 0);
+		h = agent_fnv_u64(h, s->busy ? s->busy[i] : 0);
+		h = agent_fnv_u64(h, s->usable ? s->usable[i] : 0);
+		h = agent_fnv_u64(h, s->power ? s->power[i] : 0);
+		h = agent_fnv_u64(h, s->boot_req ?
+					     (uint64_t)s->boot_req[i] : 0);
+		h = agent_fnv_u64(h, s->resume_timeout ?
+					     s->resume_timeout[i] : 0);
+		h = agent_fnv_u64(h, s->mem_alloc ? s->mem_alloc[i] : 0);
 		h = _str(h, s->unserving ? s->unserving[i] : NULL);
 	}
 	return h;
@@ -69,27 +58,27 @@ static uint64_t _job_fields(uint64_t h, const snap_job_t *j)
 	uint64_t lbits;
 
 	memcpy(&lbits, &limit, sizeof(lbits));
-	h = _mix(h, j->job_id);
-	h = _mix(h, flags);
-	h = _mix(h, j->set_k);
-	h = _mix(h, j->gate_bound);
-	h = _mix(h, (uint64_t)j->ubegin);
-	h = _mix(h, (uint64_t)(int64_t)j->ours);
-	h = _mix(h, (uint64_t)(int64_t)j->node);
-	h = _mix(h, j->cpus);
-	h = _mix(h, j->min_nodes);
-	h = _mix(h, j->priority);
-	h = _mix(h, (uint64_t)j->submit);
+	h = agent_fnv_u64(h, j->job_id);
+	h = agent_fnv_u64(h, flags);
+	h = agent_fnv_u64(h, j->set_k);
+	h = agent_fnv_u64(h, j->gate_bound);
+	h = agent_fnv_u64(h, (uint64_t)j->ubegin);
+	h = agent_fnv_u64(h, (uint64_t)(int64_t)j->ours);
+	h = agent_fnv_u64(h, (uint64_t)(int64_t)j->node);
+	h = agent_fnv_u64(h, j->cpus);
+	h = agent_fnv_u64(h, j->min_nodes);
+	h = agent_fnv_u64(h, j->priority);
+	h = agent_fnv_u64(h, (uint64_t)j->submit);
 	/* Backfill's estimate for a pending job; the plan reads neither. */
-	h = _mix(h, j->running ? (uint64_t)j->start : 0);
-	h = _mix(h, j->running ? (uint64_t)j->end : 0);
-	h = _mix(h, j->name);
-	h = _mix(h, lbits);
-	h = _mix(h, j->uid);
-	h = _mix(h, j->gid);
-	h = _mix(h, j->task_id);
-	h = _mix(h, j->array_job_id);
-	return _mix(h, j->het_job_id);
+	h = agent_fnv_u64(h, j->running ? (uint64_t)j->start : 0);
+	h = agent_fnv_u64(h, j->running ? (uint64_t)j->end : 0);
+	h = agent_fnv_u64(h, j->name);
+	h = agent_fnv_u64(h, lbits);
+	h = agent_fnv_u64(h, j->uid);
+	h = agent_fnv_u64(h, j->gid);
+	h = agent_fnv_u64(h, j->task_id);
+	h = agent_fnv_u64(h, j->array_job_id);
+	return agent_fnv_u64(h, j->het_job_id);
 }
 
 static uint64_t _job(uint64_t h, const snap_job_t *j, uint32_t nnodes)
@@ -110,31 +99,31 @@ static uint64_t _holds(uint64_t h, const agent_gate_renew_t *r, uint32_t n)
 {
 	uint32_t i;
 
-	h = _mix(h, n);
+	h = agent_fnv_u64(h, n);
 	for (i = 0; i < n; i++) {
-		h = _mix(h, r[i].job_id);
-		h = _mix(h, (uint64_t)r[i].release_to);
+		h = agent_fnv_u64(h, r[i].job_id);
+		h = agent_fnv_u64(h, (uint64_t)r[i].release_to);
 	}
 	return h;
 }
 
 uint64_t agent_snapfp(const snapshot_t *s)
 {
-	uint64_t h = _nodes(FNV_BASIS, s);
+	uint64_t h = _nodes(AGENT_FNV_BASIS_SHORT, s);
 	uint32_t i;
 
-	h = _mix(h, s->njobs);
+	h = agent_fnv_u64(h, s->njobs);
 	for (i = 0; i < s->njobs; i++)
 		h = _job(h, &s->jobs[i], s->nnodes);
-	h = _mix(h, s->pending);
-	h = _mix(h, s->window);
-	h = _mix(h, s->in_window);
-	h = _mix(h, s->skipped);
-	h = _mix(h, s->full);
+	h = agent_fnv_u64(h, s->pending);
+	h = agent_fnv_u64(h, s->window);
+	h = agent_fnv_u64(h, s->in_window);
+	h = agent_fnv_u64(h, s->skipped);
+	h = agent_fnv_u64(h, s->full);
 	h = _bytes(h, s->arrays, s->narrays * sizeof(*s->arrays));
-	h = _mix(h, s->array_room);
-	h = _mix(h, (uint64_t)s->wake);
+	h = agent_fnv_u64(h, s->array_room);
+	h = agent_fnv_u64(h, (uint64_t)s->wake);
 	h = _holds(h, s->renew, s->nrenew);
-	h = _mix(h, (uint64_t)s->renew_wake);
+	h = agent_fnv_u64(h, (uint64_t)s->renew_wake);
 	return _holds(h, s->regate, s->nregate);
 }

@@ -19,6 +19,7 @@
 #include "dl_compat.h"
 #include "dl_slurm.h"
 #include "agent_fit.h"
+#include "agent_fnv.h"
 #include "agent_array.h"
 #include "agent_gate.h"
 #include "agent_het.h"
@@ -412,14 +413,10 @@ static void _count_busy(snapshot_t *s, job_record_t *job_ptr)
 		}
 }
 
-/* FNV-1a: a job name as a history key. */
+/* A job name as a history key; also a node's features and GRES. */
 static uint64_t _hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	return agent_fnv_str(AGENT_FNV_BASIS_SHORT, s);
 }
 
 /* The #DL annotation job_submit left in the job's SPANK environment. */
@@ -1211,33 +1208,23 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	      s->took_ms);
 }
 
-/* One more value into an FNV-1a hash. */
-static uint64_t _mix(uint64_t h, uint64_t v)
-{
-	int k;
-
-	for (k = 0; k < 8; k++, v >>= 8)
-		h = (h ^ (v & 0xff)) * 1099511628211ULL;
-	return h;
-}
-
 uint64_t agent_snapshot_nodes_fp(void)
 {
 	node_record_t *node_ptr;
-	uint64_t h = _mix(1469598103934665603ULL, node_record_count);
+	uint64_t h = agent_fnv_u64(AGENT_FNV_BASIS_SHORT, node_record_count);
 	int i;
 
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
-		h = _mix(h, i);
-		h = _mix(h, node_ptr->node_state);
-		h = _mix(h, node_ptr->cpus);
-		h = _mix(h, node_ptr->cpus_efctv);
-		h = _mix(h, node_ptr->real_memory);
-		h = _mix(h, node_ptr->boot_req_time);
-		h = _mix(h, node_ptr->resume_timeout);
-		h = _mix(h, _node_usable(node_ptr));
-		h = _mix(h, _hash(node_ptr->features_act));
-		h = _mix(h, _hash(node_ptr->gres));
+		h = agent_fnv_u64(h, i);
+		h = agent_fnv_u64(h, node_ptr->node_state);
+		h = agent_fnv_u64(h, node_ptr->cpus);
+		h = agent_fnv_u64(h, node_ptr->cpus_efctv);
+		h = agent_fnv_u64(h, node_ptr->real_memory);
+		h = agent_fnv_u64(h, node_ptr->boot_req_time);
+		h = agent_fnv_u64(h, node_ptr->resume_timeout);
+		h = agent_fnv_u64(h, _node_usable(node_ptr));
+		h = agent_fnv_u64(h, _hash(node_ptr->features_act));
+		h = agent_fnv_u64(h, _hash(node_ptr->gres));
 	}
 	return h;
 }
