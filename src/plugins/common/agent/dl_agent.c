@@ -43,6 +43,7 @@
 #include "agent_array.h"
 #include "agent_budget.h"
 #include "agent_conf.h"
+#include "agent_fnv.h"
 #include "agent_gate.h"
 #include "agent_history.h"
 #include "agent_idle.h"
@@ -1039,7 +1040,7 @@ static void _sync_services(void)
 {
 	uint32_t i, nn = agent_model_nodes();
 	agent_channel_view_t v;
-	uint64_t fp = 1469598103934665603ULL, x[5];
+	uint64_t fp = AGENT_FNV_BASIS_SHORT, x[5];
 	int k;
 
 	if (!agent_channel_running())
@@ -1054,7 +1055,7 @@ static void _sync_services(void)
 		x[3] = v.c.used;
 		x[4] = v.prefetch_done;
 		for (k = 0; k < 5; k++)
-			fp = (fp ^ x[k]) * 1099511628211ULL;
+			fp = agent_fnv_word(fp, x[k]);
 	}
 	services_fp = fp;
 }
