@@ -471,6 +471,14 @@ static const _opt_t opts[] = {
 	     "(0; diffusion: 100 x nodes)"),
 	NUM("replan-min-interval", "S", cfg.replan_min_interval, 0, 1e9, 0,
 	    "seconds between full plans (0)"),
+	NUM("agent-cycle", "S", agent_cycle, 0.001, DL_SIM_AGENT_CYCLE_MAX, 0,
+	    "plan as the plugin's agent: a full plan at most\n"
+	    "every S s (its 1 s); a job with input that comes\n"
+	    "between plans is held, as at the submit gate,\n"
+	    "until a plan places it (S <= 3, the gate's least\n"
+	    "bound: none runs out); Slurm starts the others\n"
+	    "under the last plan's restrictions.  Sets\n"
+	    "--replan-min-interval; --dispatch slurm only"),
 	FLAG("check", cfg.check, 1,
 	     "verify invariants (cache capacity) as it runs"),
 	FN("dispatch", "slurm|plan", _set_dispatch, 0,
@@ -847,6 +855,26 @@ static int _check_place(const dl_sim_args_t *a, char *err, size_t len)
 	return 0;
 }
 
+/*
+ * --agent-cycle is --replan-min-interval under the slurm dispatch, whose
+ * carried passes hold an unplaced job with input as the submit gate does.
+ * The plan dispatch's carried plans start no unplaced job at all, which
+ * is not the agent's.
+ */
+static int _check_agent_cycle(dl_sim_args_t *a, char *err, size_t len)
+{
+	if (!dl_sim_args_given(a, "agent-cycle"))
+		return 0;
+	if (a->cfg.dispatch != DL_DISPATCH_SLURM)
+		return _fail(err, len,
+			     "--agent-cycle models the plugin's agent over Slurm's dispatch: it needs --dispatch slurm (under --dispatch plan, use --replan-min-interval)");
+	if (dl_sim_args_given(a, "replan-min-interval"))
+		return _fail(err, len,
+			     "--agent-cycle sets --replan-min-interval: give one of them");
+	a->cfg.replan_min_interval = a->agent_cycle;
+	return 0;
+}
+
 static int _check_all(dl_sim_args_t *a, char *err, size_t len)
 {
 	int rc;
@@ -862,7 +890,8 @@ static int _check_all(dl_sim_args_t *a, char *err, size_t len)
 	    dl_sim_args_given(a, "no-peer-fetch"))
 		return _fail(err, len,
 			     "--peer-fetch and --no-peer-fetch exclude each other");
-	if ((rc = _check_place(a, err, len)))
+	if ((rc = _check_agent_cycle(a, err, len)) ||
+	    (rc = _check_place(a, err, len)))
 		return rc;
 	/* The plugin's PrefetchMaxBytes defaults to half the cache. */
 	if (!dl_sim_args_given(a, "prefetch-budget"))

@@ -51,6 +51,7 @@ typedef struct dl_sim_args {
 	int arrivals_set;
 	dl_wl_access_t access;
 	dl_sim_config_t cfg;
+	double agent_cycle; /* --agent-cycle: sets cfg.replan_min_interval */
 	const char *csv, *json, *jobs_csv;
 	const char *timeline; /* --timeline: the samples' CSV, or NULL */
 	int progress, quiet;

@@ -95,6 +95,15 @@
 #include "provision.h"
 #include "workload.h"
 
+/*
+ * The longest agent cycle dl-sim models (--agent-cycle), seconds: the
+ * submit gate's least bound (GateMinHold's default, agent_gate.h).  A job
+ * held for its first plan is placed within one cycle, before any bound
+ * runs out, so dl-sim models no bound; a longer cycle would let the gate
+ * release jobs unplaced, which it does not model.
+ */
+#define DL_SIM_AGENT_CYCLE_MAX 3.0
+
 typedef struct dl_sim_progress {
 	double now; /* simulated seconds */
 	size_t arrived, completed, total;
@@ -132,7 +141,14 @@ typedef struct dl_sim_config {
 	const char *policy_params;  /* NULL */
 	uint64_t seed;              /* the tracker's PRNG (random eviction) */
 	size_t window;              /* pending jobs shown to a plan; 0: all */
-	double replan_min_interval; /* seconds between full plans (0) */
+	/*
+	 * Seconds between full plans (0: a plan at every event).  Under
+	 * the slurm dispatch this is the plugin agent's cycle (dl-sim
+	 * --agent-cycle): between plans, a job with input that no plan
+	 * placed is held, as at the submit gate, and Slurm's pass starts
+	 * the others under the last plan's restrictions.
+	 */
+	double replan_min_interval;
 	dl_dispatch_t dispatch;     /* DL_DISPATCH_SLURM */
 	dl_place_params_t place;    /* slurm dispatch: the restrictions'
 				    * rule (dl_place_params_default()) */

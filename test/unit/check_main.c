@@ -61,6 +61,7 @@ int main(void)
 	srunner_add_suite(sr, make_plan_follow_suite());
 	srunner_add_suite(sr, make_plan_guard_suite());
 	srunner_add_suite(sr, make_simscale_suite());
+	srunner_add_suite(sr, make_simpace_suite());
 	srunner_add_suite(sr, make_submit_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -76,6 +76,7 @@ static const struct {
 	{ "agent-estimates", "120", { 0 }, 0 },
 	{ "window", "123", { 0 }, 0 },
 	{ "replan-min-interval", "5", { 0 }, 0 },
+	{ "agent-cycle", "1", { 0 }, 0 },
 	{ "check", NULL, { 0 }, 0 },
 	{ "dispatch", "plan", { 0 }, 0 },
 	{ "wait-factor", "2", { 0 }, 0 },

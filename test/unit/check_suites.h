@@ -41,6 +41,7 @@ Suite *make_zoo_suite(void);
 Suite *make_plan_follow_suite(void);
 Suite *make_plan_guard_suite(void);
 Suite *make_simscale_suite(void);
+Suite *make_simpace_suite(void);
 Suite *make_submit_suite(void);
 
 #endif /* CHECK_SUITES_H */

@@ -1,0 +1,212 @@
+/*
+ * check_simpace.c - dl-sim planning as the plugin's agent does
+ * (--agent-cycle S, src/sim/options.c; the carried passes of sim.c): a job
+ * with input that comes between plans starts only once a plan placed it,
+ * a job without input is not held, no two full plans come closer than S,
+ * and the option is refused where it would not model the agent.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check_suites.h"
+#include "dl_error.h"
+#include "options.h"
+#include "sim.h"
+#include "sim_fx.h"
+#include "workload.h"
+
+#define EPS 1e-9
+
+/*
+ * Parse "dl-sim --policy locality --workload biomed ARGS..." into *a;
+ * RET what dl_sim_args_parse() returns, err its message.
+ */
+static int _parse(dl_sim_args_t *a, char *err, size_t len,
+		  const char *const *args)
+{
+	char *argv[16] = { "dl-sim", "--policy", "locality", "--workload",
+			   "biomed" };
+	int n = 5;
+
+	while (*args && n < 15)
+		argv[n++] = (char *)*args++;
+	argv[n] = NULL;
+	err[0] = '\0';
+	return dl_sim_args_parse(n, argv, a, stdout, err, len);
+}
+
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* The sim_fx platform, paced as --agent-cycle cycle sets it (0: off). */
+static void _cfg(dl_sim_config_t *c, uint32_t nodes, const char *cycle)
+{
+	dl_sim_args_t a;
+	char err[256];
+
+	fx_sim_config(c, nodes, 1, 1);
+	c->policy = "locality";
+	if (!cycle)
+		return;
+	ck_assert_int_eq(_parse(&a, err, sizeof(err),
+				ARGS("--agent-cycle", cycle)),
+			 DL_SIM_ARGS_RUN);
+	c->dispatch = a.cfg.dispatch;
+	c->replan_min_interval = a.cfg.replan_min_interval;
+}
+
+/*
+ * 3 nodes of 1 slot.  Job 1 (file A) comes at 0: the first plan places it
+ * on n0, where it runs 100 s.  Job 2 (file B) comes at 0.5, job 3 (no
+ * file) at 0.6, with n1 and n2 idle.  At every event (no --agent-cycle),
+ * each is planned and starts when it comes.  With --agent-cycle 1 the
+ * next plan is due at 1: job 2 waits for it, as at the plugin's submit
+ * gate; job 3 has nothing to place, is not gated, and starts at 0.6.
+ */
+START_TEST(test_gate_between_plans)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t fa = 0, fb = 1;
+
+	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 100000000, -1), 0);
+	ck_assert_int_eq(dl_workload_add_file(wl, "/b", 1000000, -1), 1);
+	fx_sim_job(wl, 1, 0.0, 100.0, &fa, 1);
+	fx_sim_job(wl, 2, 0.5, 1.0, &fb, 1);
+	fx_sim_job(wl, 3, 0.6, 1.0, NULL, 0);
+
+	_cfg(&c, 3, NULL);
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 3);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 0.5, EPS);
+	ck_assert_double_eq_tol(r->jobs[2].dispatch, 0.6, EPS);
+	ck_assert_uint_eq(r->carried, 0);
+	dl_sim_result_free(r);
+
+	_cfg(&c, 3, "1");
+	ck_assert_int_eq(c.dispatch, DL_DISPATCH_SLURM);
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 3);
+	ck_assert_int_eq(r->jobs[0].node, 0);
+	ck_assert_double_eq_tol(r->jobs[0].dispatch, 0.0, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 1.0, EPS);
+	ck_assert_int_ne(r->jobs[1].node, 0);
+	ck_assert_double_eq_tol(r->jobs[2].dispatch, 0.6, EPS);
+	/* The plans at 0 and 1; the passes at 0.5 and 0.6 carried. */
+	ck_assert_uint_eq(r->plans, 2);
+	ck_assert_uint_eq(r->carried, 2);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
+/*
+ * A biomed trace busy enough that dl-sim plans more than once a second at
+ * every event: with --agent-cycle 1, at most one full plan per simulated
+ * second (from the first arrival to the last end, plus the first plan),
+ * every job still done, and the per-event run unchanged by the option's
+ * existence (it plans more than the bound).
+ */
+START_TEST(test_plans_bounded)
+{
+	dl_wl_biomed_opts_t o;
+	dl_wl_arrival_opts_t ao;
+	dl_wl_platform_t pf;
+	dl_workload_t *wl;
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	double first = INFINITY, last = 0, bound;
+	size_t i;
+
+	dl_wl_biomed_opts_default(&o);
+	o.jobs = 300;
+	wl = dl_workload_gen_biomed(&o, 3);
+	ck_assert_ptr_nonnull(wl);
+	dl_wl_arrival_opts_default(&ao);
+	ao.load = 2;
+	pf.nodes = 16;
+	pf.slots = 16;
+	dl_params_default(&pf.params);
+	ck_assert_int_eq(dl_workload_set_arrivals(wl, &pf, &ao, 11, NULL), 0);
+	/* Arrivals 10x closer: several events a simulated second. */
+	dl_workload_scale_time(wl, 0.1);
+
+	_cfg(&c, 16, "1");
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 300);
+	for (i = 0; i < r->njobs; i++) {
+		first = fmin(first, r->jobs[i].arrival);
+		last = fmax(last, r->jobs[i].end);
+	}
+	bound = floor(last - first) + 1;
+	ck_assert_msg((double)r->plans <= bound, "%zu plans over %.1f s",
+		      r->plans, last - first);
+	ck_assert_uint_gt(r->carried, 0);
+	dl_sim_result_free(r);
+
+	_cfg(&c, 16, NULL);
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 300);
+	ck_assert_msg((double)r->plans > bound,
+		      "per event: %zu plans, not above %.0f: the trace is too slow to test the bound",
+		      r->plans, bound);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
+/* Where --agent-cycle would not model the agent, it is refused. */
+START_TEST(test_option_refused)
+{
+	dl_sim_args_t a;
+	char err[256];
+
+	ck_assert_int_eq(_parse(&a, err, sizeof(err),
+				ARGS("--agent-cycle", "0.5")),
+			 DL_SIM_ARGS_RUN);
+	ck_assert_double_eq(a.cfg.replan_min_interval, 0.5);
+	ck_assert_int_eq(_parse(&a, err, sizeof(err), ARGS("--dispatch",
+							    "slurm")),
+			 DL_SIM_ARGS_RUN);
+	ck_assert_double_eq(a.cfg.replan_min_interval, 0);
+
+	ck_assert_int_eq(_parse(&a, err, sizeof(err),
+				ARGS("--agent-cycle", "1", "--dispatch",
+				     "plan")),
+			 DL_EINVAL);
+	ck_assert_msg(strstr(err, "--dispatch slurm"), "%s", err);
+	ck_assert_int_eq(_parse(&a, err, sizeof(err),
+				ARGS("--dispatch", "plan", "--agent-cycle",
+				     "1")),
+			 DL_EINVAL);
+	ck_assert_int_eq(_parse(&a, err, sizeof(err),
+				ARGS("--agent-cycle", "1",
+				     "--replan-min-interval", "2")),
+			 DL_EINVAL);
+	ck_assert_msg(strstr(err, "--replan-min-interval"), "%s", err);
+	/* Longer than the gate's least bound, or no pacing at all. */
+	ck_assert_int_eq(_parse(&a, err, sizeof(err),
+				ARGS("--agent-cycle", "4")),
+			 DL_EINVAL);
+	ck_assert_int_eq(_parse(&a, err, sizeof(err),
+				ARGS("--agent-cycle", "0")),
+			 DL_EINVAL);
+}
+
+END_TEST
+
+Suite *make_simpace_suite(void)
+{
+	Suite *s = suite_create("simpace");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_gate_between_plans);
+	tcase_add_test(tc, test_plans_bounded);
+	tcase_add_test(tc, test_option_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
