@@ -22,7 +22,8 @@
  *
  *   make bench
  *   contrib/bench_sim [-j JOBS] [-s SEEDS] [-H dl-partitiond] [-a]
- *                     [-p PARAMS] [-N NODES] [-n N1,N2,... [-r ROUNDS]]
+ *                     [-p PARAMS] [-N NODES]
+ *                     [-n N1,N2,... [-r ROUNDS] [-c S]]
  *
  * The helper is the build's dl-partitiond unless -H or $DL_PARTITIOND
  * names another; a run that made any plan without it (the greedy
@@ -45,7 +46,10 @@
  * backwards (64,256,1024 then 1024,256,64), so that a change in the
  * host's load falls on every count alike; it prints each run, then per
  * count the median CPU s and its spread (min-max over seeds and rounds)
- * and the ratio to the first count within each round (median, min-max).
+ * and the ratio to the first count within each round (median, min-max);
+ * policy_s is the wall time of the policy's plans (dl_policy_plan(),
+ * the helper's round trips in it); the rest of CPU_s is mostly dl-sim's
+ * own work at every event (snapshot, placement steps, Slurm's pass).
  * The trace is the same (same seeds, same jobs and files); what scales
  * with the nodes P is what the generator scales: the arrivals are
  * compressed by P (eq. 11 of online-hps-khanna: TLarrival = AvgExecTime
@@ -54,6 +58,21 @@
  * so that the storage's load per node stays the same too (with 4, 1,024
  * nodes would queue on storage, not on slots).  Cache per node and the
  * cost model's parameters do not change.
+ *
+ * Those rows make a full plan at every event, as dl-sim does by default:
+ * at 1,024 nodes about 16 times the events fall in each simulated second,
+ * and each plan sees more running jobs.  -c S runs every (seed, round,
+ * count) a second time with full plans at most every S simulated seconds
+ * (dl-sim --agent-cycle S: the plugin agent's paced cycles; a new job with
+ * input held until a plan places it, Slurm's pass starting the others
+ * under the last plan's restrictions in between), right after or before
+ * the per-event run (the order flips with the rounds, as the counts'
+ * does).  Rows are marked "event" and "cycle"; the summary has a table per
+ * kind, each count's ratio to the first taken within its own kind, with
+ * the median mean and p95 response, and for the paced rows their mean
+ * response over the per-event run's of the same trace (median, min-max):
+ * what pacing costs in plan quality.  The paced figure is not the agent's
+ * CPU: it is dl-sim's for a scheduler that plans once per cycle.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,10 +185,12 @@ static uint64_t _digest(const dl_sim_result_t *r)
 /* The digest of the last _run() (_digest()). */
 static uint64_t last_digest;
 
-/* One run: CPU seconds into *cpu, mean and p95 response, the most jobs
- * pending at once and the plans made into q[0..3]. */
+/* One run, full plans at most every cycle s (0: at every event, as
+ * dl-sim by default): CPU seconds into *cpu, mean and p95 response, the
+ * most jobs pending at once, the plans made and the policy's wall seconds
+ * in them into q[0..4]. */
 static int _run(const dl_workload_t *wl, uint32_t nodes, const char *policy,
-		const char *params, double *cpu, double q[4])
+		const char *params, double cycle, double *cpu, double q[5])
 {
 	dl_sim_config_t cfg;
 	dl_sim_result_t *r = NULL;
@@ -183,6 +204,8 @@ static int _run(const dl_workload_t *wl, uint32_t nodes, const char *policy,
 	cfg.dispatch = DL_DISPATCH_SLURM; /* the plugin's */
 	cfg.policy = policy;
 	cfg.policy_params = params;
+	/* dl-sim --agent-cycle: the same setting, under the slurm dispatch. */
+	cfg.replan_min_interval = cycle;
 	t0 = _cpu();
 	if (dl_sim_run(&cfg, wl, &r, err, sizeof(err))) {
 		fprintf(stderr, "bench_sim: %s: %s\n", policy, err);
@@ -206,6 +229,7 @@ static int _run(const dl_workload_t *wl, uint32_t nodes, const char *policy,
 			policy, r->completed, r->njobs);
 	q[2] = (double)r->max_pending;
 	q[3] = (double)r->plans;
+	q[4] = r->plan_seconds;
 	last_digest = _digest(r);
 	/*
 	 * A helper that is missing, failed or timed out makes greedy plans:
@@ -234,12 +258,12 @@ static int _after(size_t jobs, unsigned seeds, uint32_t nodes,
 
 	for (s = 1; s <= seeds; s++) {
 		dl_workload_t *wl = _trace(jobs, s, nodes);
-		double cpu, q[4];
+		double cpu, q[5];
 		int rc;
 
 		if (!wl)
 			return 1;
-		rc = _run(wl, nodes, policy, params, &cpu, q);
+		rc = _run(wl, nodes, policy, params, 0, &cpu, q);
 		dl_workload_destroy(wl);
 		if (rc)
 			return 1;
@@ -278,84 +302,149 @@ static void _spread(double *v, size_t n, double out[3])
 	out[2] = v[n - 1];
 }
 
-/* One round of -n: a run per count, backwards when back; CPU s in cpu[]. */
-static int _round(size_t jobs, unsigned seed, const uint32_t *n, size_t nn,
-		  int back, const char *params, double *cpu)
-{
-	size_t i;
+/*
+ * What -n measures, per run: CPU s, mean and p95 response, by round (row),
+ * mode (0: a full plan at every event; 1, with -c: at most every cycle s)
+ * and node count, at index _at().
+ */
+typedef struct {
+	size_t nn, nm; /* node counts; modes: 1, or 2 with -c */
+	double cycle;  /* -c S */
+	double *cpu, *mean, *p95;
+} _scale_t;
 
-	for (i = 0; i < nn; i++) {
-		size_t c = back ? nn - 1 - i : i;
+static size_t _at(const _scale_t *t, size_t row, size_t m, size_t c)
+{
+	return (row * t->nm + m) * t->nn + c;
+}
+
+/*
+ * One round of -n: a run per count and mode, backwards when back (counts
+ * and modes both), into row of t.
+ */
+static int _round(size_t jobs, unsigned seed, const uint32_t *n,
+		  _scale_t *t, size_t row, int back, const char *params)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->nn; i++) {
+		size_t c = back ? t->nn - 1 - i : i;
 		dl_workload_t *wl = _trace(jobs, seed, n[c]);
-		double q[4];
-		int rc;
 
 		if (!wl)
 			return -1;
-		rc = _run(wl, n[c], "online-hps", params, &cpu[c], q);
+		for (j = 0; j < t->nm; j++) {
+			size_t m = back ? t->nm - 1 - j : j, k = _at(t, row, m, c);
+			double q[5];
+
+			if (_run(wl, n[c], "online-hps", params,
+				 m ? t->cycle : 0, &t->cpu[k], q)) {
+				dl_workload_destroy(wl);
+				return -1;
+			}
+			t->mean[k] = q[0];
+			t->p95[k] = q[1];
+			printf("%4u %5u %6s %10.2f %9.2f %9.2f %8.0f %6.0f %8.2f %016llx\n",
+			       seed, n[c], m ? "cycle" : "event", t->cpu[k],
+			       q[0], q[1], q[2], q[3], q[4],
+			       (unsigned long long)last_digest);
+			fflush(stdout);
+		}
 		dl_workload_destroy(wl);
-		if (rc)
-			return -1;
-		printf("%4u %5u %10.2f %9.2f %9.2f %8.0f %6.0f %016llx\n", seed,
-		       n[c], cpu[c], q[0], q[1], q[2], q[3],
-		       (unsigned long long)last_digest);
-		fflush(stdout);
 	}
 	return 0;
 }
 
-/* Prints the summary of -n from cpu[row * nn + count]. */
-static void _scale_report(const uint32_t *n, size_t nn, const double *cpu,
-			  size_t rows)
+/* One mode's summary of -n (median over rows in v); RET target met. */
+static int _mode_report(const uint32_t *n, const _scale_t *t, size_t rows,
+			size_t m, double *v)
 {
-	double *v = malloc(rows * sizeof(*v)), a[3], r[3];
+	double a[3], r[3], mean[3], p95[3], d[3];
 	size_t c, i;
 	int met = 1;
 
-	if (!v)
-		return;
-	printf("nodes   CPU s median [  min -   max]   CPU/CPU(%u) median [ min -  max]\n",
-	       n[0]);
-	for (c = 0; c < nn; c++) {
+	if (m)
+		printf("full plans at most every %g s (dl-sim --agent-cycle %g)\n",
+		       t->cycle, t->cycle);
+	else
+		printf("full plans at every event (dl-sim's default)\n");
+	printf("nodes   CPU s median [  min -   max]   CPU/CPU(%u) median [ min -  max]  resp mean    p95%s\n",
+	       n[0], m ? "  mean/per-event [ min -  max]" : "");
+	for (c = 0; c < t->nn; c++) {
 		for (i = 0; i < rows; i++)
-			v[i] = cpu[i * nn + c];
+			v[i] = t->cpu[_at(t, i, m, c)];
 		_spread(v, rows, a);
 		for (i = 0; i < rows; i++)
-			v[i] = cpu[i * nn + c] / cpu[i * nn];
+			v[i] = t->cpu[_at(t, i, m, c)] / t->cpu[_at(t, i, m, 0)];
 		_spread(v, rows, r);
+		for (i = 0; i < rows; i++)
+			v[i] = t->mean[_at(t, i, m, c)];
+		_spread(v, rows, mean);
+		for (i = 0; i < rows; i++)
+			v[i] = t->p95[_at(t, i, m, c)];
+		_spread(v, rows, p95);
+		for (i = 0; m && i < rows; i++)
+			v[i] = t->mean[_at(t, i, m, c)] /
+			       t->mean[_at(t, i, 0, c)];
+		if (m)
+			_spread(v, rows, d);
 		if (c && r[0] > 3)
 			met = 0;
-		printf("%5u  %14.2f [%6.2f - %6.2f]  %19.2f [%5.2f - %5.2f]\n",
-		       n[c], a[0], a[1], a[2], r[0], r[1], r[2]);
+		printf("%5u  %14.2f [%6.2f - %6.2f]  %19.2f [%5.2f - %5.2f]  %9.2f %6.2f",
+		       n[c], a[0], a[1], a[2], r[0], r[1], r[2], mean[0],
+		       p95[0]);
+		if (m)
+			printf("  %15.3f [%5.3f - %5.3f]", d[0], d[1], d[2]);
+		printf("\n");
 	}
 	printf("target (issue 25): every count within 3x the CPU of %u nodes (median ratio): %s\n",
 	       n[0], met ? "met" : "not met");
+	return met;
+}
+
+/* Prints the summary of -n, each mode's table (responses: medians). */
+static void _scale_report(const uint32_t *n, const _scale_t *t, size_t rows)
+{
+	double *v = malloc(rows * sizeof(*v));
+	size_t m;
+
+	if (!v)
+		return;
+	for (m = 0; m < t->nm; m++)
+		_mode_report(n, t, rows, m, v);
 	free(v);
 }
 
-/* -n: hps-after at each node count, rounds alternated (see the top). */
+/* -n: hps-after at each node count, rounds alternated (see the top); with
+ * cycle > 0 (-c), also paced at that cycle, alternated with the others. */
 static int _scale(size_t jobs, unsigned seeds, unsigned rounds,
-		  const uint32_t *n, size_t nn, const char *params)
+		  const uint32_t *n, size_t nn, const char *params,
+		  double cycle)
 {
-	double *cpu = malloc((size_t)seeds * rounds * nn * sizeof(*cpu));
-	size_t row = 0;
+	_scale_t t = { .nn = nn, .nm = cycle > 0 ? 2 : 1, .cycle = cycle };
+	size_t row = 0, len = (size_t)seeds * rounds * t.nm * nn;
 	unsigned s, k;
+	int rc = 1;
 
-	if (!cpu)
-		return 1;
-	printf("dl-sim, biomed %zu jobs (arrivals x10, compressed by the nodes), online-hps, slurm dispatch (order=priority), storage nodes = nodes/16; CPU s incl. the helper\n",
-	       jobs);
-	printf("seed nodes      CPU_s resp_mean  resp_p95  pending  plans digest\n");
+	t.cpu = malloc(len * sizeof(*t.cpu));
+	t.mean = malloc(len * sizeof(*t.mean));
+	t.p95 = malloc(len * sizeof(*t.p95));
+	if (!t.cpu || !t.mean || !t.p95)
+		goto out;
+	printf("dl-sim, biomed %zu jobs (arrivals x10, compressed by the nodes), online-hps, slurm dispatch (order=priority), storage nodes = nodes/16; CPU s incl. the helper; plans: event = a full plan at every event, cycle = at most every %g s\n",
+	       jobs, cycle);
+	printf("seed nodes   mode      CPU_s resp_mean  resp_p95  pending  plans policy_s digest\n");
 	for (s = 1; s <= seeds; s++)
 		for (k = 0; k < rounds; k++, row++)
-			if (_round(jobs, s, n, nn, (int)(k % 2), params,
-				   cpu + row * nn)) {
-				free(cpu);
-				return 1;
-			}
-	_scale_report(n, nn, cpu, row);
-	free(cpu);
-	return 0;
+			if (_round(jobs, s, n, &t, row, (int)(k % 2), params))
+				goto out;
+	_scale_report(n, &t, row);
+	rc = 0;
+out:
+	free(t.cpu);
+	free(t.mean);
+	free(t.p95);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -367,14 +456,15 @@ int main(int argc, char **argv)
 		{ "hps-before", "online-hps", "order=ect,refine_above=2000,reuse=0" },
 		{ "hps-after", "online-hps", NULL },
 	};
-	double cpu[3], q[3][4], tsum[3] = { 0 }, dq = 0, dqmax = 0, dp = 0;
+	double cpu[3], q[3][5], tsum[3] = { 0 }, dq = 0, dqmax = 0, dp = 0;
 	size_t jobs = 5000, k, nn = 0;
 	unsigned seeds = 3, s, rounds = 3;
 	uint32_t nodes = NODES, counts[SCALE_MAX];
 	int c, only_after = 0;
 	const char *params = NULL;
+	double cycle = 0;
 
-	while ((c = getopt(argc, argv, "j:s:H:ap:n:r:N:")) != -1) {
+	while ((c = getopt(argc, argv, "j:s:H:ap:n:r:N:c:")) != -1) {
 		if (c == 'a')
 			only_after = 1;
 		else if (c == 'p')
@@ -387,6 +477,8 @@ int main(int argc, char **argv)
 			rounds = (unsigned)strtoul(optarg, NULL, 10);
 		else if (c == 'N')
 			nodes = (uint32_t)strtoul(optarg, NULL, 10);
+		else if (c == 'c')
+			cycle = strtod(optarg, NULL);
 		else if (c == 'n') {
 			if (!(nn = _counts(optarg, counts)))
 				return 2;
@@ -395,14 +487,15 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (!jobs || !seeds || !rounds || !nodes)
+	if (!jobs || !seeds || !rounds || !nodes ||
+	    !(cycle >= 0 && cycle <= DL_SIM_AGENT_CYCLE_MAX) || (cycle && !nn))
 		return 2;
 #ifdef BENCH_PARTITIOND
 	/* The helper built beside this benchmark, unless told otherwise. */
 	setenv("DL_PARTITIOND", BENCH_PARTITIOND, 0);
 #endif
 	if (nn)
-		return _scale(jobs, seeds, rounds, counts, nn, params);
+		return _scale(jobs, seeds, rounds, counts, nn, params, cycle);
 	if (only_after)
 		return _after(jobs, seeds, nodes, runs[2].policy, params);
 	printf("dl-sim, biomed %zu jobs (arrivals x10), %d nodes x 1 core, slurm dispatch; CPU s incl. the helper; response mean / p95 s\n",
@@ -415,7 +508,7 @@ int main(int argc, char **argv)
 		if (!wl)
 			return 1;
 		for (k = 0; k < 3; k++)
-			if (_run(wl, NODES, runs[k].policy, runs[k].params,
+			if (_run(wl, NODES, runs[k].policy, runs[k].params, 0,
 				 &cpu[k], q[k])) {
 				dl_workload_destroy(wl);
 				return 1;
