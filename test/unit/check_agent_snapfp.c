@@ -2,8 +2,8 @@
  * check_agent_snapfp.c - whether a cycle woken by Slurm's job stamp alone
  * may stop at its snapshot: the snapshot's hash (agent_snapfp.h) moves
  * with everything a cycle reads and not with what sched/backfill rewrites
- * at every pass (a pending job's expected start) or the snapshot's own
- * times; agent_quiet_jobs_only() says when the job stamp alone moved.
+ * at every pass (a pending job's expected start), the snapshot's own
+ * times or the gate's bookkeeping of the jobs outside the window; agent_quiet_jobs_only() says when the job stamp alone moved.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +81,18 @@ START_TEST(test_snapfp_ignores)
 	b.s.took_ms = 3.5;
 	b.s.agent_cycle = 0.2;
 	ck_assert_uint_eq(agent_snapfp(&a.s), agent_snapfp(&b.s));
+	/* The gate's bookkeeping: a stopped cycle still acts on it. */
+	b.regate[0] = (agent_gate_renew_t){ .job_id = 9, .release_to = 5 };
+	b.s.regate = b.regate;
+	b.s.nregate = 1;
+	b.s.renew = b.regate;
+	b.s.nrenew = 1;
+	b.s.renew_wake = 1030;
+	ck_assert_uint_eq(agent_snapfp(&a.s), agent_snapfp(&b.s));
+	/* How the walk went: full, or skipping (counted in pending). */
+	b.s.full = true;
+	b.s.skipped = 40;
+	ck_assert_uint_eq(agent_snapfp(&a.s), agent_snapfp(&b.s));
 }
 END_TEST
 
@@ -105,12 +117,6 @@ static void _m_arrays(fx_t *f)
 	f->arrays[0] = 12;
 	f->s.narrays = 1;
 }
-static void _m_regate(fx_t *f)
-{
-	f->regate[0] = (agent_gate_renew_t){ .job_id = 9, .release_to = 5 };
-	f->s.regate = f->regate;
-	f->s.nregate = 1;
-}
 static void _m_leave(fx_t *f) { f->jobs[1].leave_why = "memory"; }
 static void _m_task(fx_t *f) { f->jobs[1].task_id = 3; }
 
@@ -121,7 +127,7 @@ START_TEST(test_snapfp_moves)
 		_m_run_start, _m_prio, _m_elig, _m_fits, _m_busy,
 		_m_usable, _m_ours, _m_gated, _m_runnable, _m_comment,
 		_m_limit, _m_wake, _m_window, _m_njobs, _m_arrays,
-		_m_regate, _m_leave, _m_task
+		_m_leave, _m_task
 	};
 	fx_t a, b;
 	uint64_t base;

@@ -95,18 +95,6 @@ static uint64_t _job(uint64_t h, const snap_job_t *j, uint32_t nnodes)
 	return _str(h, j->leave_why);
 }
 
-static uint64_t _holds(uint64_t h, const agent_gate_renew_t *r, uint32_t n)
-{
-	uint32_t i;
-
-	h = agent_fnv_u64(h, n);
-	for (i = 0; i < n; i++) {
-		h = agent_fnv_u64(h, r[i].job_id);
-		h = agent_fnv_u64(h, (uint64_t)r[i].release_to);
-	}
-	return h;
-}
-
 uint64_t agent_snapfp(const snapshot_t *s)
 {
 	uint64_t h = _nodes(AGENT_FNV_BASIS_SHORT, s);
@@ -118,12 +106,7 @@ uint64_t agent_snapfp(const snapshot_t *s)
 	h = agent_fnv_u64(h, s->pending);
 	h = agent_fnv_u64(h, s->window);
 	h = agent_fnv_u64(h, s->in_window);
-	h = agent_fnv_u64(h, s->skipped);
-	h = agent_fnv_u64(h, s->full);
 	h = _bytes(h, s->arrays, s->narrays * sizeof(*s->arrays));
 	h = agent_fnv_u64(h, s->array_room);
-	h = agent_fnv_u64(h, (uint64_t)s->wake);
-	h = _holds(h, s->renew, s->nrenew);
-	h = agent_fnv_u64(h, (uint64_t)s->renew_wake);
-	return _holds(h, s->regate, s->nregate);
+	return agent_fnv_u64(h, (uint64_t)s->wake);
 }

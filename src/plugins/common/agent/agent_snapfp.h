@@ -23,11 +23,18 @@
 /*
  * agent_snapfp - a hash of *s as a plan and the cycle's decisions read it:
  * the nodes, every job copied with what the cycle reads of it, the window
- * and the arrays to split, the clocks (wake) and the holds listed.  Left
- * out: the snapshot's own times (now, clock, took_ms, agent_cycle: time
- * alone wakes a cycle through wake), and a pending job's start (Slurm's
- * estimate, which backfill rewrites; the plan reads start of running jobs
- * only, dl_state.h).
+ * and the arrays to split, and the clocks (wake).  Left out: the
+ * snapshot's own times (now, clock, took_ms, agent_cycle: time alone wakes
+ * a cycle through wake); a pending job's start (Slurm's estimate, which
+ * backfill rewrites; the plan reads start of running jobs only,
+ * dl_state.h); how the walk went (full, skipped: a full walk and one that
+ * skips the jobs below the floors copy the same jobs, and count the
+ * skipped ones in pending); and the gate's bookkeeping of the jobs outside the window
+ * (regate, the holds to renew by id now; renew and renew_wake, those to
+ * renew between cycles), which no plan reads: a cycle stopped at its
+ * snapshot still renews and keeps them (dl_agent.c, _unchanged()).  With
+ * them in the hash, the gate hold of a long array's record, renewed every
+ * quarter of GateMaxHold, made two full cycles each time.
  */
 uint64_t agent_snapfp(const snapshot_t *s);
 

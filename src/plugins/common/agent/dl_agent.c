@@ -882,18 +882,29 @@ static bool _apply(const snapshot_t *snap, const place_ops_t *ops)
  * stamp at every pass, rewriting estimates the agent never reads).  The
  * stamps then count as seen, and the cycle stops there: a walk instead of
  * a plan, its decisions, a save of the state file and a scheduler pass.
+ * What the walk found of the gate's jobs outside the window is done as a
+ * cycle would: the holds due renewed by id, the list to renew between
+ * cycles kept.
  */
 static bool _unchanged(const char *why, const snapshot_t *snap,
 		       const agent_stamps_t *at)
 {
+	/* Renewals write begin times; partitions only key the floors. */
+	slurmctld_lock_t renew_lock = { .job = WRITE_LOCK,
+					.part = READ_LOCK };
 	uint64_t fp = agent_snapfp(snap);
 	bool same = fp == last_fp && !strcmp(why, AGENT_QUIET_WHY_JOBS) &&
-		    agent_quiet_jobs_only(&quiet, at, snap->now) &&
-		    !snap->nregate && !snap->due_taken;
+		    agent_quiet_jobs_only(&quiet, at, snap->now);
 
 	last_fp = fp;
 	if (!same)
 		return false;
+	if (snap->nregate) {
+		_lock(&renew_lock);
+		_regate(snap);
+		unlock_slurmctld(renew_lock);
+	}
+	agent_quiet_renewed(&quiet, agent_idle_keep(snap));
 	agent_quiet_seen(&quiet, at, snap->now);
 	cycles_unchanged++;
 	debug("%s: cycle %" PRIu64 " not planned: only Slurm's job stamp moved, nothing the agent reads (%" PRIu64 " such so far)",
