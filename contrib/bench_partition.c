@@ -9,7 +9,7 @@
  *       src/partitiond/dl-partitiond.c -o /tmp/dl-partitiond \
  *       -ltrilinos_zoltan $(pkg-config --libs ompi-c) -lm
  *   gcc -std=c11 -D_GNU_SOURCE -O2 -Isrc/libdatalocality \
- *       contrib/bench_partition.c src/libdatalocality/partition/*.c \
+ *       contrib/bench_partition.c src/libdatalocality/partition/[a-z]*.c \
  *       src/libdatalocality/error.c src/libdatalocality/log.c \
  *       -lm -o /tmp/bench_partition
  *   /tmp/bench_partition -H /tmp/dl-partitiond
