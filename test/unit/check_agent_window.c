@@ -396,7 +396,8 @@ END_TEST
 /*
  * The poll goes back to its shortest on any stamp's move or a due cycle,
  * but not for the job stamp (or a cycle due for it alone) once a cycle
- * due for it alone stopped at its snapshot, until one plans again.
+ * due for it alone stopped at its snapshot, until one plans again; and
+ * meanwhile a cycle for the job stamp waits for the stamp's second to end.
  */
 START_TEST(test_quiet_poll_reset)
 {
@@ -415,6 +416,12 @@ START_TEST(test_quiet_poll_reset)
 	ck_assert(q.jobs_noise);
 	ck_assert(!agent_quiet_poll_reset(&q, &cur, &at, NULL));
 	ck_assert(!agent_quiet_poll_reset(&q, &cur, &at, AGENT_QUIET_WHY_JOBS));
+	/* A move in the current second waits for it to be over. */
+	cur.job = 205;
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, 5000, 205));
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, 5000, 206),
+			 AGENT_QUIET_WHY_JOBS);
+	cur.job = 101;
 	/* Everything else still does. */
 	ck_assert(agent_quiet_poll_reset(&q, &cur, &at, "clock"));
 	cur = at;
@@ -438,6 +445,9 @@ START_TEST(test_quiet_poll_reset)
 	agent_quiet_ran(&q, &at, 202, 1.0, AGENT_QUIET_NEVER, false, 2000);
 	ck_assert(!q.jobs_noise);
 	ck_assert(agent_quiet_poll_reset(&q, &cur, &at, NULL));
+	cur.job = 205;
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, 5000, 205),
+			 AGENT_QUIET_WHY_JOBS);
 }
 END_TEST
 

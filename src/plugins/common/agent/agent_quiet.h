@@ -93,7 +93,10 @@ typedef struct agent_quiet {
 	 * snapshot (agent_quiet_seen()) and none has planned since: the
 	 * stamp moves for nothing the agent reads (sched/backfill's passes
 	 * setting expected starts again), so its moves no longer bring the
-	 * poll back to its shortest (agent_quiet_poll_reset()).
+	 * poll back to its shortest (agent_quiet_poll_reset()), and a move
+	 * in the current second waits for the second to be over: the
+	 * stamp's own second (above) would otherwise make a second walk
+	 * after every pass.
 	 */
 	bool jobs_noise;
 } agent_quiet_t;

@@ -913,10 +913,10 @@ static bool _unchanged(const char *why, const snapshot_t *snap,
 }
 
 /*
- * One cycle, begun at monotonic start_ms, due for why.  RET false if it
- * stopped at its snapshot (_unchanged()).
+ * One cycle, begun at monotonic start_ms, due for why since wall second
+ * due_s.  RET false if it stopped at its snapshot (_unchanged()).
  */
-static bool _cycle(int64_t start_ms, const char *why)
+static bool _cycle(int64_t start_ms, const char *why, double due_s)
 {
 	/* Copying needs only read locks: nothing changes under us. */
 	slurmctld_lock_t read_lock = {
@@ -945,6 +945,9 @@ static bool _cycle(int64_t start_ms, const char *why)
 		agent_snapshot_free(&snap);
 		return false;
 	}
+	/* Not before: a walk of every job the agent keeps. */
+	if (quiet.ran && quiet.wake != AGENT_QUIET_LIVE)
+		_rebase_waits(due_s);
 	cycle_no++;
 	stats.cycles++;
 	snap.agent_cycle = agent_gate_cycle(&gate);
@@ -1220,11 +1223,9 @@ static int64_t _run_due(const char *why, int64_t now, int64_t due_since)
 	debug("%s: cycle %" PRIu64 " due: %s", pfx, cycle_no + 1, why);
 	begin = _now_ms();
 	cpu0 = _thread_cpu();
-	if (quiet.ran && quiet.wake != AGENT_QUIET_LIVE)
-		_rebase_waits(_wall() - (double)(begin - due_since) / 1000.0);
 	cycle_lock_s = 0;
 	inv_due = false;
-	if (!_cycle(begin, why))
+	if (!_cycle(begin, why, _wall() - (double)(begin - due_since) / 1000.0))
 		return _now_ms();
 	end = _now_ms();
 	last_lock_s = cycle_lock_s;
