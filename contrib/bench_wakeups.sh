@@ -21,10 +21,14 @@
 # dl_agent (dl_agent.c names it; a build before does not: "-").  With
 # ARRAY=N (0), the 4 nodes are first filled with a long job each and an
 # array of N tasks is left pending, so that the agent is idle with a queue.
+# BUSY_MIN (1440): the long jobs' time limit in minutes; 1420 puts the
+# array in reach of sched/backfill's 1-day window, whose passes then move
+# Slurm's job stamp every bf_interval (bench_pending.sh says more).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${SECS:-30}
 ARRAY=${ARRAY:-0}
+BUSY_MIN=${BUSY_MIN:-1440}
 [ $# -ge 1 ] || { echo "usage: $0 BUILD [BUILD...]" >&2; exit 2; }
 
 # one BUILD: its line of figures
@@ -55,7 +59,7 @@ CONF
 	done
 	if [ "$ARRAY" -gt 0 ]; then
 		for _ in 1 2 3 4; do
-			sbatch -Q -o /dev/null -t 1440 --exclusive --wrap 'sleep 86400' >/dev/null
+			sbatch -Q -o /dev/null -t "$BUSY_MIN" --exclusive --wrap 'sleep 86400' >/dev/null
 		done
 		sbatch -Q -o /dev/null -t 10 --array=0-$((ARRAY - 1)) --wrap 'sleep 1' >/dev/null
 	fi
