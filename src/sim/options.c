@@ -472,8 +472,9 @@ static const _opt_t opts[] = {
 	NUM("replan-min-interval", "S", cfg.replan_min_interval, 0, 1e9, 0,
 	    "seconds between full plans (0)"),
 	NUM("agent-cycle", "S", agent_cycle, 0.001, DL_SIM_AGENT_CYCLE_MAX, 0,
-	    "plan as the plugin's agent: a full plan at most\n"
-	    "every S s (its 1 s); a job with input that comes\n"
+	    "plan as the plugin's agent paces changes: a full\n"
+	    "plan at most every S s (its 1 s; it cycles at\n"
+	    "once on a new job); a job with input that comes\n"
 	    "between plans is held, as at the submit gate,\n"
 	    "until a plan places it (S <= 3, the gate's least\n"
 	    "bound: none runs out); Slurm starts the others\n"

@@ -1146,6 +1146,25 @@ static int64_t _poll_max(int64_t now)
 }
 
 /*
+ * The poll after this one, at monotonic now, polled poll_ms after the
+ * last: idle, less often each time; any change but the job stamp's moves
+ * for nothing (agent_quiet_poll_reset()), a reconfigure, jobs left
+ * unread, or holds still due after a step (renewed a step a poll): at
+ * once.
+ */
+static int64_t _next_poll(int64_t poll_ms, const agent_stamps_t *cur,
+			  const agent_stamps_t *prev, const char *why,
+			  bool reconf, int64_t now)
+{
+	if (agent_quiet_poll_reset(&quiet, cur, prev, why) || reconf ||
+	    budget.deferred || quiet.again ||
+	    quiet.renew <= (int64_t)time(NULL))
+		return POLL_MS;
+	poll_ms *= 2;
+	return poll_ms > _poll_max(now) ? _poll_max(now) : poll_ms;
+}
+
+/*
  * Renew the gate holds due (agent_idle_renew()): the last snapshot's
  * list and a step of the due list.  RET why a cycle is due for it (a hold
  * found run out, a held job with more to do than its renewal), or NULL.
@@ -1306,18 +1325,7 @@ static void *_agent(void *arg)
 		_stamps(&cur, njobs, false);
 		why = _between(agent_quiet_due(&quiet, &cur, now, time(NULL)),
 			       now);
-		/*
-		 * Idle: a poll less often each time; any change but the job
-		 * stamp's moves for nothing (agent_quiet_poll_reset()), or
-		 * holds still due after a step (renewed a step a poll): at
-		 * once.
-		 */
-		if (agent_quiet_poll_reset(&quiet, &cur, &prev, why) ||
-		    reconf || budget.deferred || quiet.again ||
-		    quiet.renew <= (int64_t)time(NULL))
-			poll_ms = POLL_MS;
-		else if ((poll_ms *= 2) > _poll_max(now))
-			poll_ms = _poll_max(now);
+		poll_ms = _next_poll(poll_ms, &cur, &prev, why, reconf, now);
 		prev = cur;
 		if (reconf)
 			why = "reconfigure";
