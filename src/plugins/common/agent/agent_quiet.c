@@ -34,7 +34,8 @@ const char *agent_quiet_due(const agent_quiet_t *q, const agent_stamps_t *cur,
 	if (cur->services != s->services)
 		return "change (services)";
 	if (_moved(cur->job, s->job, q->seen_at, now_s) &&
-	    !(q->jobs_noise && cur->job >= now_s))
+	    !(q->jobs_noise && cur->job >= now_s &&
+	      now_s - q->seen_at <= AGENT_QUIET_NOISE_WAIT_S))
 		return AGENT_QUIET_WHY_JOBS;
 	if (_moved(cur->part, s->part, q->seen_at, now_s))
 		return "change (partitions)";

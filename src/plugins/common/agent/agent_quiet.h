@@ -53,6 +53,13 @@
 #define AGENT_QUIET_MAX_MS 10000
 #define AGENT_QUIET_FULL_MS 300000
 #define AGENT_QUIET_PACE 20
+/*
+ * While the job stamp moves for nothing (jobs_noise), a cycle for it waits
+ * for the stamp's second to end, but only while the last walk is at most
+ * this many seconds old: a stamp moved in every second would otherwise
+ * put the cycle off for ever.
+ */
+#define AGENT_QUIET_NOISE_WAIT_S 2
 
 /*
  * Why a cycle is due when only Slurm's job stamp moved: dl_agent.c's
@@ -94,9 +101,10 @@ typedef struct agent_quiet {
 	 * stamp moves for nothing the agent reads (sched/backfill's passes
 	 * setting expected starts again), so its moves no longer bring the
 	 * poll back to its shortest (agent_quiet_poll_reset()), and a move
-	 * in the current second waits for the second to be over: the
-	 * stamp's own second (above) would otherwise make a second walk
-	 * after every pass.
+	 * in the current second waits for the second to be over (at most
+	 * AGENT_QUIET_NOISE_WAIT_S after the last walk): the stamp's own
+	 * second (above) would otherwise make a second walk after every
+	 * pass.
 	 */
 	bool jobs_noise;
 } agent_quiet_t;
