@@ -421,13 +421,23 @@ START_TEST(test_quiet_poll_reset)
 	ck_assert_ptr_null(agent_quiet_due(&q, &cur, 5000, 203));
 	ck_assert_str_eq(agent_quiet_due(&q, &cur, 5000, 204),
 			 AGENT_QUIET_WHY_JOBS);
+	/* Long after the last walk too (a pass every bf_interval). */
+	agent_quiet_seen(&q, &cur, 204);
+	cur.job = 209;
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, 9000, 209));
+	agent_quiet_polled(&q, &cur, 209);
+	ck_assert_int_eq(q.noise_wait_s, 209);
 	/* But not for ever: a stamp moved in every second. */
-	agent_quiet_seen(&q, &cur, 205);
-	cur.job = 207;
-	ck_assert_ptr_null(agent_quiet_due(&q, &cur, 7000, 207));
-	cur.job = 208;
-	ck_assert_str_eq(agent_quiet_due(&q, &cur, 8000, 208),
+	cur.job = 210;
+	ck_assert_ptr_null(agent_quiet_due(&q, &cur, 9400, 210));
+	agent_quiet_polled(&q, &cur, 210);
+	ck_assert_int_eq(q.noise_wait_s, 209);
+	cur.job = 211;
+	ck_assert_str_eq(agent_quiet_due(&q, &cur, 9800, 211),
 			 AGENT_QUIET_WHY_JOBS);
+	/* A walk starts the count again. */
+	agent_quiet_seen(&q, &cur, 211);
+	ck_assert_int_eq(q.noise_wait_s, 0);
 	agent_quiet_seen(&q, &at, 201);
 	cur.job = 101;
 	/* Everything else still does. */

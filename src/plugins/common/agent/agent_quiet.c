@@ -14,6 +14,18 @@ static bool _moved(int64_t cur, int64_t seen, int64_t seen_at, int64_t now_s)
 	return cur != seen || (seen >= seen_at && now_s > seen_at);
 }
 
+/*
+ * Whether a cycle for the job stamp waits for the stamp's second to end
+ * (agent_quiet_t.jobs_noise), for less than AGENT_QUIET_NOISE_WAIT_S.
+ */
+static bool _put_off(const agent_quiet_t *q, const agent_stamps_t *cur,
+		     int64_t now_s)
+{
+	return q->jobs_noise && cur->job >= now_s &&
+	       (!q->noise_wait_s ||
+		now_s - q->noise_wait_s < AGENT_QUIET_NOISE_WAIT_S);
+}
+
 const char *agent_quiet_due(const agent_quiet_t *q, const agent_stamps_t *cur,
 			    int64_t now_ms, int64_t now_s)
 {
@@ -34,8 +46,7 @@ const char *agent_quiet_due(const agent_quiet_t *q, const agent_stamps_t *cur,
 	if (cur->services != s->services)
 		return "change (services)";
 	if (_moved(cur->job, s->job, q->seen_at, now_s) &&
-	    !(q->jobs_noise && cur->job >= now_s &&
-	      now_s - q->seen_at <= AGENT_QUIET_NOISE_WAIT_S))
+	    !_put_off(q, cur, now_s))
 		return AGENT_QUIET_WHY_JOBS;
 	if (_moved(cur->part, s->part, q->seen_at, now_s))
 		return "change (partitions)";
@@ -67,6 +78,7 @@ void agent_quiet_ran(agent_quiet_t *q, const agent_stamps_t *at,
 	q->checked_ms = start_ms;
 	q->renew = AGENT_QUIET_NEVER;
 	q->jobs_noise = false;
+	q->noise_wait_s = 0;
 	q->pace_ms = pace < AGENT_QUIET_MAX_MS ? (int64_t)pace :
 						 AGENT_QUIET_MAX_MS;
 }
@@ -88,6 +100,15 @@ void agent_quiet_seen(agent_quiet_t *q, const agent_stamps_t *at,
 	q->seen = *at;
 	q->seen_at = snap_s;
 	q->jobs_noise = true;
+	q->noise_wait_s = 0;
+}
+
+void agent_quiet_polled(agent_quiet_t *q, const agent_stamps_t *cur,
+			int64_t now_s)
+{
+	if (!q->noise_wait_s && _put_off(q, cur, now_s) &&
+	    _moved(cur->job, q->seen.job, q->seen_at, now_s))
+		q->noise_wait_s = now_s;
 }
 
 void agent_quiet_renewed(agent_quiet_t *q, int64_t next)

@@ -55,9 +55,9 @@
 #define AGENT_QUIET_PACE 20
 /*
  * While the job stamp moves for nothing (jobs_noise), a cycle for it waits
- * for the stamp's second to end, but only while the last walk is at most
- * this many seconds old: a stamp moved in every second would otherwise
- * put the cycle off for ever.
+ * for the stamp's second to end, but for less than this many seconds from
+ * the first poll that put it off: a stamp moved in every second would
+ * otherwise put the cycle off for ever.
  */
 #define AGENT_QUIET_NOISE_WAIT_S 2
 
@@ -101,12 +101,14 @@ typedef struct agent_quiet {
 	 * stamp moves for nothing the agent reads (sched/backfill's passes
 	 * setting expected starts again), so its moves no longer bring the
 	 * poll back to its shortest (agent_quiet_poll_reset()), and a move
-	 * in the current second waits for the second to be over (at most
-	 * AGENT_QUIET_NOISE_WAIT_S after the last walk): the stamp's own
+	 * in the current second waits for the second to be over (less than
+	 * AGENT_QUIET_NOISE_WAIT_S from noise_wait_s): the stamp's own
 	 * second (above) would otherwise make a second walk after every
 	 * pass.
 	 */
 	bool jobs_noise;
+	int64_t noise_wait_s;   /* wall second a poll first put such a
+				 * cycle off (agent_quiet_polled()), or 0 */
 } agent_quiet_t;
 
 /*
@@ -149,6 +151,14 @@ void agent_quiet_seen(agent_quiet_t *q, const agent_stamps_t *at,
  * to wall second next (the next renewal due, AGENT_QUIET_NEVER: none).
  */
 void agent_quiet_renewed(agent_quiet_t *q, int64_t next);
+
+/*
+ * agent_quiet_polled - after agent_quiet_due() at wall second now_s with
+ * the stamps cur: note when a cycle for the job stamp was first put off
+ * (jobs_noise), which bounds how long it may be.
+ */
+void agent_quiet_polled(agent_quiet_t *q, const agent_stamps_t *cur,
+			int64_t now_s);
 
 /* agent_quiet_checked - a "check" at monotonic now_ms found no change. */
 void agent_quiet_checked(agent_quiet_t *q, int64_t now_ms);

@@ -1325,6 +1325,7 @@ static void *_agent(void *arg)
 		_stamps(&cur, njobs, false);
 		why = _between(agent_quiet_due(&quiet, &cur, now, time(NULL)),
 			       now);
+		agent_quiet_polled(&quiet, &cur, time(NULL));
 		poll_ms = _next_poll(poll_ms, &cur, &prev, why, reconf, now);
 		prev = cur;
 		if (reconf)
