@@ -355,12 +355,27 @@ static int _round(size_t jobs, unsigned seed, const uint32_t *n,
 	return 0;
 }
 
-/* One mode's summary of -n (median over rows in v); RET target met. */
-static int _mode_report(const uint32_t *n, const _scale_t *t, size_t rows,
-			size_t m, double *v)
+/*
+ * The spread over rows of x at (mode m, count c), each divided by div at
+ * (mode dm, count dc) when div is given; v is scratch of rows entries.
+ */
+static void _column(const _scale_t *t, size_t rows, const double *x,
+		    size_t m, size_t c, const double *div, size_t dm,
+		    size_t dc, double *v, double out[3])
+{
+	size_t i;
+
+	for (i = 0; i < rows; i++)
+		v[i] = x[_at(t, i, m, c)] / (div ? div[_at(t, i, dm, dc)] : 1);
+	_spread(v, rows, out);
+}
+
+/* One mode's summary of -n (median over rows; v: scratch of rows). */
+static void _mode_report(const uint32_t *n, const _scale_t *t, size_t rows,
+			 size_t m, double *v)
 {
 	double a[3], r[3], mean[3], p95[3], d[3];
-	size_t c, i;
+	size_t c;
 	int met = 1;
 
 	if (m)
@@ -371,23 +386,12 @@ static int _mode_report(const uint32_t *n, const _scale_t *t, size_t rows,
 	printf("nodes   CPU s median [  min -   max]   CPU/CPU(%u) median [ min -  max]  resp mean    p95%s\n",
 	       n[0], m ? "  mean/per-event [ min -  max]" : "");
 	for (c = 0; c < t->nn; c++) {
-		for (i = 0; i < rows; i++)
-			v[i] = t->cpu[_at(t, i, m, c)];
-		_spread(v, rows, a);
-		for (i = 0; i < rows; i++)
-			v[i] = t->cpu[_at(t, i, m, c)] / t->cpu[_at(t, i, m, 0)];
-		_spread(v, rows, r);
-		for (i = 0; i < rows; i++)
-			v[i] = t->mean[_at(t, i, m, c)];
-		_spread(v, rows, mean);
-		for (i = 0; i < rows; i++)
-			v[i] = t->p95[_at(t, i, m, c)];
-		_spread(v, rows, p95);
-		for (i = 0; m && i < rows; i++)
-			v[i] = t->mean[_at(t, i, m, c)] /
-			       t->mean[_at(t, i, 0, c)];
+		_column(t, rows, t->cpu, m, c, NULL, 0, 0, v, a);
+		_column(t, rows, t->cpu, m, c, t->cpu, m, 0, v, r);
+		_column(t, rows, t->mean, m, c, NULL, 0, 0, v, mean);
+		_column(t, rows, t->p95, m, c, NULL, 0, 0, v, p95);
 		if (m)
-			_spread(v, rows, d);
+			_column(t, rows, t->mean, m, c, t->mean, 0, c, v, d);
 		if (c && r[0] > 3)
 			met = 0;
 		printf("%5u  %14.2f [%6.2f - %6.2f]  %19.2f [%5.2f - %5.2f]  %9.2f %6.2f",
@@ -399,7 +403,6 @@ static int _mode_report(const uint32_t *n, const _scale_t *t, size_t rows,
 	}
 	printf("target (issue 25): every count within 3x the CPU of %u nodes (median ratio): %s\n",
 	       n[0], met ? "met" : "not met");
-	return met;
 }
 
 /* Prints the summary of -n, each mode's table (responses: medians). */
