@@ -22,7 +22,7 @@
  *
  *   make bench
  *   contrib/bench_sim [-j JOBS] [-s SEEDS] [-H dl-partitiond] [-a]
- *                     [-p PARAMS] [-N NODES]
+ *                     [-p PARAMS] [-N NODES] [-c S]
  *                     [-n N1,N2,... [-r ROUNDS] [-c S]]
  *
  * The helper is the build's dl-partitiond unless -H or $DL_PARTITIOND
@@ -33,9 +33,10 @@
  * times and hits, and the plans made): a speed change must leave it as it
  * was (the same digest from the build before and after).
  *
- * -a runs hps-after alone (to profile it); -p PARAMS gives it policy
- * params (e.g. -a -p guard=none: the cost of Online-HPS's guard); -N
- * NODES runs it on that many nodes (scaled as below).
+ * -a runs hps-after alone (to profile it; with -c S, paced as below:
+ * perf record contrib/bench_sim -a -N 1024 -c 1 -s 1); -p PARAMS gives
+ * it policy params (e.g. -a -p guard=none: the cost of Online-HPS's
+ * guard); -N NODES runs it on that many nodes (scaled as below).
  *
  * Targets (issue 11, item 5): hps-after <= 5 s; mean response within 2%
  * (the p95 is printed beside it).
@@ -252,7 +253,7 @@ static int _run(const dl_workload_t *wl, uint32_t nodes, const char *policy,
 
 /* -a: hps-after alone, to profile it (perf record contrib/bench_sim -a). */
 static int _after(size_t jobs, unsigned seeds, uint32_t nodes,
-		  const char *policy, const char *params)
+		  const char *policy, const char *params, double cycle)
 {
 	unsigned s;
 
@@ -263,12 +264,13 @@ static int _after(size_t jobs, unsigned seeds, uint32_t nodes,
 
 		if (!wl)
 			return 1;
-		rc = _run(wl, nodes, policy, params, 0, &cpu, q);
+		rc = _run(wl, nodes, policy, params, cycle, &cpu, q);
 		dl_workload_destroy(wl);
 		if (rc)
 			return 1;
-		printf("seed %u: %u nodes: hps-after %.2f CPU s, response mean %.2f p95 %.2f, at most %.0f pending, %.0f plans, digest %016llx\n",
-		       s, nodes, cpu, q[0], q[1], q[2], q[3],
+		printf("seed %u: %u nodes%s: hps-after %.2f CPU s, response mean %.2f p95 %.2f, at most %.0f pending, %.0f plans, digest %016llx\n",
+		       s, nodes, cycle > 0 ? " paced" : "", cpu, q[0], q[1],
+		       q[2], q[3],
 		       (unsigned long long)last_digest);
 	}
 	return 0;
@@ -491,7 +493,8 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (!jobs || !seeds || !rounds || !nodes ||
-	    !(cycle >= 0 && cycle <= DL_SIM_AGENT_CYCLE_MAX) || (cycle && !nn))
+	    !(cycle >= 0 && cycle <= DL_SIM_AGENT_CYCLE_MAX) ||
+	    (cycle && !nn && !only_after))
 		return 2;
 #ifdef BENCH_PARTITIOND
 	/* The helper built beside this benchmark, unless told otherwise. */
@@ -500,7 +503,8 @@ int main(int argc, char **argv)
 	if (nn)
 		return _scale(jobs, seeds, rounds, counts, nn, params, cycle);
 	if (only_after)
-		return _after(jobs, seeds, nodes, runs[2].policy, params);
+		return _after(jobs, seeds, nodes, runs[2].policy, params,
+			      cycle);
 	printf("dl-sim, biomed %zu jobs (arrivals x10), %d nodes x 1 core, slurm dispatch; CPU s incl. the helper; response mean / p95 s\n",
 	       jobs, NODES);
 	printf("seed   mct_s mct_mean | before_s   mean    p95 | after_s   mean    p95 | speedup  d_mean   d_p95\n");

@@ -11,6 +11,7 @@
 #include "dl_policy.h"
 #include "pfpin.h"
 #include "sim.h"
+#include "snapkeep.h"
 
 enum {
 	EV_ARRIVAL = 0,
@@ -172,6 +173,16 @@ typedef struct {
 	/* A state no longer used, its jobs cleared, for the next snapshot
 	 * to be built in (_snap_free()); owned. */
 	dl_state_t *spare;
+	/*
+	 * The last snapshot's running jobs, kept in it for the next one
+	 * while they stand (snapkeep.h): no job ended since (run_ends was
+	 * keep_ends; a job started is added at the end of the running list,
+	 * as in the state), the file sizes at generation keep_sgen and the
+	 * agent's history at keep_runtime, which they were added under.
+	 */
+	dl_snapkeep_t keep;
+	uint64_t run_ends, keep_ends, keep_sgen;
+	double keep_runtime;
 	double place_wake; /* earliest WAKE_PLACE queued; INFINITY: none */
 	double place_floor; /* no record waited before: its last step was
 			     * then at the latest (_place_account()); 0 */
@@ -785,6 +796,7 @@ static void _job_done(_sim_t *s, uint32_t j)
 	_learn_runtime(s, j);
 	r->completions++;
 	s->res->completed++;
+	s->run_ends++; /* the list's order changes (_snap_kept()) */
 	last = s->running[--s->nrunning];
 	s->running[job->run_pos] = last;
 	s->jobs[last].run_pos = job->run_pos;
@@ -1031,37 +1043,168 @@ static void _snap_node(dl_state_t *st, uint32_t n, uint32_t cpus, int usable)
 	st->nodes[n].usable = usable;
 }
 
-/* Done with snapshot st: kept (jobs cleared) for the next one to be built
- * in, or freed if one is kept already. */
+static void _snap_destroy(_sim_t *s, dl_state_t *st)
+{
+	if (dl_snapkeep_holds(&s->keep, st))
+		dl_snapkeep_forget(&s->keep);
+	dl_state_destroy(st);
+}
+
+/*
+ * Done with snapshot st: kept for the next one to be built in, its
+ * pending jobs dropped (its running ones too unless it is the last one
+ * built), or freed if one is kept already; the last one built is kept
+ * rather than an older one.
+ */
 static void _snap_free(_sim_t *s, dl_state_t *st)
 {
-	if (!st || s->spare) {
+	if (!st)
+		return;
+	if (s->spare && !dl_snapkeep_holds(&s->keep, st)) {
 		dl_state_destroy(st);
 		return;
 	}
-	dl_state_clear_jobs(st);
+	if (dl_snapkeep_truncate(&s->keep, st))
+		dl_state_clear_jobs(st);
+	if (s->spare)
+		_snap_destroy(s, s->spare);
 	s->spare = st;
+}
+
+/*
+ * Whether the running jobs kept in st (_snap_free()) are the first a
+ * snapshot would add now: the same list but for jobs started since (at
+ * its end), the same sizes and history.
+ */
+static int _snap_kept(const _sim_t *s, const dl_state_t *st)
+{
+	return dl_snapkeep_holds(&s->keep, st) &&
+	       st->njobs == s->keep.njobs && s->keep.njobs <= s->nrunning &&
+	       s->keep_ends == s->run_ends &&
+	       s->keep_sgen == dl_cache_size_gen(s->cache) &&
+	       !memcmp(&s->keep_runtime, &s->runtime, sizeof(s->runtime));
+}
+
+/* The entry of job j (running or pending) as a snapshot adds it. */
+static void _snap_job(const _sim_t *s, uint32_t j, int running, dl_job_t *dj)
+{
+	const dl_wl_job_t *wj = &s->wl->jobs[j];
+
+	memset(dj, 0, sizeof(*dj));
+	dj->id = wj->id;
+	dj->state = running ? DL_JOB_RUNNING : DL_JOB_PENDING;
+	dj->nfiles = wj->nfiles;
+	dj->files = wj->files;
+	dj->cpus = wj->cpus;
+	dj->arrival = wj->arrival;
+	dj->compute = wj->compute;
+	/* A running job's only: the records of 250K tasks are far apart,
+	 * and this loop reads thousands at every event. */
+	dj->start = running ? s->jobs[j].dispatch : 0;
+	if (s->cfg->agent_limit > 0) {
+		/* What the plugin knows: Slurm's whole seconds. */
+		dj->compute = dl_runtime_estimate(s->runtime,
+						  s->cfg->agent_limit);
+		dj->start = floor(dj->start);
+	}
+	dj->node = running ? s->jobs[j].node : -1;
+	dj->bytes = s->jobs[j].bytes;
+	dj->bytes_gen = s->jobs[j].bytes_gen;
+	dj->bytes_unknown = s->jobs[j].bytes_unknown;
+}
+
+/* Add job j to st, keeping the input bytes it summed.  \return 0 or
+ * DL_ENOMEM (s->rc not set). */
+static int _snap_add(_sim_t *s, dl_state_t *st, uint32_t j, int running)
+{
+	dl_job_t dj;
+	size_t k = st->njobs;
+
+	_snap_job(s, j, running, &dj);
+	if (dl_state_add_job(st, &dj) < 0)
+		return DL_ENOMEM;
+	s->jobs[j].bytes = st->jobs[k].bytes;
+	s->jobs[j].bytes_gen = st->jobs[k].bytes_gen;
+	s->jobs[j].bytes_unknown = st->jobs[k].bytes_unknown;
+	return 0;
+}
+
+/*
+ * With checks: st's first k jobs, kept from the last snapshot, against
+ * the running jobs a snapshot would add now (_snap_job()), and the reads
+ * set of each.  \return 0, or DL_EINVAL with s->rc set.
+ */
+static int _snap_check(_sim_t *s, const dl_state_t *st, size_t k)
+{
+	size_t i;
+	uint32_t f;
+
+	for (i = 0; i < k; i++) {
+		const dl_job_t *kj = &st->jobs[i];
+		dl_job_t dj;
+		int same;
+
+		_snap_job(s, s->running[i], 1, &dj);
+		same = kj->id == dj.id && kj->state == dj.state &&
+		       kj->node == dj.node &&
+		       kj->cpus == (dj.cpus ? dj.cpus : 1) &&
+		       kj->nfiles == dj.nfiles && kj->arrival == dj.arrival &&
+		       kj->compute == dj.compute && kj->start == dj.start &&
+		       kj->bytes == dl_job_bytes(st, kj) && !kj->eligible &&
+		       (!dj.nfiles ||
+			!memcmp(kj->files, dj.files,
+				dj.nfiles * sizeof(*dj.files)));
+		for (f = 0; same && f < dj.nfiles; f++)
+			same = dl_state_node_reads(st, (uint32_t)dj.node,
+						   dj.files[f]);
+		if (!same)
+			return _fail(s, DL_EINVAL,
+				     "internal: kept running job %zu (id %u) of the snapshot at t=%.3f is not the job %u it would add",
+				     i, kj->id, s->now, dj.id);
+	}
+	return 0;
+}
+
+/* The running jobs into st after those it has (kept), and the mark that
+ * keeps them all (_snap_kept()).  \return 0 or DL_ENOMEM. */
+static int _snap_running(_sim_t *s, dl_state_t *st)
+{
+	size_t i;
+
+	for (i = st->njobs; i < s->nrunning; i++)
+		if (_snap_add(s, st, s->running[i], 1))
+			return DL_ENOMEM;
+	dl_snapkeep_mark(&s->keep, st);
+	s->keep_ends = s->run_ends;
+	s->keep_sgen = dl_cache_size_gen(s->cache);
+	s->keep_runtime = s->runtime;
+	return 0;
 }
 
 /*
  * The snapshot a plan sees: every node, the running jobs, then the first
  * _visible() pending jobs in arrival order, but those mode leaves out
- * (_snap_skip()).  map[i] is the job of state index i.
+ * (_snap_skip()).  map[i] is the job of state index i.  The running jobs
+ * are those kept from the last snapshot if they stand (_snap_kept()).
  */
 static dl_state_t *_snapshot(_sim_t *s, int mode, uint32_t **map)
 {
 	dl_state_t *st = s->spare ? s->spare :
 				    dl_state_create(s->cache, &s->params);
 	uint32_t *m, n;
-	size_t i, k = 0, npend = _visible(s), reads = 0;
-	int fresh = !s->spare;
+	size_t i, k, npend = _visible(s), reads = 0;
+	int fresh = !s->spare, kept = _snap_kept(s, st);
 
 	s->spare = NULL;
 	m = malloc((s->nrunning + npend + 1) * sizeof(*m));
 	if (!st || !m)
 		goto fail;
-	for (i = 0; i < s->nrunning; i++)
-		reads += s->wl->jobs[s->running[i]].nfiles;
+	if (!kept) {
+		dl_snapkeep_forget(&s->keep);
+		dl_state_clear_jobs(st);
+		for (i = 0; i < s->nrunning; i++)
+			reads += s->wl->jobs[s->running[i]].nfiles;
+	}
 	/* Optional: without it the same state is built, growing as it goes. */
 	(void)dl_state_reserve(st, s->P, s->nrunning + npend, reads);
 	st->params = s->params;
@@ -1075,47 +1218,29 @@ static dl_state_t *_snapshot(_sim_t *s, int mode, uint32_t **map)
 		st->nodes[n].freed = s->nodes[n].freed;
 	}
 	st->now = s->now;
-	for (i = 0; i < s->nrunning + npend; i++) {
-		uint32_t j = i < s->nrunning ?
-				     s->running[i] :
-				     s->pending[s->phead + i - s->nrunning];
-		const dl_wl_job_t *wj = &s->wl->jobs[j];
-		dl_job_t dj = { 0 };
+	s->res->snapshots++;
+	s->res->snapshots_kept += kept;
+	if (kept && s->cfg->check && _snap_check(s, st, st->njobs))
+		goto out;
+	if (_snap_running(s, st))
+		goto fail;
+	for (k = 0; k < s->nrunning; k++)
+		m[k] = s->running[k];
+	for (i = 0; i < npend; i++) {
+		uint32_t j = s->pending[s->phead + i];
 
-		if (i >= s->nrunning && _snap_skip(s, j, mode))
+		if (_snap_skip(s, j, mode))
 			continue;
-		dj.id = wj->id;
-		dj.state = i < s->nrunning ? DL_JOB_RUNNING : DL_JOB_PENDING;
-		dj.nfiles = wj->nfiles;
-		dj.files = wj->files;
-		dj.cpus = wj->cpus;
-		dj.arrival = wj->arrival;
-		dj.compute = wj->compute;
-		/* A running job's only: the records of 250K tasks are far
-		 * apart, and this loop reads thousands at every event. */
-		dj.start = i < s->nrunning ? s->jobs[j].dispatch : 0;
-		if (s->cfg->agent_limit > 0) {
-			/* What the plugin knows: Slurm's whole seconds. */
-			dj.compute = dl_runtime_estimate(s->runtime,
-							 s->cfg->agent_limit);
-			dj.start = floor(dj.start);
-		}
-		dj.node = i < s->nrunning ? s->jobs[j].node : -1;
-		dj.bytes = s->jobs[j].bytes;
-		dj.bytes_gen = s->jobs[j].bytes_gen;
-		dj.bytes_unknown = s->jobs[j].bytes_unknown;
-		if (dl_state_add_job(st, &dj) < 0)
+		if (_snap_add(s, st, j, 0))
 			goto fail;
-		s->jobs[j].bytes = st->jobs[k].bytes;
-		s->jobs[j].bytes_gen = st->jobs[k].bytes_gen;
-		s->jobs[j].bytes_unknown = st->jobs[k].bytes_unknown;
 		m[k++] = j;
 	}
 	*map = m;
 	return st;
 fail:
 	_fail(s, DL_ENOMEM, "out of memory (state)");
-	dl_state_destroy(st);
+out:
+	_snap_destroy(s, st);
 	free(m);
 	return NULL;
 }
@@ -1524,11 +1649,15 @@ static void _schedule_slurm(_sim_t *s, int force)
 	dl_dispatch_count_t c = { 0 };
 	uint32_t *map = NULL;
 	int due = _plan_due(s, force);
-	dl_state_t *st = _snapshot(s, due ? SNAP_ALL : SNAP_PLACED, &map);
+	dl_state_t *st;
 	int32_t *planned = NULL;
 	dl_place_t **prec = NULL;
 	size_t i, waiting = 0;
 
+	/* The last pass's snapshot is done with (_place_account() stepped
+	 * it): freed first, it lends its running jobs to this one. */
+	_place_forget(s);
+	st = _snapshot(s, due ? SNAP_ALL : SNAP_PLACED, &map);
 	if (!st)
 		return;
 	planned = malloc((st->njobs ? st->njobs : 1) * sizeof(*planned));
@@ -1568,7 +1697,6 @@ static void _schedule_slurm(_sim_t *s, int force)
 	_slurm_pass(s, st, map, prec);
 	for (i = 0; i < st->njobs; i++)
 		waiting += prec[i] != NULL;
-	_place_forget(s);
 	if (waiting && !s->rc) {
 		free(planned);
 		s->pst = st;
@@ -1849,7 +1977,7 @@ static void _teardown(_sim_t *s)
 	dl_pfpin_fini(&s->pfpin);
 	dl_prov_pool_fini(&s->pool);
 	_place_forget(s);
-	dl_state_destroy(s->spare);
+	_snap_destroy(s, s->spare);
 	dl_policy_destroy(s->policy);
 	dl_cache_destroy(s->cache);
 }

@@ -214,6 +214,9 @@ typedef struct dl_sim_result {
 	size_t fallback_plans;        /* plans the policy made by a fallback
 				       * method (dl_plan_t.fallback) */
 	size_t carried;               /* dispatches from a previous plan */
+	size_t snapshots, snapshots_kept; /* states built for plans and
+				       * passes; those that kept the last
+				       * one's running jobs (snapkeep.h) */
 	dl_dispatch_count_t place;    /* slurm dispatch: restrictions set,
 				       * moved and widened */
 	double plan_seconds;          /* wall time in dl_policy_plan() */

@@ -62,6 +62,8 @@ int main(void)
 	srunner_add_suite(sr, make_plan_guard_suite());
 	srunner_add_suite(sr, make_simscale_suite());
 	srunner_add_suite(sr, make_simpace_suite());
+	srunner_add_suite(sr, make_simkeep_suite());
+	srunner_add_suite(sr, make_simquota_suite());
 	srunner_add_suite(sr, make_submit_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

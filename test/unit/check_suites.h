@@ -42,6 +42,8 @@ Suite *make_plan_follow_suite(void);
 Suite *make_plan_guard_suite(void);
 Suite *make_simscale_suite(void);
 Suite *make_simpace_suite(void);
+Suite *make_simkeep_suite(void);
+Suite *make_simquota_suite(void);
 Suite *make_submit_suite(void);
 
 #endif /* CHECK_SUITES_H */

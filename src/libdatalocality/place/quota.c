@@ -52,16 +52,27 @@ static int _blocked(const dl_state_t *st, size_t k, uint32_t cur,
 }
 
 /*
+ * Where a job of cpus CPUs starts looking for room: the nodes before
+ * first have none left (rem[] only goes down), so a job of at least one
+ * CPU finds none there; one of none (a host's zero) may take any node.
+ */
+static uint32_t _from(uint32_t first, uint32_t cpus)
+{
+	return cpus ? first : 0;
+}
+
+/*
  * Take job k's CPUs from the first node other than cur that it could
  * start on and that still has them in rem[] (what the jobs before it in
- * Slurm's order left).  RET 1 if it got them, 0 if not.
+ * Slurm's order left), looking from node first on (_from()).  RET 1 if it
+ * got them, 0 if not.
  */
 static int _take(const dl_state_t *st, size_t k, uint32_t cur, uint32_t *rem,
-		 dl_place_fits_fn fits, const void *arg)
+		 uint32_t first, dl_place_fits_fn fits, const void *arg)
 {
 	uint32_t n, cpus = st->jobs[k].cpus;
 
-	for (n = 0; n < st->nnodes; n++)
+	for (n = _from(first, cpus); n < st->nnodes; n++)
 		if (n != cur && rem[n] >= cpus && _can(st, k, n, fits, arg)) {
 			rem[n] -= cpus;
 			return 1;
@@ -158,19 +169,21 @@ int dl_place_multi_blocked(const dl_state_t *st, const dl_place_multi_t *m)
 /*
  * Take m's CPUs on each of the first k nodes it could start on that still
  * have them in rem[], all or nothing (Slurm starts it whole or not at
- * all).  Its own set's nodes that could take it count: the job would run
- * on them too.  RET 1 if it got them, 0 if not (rem[] unchanged).
+ * all), looking from node first on (_from()).  Its own set's nodes that
+ * could take it count: the job would run on them too.  RET 1 if it got
+ * them, 0 if not (rem[] unchanged).
  */
 static int _take_multi(const dl_state_t *st, const dl_place_multi_t *m,
-		       uint32_t *rem)
+		       uint32_t *rem, uint32_t first)
 {
 	uint32_t n, got = 0, cpus = m->job.cpus;
 
-	for (n = 0; n < st->nnodes && got < m->k; n++)
+	for (n = _from(first, cpus); n < st->nnodes && got < m->k; n++)
 		got += rem[n] >= cpus && _multi_can(st, m, n);
 	if (got < m->k)
 		return 0;
-	for (n = 0, got = 0; n < st->nnodes && got < m->k; n++)
+	for (n = _from(first, cpus), got = 0; n < st->nnodes && got < m->k;
+	     n++)
 		if (rem[n] >= cpus && _multi_can(st, m, n)) {
 			rem[n] -= cpus;
 			got++;
@@ -228,7 +241,20 @@ typedef struct {
 	const void *arg;
 	uint32_t *rem;          /* free CPUs per node left by the walk */
 	uint64_t left;          /* sum of rem[] */
+	/*
+	 * rem[n] is 0 for every n < first: each job's search for room
+	 * starts there.  From node 0, the searches of a walk cost blocked
+	 * jobs x nodes: at 1,024 nodes 19% of a paced dl-sim run.
+	 */
+	uint32_t first;
 } walk_t;
+
+/* Move w->first past the nodes with no room left. */
+static void _first(walk_t *w)
+{
+	while (w->first < w->st->nnodes && !w->rem[w->first])
+		w->first++;
+}
 
 /* One blocked job of st (k) or multi-node job (multi[i]): RET 1 if it
  * got its room. */
@@ -240,16 +266,18 @@ static int _walk_one(walk_t *w, int multi, size_t k)
 	if (multi) {
 		need = (uint64_t)w->multi[k].k * w->multi[k].job.cpus;
 		/* Once the room is gone, no node need be looked at. */
-		if (w->left < need || !_take_multi(st, &w->multi[k], w->rem))
+		if (w->left < need ||
+		    !_take_multi(st, &w->multi[k], w->rem, w->first))
 			return 0;
 	} else {
 		need = st->jobs[k].cpus;
 		if (w->left < need ||
-		    !_take(st, k, (uint32_t)w->node[k], w->rem, w->fits,
-			   w->arg))
+		    !_take(st, k, (uint32_t)w->node[k], w->rem, w->first,
+			   w->fits, w->arg))
 			return 0;
 	}
 	w->left -= need;
+	_first(w);
 	return 1;
 }
 
@@ -280,7 +308,7 @@ int dl_place_quota_multi(const dl_state_t *st, const int32_t *node,
 			 const dl_place_room_t *room, dl_place_fits_fn fits,
 			 const void *arg, dl_place_quota_t *q)
 {
-	walk_t w = { st, node, multi, fits, arg, NULL, 0 };
+	walk_t w = { st, node, multi, fits, arg, NULL, 0, 0 };
 	size_t *b = NULL, *mb = NULL;
 	int64_t nb, nmb;
 
@@ -308,6 +336,7 @@ int dl_place_quota_multi(const dl_state_t *st, const int32_t *node,
 	q->nmulti = nmulti;
 	q->blocked = (size_t)nb + (size_t)nmb;
 	w.left = _free_cpus(st, w.rem);
+	_first(&w);
 	_walk(&w, b, (size_t)nb, mb, (size_t)nmb, q);
 	free(b);
 	free(mb);
