@@ -31,6 +31,12 @@ ARRAY=${ARRAY:-0}
 BUSY_MIN=${BUSY_MIN:-1440}
 [ $# -ge 1 ] || { echo "usage: $0 BUILD [BUILD...]" >&2; exit 2; }
 
+# With PROFILE=DIR, the agent thread is then recorded for SECS s more
+# (perf record -F 10000 --call-graph dwarf), into DIR/agent-N.data for the
+# Nth BUILD: where an idle agent's wakeups go.
+PROFILE=${PROFILE:-}
+nth=0
+
 # one BUILD: its line of figures
 one() (
 	export DL_BUILD_DIR=$1 DL_CLUSTER_QUIET=1
@@ -46,7 +52,10 @@ CacheDir=$DL_NODE_CACHE_DIR
 CacheCapacity=6M
 $(dl_cluster_service_conf)
 CONF
-	[ "$ARRAY" -le 1000 ] || echo "MaxArraySize=$((ARRAY + 1))" >>"$DL_CLUSTER_DIR/etc/slurm.conf"
+	# A pending array's tasks count against MaxJobCount (10,000 by default).
+	[ "$ARRAY" -le 1000 ] ||
+		printf 'MaxArraySize=%d\nMaxJobCount=%d\n' "$((ARRAY + 1))" \
+			"$((2 * ARRAY + 1000))" >>"$DL_CLUSTER_DIR/etc/slurm.conf"
 	export DL_MUNGE_SOCKET=$DL_CLUSTER_DIR/munge/munge.socket
 	# shellcheck disable=SC2119 # no arguments: the environment says all
 	dl_cluster_start
@@ -84,8 +93,16 @@ CONF
 			bd, arr, c, n, w / s, all / s
 		      if (ag) printf "%.2f wakeups/s, %.1f us CPU/s, %.1f us/wakeup\n", aw / s, ac / s / 1000, aw ? ac / aw / 1000 : 0
 		      else print "-" }'
+	[ -n "$PROFILE" ] || return 0
+	local tid
+	tid=$(grep -l '^dl_agent$' /proc/"$pid"/task/*/comm | head -1 | cut -d/ -f5)
+	mkdir -p "$PROFILE"
+	perf record -q -F 10000 --call-graph dwarf -t "$tid" \
+		-o "$PROFILE/agent-$nth.data" -- sleep "$SECS" >/dev/null 2>&1 ||
+		echo "bench_wakeups: perf record failed" >&2
 )
 
 for b in "$@"; do
+	nth=$((nth + 1))
 	one "$(cd "$b" && pwd)"
 done

@@ -20,7 +20,11 @@
 #  (d) a running job's comment updated (scontrol update Comment=, which
 #      moves the stamp): the cycle due for it stops at its snapshot ("not
 #      planned"; the build before planned one);
-#  (e) a change the agent reads (the pending job's time limit) is planned.
+#  (f) then, the stamp moved again for nothing a walk reads (the running
+#      job's AdminComment): the cycle due stops before its walk ("not
+#      walked", agent_peek.h: no job record changed);
+#  (e) a change the agent reads (the pending job's time limit) is planned,
+#      and no cycle stopped before its walk in between: the peek saw it.
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -90,12 +94,25 @@ dl_t_check "(d) the cycle due for a running job's comment stopped at its snapsho
 	dl_t_wait_until 30 stopped
 dl_t_check "(d) and planned nothing" test "$(ncycles)" = "$n0"
 
+# --- (f) again for nothing: stopped before the walk ------------------------
+npeek() { grep -c "not walked: only Slurm's job stamp moved" "$log" || true; }
+n0=$(ncycles)
+p0=$(npeek)
+scontrol update jobid="${busy[0]}" AdminComment=touched
+peeked() { [ "$(npeek)" -gt "$p0" ]; }
+dl_t_check "(f) the cycle due for a running job's AdminComment stopped before its walk" \
+	dl_t_wait_until 30 peeked
+dl_t_check "(f) and planned nothing" test "$(ncycles)" = "$n0"
+
 # --- (e) a change the agent reads is planned ------------------------------
 n0=$(ncycles)
+p0=$(npeek)
 scontrol update jobid="$job" TimeLimit=6
 planned() { [ "$(ncycles)" -gt "$n0" ]; }
 dl_t_check "(e) the pending job's new time limit was planned" \
 	dl_t_wait_until 30 planned
+dl_t_check "(e) and no cycle stopped before its walk meanwhile" \
+	test "$(npeek)" = "$p0"
 scancel "$job" "${busy[@]}" 2>/dev/null || true
 
 dl_t_summary

@@ -24,6 +24,7 @@
 #include "agent_gate.h"
 #include "agent_het.h"
 #include "agent_mark.h"
+#include "agent_peek.h"
 #include "agent_quiet.h"
 #include "agent_jobs.h"
 #include "agent_snapshot.h"
@@ -984,16 +985,19 @@ static void _walk(snapshot_t *s, const snapshot_conf_t *c, queued_t *q,
 	job_record_t *job_ptr;
 	light_t l;
 
+	s->peek = AGENT_FNV_BASIS_SHORT;
 	while ((job_ptr = list_next(it)) && q->npend < cap) {
 		if (job_ptr->job_id > walk.max_id)
 			walk.max_id = job_ptr->job_id;
+		if (IS_JOB_PENDING(job_ptr) && !job_ptr->details)
+			continue;
+		if (IS_JOB_PENDING(job_ptr) && !walk.full &&
+		    _below(job_ptr, walk.seen_max)) {
+			s->skipped++;
+			continue;
+		}
+		s->peek = agent_peek_job(s->peek, job_ptr);
 		if (IS_JOB_PENDING(job_ptr)) {
-			if (!job_ptr->details)
-				continue;
-			if (!walk.full && _below(job_ptr, walk.seen_max)) {
-				s->skipped++;
-				continue;
-			}
 			if (_queued(s, job_ptr, &l))
 				_queue(q, job_ptr, &l);
 			else
@@ -1013,6 +1017,7 @@ static void _walk(snapshot_t *s, const snapshot_conf_t *c, queued_t *q,
 		_copy_job(s, job_ptr, _push(s));
 	}
 	list_iterator_destroy(it);
+	s->peek = agent_fnv_u64(s->peek, s->skipped);
 }
 
 static void _free_job(snap_job_t *sj)
@@ -1150,9 +1155,9 @@ uint32_t agent_snapshot_renew_due(uint32_t hold, int64_t *next, bool *cycle)
 }
 
 /* Whether this cycle's walk reads every job (see FULL_WALK_MAX_S). */
-static bool _full_due(const snapshot_t *s)
+static bool _full_due(time_t now)
 {
-	return !keep.valid || (int64_t)s->now - keep.full_at >= FULL_WALK_MAX_S ||
+	return !keep.valid || (int64_t)now - keep.full_at >= FULL_WALK_MAX_S ||
 	       keep.stamp != (int64_t)last_part_update;
 }
 
@@ -1170,7 +1175,7 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	_copy_nodes(s);
 	_resv_wake(s);
 	cap = list_count(job_list);
-	walk.full = _full_due(s);
+	walk.full = _full_due(s->now);
 	walk.deferred = 0;
 	walk.seen_max = keep.max_id;
 	walk.max_id = 0;
@@ -1190,6 +1195,8 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 		_take_due(s, c);
 	keep.max_id = walk.max_id > walk.seen_max ? walk.max_id : walk.seen_max;
 	s->full = walk.full;
+	/* A full walk reads what the floors skip: nothing to peek against. */
+	s->peeked = !walk.full;
 	/* Two components of a hetjob never on one node. */
 	agent_het_exclude(s);
 	xfree(q.pend);
@@ -1206,6 +1213,30 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	      cap, s->njobs, s->nregate, s->in_window, s->pending, s->skipped,
 	      s->full ? "full" : "floor", keep.ndue, walk.deferred,
 	      s->took_ms);
+}
+
+bool agent_snapshot_peek(uint64_t *fp)
+{
+	list_itr_t *it;
+	job_record_t *job_ptr;
+	uint64_t h = AGENT_FNV_BASIS_SHORT;
+	uint32_t skipped = 0;
+
+	if (_full_due(time(NULL)))
+		return false;
+	/* _walk()'s loop, reading nothing it does not hash. */
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		if (IS_JOB_PENDING(job_ptr) && !job_ptr->details)
+			continue;
+		if (IS_JOB_PENDING(job_ptr) && _below(job_ptr, keep.max_id))
+			skipped++;
+		else
+			h = agent_peek_job(h, job_ptr);
+	}
+	list_iterator_destroy(it);
+	*fp = agent_fnv_u64(h, skipped);
+	return true;
 }
 
 uint64_t agent_snapshot_nodes_fp(void)

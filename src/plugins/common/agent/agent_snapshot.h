@@ -134,6 +134,13 @@ typedef struct snapshot {
 	uint32_t due_taken;     /* jobs this snapshot took off the due list
 				 * (agent_window.h): the cycle is to act on
 				 * them */
+	/*
+	 * agent_snapshot_peek() of the job records as this walk read them,
+	 * if it skipped by the floors (peeked), for a peek to come to
+	 * compare with (agent_peek.h).
+	 */
+	uint64_t peek;
+	bool peeked;
 } snapshot_t;
 
 /* Renewals listed in a snapshot at most (snapshot_t.renew). */
@@ -180,6 +187,16 @@ void agent_snapshot_free(snapshot_t *s);
  * lock.
  */
 uint64_t agent_snapshot_nodes_fp(void);
+
+/*
+ * agent_snapshot_peek - agent_peek_job() of every job record the next walk
+ * would read (those it skips below the floors counted, not read), in list
+ * order: snapshot_t.peek if no record changed since that walk.  Caller
+ * holds the job and partition read locks.  RET false (*fp unset) if the
+ * next walk reads every job (agent_window.h: the floors are stale or a
+ * full walk is due): no walk that skips is there to compare with.
+ */
+bool agent_snapshot_peek(uint64_t *fp);
 
 /* agent_snapshot_fini - forget what the walks kept between cycles. */
 void agent_snapshot_fini(void);

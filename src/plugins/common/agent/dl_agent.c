@@ -52,6 +52,7 @@
 #include "agent_place.h"
 #include "agent_prefetch.h"
 #include "agent_quiet.h"
+#include "agent_peek.h"
 #include "agent_snapfp.h"
 #include "agent_snapshot.h"
 #include "agent_statefile.h"
@@ -110,6 +111,16 @@ static uint64_t cycle_no;
 /* Cycles that stopped at their snapshot (_unchanged()). */
 static uint64_t cycles_unchanged;
 static uint64_t last_fp;              /* the last snapshot's agent_snapfp() */
+/*
+ * The last walk's agent_snapshot_peek() (if it skipped by the floors),
+ * and its wall second: what _peeked() compares with, and how old it is.
+ */
+static struct {
+	uint64_t fp;
+	bool ok;
+	time_t at;
+	uint64_t stopped;       /* cycles it stopped before their walk */
+} peek;
 static dl_sched_stats_t stats;
 static time_t last_inv_read, last_save;
 static dl_plan_t *last_plan;          /* of the last cycle, for saving */
@@ -913,8 +924,43 @@ static bool _unchanged(const char *why, const snapshot_t *snap,
 }
 
 /*
+ * Whether a cycle due for Slurm's job stamp alone, while it moves for
+ * nothing (jobs_noise: a walk found so), may stop before its walk: no
+ * other stamp moved and no job record changed since the last walk that
+ * skipped by the floors, as agent_snapshot_peek() hashes them in place
+ * (agent_peek.h), and that walk is less than AGENT_PEEK_WALK_MAX_S old.
+ * The stamps then count as seen.  The holds to renew between cycles stay
+ * the last snapshot's: the same jobs, the same holds.
+ */
+static bool _peeked(const char *why)
+{
+	slurmctld_lock_t peek_lock = { .job = READ_LOCK, .node = READ_LOCK,
+				       .part = READ_LOCK };
+	agent_stamps_t at;
+	time_t now = time(NULL);
+	uint64_t fp;
+	bool ok;
+
+	if (!peek.ok || !quiet.jobs_noise || strcmp(why, AGENT_QUIET_WHY_JOBS) ||
+	    now - peek.at >= AGENT_PEEK_WALK_MAX_S)
+		return false;
+	_lock(&peek_lock);
+	ok = agent_snapshot_peek(&fp);
+	_stamps(&at, list_count(job_list), true);
+	unlock_slurmctld(peek_lock);
+	if (!ok || fp != peek.fp || !agent_quiet_jobs_only(&quiet, &at, now))
+		return false;
+	agent_quiet_seen(&quiet, &at, now);
+	peek.stopped++;
+	debug("%s: cycle %" PRIu64 " not walked: only Slurm's job stamp moved, no job record changed (%" PRIu64 " such so far)",
+	      pfx, cycle_no + 1, peek.stopped);
+	return true;
+}
+
+/*
  * One cycle, begun at monotonic start_ms, due for why since wall second
- * due_s.  RET false if it stopped at its snapshot (_unchanged()).
+ * due_s.  RET false if it stopped before or at its snapshot (_peeked(),
+ * _unchanged()).
  */
 static bool _cycle(int64_t start_ms, const char *why, double due_s)
 {
@@ -933,6 +979,8 @@ static bool _cycle(int64_t start_ms, const char *why, double due_s)
 	dl_plan_t *plan;
 	uint32_t *map = NULL;
 
+	if (_peeked(why))
+		return false;
 	agent_budget_begin(&budget, &dl_conf.budget, _now_ms());
 	_compact();
 	/* A job may leave a node whose service serves peers more cheaply. */
@@ -941,6 +989,9 @@ static bool _cycle(int64_t start_ms, const char *why, double due_s)
 	agent_snapshot_take(&snap, &sc);
 	_stamps(&at, list_count(job_list), true);
 	unlock_slurmctld(read_lock);
+	peek.fp = snap.peek;
+	peek.ok = snap.peeked;
+	peek.at = snap.now;
 	if (_unchanged(why, &snap, &at)) {
 		agent_snapshot_free(&snap);
 		return false;
@@ -1367,6 +1418,7 @@ int dl_agent_start(const char *plugin_type)
 	tasks_split = 0;
 	cycles_unchanged = 0;
 	last_fp = 0;
+	memset(&peek, 0, sizeof(peek));
 	agent_jobs_init();
 	agent_acct_on_put(_poke);
 	slurm_thread_create(&agent_tid, _agent, NULL);
