@@ -105,29 +105,55 @@ static void _quota(const dl_state_t *st, dl_place_t *const *rec,
 	free(node);
 }
 
+void dl_dispatch_judge(const dl_state_t *st, dl_place_t *const *rec,
+		       dl_dispatch_judge_t *j)
+{
+	dl_place_room(st, &j->room);
+	_quota(st, rec, &j->room, &j->q);
+}
+
+void dl_dispatch_judge_free(dl_dispatch_judge_t *j)
+{
+	dl_place_quota_free(&j->q);
+}
+
 void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 			     const dl_place_params_t *p, dl_place_t *const *rec,
 			     dl_dispatch_count_t *count)
 {
-	dl_place_room_t room;
-	dl_place_quota_t q;
+	dl_dispatch_judge_t j;
+
+	if (!st || !p || !rec)
+		return;
+	dl_dispatch_judge(st, rec, &j);
+	dl_dispatch_place_steps_judged(st, planned, p, rec, &j, count);
+	dl_dispatch_judge_free(&j);
+}
+
+void dl_dispatch_place_steps_judged(const dl_state_t *st,
+				    const int32_t *planned,
+				    const dl_place_params_t *p,
+				    dl_place_t *const *rec,
+				    const dl_dispatch_judge_t *j,
+				    dl_dispatch_count_t *count)
+{
+	const dl_place_room_t *room = &j->room;
+	const dl_place_quota_t *q = &j->q;
 	size_t i;
 
 	if (!st || !p || !rec)
 		return;
-	dl_place_room(st, &room);
-	_quota(st, rec, &room, &q);
 	for (i = 0; i < st->njobs; i++) {
 		int had;
 
 		if (!rec[i] || st->jobs[i].state != DL_JOB_PENDING)
 			continue;
 		if (_step_fast(st, i, planned ? planned[i] : -1, p, rec[i],
-			       &room, &q))
+			       room, q))
 			continue;
 		had = rec[i]->node >= 0;
 		switch (dl_place_step_quota(st, i, planned ? planned[i] : -1, p,
-					    rec[i], &room, &q)) {
+					    rec[i], room, q)) {
 		case DL_PLACE_SET:
 			if (count && had)
 				count->moved++;
@@ -142,7 +168,6 @@ void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 			break;
 		}
 	}
-	dl_place_quota_free(&q);
 }
 
 /*
@@ -227,24 +252,38 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 				const dl_place_params_t *p,
 				dl_place_t *const *rec)
 {
+	dl_dispatch_judge_t j;
+	double best;
+
+	if (!st || !p || !rec || p->strict)
+		return INFINITY;
+	dl_dispatch_judge(st, rec, &j);
+	best = dl_dispatch_place_expiry_judged(st, p, rec, &j);
+	dl_dispatch_judge_free(&j);
+	return best;
+}
+
+double dl_dispatch_place_expiry_judged(const dl_state_t *st,
+				       const dl_place_params_t *p,
+				       dl_place_t *const *rec,
+				       const dl_dispatch_judge_t *jd)
+{
+	const dl_place_room_t *room = &jd->room;
 	double best = INFINITY;
-	dl_place_room_t room;
-	dl_place_quota_t q;
 	size_t i;
 
 	if (!st || !p || !rec || p->strict)
 		return INFINITY;
-	dl_place_room(st, &room);
 	/* A job beyond the quota waits no nearer to its bound. */
-	_quota(st, rec, &room, &q);
 	for (i = 0; i < st->njobs; i++) {
 		const dl_job_t *j = &st->jobs[i];
 		int32_t node = _restriction(st, rec, i);
 		double left;
 
 		if (node < 0 || rec[i]->widened ||
-		    j->state != DL_JOB_PENDING || dl_place_quota_over(&q, i) ||
-		    !dl_place_blocked_free(st, j, (uint32_t) node, &room))
+		    j->state != DL_JOB_PENDING ||
+		    dl_place_quota_over(&jd->q, i) ||
+		    !dl_place_blocked_free(st, j, (uint32_t) node, room))
 			continue;
 		/* The bound as the next step will compute it. */
 		left = dl_place_bound(st, j, (uint32_t) node, p) -
@@ -252,7 +291,6 @@ double dl_dispatch_place_expiry(const dl_state_t *st,
 		if (left < best)
 			best = left > 0 ? left : 0;
 	}
-	dl_place_quota_free(&q);
 	return best;
 }
 

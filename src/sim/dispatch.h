@@ -57,6 +57,29 @@ int dl_dispatch_from_name(const char *name, dl_dispatch_t *out);
 /* dl_dispatch_name - \return "slurm", "plan", or "?". */
 const char *dl_dispatch_name(dl_dispatch_t d);
 
+/*
+ * What dl_dispatch_place_steps() and dl_dispatch_place_expiry() compute
+ * of st and its records before they look at any job: the room and the
+ * blocked-job quota.  dl-sim asks for the expiry after a pass and for
+ * steps on the same state at the next instant, before anything moved:
+ * one quota for both instead of two (a third of the quotas at 1,024
+ * nodes).  Fill with dl_dispatch_judge(), free with
+ * dl_dispatch_judge_free().
+ */
+typedef struct dl_dispatch_judge {
+	dl_place_room_t room;
+	dl_place_quota_t q; /* empty on ENOMEM: every blocked job counts */
+} dl_dispatch_judge_t;
+
+/* dl_dispatch_judge - j for st and rec (as dl_dispatch_place_steps()
+ * takes them), valid while neither changes but for st->now and the
+ * records' clocks (rec->last). */
+void dl_dispatch_judge(const dl_state_t *st, dl_place_t *const *rec,
+		       dl_dispatch_judge_t *j);
+
+/* dl_dispatch_judge_free - free what j holds; j is empty after. */
+void dl_dispatch_judge_free(dl_dispatch_judge_t *j);
+
 /**
  * dl_dispatch_place_steps - dl_place_step() for every job of st that has
  * a record, at st->now.  A step that keeps a restriction and cannot
@@ -71,6 +94,15 @@ const char *dl_dispatch_name(dl_dispatch_t d);
 void dl_dispatch_place_steps(const dl_state_t *st, const int32_t *planned,
 			     const dl_place_params_t *p, dl_place_t *const *rec,
 			     dl_dispatch_count_t *count);
+
+/* dl_dispatch_place_steps_judged - dl_dispatch_place_steps() given j,
+ * dl_dispatch_judge() of st and rec as they are. */
+void dl_dispatch_place_steps_judged(const dl_state_t *st,
+				    const int32_t *planned,
+				    const dl_place_params_t *p,
+				    dl_place_t *const *rec,
+				    const dl_dispatch_judge_t *j,
+				    dl_dispatch_count_t *count);
 
 /**
  * dl_dispatch_slurm_pass - the jobs Slurm's main scheduler starts now.
@@ -92,6 +124,13 @@ int dl_dispatch_slurm_pass(const dl_state_t *st, dl_place_t *const *rec,
 double dl_dispatch_place_expiry(const dl_state_t *st,
 				const dl_place_params_t *p,
 				dl_place_t *const *rec);
+
+/* dl_dispatch_place_expiry_judged - dl_dispatch_place_expiry() given j,
+ * dl_dispatch_judge() of st and rec as they are. */
+double dl_dispatch_place_expiry_judged(const dl_state_t *st,
+				       const dl_place_params_t *p,
+				       dl_place_t *const *rec,
+				       const dl_dispatch_judge_t *j);
 
 /**
  * dl_dispatch_policy_params - the policy parameters a run uses under

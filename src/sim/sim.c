@@ -170,6 +170,11 @@ typedef struct {
 	dl_state_t *pst;
 	uint32_t *pmap;
 	dl_place_t **prec;
+	/* While pjudged: the room and quota of pst and prec that the pass's
+	 * expiry computed, for the next _place_account()'s steps (nothing
+	 * moves them in between); owned. */
+	dl_dispatch_judge_t pjudge;
+	int pjudged;
 	/* A state no longer used, its jobs cleared, for the next snapshot
 	 * to be built in (_snap_free()); owned. */
 	dl_state_t *spare;
@@ -1506,8 +1511,43 @@ static void _place_wake(_sim_t *s, double in)
 	_push(s, t, EV_WAKE, WAKE_PLACE);
 }
 
+static void _place_unjudge(_sim_t *s)
+{
+	if (s->pjudged)
+		dl_dispatch_judge_free(&s->pjudge);
+	s->pjudged = 0;
+}
+
+/*
+ * With checks: the kept judge of pst (s->pjudge) against one computed
+ * now; the steps must see the room and quota they would compute.
+ * \return 0, or DL_EINVAL with s->rc set.
+ */
+static int _place_judge_check(_sim_t *s)
+{
+	const dl_place_room_t *r = &s->pjudge.room;
+	const dl_place_quota_t *k = &s->pjudge.q;
+	dl_dispatch_judge_t now;
+	int same;
+
+	dl_dispatch_judge(s->pst, s->prec, &now);
+	same = now.room.max_free == r->max_free &&
+	       now.room.first == r->first && now.room.second == r->second &&
+	       now.room.f1 == r->f1 && now.room.f2 == r->f2 &&
+	       now.q.blocked == k->blocked && now.q.counted == k->counted &&
+	       now.q.njobs == k->njobs && !now.q.over == !k->over &&
+	       (!k->over || !memcmp(now.q.over, k->over, k->njobs));
+	dl_dispatch_judge_free(&now);
+	if (same)
+		return 0;
+	return _fail(s, DL_EINVAL,
+		     "internal: the quota kept from the pass is not the one of t=%.3f",
+		     s->now);
+}
+
 static void _place_forget(_sim_t *s)
 {
+	_place_unjudge(s);
 	_snap_free(s, s->pst);
 	free(s->pmap);
 	free(s->prec);
@@ -1560,7 +1600,15 @@ static void _place_account(_sim_t *s)
 	}
 	_place_floor(s, s->pst, s->prec);
 	s->pst->now = _place_clock(s);
-	dl_dispatch_place_steps(s->pst, NULL, &s->place, s->prec, &c);
+	if (s->pjudged && s->cfg->check && _place_judge_check(s))
+		return;
+	if (s->pjudged)
+		dl_dispatch_place_steps_judged(s->pst, NULL, &s->place,
+					       s->prec, &s->pjudge, &c);
+	else
+		dl_dispatch_place_steps(s->pst, NULL, &s->place, s->prec, &c);
+	/* The steps move records on: the next ones judge afresh. */
+	_place_unjudge(s);
 	_place_tally(s, &c);
 	if (c.widened)
 		s->dirty = 1;
@@ -1636,7 +1684,11 @@ static void _slurm_pass(_sim_t *s, dl_state_t *st, const uint32_t *map,
 	free(starts);
 	if (n)
 		_drop_started(s);
-	_place_wake(s, dl_dispatch_place_expiry(st, &s->place, prec));
+	_place_unjudge(s);
+	dl_dispatch_judge(st, prec, &s->pjudge);
+	s->pjudged = 1;
+	_place_wake(s, dl_dispatch_place_expiry_judged(st, &s->place, prec,
+							&s->pjudge));
 }
 
 /*
@@ -1705,6 +1757,7 @@ static void _schedule_slurm(_sim_t *s, int force)
 		return;
 	}
 out:
+	_place_unjudge(s); /* st's, if the pass judged it */
 	free(planned);
 	free(prec);
 	_snap_free(s, st);

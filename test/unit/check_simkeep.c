@@ -8,9 +8,11 @@
  * - it refuses a state not marked, one cleared since, and one with a
  *   running job after the mark, and leaves it unchanged;
  * - dl-sim with checks on compares every kept running job with the one it
- *   would add (_snap_check()): runs where jobs start and end between
- *   snapshots, under both dispatches and the agent's estimates, keep
- *   running jobs in most snapshots and pass.
+ *   would add (_snap_check()), and the room and blocked-job quota a pass
+ *   kept for the next instant's steps with those computed then
+ *   (_place_judge_check(), dispatch.h's dl_dispatch_judge()): runs where
+ *   jobs start and end between snapshots, under both dispatches and the
+ *   agent's estimates, keep running jobs in many snapshots and pass.
  */
 #include <stdio.h>
 #include <stdlib.h>
