@@ -74,8 +74,8 @@ typedef struct dl_partition_opts {
 	 * 100,000 jobs on 256 and on 1,024 nodes on a busy 2-core host).
 	 * DL_PARTITION_NO_TIMEOUT: no wall-clock deadline at all, so that the
 	 * answer never depends on the host's load (dl-sim); a helper that
-	 * dies is still noticed (EOF on its pipes), one that hangs blocks the
-	 * caller. */
+	 * dies is still noticed (EOF on its pipes) and its request asked of
+	 * a new helper (3 in all), one that hangs blocks the caller. */
 	unsigned timeout_ms;
 	/* Largest part weight over the mean part weight, >= 1.0 (Zoltan's
 	 * IMBALANCE_TOL); default 1.1. */
@@ -191,9 +191,15 @@ int dl_partitioner_start(dl_partitioner_t *p);
  * count as "no previous part".  Incremental plans drift: a host should
  * still partition from scratch (prev = NULL) now and then.
  *
+ * A helper that dies before its greeting is started again, 3 times in
+ * all, within the call; a singleton helper runs with an Open MPI session
+ * directory of its own (under orte_tmpdir_base, $TMPDIR or /tmp),
+ * removed once it is reaped.
  * If the helper fails (cannot start, dies, times out, answers an invalid
  * partition), it is killed and reaped, the greedy partitioner answers
  * (stats->used_fallback = 1) and a new helper is started on a later call.
+ * Without a deadline (DL_PARTITION_NO_TIMEOUT) a request whose helper
+ * died is first asked of a new helper, 3 in all.
  * After repeated failures the partitioner skips the helper for a growing
  * number of calls (1, 3, 7, ... up to 63) to avoid paying the timeout on
  * every call; those calls also report used_fallback.

@@ -14,6 +14,7 @@ Suite *make_cost_suite(void);
 Suite *make_order_suite(void);
 Suite *make_hgraph_suite(void);
 Suite *make_partition_suite(void);
+Suite *make_partition_retry_suite(void);
 Suite *make_baselines_suite(void);
 Suite *make_hjs_suite(void);
 Suite *make_assignment_suite(void);

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
@@ -43,6 +44,16 @@
 #endif
 
 #define DEFAULT_TIMEOUT_MS 30000u
+/*
+ * Helpers one call may start, and (without a deadline) requests it may
+ * send to a new helper after one died: a helper can fail for reasons of
+ * the moment, which must not decide a plan (issue 30, item 4).  Open MPI
+ * 4's singletons raced over one session directory: 28 of 1,000 helpers
+ * started 16 at a time on a 2-core host died in MPI_Init (none since each
+ * has its own, _session_create()); fork limits and the OOM killer are
+ * others.
+ */
+#define HELPER_TRIES 3
 #define STOP_GRACE_MS 1000
 #define MAX_SKIP 63u
 /*
@@ -62,6 +73,9 @@ struct dl_partitioner {
 	int to_fd;		/* helper's stdin */
 	int from_fd;		/* helper's stdout */
 	int err_fd;		/* helper's stderr; -1 after its EOF */
+	char *sessdir;		/* the singleton helper's Open MPI session
+				 * directory; owned, removed once the
+				 * helper is reaped; NULL: none */
 	int started;		/* a helper was started at least once */
 	int restarts;
 	unsigned failures;	/* consecutive helper failures */
@@ -718,6 +732,66 @@ static void _err_drain(dl_partitioner_t *p)
 	}
 }
 
+/* ---- the helper's Open MPI session directory --------------------------- */
+
+#define TMPDIR_VAR "OMPI_MCA_orte_tmpdir_base="
+
+/*
+ * A singleton helper's own session directory.  Open MPI 4 names every
+ * isolated singleton's session directory alike (<tmp>/ompi.<host>.<uid>
+ * /jf.0), and two starting at once race creating it: MPI_Init fails
+ * ("mkdir ... File exists") and the helper dies before its greeting.
+ * Made under the host's orte_tmpdir_base, else $TMPDIR, else /tmp; on
+ * failure the helper shares the default as before.
+ */
+static void _session_create(dl_partitioner_t *p)
+{
+	const char *base = getenv("OMPI_MCA_orte_tmpdir_base");
+	char *dir;
+	int n;
+
+	if (!base || !*base)
+		base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/tmp";
+	n = snprintf(NULL, 0, "%s/dl-partitiond.XXXXXX", base);
+	dir = malloc((size_t)n + 1);
+	if (!dir)
+		return;
+	snprintf(dir, (size_t)n + 1, "%s/dl-partitiond.XXXXXX", base);
+	if (!mkdtemp(dir)) {
+		dl__log(DL_LOG_INFO, "partitioner: mkdtemp in %s: %s", base,
+			strerror(errno));
+		free(dir);
+		return;
+	}
+	p->sessdir = dir;
+}
+
+/* nftw()'s callback: best effort, what cannot go stays (in /tmp). */
+static int _rm_entry(const char *path, const struct stat *sb, int type,
+		     struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* Remove the session directory of a helper that is gone: Open MPI empties
+ * it on a clean exit, not when the helper was killed. */
+static void _session_remove(dl_partitioner_t *p)
+{
+	if (!p->sessdir)
+		return;
+	if (rmdir(p->sessdir) && errno != ENOENT)
+		nftw(p->sessdir, _rm_entry, 16,
+		     FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	free(p->sessdir);
+	p->sessdir = NULL;
+}
+
 /* ---- helper process ---------------------------------------------------- */
 
 /* Reap the helper if it already exited.  \return 1 if it is gone. */
@@ -757,6 +831,7 @@ static void _forget(dl_partitioner_t *p)
 	_close(&p->to_fd);
 	_close(&p->from_fd);
 	_close(&p->err_fd);
+	_session_remove(p);
 	p->pid = -1;
 }
 
@@ -912,24 +987,30 @@ static int _read_all(dl_partitioner_t *p, void *buf, size_t len,
 /*
  * The environment of the helper: the host's, plus, for a singleton,
  * OMPI_MCA_ess_singleton_isolated=1 so that MPI_Init does not fork an
- * orted.  \return a malloc'd array (strings borrowed), NULL on ENOMEM.
+ * orted, and tmpdir (NULL or "OMPI_MCA_orte_tmpdir_base=<dir>") in place
+ * of the host's setting.  \return a malloc'd array (strings borrowed),
+ * NULL on ENOMEM.
  */
-static char **_helper_env(int singleton)
+static char **_helper_env(int singleton, char *tmpdir)
 {
 	static char isolated[] = "OMPI_MCA_ess_singleton_isolated=1";
 	const size_t plen = sizeof("OMPI_MCA_ess_singleton_isolated=") - 1;
+	const size_t tlen = sizeof(TMPDIR_VAR) - 1;
 	size_t n = 0, k = 0;
 	char **env;
 
 	while (environ && environ[n])
 		n++;
-	env = malloc((n + 2) * sizeof(*env));
+	env = malloc((n + 3) * sizeof(*env));
 	if (!env)
 		return NULL;
 	if (singleton)
 		env[k++] = isolated;
+	if (tmpdir)
+		env[k++] = tmpdir;
 	for (size_t i = 0; i < n; i++)
-		if (!singleton || strncmp(environ[i], isolated, plen))
+		if ((!singleton || strncmp(environ[i], isolated, plen)) &&
+		    (!tmpdir || strncmp(environ[i], TMPDIR_VAR, tlen)))
 			env[k++] = environ[i];
 	env[k] = NULL;
 	return env;
@@ -1006,9 +1087,10 @@ static int _greeting(dl_partitioner_t *p)
 {
 	dl__proto_hello_t hello;
 	pid_t pid = p->pid;
-	int rc;
+	int rc, greeted;
 
 	rc = _read_all(p, &hello, sizeof(hello), _deadline(p));
+	greeted = !rc;
 	if (!rc && (hello.magic != DL__PROTO_HELLO ||
 		    hello.version != DL__PROTO_VERSION)) {
 		dl__log(DL_LOG_ERROR,
@@ -1021,9 +1103,41 @@ static int _greeting(dl_partitioner_t *p)
 			dl__log(DL_LOG_ERROR,
 				"partitioner: helper %d silent for %u ms",
 				(int)pid, p->o.timeout_ms);
+		else if (!greeted)
+			dl__log(DL_LOG_INFO,
+				"partitioner: helper %d ended before its "
+				"greeting", (int)pid);
 		_stop(p, 0);
 	}
 	return rc;
+}
+
+/*
+ * The environment of the next helper, in *env (free()), and of a
+ * singleton its session directory (p->sessdir, made here) in *tmpdir
+ * (free(); NULL without one).  \return 0 or DL_ENOMEM.
+ */
+static int _start_env(dl_partitioner_t *p, char ***env, char **tmpdir)
+{
+	int singleton = p->o.nprocs <= 1;
+
+	*tmpdir = NULL;
+	if (singleton && !p->sessdir)
+		_session_create(p);
+	if (singleton && p->sessdir) {
+		size_t n = sizeof(TMPDIR_VAR) + strlen(p->sessdir);
+
+		*tmpdir = malloc(n);
+		if (!*tmpdir)
+			return DL_ENOMEM;
+		snprintf(*tmpdir, n, "%s%s", TMPDIR_VAR, p->sessdir);
+	}
+	*env = _helper_env(singleton, *tmpdir);
+	if (!*env) {
+		free(*tmpdir);
+		return DL_ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -1034,13 +1148,12 @@ static int _start(dl_partitioner_t *p)
 {
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
 	char np[16], *argv[8];
-	char **env;
+	char **env, *tmpdir;
 	int rc = DL_EIO, spawn_rc;
 	pid_t pid;
 
 	_helper_argv(p, argv, np);
-	env = _helper_env(p->o.nprocs <= 1);
-	if (!env)
+	if (_start_env(p, &env, &tmpdir))
 		return DL_ENOMEM;
 	if (_pipe(in) || _pipe(out) || _pipe(err)) {
 		dl__log(DL_LOG_ERROR, "partitioner: pipe: %s", strerror(errno));
@@ -1056,6 +1169,7 @@ static int _start(dl_partitioner_t *p)
 		goto fail;
 	}
 	free(env);
+	free(tmpdir);
 	if (p->started)
 		p->restarts++;
 	p->started = 1;
@@ -1072,6 +1186,8 @@ static int _start(dl_partitioner_t *p)
 
 fail:
 	free(env);
+	free(tmpdir);
+	_session_remove(p);
 	_close(&in[0]);
 	_close(&in[1]);
 	_close(&out[0]);
@@ -1083,18 +1199,31 @@ fail:
 
 /*
  * A running helper: one that died while idle is reaped (no harm done) and
- * another started, as is one when none runs.
- * \return 0 or _start()'s error.
+ * another started, as is one when none runs.  A start that failed (not
+ * one that timed out) is tried again, HELPER_TRIES in all.
+ * \return 0 or the last _start()'s error.
  */
 static int _ensure_helper(dl_partitioner_t *p)
 {
-	int status;
+	int status, rc = 0;
 
 	if (p->pid >= 0 && _reap_nohang(p, &status)) {
 		_log_exit(p, status, DL_LOG_INFO);
 		_forget(p);
 	}
-	return p->pid < 0 ? _start(p) : 0;
+	for (unsigned t = 1; p->pid < 0; t++) {
+		rc = _start(p);
+		if (rc != DL_EIO)
+			break;
+		if (t == HELPER_TRIES) {
+			dl__log(DL_LOG_ERROR,
+				"partitioner: no helper after %u starts", t);
+			break;
+		}
+		dl__log(DL_LOG_INFO, "partitioner: helper start %u of %u "
+			"failed, starting another", t, HELPER_TRIES);
+	}
+	return rc;
 }
 
 /*
@@ -1201,18 +1330,16 @@ static int _answer(dl_partitioner_t *p, const dl_hgraph_t *h, int32_t *out,
 }
 
 /*
- * One request to the helper; out[] gets validated parts.
+ * One request to a started helper; out[] gets validated parts.
  * \return 0; DL_EPARTITION (the helper reported an error and stays up);
- * DL_EIO, DL_ETIMEDOUT, DL_EFORMAT (the helper was stopped); DL_ENOMEM.
+ * DL_EIO, DL_ETIMEDOUT, DL_EFORMAT (the helper was stopped).
  */
-static int _helper_run(dl_partitioner_t *p, const dl_hgraph_t *h,
+static int _round_trip(dl_partitioner_t *p, const dl_hgraph_t *h,
 		       const int32_t *init, uint32_t approach, int32_t *out)
 {
 	int64_t deadline;
 	int rc, kill = 1;
 
-	if ((rc = _ensure_helper(p)))
-		return rc;
 	deadline = _deadline(p);
 	rc = _send(p, h, init, approach, deadline);
 	if (rc)
@@ -1224,6 +1351,34 @@ static int _helper_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 	if (rc && kill)
 		_stop(p, 0);
 	return rc;
+}
+
+/*
+ * One request to the helper, started if need be.  Without a deadline a
+ * request whose helper was lost (DL_EIO: it died, or refused it) goes to
+ * a new helper, HELPER_TRIES in all: the same request gets the same parts
+ * from any helper (Zoltan's seed is reset per request), so only a helper
+ * that fails every time leads to the fallback.  With a deadline the
+ * caller's time is spent: no second request.
+ * \return as _round_trip(), or _ensure_helper()'s error.
+ */
+static int _helper_run(dl_partitioner_t *p, const dl_hgraph_t *h,
+		       const int32_t *init, uint32_t approach, int32_t *out)
+{
+	unsigned tries = p->o.timeout_ms == DL_PARTITION_NO_TIMEOUT ?
+				 HELPER_TRIES :
+				 1;
+	int rc;
+
+	for (unsigned t = 1;; t++) {
+		if ((rc = _ensure_helper(p)))
+			return rc;
+		rc = _round_trip(p, h, init, approach, out);
+		if (rc != DL_EIO || t == tries)
+			return rc;
+		dl__log(DL_LOG_INFO, "partitioner: request %u of %u lost "
+			"with its helper, asking another", t, tries);
+	}
 }
 
 /* ---- public API -------------------------------------------------------- */
