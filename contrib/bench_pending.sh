@@ -63,6 +63,10 @@
 # brings that regime to the start of the run (doc/benchmarks.md,
 # 2026-11-29 and 2026-11-30).
 #
+# The ratios are printed again from the CPU time of slurmctld's threads
+# (and its children's) to the ns (/proc/.../schedstat), not rounded to
+# clock ticks; threads that ended within a window are not counted there.
+#
 # The CPU figures end with each row's median CPU s per minute: with one
 # array pending, backfill's is a few clock ticks (CLK_TCK 100) per 30-s
 # window, so a ratio to it is noise unless the windows are long
@@ -282,18 +286,41 @@ pending() {
 	SLURM_CONF=${dirs[$1]}/etc/slurm.conf squeue -h -r -t PD -o %i | wc -l
 }
 
+# ctld_ns PID: "thread ns" of every live thread of slurmctld PID and of its
+# children (the partitioner helper): CPU time to the ns (schedstat), where
+# ticks count a hundredth of a second, a few per window with one array.
+ctld_ns() {
+	local kids
+	kids=$(cat /proc/"$1"/task/*/children 2>/dev/null || true)
+	awk '{ print FILENAME, $1 }' /proc/"$1"/task/*/schedstat \
+		$(for k in $kids; do echo /proc/"$k"/task/*/schedstat; done) 2>/dev/null || true
+}
+
+# ns_s BEFORE AFTER: CPU s between two ctld_ns readings, of the threads
+# alive at the second (a thread that ended in between is not counted).
+ns_s() {
+	awk 'NR == FNR { a[$1] = $2; next } { s += $2 - ($1 in a ? a[$1] : 0) }
+		END { printf "%.4f\n", s / 1e9 }' "$1" "$2"
+}
+
 # cpu_windows SIZE: REPEAT windows, every cluster over the same one; one
-# line "SIZE ROUND NAME CPU_S" per cluster and window into $work/cpu.
+# line "SIZE ROUND NAME CPU_S" per cluster and window into $work/cpu, the
+# same from the threads' ns into $work/cpuns.
 cpu_windows() {
 	local r i
 	for r in $(seq 1 "$REPEAT"); do
-		for i in $(seq 0 $((n - 1))); do tk0[i]=$(ctld_ticks "${pid[i]}"); done
+		for i in $(seq 0 $((n - 1))); do
+			tk0[i]=$(ctld_ticks "${pid[i]}")
+			ctld_ns "${pid[i]}" >"$work/ns0.$i"
+		done
 		sleep "$WINDOW"
 		for i in $(seq 0 $((n - 1))); do
 			tk1[i]=$(ctld_ticks "${pid[i]}")
+			ctld_ns "${pid[i]}" >"$work/ns1.$i"
 			awk -v z="$1" -v r="$r" -v n="${names[i]}" -v a="${tk0[i]}" -v b="${tk1[i]}" \
 				-v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%d %d %s %.2f\n", z, r, n, (b - a) / hz }' \
 				>>"$work/cpu"
+			echo "$1 $r ${names[i]} $(ns_s "$work/ns0.$i" "$work/ns1.$i")" >>"$work/cpuns"
 		done
 	done
 }
@@ -417,7 +444,7 @@ mapfile -t names < <(cut -d'|' -f1 "$work/clusters")
 mapfile -t dirs < <(cut -d'|' -f2 "$work/clusters")
 n=${#dirs[@]}
 for i in $(seq 0 $((n - 1))); do pid[i]=$(cat "${dirs[i]}/run/slurmctld.pid"); done
-: >"$work/cpu"; : >"$work/agent"; : >"$work/lat"; : >"$work/state"
+: >"$work/cpu"; : >"$work/cpuns"; : >"$work/agent"; : >"$work/lat"; : >"$work/state"
 prev=0
 for z in $SIZES; do
 	stream "$prev" "$z" >"$work/stream.$z"
@@ -481,10 +508,12 @@ if [ -s "$work/agent.base" ]; then
 fi
 echo
 echo "targets (issue 25; sched/datalocality / sched/backfill, this run; PASS/MISS, not a test):"
-awk -v ref="$work/agent" -v lat="$work/lat" -v win="$WINDOW" '
+# awk functions of both summaries: a line "SIZE ROUND ROW CPU_S" read into
+# c[]; ratio Z A B LABEL NOTE: A / B per window (both present), median min
+# max.
+ratio_awk='
 	{ c[$1, $2, $3] = $4; rows[$3] = 1; if (!($1 in seen)) { seen[$1] = 1; zs[++nz] = $1 }; if ($2 > nr) nr = $2 }
-	# ratio Z A B LABEL: A / B per window (both present), median min max.
-	function ratio(z, a, b, label,   r, k, x, q) {
+	function ratio(z, a, b, label, note,   r, k, x, q, u) {
 		k = 0
 		for (r = 1; r <= nr; r++) {
 			x = c[z, r, a]; q = c[z, r, b]
@@ -493,9 +522,10 @@ awk -v ref="$work/agent" -v lat="$work/lat" -v win="$WINDOW" '
 		}
 		if (!k) return
 		sortn(u, k)
-		printf "  %-26s at %6d   %5.2f (min %.2f, max %.2f over %d windows)\n", label, z, u[int((k + 1) / 2)], u[1], u[k], k
+		printf "  %-26s at %6d   %5.2f (min %.2f, max %.2f over %d windows%s)\n", label, z, u[int((k + 1) / 2)], u[1], u[k], k, note
 	}
-	function sortn(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
+	function sortn(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }'
+awk -v ref="$work/agent" -v lat="$work/lat" -v win="$WINDOW" "$ratio_awk"'
 	END {
 		for (q = 1; q <= nz; q++) {
 			z = zs[q]; k = 0
@@ -509,8 +539,8 @@ awk -v ref="$work/agent" -v lat="$work/lat" -v win="$WINDOW" '
 			m = v[int((k + 1) / 2)]
 			printf "  slurmctld CPU at %6d   %5.2f (min %.2f, max %.2f over %d windows)  (<= 1.2)  %s\n",
 				z, m, v[1], v[k], k, (m <= 1.2 ? "PASS" : "MISS")
-			ratio(z, "sched/datalocality-base", "sched/backfill", "base / backfill")
-			ratio(z, "sched/datalocality", "sched/datalocality-base", "datalocality / base")
+			ratio(z, "sched/datalocality-base", "sched/backfill", "base / backfill", "")
+			ratio(z, "sched/datalocality", "sched/datalocality-base", "datalocality / base", "")
 			for (row in rows) {
 				k = 0
 				for (r = 1; r <= nr; r++) if (c[z, r, row] != "") w[++k] = c[z, r, row] * 60 / win
@@ -548,4 +578,10 @@ awk -v ref="$work/agent" -v lat="$work/lat" -v win="$WINDOW" '
 			printf "  squeue / sbatch latency at %6d  %.2f / %.2f  (<= 1.2)  %s\n", z, dq[z] / sq[z], db[z] / sb[z],
 				(dq[z] / sq[z] <= 1.2 && db[z] / sb[z] <= 1.2 ? "PASS" : "MISS")
 	}' "$work/cpu"
+# The same ratios from the threads' CPU to the ns: not rounded to ticks.
+awk "$ratio_awk"'
+	END { for (q = 1; q <= nz; q++) {
+		ratio(zs[q], "sched/datalocality", "sched/backfill", "datalocality / backfill", "; threads to the ns")
+		ratio(zs[q], "sched/datalocality-base", "sched/backfill", "base / backfill", "; threads to the ns")
+		ratio(zs[q], "sched/datalocality", "sched/datalocality-base", "datalocality / base", "; threads to the ns") } }' "$work/cpuns"
 echo "runtime $((SECONDS - start)) s; load average of this host at the end: $(cut -d" " -f1-3 /proc/loadavg)"

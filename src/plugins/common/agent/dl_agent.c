@@ -1262,10 +1262,11 @@ static const char *_between(const char *why, int64_t now)
 	/* What agent_quiet_due() calls "renew", ahead of any cycle due. */
 	if (quiet.ran && quiet.renew <= (int64_t)time(NULL))
 		renew_why = _renew_step();
-	if (why && strcmp(why, "renew") && strcmp(why, "check"))
-		return why;
+	/* First: a cycle due for the job stamp alone may stop unplanned. */
 	if (inv_due)
 		return "change (inventory)";
+	if (why && strcmp(why, "renew") && strcmp(why, "check"))
+		return why;
 	if (!why || !strcmp(why, "renew"))
 		return renew_why;
 	if (agent_idle_inventory_changed(dl_conf.cache_dir)) {
@@ -1294,9 +1295,13 @@ static int64_t _run_due(const char *why, int64_t now, int64_t due_since)
 	begin = _now_ms();
 	cpu0 = _thread_cpu();
 	cycle_lock_s = 0;
-	inv_due = false;
+	/*
+	 * A cycle that stops before planning (due for the job stamp, found
+	 * in the same poll as a changed inventory) leaves the inventory due.
+	 */
 	if (!_cycle(begin, why, _wall() - (double)(begin - due_since) / 1000.0))
 		return _now_ms();
+	inv_due = false;
 	end = _now_ms();
 	last_lock_s = cycle_lock_s;
 	last_cpu_s = _thread_cpu() - cpu0;
