@@ -35,13 +35,6 @@
 #      on n[3-4], not widened (before multi-node jobs shared the quota
 #      both were widened at the same cycle); under backfill the first
 #      starts at once on n[1-2] and the second waits.
-#  (c) the quota counts what Slurm asks of each node: n3 and n4 busy, n1
-#      and n2 idle (2 CPUs each); job A of the group, 2 nodes, 2 tasks,
-#      --mincpus=2 (a CPU a node by its share, 2 by pn_min_cpus), then
-#      job B, 2 nodes of a CPU: both placed on n[3-4], blocked; A takes
-#      the room of n1 and n2 whole, so only A is widened (at its bound) and
-#      runs there, B stays placed (counted by its share, A left room for B,
-#      and both were widened); under backfill A starts at once on n[1-2].
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -259,32 +252,7 @@ check_quota() {
 	dl_t_drain
 }
 
-# --- (c) --mincpus above the job's share: it takes the room whole ------
-check_mincpus() {
-	local x a b node ids=()
-	dl_t_file_groups '20M 40M 60M' c
-	warm c n3 n4
-	for x in n3 n4; do ids+=("$(dl_t_sb -c 2 -w "$x" --wrap 'sleep 90')"); done
-	for x in "${ids[@]}"; do dl_t_wait_state "$x" RUNNING 30 || true; done
-	a=$(dl_t_sba c -N 2 -n 2 --mincpus=2 --wrap 'sleep 60')
-	b=$(dl_t_sba c -N 2 --wrap 'sleep 60')
-	dl_t_wait_state "$a" RUNNING 60 || true
-	node=$(dl_cluster_job_field "$a" NodeList)
-	echo "  JobId=$a (--mincpus=2) on $node; JobId=$b: $(dl_cluster_job_field "$b" JobState)"
-	dl_t_eq "$(dl_t_say c "A ran on n1 and n2")" "n[1-2]" "$node"
-	if agent; then
-		# A cycle or two after A's widening: B's, had it been counted.
-		sleep "$(dl_t_secs 5)"
-		dl_t_check "$(dl_t_say c "B was placed on n[3-4]")" \
-			grep -q "placed JobId=$b on n\[3-4\]" "$log"
-		dl_t_check "$(dl_t_say c "and not widened: A took the room of n1 and n2")" \
-			bash -c "! grep -q 'widened JobId=$b from ' '$log'"
-	fi
-	dl_t_eq "$(dl_t_say c "B waits")" PENDING "$(dl_cluster_job_field "$b" JobState)"
-	dl_t_drain
-}
-
-want() { [[ " ${DL_MULTI_CHECKS:-p w m h q c} " == *" $1 "* ]]; }
+want() { [[ " ${DL_MULTI_CHECKS:-p w m h q} " == *" $1 "* ]]; }
 for r in ${DL_MULTI_RUNS:-backfill datalocality plugstack}; do
 	start_cluster "$r"
 	want p && check_placed
@@ -292,7 +260,6 @@ for r in ${DL_MULTI_RUNS:-backfill datalocality plugstack}; do
 	want m && check_model
 	want h && check_het
 	want q && check_quota
-	want c && check_mincpus
 	dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	dl_cluster_stop
 done

@@ -46,14 +46,7 @@ static dl_job_t _job(const snap_job_t *sj, const agent_job_t *ji)
 	j.state = DL_JOB_PENDING;
 	j.files = ji->files;
 	j.nfiles = ji->nfiles;
-	/*
-	 * What Slurm asks of each node: a share of its CPUs, but at least
-	 * --cpus-per-task x --ntasks-per-node (pn_min_cpus), which can be
-	 * more; counted short, the quota saw room where backfill has none.
-	 */
 	j.cpus = (sj->cpus + sj->set_k - 1) / sj->set_k;
-	if (sj->node_cpus > j.cpus)
-		j.cpus = sj->node_cpus;
 	j.priority = sj->priority;
 	j.arrival = (double)sj->submit;
 	j.node = -1;

@@ -42,9 +42,6 @@ typedef struct snap_job {
 	int32_t node;           /* running: first node */
 	uint32_t cpus;
 	uint32_t min_nodes;     /* pending: nodes it needs at least */
-	uint32_t node_cpus;     /* pending on several nodes: CPUs it needs
-				 * on each (agent_fit_node_cpus(): its share
-				 * of cpus, at least pn_min_cpus) */
 	bool for_resources;     /* pending: Reason Resources or None, not
 				 * a limit, a hold or a dependency */
 	uint32_t priority;
