@@ -301,9 +301,13 @@ int dl_stage_leftovers(dl_stage_t *st, int64_t min_age, uint32_t **ids,
 		for (; j < nv && v[j].id == v[i].id; j++)
 			if (v[j].newest > newest)
 				newest = v[j].newest;
-		/* a job being prefetched for is pending, not dead */
+		/*
+		 * A job being prefetched for is pending, not dead.  No minimum
+		 * age lists a record stamped a second ahead of time(), whose
+		 * coarse clock a file's finer time passes at a second's edge.
+		 */
 		snprintf(pf, sizeof(pf), "%" PRIu32 ".prefetch", v[i].id);
-		if (now - newest >= min_age &&
+		if ((min_age <= 0 || now - newest >= min_age) &&
 		    fstatat(st->jobs, pf, &sb, AT_SYMLINK_NOFOLLOW))
 			v[k++].id = v[i].id;
 		i = j;

@@ -1985,6 +1985,28 @@ START_TEST(test_leftovers)
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(ids[0], 7);
 	free(ids);
+	/*
+	 * A record stamped a second ahead of time(NULL) (a file's time is
+	 * finer than time()'s coarse clock, across a second's edge): no
+	 * minimum age still lists it, a minimum age does not.
+	 */
+	clock_gettime(CLOCK_REALTIME, &old[0]);
+	old[0].tv_sec += 1;
+	old[1] = old[0];
+	for (int i = 0; i < 2; i++) {
+		static const char *const name[] = {"7.view", "7.pins"};
+
+		snprintf(p, sizeof(p), "%s/.jobs/%s", cdir, name[i]);
+		ck_assert_int_eq(utimensat(AT_FDCWD, p, old,
+					   AT_SYMLINK_NOFOLLOW), 0);
+	}
+	ck_assert_int_eq(dl_stage_leftovers(st, 0, &ids, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(ids[0], 7);
+	free(ids);
+	ck_assert_int_eq(dl_stage_leftovers(st, 60, &ids, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	free(ids);
 	/* what slurmctld says is alive, strictly parsed */
 	{
 		static const char *const bad[] = {
