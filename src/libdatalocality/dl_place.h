@@ -253,16 +253,22 @@ typedef struct dl_place_quota {
  * in st->jobs, whose jobs run on one node.  It is blocked while it cannot
  * start on its set now (a node of the set cannot take it) and could on k
  * nodes; in the quota it takes job.cpus from each of the first k nodes
- * (by index) it could start on that the jobs before it left them on, all
- * or nothing, as Slurm allocates it: one that finds no k such nodes is
- * over.  "Could start on n": fits[n] if the host gave its test (Slurm's,
- * which also weighs memory and GRES), else the library's (usable, free
- * CPUs, job.eligible).
+ * (by index) it could start on that the jobs before it left node_need
+ * free on, all or nothing, as Slurm allocates it: one that finds no k
+ * such nodes is over.  What a node must have free (node_need) may exceed
+ * what the job then takes there (job.cpus): Slurm asks a node for at
+ * least --mincpus free, and since 24.11.1 allocates only what the job's
+ * tasks use.  "Could start on n": fits[n] if the host gave its test
+ * (Slurm's, which also weighs memory and GRES), else the library's
+ * (usable, node_need free CPUs, job.eligible).
  */
 typedef struct dl_place_multi {
 	dl_job_t job;           /* id, priority, arrival (Slurm's order);
-				 * cpus: on each node; eligible: NULL, all;
-				 * its pointers borrowed */
+				 * cpus: it takes on each node; eligible:
+				 * NULL, all; its pointers borrowed */
+	uint32_t node_need;     /* CPUs a node must have free for it to
+				 * start there; 0 (or less than job.cpus):
+				 * job.cpus */
 	uint32_t k;             /* nodes it runs on, >= 1 */
 	const uint32_t *set;    /* [k] its restriction's nodes, borrowed;
 				 * NULL: not to be judged (widened, or

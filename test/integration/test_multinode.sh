@@ -35,6 +35,17 @@
 #      on n[3-4], not widened (before multi-node jobs shared the quota
 #      both were widened at the same cycle); under backfill the first
 #      starts at once on n[1-2] and the second waits.
+#  (c) the quota judges a --mincpus job as the running Slurm allocates it
+#      (agent_fit_node_take()): n3 and n4 busy, n1 and n2 idle (2 CPUs
+#      each); job A of the group, -N 2 -n 2 --mincpus=2 (it needs 2 free
+#      CPUs on each node), then job B, -N 2 of a CPU a node: both placed
+#      on n[3-4], blocked.  Slurm 22.05 (up to 24.11.0) gives A the 2 CPUs
+#      of n1 and n2: only A is widened (at its bound) and runs there, B
+#      stays placed and waits, as under backfill (before, A counted by its
+#      share of a CPU left room for B, and both were widened).  From
+#      24.11.1 Slurm gives A one CPU a node (its tasks'): B starts beside
+#      A under backfill, so it must count its wait too and be widened at
+#      its bound, not held back.  Each run checks A's allocation first.
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -252,7 +263,59 @@ check_quota() {
 	dl_t_drain
 }
 
-want() { [[ " ${DL_MULTI_CHECKS:-p w m h q} " == *" $1 "* ]]; }
+# --- (c) --mincpus: what a node needs free and what A takes there ---------
+# Whether this Slurm gives a -n job only its tasks' CPUs (24.11.1 on).
+tasks_only() {
+	[ "$(printf '%s\n' 24.11.1 "$(dl_cluster_slurm_version)" | sort -V | head -1)" = 24.11.1 ]
+}
+check_mincpus() {
+	local x a b node cpus alloc want_cpus want_b ids=() sub wt
+	dl_t_file_groups '20M 40M 60M' c
+	warm c n3 n4
+	for x in n3 n4; do ids+=("$(dl_t_sb -c 2 -w "$x" --wrap 'sleep 90')"); done
+	for x in "${ids[@]}"; do dl_t_wait_state "$x" RUNNING 30 || true; done
+	a=$(dl_t_sba c -N 2 -n 2 --mincpus=2 --wrap 'sleep 60')
+	b=$(dl_t_sba c -N 2 --wrap 'sleep 60')
+	sub=$(dl_t_job_time "$b" SubmitTime) || sub=$(date +%s)
+	dl_t_wait_state "$a" RUNNING 60 || true
+	node=$(dl_cluster_job_field "$a" NodeList)
+	cpus=$(dl_cluster_job_field "$a" NumCPUs)
+	want_cpus=4 want_b=PENDING
+	tasks_only && want_cpus=2 want_b=RUNNING
+	alloc=$(scontrol show job -d "$a" | grep -o 'Nodes=n[^ ]* CPU_IDs=[^ ]*' | tr '\n' ' ')
+	echo "  Slurm $(dl_cluster_slurm_version): JobId=$a (-n 2 --mincpus=2) on $node, NumCPUs=$cpus: $alloc"
+	dl_t_eq "$(dl_t_say c "A ran on n1 and n2")" "n[1-2]" "$node"
+	dl_t_eq "$(dl_t_say c "Slurm gave A $want_cpus CPUs on its 2 nodes")" "$want_cpus" "$cpus"
+	if [ "$want_b" = RUNNING ]; then
+		wt=$(dl_t_wait_time "$b" "$sub" 60)
+		echo "  JobId=$b started after $wt s on $(dl_cluster_job_field "$b" NodeList)"
+		dl_t_eq "$(dl_t_say c "B ran beside A on n1 and n2")" "n[1-2]" \
+			"$(dl_cluster_job_field "$b" NodeList)"
+		if agent; then
+			# Counted from the first cycle: widened at its bound,
+			# 12.6 s, as A.
+			dl_t_le "$(dl_t_say c "B started within its bound (13 s + $((1 + BF_INTERVAL + SLACK)) s)")" \
+				"$wt" $((13 + 1 + BF_INTERVAL + SLACK))
+			dl_t_check "$(dl_t_say c "the log says B was widened, blocked")" \
+				grep -q "widened JobId=$b from n\[3-4\]: blocked" "$log"
+		else
+			dl_t_le "$(dl_t_say c "B started at once")" "$wt" $((BF_INTERVAL + SLACK))
+		fi
+	elif agent; then
+		# A cycle or two after A's widening: B's, had it been counted.
+		sleep "$(dl_t_secs 5)"
+		echo "  JobId=$b: $(dl_cluster_job_field "$b" JobState), $(dl_cluster_job_field "$b" Reason)"
+		dl_t_check "$(dl_t_say c "B was placed on n[3-4]")" \
+			grep -q "placed JobId=$b on n\[3-4\]" "$log"
+		dl_t_check "$(dl_t_say c "and not widened: A took the room of n1 and n2")" \
+			bash -c "! grep -q 'widened JobId=$b from ' '$log'"
+	fi
+	[ "$want_b" = PENDING ] &&
+		dl_t_eq "$(dl_t_say c "B waits")" PENDING "$(dl_cluster_job_field "$b" JobState)"
+	dl_t_drain
+}
+
+want() { [[ " ${DL_MULTI_CHECKS:-p w m h q c} " == *" $1 "* ]]; }
 for r in ${DL_MULTI_RUNS:-backfill datalocality plugstack}; do
 	start_cluster "$r"
 	want p && check_placed
@@ -260,6 +323,7 @@ for r in ${DL_MULTI_RUNS:-backfill datalocality plugstack}; do
 	want m && check_model
 	want h && check_het
 	want q && check_quota
+	want c && check_mincpus
 	dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	dl_cluster_stop
 done

@@ -1403,7 +1403,9 @@ END_TEST
  * them beside the single-node jobs of _random_state(): ids interleaved
  * (single even, multi odd) so that ties mix the two kinds; 2-3 nodes of
  * 1-2 CPUs each, sets of distinct nodes, some with eligible lists, some
- * with a host test (fits), a few not judged (set NULL).
+ * with a host test (fits), a few not judged (set NULL); some needing more
+ * free on a node than they take there (node_need), some less (which
+ * counts as job.cpus).
  */
 #define MAXM 8
 typedef struct {
@@ -1435,6 +1437,8 @@ static void _random_multi(unsigned *seed, multi_fx_t *f)
 		m->job.state = DL_JOB_PENDING;
 		m->job.node = -1;
 		m->job.cpus = 1 + (uint32_t)rand_r(seed) % 2;
+		m->node_need = rand_r(seed) % 2 ? 0 :
+						   (uint32_t)rand_r(seed) % 3;
 		m->job.priority = (uint64_t)(rand_r(seed) % 3);
 		m->job.arrival = rand_r(seed) % 4;
 		m->k = 2 + (uint32_t)rand_r(seed) % 2;
@@ -1458,6 +1462,12 @@ static void _random_multi(unsigned *seed, multi_fx_t *f)
 	}
 }
 
+/* What multi-node job m needs free on a node: node_need, or job.cpus. */
+static uint32_t _mneed(const dl_place_multi_t *m)
+{
+	return m->node_need > m->job.cpus ? m->node_need : m->job.cpus;
+}
+
 /* Whether multi-node job m may start on node n now, computed directly. */
 static int _mfits(const dl_place_multi_t *m, uint32_t n)
 {
@@ -1465,7 +1475,7 @@ static int _mfits(const dl_place_multi_t *m, uint32_t n)
 
 	if (m->fits)
 		return m->fits[n];
-	return nd->usable && nd->busy + m->job.cpus <= nd->cpus &&
+	return nd->usable && nd->busy + _mneed(m) <= nd->cpus &&
 	       (!m->job.eligible || m->job.eligible[n]);
 }
 
@@ -1501,7 +1511,7 @@ static int _ref_can(const dl_place_multi_t *mj, size_t k,
  * every blocked job of either kind in one Slurm's order (insertion sort),
  * a single-node job taking its CPUs first-fit on a node other than its
  * own, a multi-node job its CPUs on each of the first k nodes it may
- * start on that still have them, all or nothing.
+ * start on that still have its need free, all or nothing.
  */
 START_TEST(test_quota_multi)
 {
@@ -1544,11 +1554,13 @@ START_TEST(test_quota_multi)
 							     &f.m[id[i] - 64] :
 							     NULL;
 			uint32_t c = jb[i]->cpus, k = mj ? mj->k : 1;
+			uint32_t need = mj ? _mneed(mj) : c;
 			int over;
 
 			/* The first k nodes with room, all or nothing. */
 			for (got = 0, n = 0; n < ts->nnodes && got < k; n++)
-				if (rem[n] >= c && _ref_can(mj, id[i], node, n))
+				if (rem[n] >= need &&
+				    _ref_can(mj, id[i], node, n))
 					take[got++] = n;
 			over = got < k;
 			for (n = 0; !over && n < k; n++)
@@ -1653,6 +1665,73 @@ START_TEST(test_quota_multi_two)
 }
 END_TEST
 
+/*
+ * A --mincpus job (test_multinode.sh (c)): nodes 0 and 1 idle with 2 CPUs
+ * each, 2 and 3 full; job A of 2 nodes needs 2 free CPUs on each node
+ * (node_need), job B of 2 nodes 1, both restricted to {2, 3}, A first in
+ * Slurm's order.  Where Slurm gives A what it needs (22.05: job.cpus 2),
+ * no room is left for B; where it gives A one CPU a node (24.11), B
+ * starts beside it and counts too.  A's need is what makes a node with
+ * one CPU free no room for it.
+ */
+START_TEST(test_quota_multi_need)
+{
+	const uint32_t set[2] = { 2, 3 };
+	dl_place_multi_t m[2];
+	dl_place_quota_t q;
+	int32_t node[1] = { -1 };
+	size_t k;
+
+	_setup(4, 2);
+	ts->nodes[2].busy = ts->nodes[3].busy = 2;
+	memset(m, 0, sizeof(m));
+	for (k = 0; k < 2; k++) {
+		m[k].job.id = 10 + (uint32_t)k;
+		m[k].job.arrival = (double)k;
+		m[k].job.cpus = 1;
+		m[k].k = 2;
+		m[k].set = set;
+	}
+	m[0].node_need = 2;
+	/* 24.11: A needs 2, takes 1 on each; B takes the CPU left. */
+	ck_assert_int_eq(dl_place_multi_blocked(ts, &m[0]), 1);
+	ck_assert_int_eq(dl_place_quota_multi(ts, node, m, 2, _room_of(ts),
+					      NULL, NULL, &q), 0);
+	ck_assert_uint_eq(q.blocked, 2);
+	ck_assert_uint_eq(q.counted, 2);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 0), 0);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 1), 0);
+	dl_place_quota_free(&q);
+	/* 22.05: A takes what it needs; nothing is left for B. */
+	m[0].job.cpus = 2;
+	ck_assert_int_eq(dl_place_quota_multi(ts, node, m, 2, _room_of(ts),
+					      NULL, NULL, &q), 0);
+	ck_assert_uint_eq(q.counted, 1);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 0), 0);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 1), 1);
+	dl_place_quota_free(&q);
+	/* B first in Slurm's order: it takes a CPU of nodes 0 and 1, and
+	 * A, needing 2 free, finds no room (it would take one). */
+	m[0].job.cpus = 1;
+	m[1].job.priority = 1;
+	ck_assert_int_eq(dl_place_quota_multi(ts, node, m, 2, _room_of(ts),
+					      NULL, NULL, &q), 0);
+	ck_assert_uint_eq(q.counted, 1);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 1), 0);
+	ck_assert_int_eq(dl_place_quota_multi_over(&q, 0), 1);
+	dl_place_quota_free(&q);
+	/* The library's own test asks for the need: with one CPU free on
+	 * nodes 0 and 1, A cannot start anywhere, so it is not blocked. */
+	ts->nodes[0].busy = ts->nodes[1].busy = 1;
+	ck_assert_int_eq(dl_place_multi_blocked(ts, &m[0]), 0);
+	ck_assert_int_eq(dl_place_multi_blocked(ts, &m[1]), 1);
+	/* A need below what it takes counts as what it takes. */
+	m[0].node_need = 0;
+	ck_assert_int_eq(dl_place_multi_blocked(ts, &m[0]), 1);
+	fx_teardown();
+}
+END_TEST
+
 /* The quota of multi-node job m alone: blocked jobs, m within it. */
 static void _quota_one(const dl_place_multi_t *m, size_t blocked)
 {
@@ -1743,6 +1822,7 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_quota_room_for_all);
 	tcase_add_test(tc, test_quota_multi);
 	tcase_add_test(tc, test_quota_multi_two);
+	tcase_add_test(tc, test_quota_multi_need);
 	tcase_add_test(tc, test_quota_multi_fits);
 	suite_add_tcase(s, tc);
 	return s;

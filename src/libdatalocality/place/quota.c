@@ -13,6 +13,9 @@
  * A job of k nodes (the agent's, dl_place_multi_t) is judged in the same
  * walk and takes its room on k nodes at once: otherwise every blocked
  * multi-node job counted its wait, whoever the free room would start.
+ * What it needs free on a node and what it then takes there are apart
+ * (node_need, job.cpus): a --mincpus job of fewer tasks needs more than
+ * Slurm 24.11 gives it, and leaves the rest to the jobs behind it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +130,16 @@ static int _cmp_multi(const void *a, const void *b, void *arg)
 			 &m[*(const size_t *)b].job);
 }
 
+/*
+ * CPUs a node must have free for multi-node job m to start there: its
+ * node_need, never less than what it takes (job.cpus), so that a node's
+ * room cannot go below none.
+ */
+static uint32_t _need(const dl_place_multi_t *m)
+{
+	return m->node_need > m->job.cpus ? m->node_need : m->job.cpus;
+}
+
 /* Whether multi-node job m could start on node n now (dl_place.h). */
 static int _multi_can(const dl_state_t *st, const dl_place_multi_t *m,
 		      uint32_t n)
@@ -135,7 +148,7 @@ static int _multi_can(const dl_state_t *st, const dl_place_multi_t *m,
 
 	if (m->fits)
 		return m->fits[n] != 0;
-	return nd->usable && nd->busy + m->job.cpus <= nd->cpus &&
+	return nd->usable && nd->busy + _need(m) <= nd->cpus &&
 	       (!m->job.eligible || m->job.eligible[n]);
 }
 
@@ -167,25 +180,25 @@ int dl_place_multi_blocked(const dl_state_t *st, const dl_place_multi_t *m)
 }
 
 /*
- * Take m's CPUs on each of the first k nodes it could start on that still
- * have them in rem[], all or nothing (Slurm starts it whole or not at
- * all), looking from node first on (_from()).  Its own set's nodes that
- * could take it count: the job would run on them too.  RET 1 if it got
- * them, 0 if not (rem[] unchanged).
+ * Take m's CPUs (job.cpus) on each of the first k nodes it could start on
+ * that still have its need (_need()) in rem[], all or nothing (Slurm
+ * starts it whole or not at all), looking from node first on (_from()).
+ * Its own set's nodes that could take it count: the job would run on them
+ * too.  RET 1 if it got them, 0 if not (rem[] unchanged).
  */
 static int _take_multi(const dl_state_t *st, const dl_place_multi_t *m,
 		       uint32_t *rem, uint32_t first)
 {
-	uint32_t n, got = 0, cpus = m->job.cpus;
+	uint32_t n, got = 0, need = _need(m);
 
-	for (n = _from(first, cpus); n < st->nnodes && got < m->k; n++)
-		got += rem[n] >= cpus && _multi_can(st, m, n);
+	for (n = _from(first, need); n < st->nnodes && got < m->k; n++)
+		got += rem[n] >= need && _multi_can(st, m, n);
 	if (got < m->k)
 		return 0;
-	for (n = _from(first, cpus), got = 0; n < st->nnodes && got < m->k;
+	for (n = _from(first, need), got = 0; n < st->nnodes && got < m->k;
 	     n++)
-		if (rem[n] >= cpus && _multi_can(st, m, n)) {
-			rem[n] -= cpus;
+		if (rem[n] >= need && _multi_can(st, m, n)) {
+			rem[n] -= m->job.cpus;
 			got++;
 		}
 	return 1;
@@ -261,22 +274,23 @@ static void _first(walk_t *w)
 static int _walk_one(walk_t *w, int multi, size_t k)
 {
 	const dl_state_t *st = w->st;
-	uint64_t need;
+	const dl_place_multi_t *m = multi ? &w->multi[k] : NULL;
+	uint64_t need, take;
 
-	if (multi) {
-		need = (uint64_t)w->multi[k].k * w->multi[k].job.cpus;
+	if (m) {
+		need = (uint64_t)m->k * _need(m);
+		take = (uint64_t)m->k * m->job.cpus;
 		/* Once the room is gone, no node need be looked at. */
-		if (w->left < need ||
-		    !_take_multi(st, &w->multi[k], w->rem, w->first))
+		if (w->left < need || !_take_multi(st, m, w->rem, w->first))
 			return 0;
 	} else {
-		need = st->jobs[k].cpus;
+		need = take = st->jobs[k].cpus;
 		if (w->left < need ||
 		    !_take(st, k, (uint32_t)w->node[k], w->rem, w->first,
 			   w->fits, w->arg))
 			return 0;
 	}
-	w->left -= need;
+	w->left -= take;
 	_first(w);
 	return 1;
 }

@@ -55,6 +55,80 @@ uint32_t agent_fit_node_cpus(job_record_t *job_ptr)
 	return cpus;
 }
 
+/*
+ * The tasks select/cons_tres lays out on the job's k nodes when it starts
+ * (dist_tasks.c, _dist_tasks_compute_c_b() and, from 24.11.1,
+ * _get_task_count()), or 0 when it lays out one per CPU that node
+ * selection gave the job, which then takes all it needed (at least
+ * pn_min_cpus on each node: _allocate_sc() and
+ * eval_nodes_cpus_to_use(), 22.05's cons_common.c and _cpus_to_use(), the
+ * same rule).  Read in the two sources and in SchedMD/slurm's history:
+ *  - 22.05 up to 24.11.0 (dist_tasks.c of 23.02.0, 23.11.0, 24.05.0,
+ *    24.05.8 and 24.11.0 too): the task count is job_res->ncpus, the CPUs
+ *    selected;
+ *  - 24.11.1 (dd07218fbb, "Use task count in dist_tasks instead of cpu
+ *    count"; NEWS: "jobs requesting cpus-per-gpu hang in queue"):
+ *    num_tasks if set (slurmctld sets it for every job), else
+ *    ntasks_per_node per node;
+ *  - 24.11.4 (e44dd33442, "Recalculate tasks if the task count was not
+ *    requested by the user"): num_tasks only if the user gave it
+ *    (JOB_NTASKS_SET, -n), else as 24.11.1; so 25.05;
+ *  - 25.11.0 (b1100f8b74): ntasks_per_node first, then -n.
+ * Run on 22.05.8 and 24.11.5 only (scontrol show job -d under
+ * sched/backfill): -N 2 -n 2 --mincpus=2 needs 2 free CPUs on each node
+ * under both; 22.05 gives it 2 on each (NumCPUs=4), 24.11.5 one on each
+ * (CPU_IDs=0, NumCPUs=2); -N 2 --mincpus=2 is given 2 on each under both.
+ */
+static uint32_t _layout_tasks(job_record_t *job_ptr, uint32_t k)
+{
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 1)
+	(void)job_ptr;
+	(void)k;
+	return 0;
+#else
+	job_details_t *d = job_ptr->details;
+	uint32_t per_node = d->ntasks_per_node < NO_VAL16 ?
+				    d->ntasks_per_node : 0;
+	uint32_t tasks = d->num_tasks < NO_VAL ? d->num_tasks : 0;
+	bool asked = job_ptr->bit_flags & JOB_NTASKS_SET;
+
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+	if (per_node)
+		return per_node * k;
+	return asked ? tasks : 0;
+#else
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 4)
+	asked = true; /* any task count, the user's or slurmctld's */
+#endif
+	if (tasks && asked)
+		return tasks;
+	return per_node * k;
+#endif
+#endif
+}
+
+uint32_t agent_fit_node_take(job_record_t *job_ptr)
+{
+	job_details_t *d = job_ptr->details;
+	uint32_t need = agent_fit_node_cpus(job_ptr), k, tasks, cpt, take;
+
+	if (!d || d->min_nodes < 2 || d->min_nodes == NO_VAL)
+		return need;
+	k = d->min_nodes;
+	if (!(tasks = _layout_tasks(job_ptr, k)))
+		return need;
+	cpt = d->cpus_per_task && d->cpus_per_task < NO_VAL16 ?
+		      d->cpus_per_task : 1;
+	/*
+	 * A task a node first, the rest dealt out a node at a time: an
+	 * uneven count gives the first nodes one more.  The smaller share
+	 * for every node, so that the quota never holds a job back that
+	 * backfill would start beside this one.
+	 */
+	take = (tasks >= k ? tasks / k : 1) * cpt;
+	return take < need ? take : need;
+}
+
 /* MB the job asks for on one node, 0: not given (the check is skipped). */
 static uint64_t _job_mem(job_record_t *job_ptr)
 {

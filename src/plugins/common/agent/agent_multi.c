@@ -34,9 +34,11 @@ char *agent_multi_names(const snapshot_t *s, const int32_t *nodes,
 }
 
 /*
- * The job as the library sees it: CPUs per node, files, eligibility, and
- * its place in Slurm's order as the single-node jobs of the state have
- * it (dl_agent.c: the submit time as arrival), for the quota.
+ * The job as the library sees it: CPUs per node (what Slurm gives it on
+ * each, node_take; its share of its CPUs for a snapshot without it),
+ * files, eligibility, and its place in Slurm's order as the single-node
+ * jobs of the state have it (dl_agent.c: the submit time as arrival), for
+ * the quota.
  */
 static dl_job_t _job(const snap_job_t *sj, const agent_job_t *ji)
 {
@@ -46,7 +48,8 @@ static dl_job_t _job(const snap_job_t *sj, const agent_job_t *ji)
 	j.state = DL_JOB_PENDING;
 	j.files = ji->files;
 	j.nfiles = ji->nfiles;
-	j.cpus = (sj->cpus + sj->set_k - 1) / sj->set_k;
+	j.cpus = sj->node_take ? sj->node_take :
+				 (sj->cpus + sj->set_k - 1) / sj->set_k;
 	j.priority = sj->priority;
 	j.arrival = (double)sj->submit;
 	j.node = -1;
@@ -263,6 +266,12 @@ static void _defer(const snapshot_t *s, uint32_t i, const agent_job_t *ji,
 		mu->sets[mu->n][n] = (uint32_t)set[n];
 	m = &mu->in[mu->n++];
 	m->job = _job(sj, ji);
+	/*
+	 * A node must have --mincpus free for it (node_need) even where
+	 * Slurm then gives it less (24.11, agent_fit_node_take()): the
+	 * quota leaves the rest to the jobs behind it, as backfill does.
+	 */
+	m->node_need = sj->node_need;
 	m->k = k;
 	m->fits = sj->fits;
 	/* Without Slurm's test (not runnable) it never counted a wait. */

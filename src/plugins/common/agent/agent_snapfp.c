@@ -67,6 +67,8 @@ static uint64_t _job_fields(uint64_t h, const snap_job_t *j)
 	h = agent_fnv_u64(h, (uint64_t)(int64_t)j->node);
 	h = agent_fnv_u64(h, j->cpus);
 	h = agent_fnv_u64(h, j->min_nodes);
+	h = agent_fnv_u64(h, j->node_need);
+	h = agent_fnv_u64(h, j->node_take);
 	h = agent_fnv_u64(h, j->priority);
 	h = agent_fnv_u64(h, (uint64_t)j->submit);
 	/* Backfill's estimate for a pending job; the plan reads neither. */

@@ -568,6 +568,8 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	sj->runnable = _runnable(job_ptr, sj->gated, s->now);
 	sj->placeable = _single_node(job_ptr, sj->ours);
 	sj->set_k = sj->placeable ? 0 : _set_nodes(job_ptr, sj->ours);
+	sj->node_need = sj->set_k ? agent_fit_node_cpus(job_ptr) : 0;
+	sj->node_take = sj->set_k ? agent_fit_node_take(job_ptr) : 0;
 	if (sj->set_k && sj->ours >= 0)
 		sj->req = _node_bytes(job_ptr->details->req_node_bitmap,
 				      s->nnodes);

@@ -42,6 +42,10 @@ typedef struct snap_job {
 	int32_t node;           /* running: first node */
 	uint32_t cpus;
 	uint32_t min_nodes;     /* pending: nodes it needs at least */
+	uint32_t node_need;     /* set_k: CPUs a node must have free for it
+				 * (agent_fit_node_cpus()) */
+	uint32_t node_take;     /* set_k: CPUs Slurm gives it on each node,
+				 * at most node_need (agent_fit_node_take()) */
 	bool for_resources;     /* pending: Reason Resources or None, not
 				 * a limit, a hold or a dependency */
 	uint32_t priority;
