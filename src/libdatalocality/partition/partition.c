@@ -1677,13 +1677,112 @@ static int _any_free(const dl_hgraph_t *h)
 	return 0;
 }
 
+/* How a run decided: the flags of dl_partition_stats_t. */
+typedef struct run_flags {
+	int fallback, greedy_won, exact, over, coarse;
+} run_flags_t;
+
+/*
+ * Partition h's free vertices into out: refined from prev (its parts
+ * stay, new vertices go greedily), or from scratch (within budget, or
+ * merged / the library's best when over it).  RET 0 or DL_E*.
+ */
+static int _partition_free(dl_partitioner_t *p, const dl_hgraph_t *h,
+			   const int32_t *prev, int32_t *out, run_flags_t *f)
+{
+	uint32_t approach = DL__PROTO_PARTITION;
+	int32_t *init = NULL;   /* owned here: the refinement's start */
+	int rc;
+
+	if (prev && p->o.refine != DL_REFINE_NONE) {
+		init = malloc(h->nvtx * sizeof(*init));
+		if (!init)
+			return DL_ENOMEM;
+		rc = _greedy(h, p->o.imbalance, prev, init);
+		if (rc)
+			goto out;
+		approach = p->o.refine == DL_REFINE_REPART ?
+				   DL__PROTO_REPARTITION :
+				   DL__PROTO_REFINE;
+	}
+	if (init && p->o.refine == DL_REFINE_LIBRARY) {
+		memcpy(out, init, h->nvtx * sizeof(*out));
+		rc = _refine(h, p->o.imbalance, out);
+	} else if (!init && _over_budget(p, h)) {
+		/* Too big to partition from scratch within budget: its
+		 * identical jobs merged, or the library's best, never a
+		 * timeout's greedy. */
+		rc = _solve_over(p, h, out, &f->fallback, &f->greedy_won,
+				 &f->coarse, &f->over);
+	} else {
+		rc = _solve(p, h, init, approach, out, &f->fallback,
+			    &f->greedy_won);
+	}
+out:
+	free(init);
+	return rc;
+}
+
+/* Decide every vertex's part of h into out; RET 0 or DL_E*. */
+static int _decide(dl_partitioner_t *p, const dl_hgraph_t *h,
+		   const int32_t *prev, int32_t *out, run_flags_t *f)
+{
+	if (h->nparts == 1) {
+		/* Nothing to decide; fixed parts are all 0 too. */
+		memset(out, 0, (size_t)h->nvtx * sizeof(*out));
+		return 0;
+	}
+	if (!_any_free(h)) {
+		/* Nothing to decide either: no helper round trip (42% of the
+		 * plans of bench_sim's 5,000-job trace). */
+		memcpy(out, h->fixed, (size_t)h->nvtx * sizeof(*out));
+		return 0;
+	}
+	if (!prev && p->o.exact_free &&
+	    (f->exact = dl__exact_small(h, _cap(h, p->o.imbalance),
+					p->o.exact_free, out))) {
+		/*
+		 * One or two vertices to place, every other one fixed: tried
+		 * in every part (partition_exact.h), under the tolerance the
+		 * helper would get.  Most of the helper's requests on
+		 * bench_sim's trace.
+		 */
+		return f->exact < 0 ? f->exact : 0;
+	}
+	return h->nvtx ? _partition_free(p, h, prev, out, f) : 0;
+}
+
+/* The stats of a run that decided out from h; RET 0 or DL_ENOMEM. */
+static int _run_stats(const dl_partitioner_t *p, const dl_hgraph_t *h,
+		      const int32_t *out, const run_flags_t *f, double t0,
+		      dl_partition_stats_t *stats)
+{
+	dl_partition_stats_t s = {
+		.used_fallback = f->fallback,
+		.exact = f->exact,
+		.greedy_won = f->greedy_won,
+		.helper_restarts = p->restarts,
+		.over_budget = f->over,
+		.coarse = f->coarse,
+	};
+
+	s.cut = _cut(h, out);
+	s.imbalance = _imbalance(h, out);
+	if (s.cut < 0 || s.imbalance < 0)
+		return DL_ENOMEM;
+	s.seconds = _now_s() - t0;
+	*stats = s;
+	return 0;
+}
+
 int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 		       const int32_t *prev, int32_t *part,
 		       dl_partition_stats_t *stats)
 {
 	double t0 = _now_s();
-	int32_t *out = NULL, *init = NULL;
-	int rc, fallback = 0, greedy_won = 0, exact = 0, over = 0, coarse = 0;
+	run_flags_t f = { 0 };
+	int32_t *out;           /* owned here, copied to part when done */
+	int rc;
 
 	if (!p || !h || !part)
 		return DL_EINVAL;
@@ -1693,84 +1792,11 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 	out = malloc((h->nvtx ? h->nvtx : 1) * sizeof(*out));
 	if (!out)
 		return DL_ENOMEM;
-
-	if (h->nparts == 1) {
-		/* Nothing to decide; fixed parts are all 0 too. */
-		memset(out, 0, (size_t)h->nvtx * sizeof(*out));
-	} else if (!_any_free(h)) {
-		/* Nothing to decide either: no helper round trip (42% of the
-		 * plans of bench_sim's 5,000-job trace). */
-		memcpy(out, h->fixed, (size_t)h->nvtx * sizeof(*out));
-	} else if (!prev && p->o.exact_free &&
-		   (exact = dl__exact_small(h, _cap(h, p->o.imbalance),
-					    p->o.exact_free, out))) {
-		/*
-		 * One or two vertices to place, every other one fixed: tried
-		 * in every part (partition_exact.h), under the tolerance the
-		 * helper would get.  Most of the helper's requests on
-		 * bench_sim's trace.
-		 */
-		if (exact < 0) {
-			rc = exact;
-			goto out;
-		}
-	} else if (h->nvtx) {
-		uint32_t approach = DL__PROTO_PARTITION;
-
-		if (prev && p->o.refine != DL_REFINE_NONE) {
-			/* Previous parts stay, new vertices go greedily. */
-			init = malloc(h->nvtx * sizeof(*init));
-			if (!init) {
-				rc = DL_ENOMEM;
-				goto out;
-			}
-			rc = _greedy(h, p->o.imbalance, prev, init);
-			if (rc)
-				goto out;
-			approach = p->o.refine == DL_REFINE_REPART ?
-					   DL__PROTO_REPARTITION :
-					   DL__PROTO_REFINE;
-		}
-		if (init && p->o.refine == DL_REFINE_LIBRARY) {
-			memcpy(out, init, h->nvtx * sizeof(*out));
-			rc = _refine(h, p->o.imbalance, out);
-		} else if (!init && _over_budget(p, h)) {
-			/* Too big to partition from scratch within budget:
-			 * its identical jobs merged, or the library's best,
-			 * never a timeout's greedy. */
-			rc = _solve_over(p, h, out, &fallback, &greedy_won,
-					 &coarse, &over);
-		} else {
-			rc = _solve(p, h, init, approach, out, &fallback,
-				    &greedy_won);
-		}
-		if (rc)
-			goto out;
-	}
-
-	if (stats) {
-		dl_partition_stats_t s = {
-			.used_fallback = fallback,
-			.exact = exact,
-			.greedy_won = greedy_won,
-			.helper_restarts = p->restarts,
-			.over_budget = over,
-			.coarse = coarse,
-		};
-
-		s.cut = _cut(h, out);
-		s.imbalance = _imbalance(h, out);
-		if (s.cut < 0 || s.imbalance < 0) {
-			rc = DL_ENOMEM;
-			goto out;
-		}
-		s.seconds = _now_s() - t0;
-		*stats = s;
-	}
-	memcpy(part, out, (size_t)h->nvtx * sizeof(*out));
-	rc = 0;
-out:
+	rc = _decide(p, h, prev, out, &f);
+	if (!rc && stats)
+		rc = _run_stats(p, h, out, &f, t0, stats);
+	if (!rc)
+		memcpy(part, out, (size_t)h->nvtx * sizeof(*out));
 	free(out);
-	free(init);
 	return rc;
 }
