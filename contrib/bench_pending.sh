@@ -286,14 +286,17 @@ pending() {
 	SLURM_CONF=${dirs[$1]}/etc/slurm.conf squeue -h -r -t PD -o %i | wc -l
 }
 
-# ctld_ns PID: "thread ns" of every live thread of slurmctld PID and of its
-# children (the partitioner helper): CPU time to the ns (schedstat), where
-# ticks count a hundredth of a second, a few per window with one array.
+# ctld_ns PID: "thread ns name" of every live thread of slurmctld PID and
+# of its children (the partitioner helper): CPU time to the ns
+# (schedstat), where ticks count a hundredth of a second, a few per window
+# with one array; name is the thread's (comm: "bckfl" is sched/backfill's
+# thread, "dl_agent" the agent's).
 ctld_ns() {
-	local kids
+	local kids t
 	kids=$(cat /proc/"$1"/task/*/children 2>/dev/null || true)
-	awk '{ print FILENAME, $1 }' /proc/"$1"/task/*/schedstat \
-		$(for k in $kids; do echo /proc/"$k"/task/*/schedstat; done) 2>/dev/null || true
+	for t in /proc/"$1"/task/* $(for k in $kids; do echo /proc/"$k"/task/*; done); do
+		echo "$t $(cut -d' ' -f1 "$t/schedstat" 2>/dev/null) $(cat "$t/comm" 2>/dev/null)"
+	done 2>/dev/null | awk 'NF == 3' || true
 }
 
 # ns_s BEFORE AFTER: CPU s between two ctld_ns readings, of the threads
@@ -301,6 +304,13 @@ ctld_ns() {
 ns_s() {
 	awk 'NR == FNR { a[$1] = $2; next } { s += $2 - ($1 in a ? a[$1] : 0) }
 		END { printf "%.4f\n", s / 1e9 }' "$1" "$2"
+}
+
+# ns_names BEFORE AFTER PREFIX: the same per thread name, a line "PREFIX
+# NAME CPU_S" each: which thread makes a difference between two rows.
+ns_names() {
+	awk -v p="$3" 'NR == FNR { a[$1] = $2; next } { s[$3] += $2 - ($1 in a ? a[$1] : 0) }
+		END { for (k in s) printf "%s %s %.6f\n", p, k, s[k] / 1e9 }' "$1" "$2"
 }
 
 # cpu_windows SIZE: REPEAT windows, every cluster over the same one; one
@@ -321,6 +331,7 @@ cpu_windows() {
 				-v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%d %d %s %.2f\n", z, r, n, (b - a) / hz }' \
 				>>"$work/cpu"
 			echo "$1 $r ${names[i]} $(ns_s "$work/ns0.$i" "$work/ns1.$i")" >>"$work/cpuns"
+			ns_names "$work/ns0.$i" "$work/ns1.$i" "$1 $r ${names[i]}" >>"$work/cputhr"
 		done
 	done
 }
@@ -584,4 +595,15 @@ awk "$ratio_awk"'
 		ratio(zs[q], "sched/datalocality", "sched/backfill", "datalocality / backfill", "; threads to the ns")
 		ratio(zs[q], "sched/datalocality-base", "sched/backfill", "base / backfill", "; threads to the ns")
 		ratio(zs[q], "sched/datalocality", "sched/datalocality-base", "datalocality / base", "; threads to the ns") } }' "$work/cpuns"
+# Per thread name, CPU ms per minute (median over the windows): where a
+# difference between the rows is.
+echo "  CPU ms per minute by thread (median over the windows; threads to the ns):"
+awk -v win="$WINDOW" '{ k = $1 SUBSEP $3 SUBSEP $4; v[k, ++n[k]] = $5 * 60000 / win; key[k] = 1; rows[$3] = 1; nm[$4] = 1; z[$1] = 1 }
+	function med(k,   i, j, t, m, a) { m = n[k]; for (i = 1; i <= m; i++) a[i] = v[k, i]
+		for (i = 2; i <= m; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+		return m ? a[int((m + 1) / 2)] : 0 }
+	END { for (q in z) for (t in nm) { line = ""; any = 0
+		for (r in rows) { k = q SUBSEP r SUBSEP t; x = (k in key) ? med(k) : 0; if (x >= 0.05) any = 1
+			line = line sprintf("  %s %.2f", r, x) }
+		if (any) printf "    at %6d %-12s%s\n", q, t, line } }' "$work/cputhr" | sort
 echo "runtime $((SECONDS - start)) s; load average of this host at the end: $(cut -d" " -f1-3 /proc/loadavg)"

@@ -24,6 +24,8 @@
 # BUSY_MIN (1440): the long jobs' time limit in minutes; 1420 puts the
 # array in reach of sched/backfill's 1-day window, whose passes then move
 # Slurm's job stamp every bf_interval (bench_pending.sh says more).
+# BF_INTERVAL (the test harness's 1): sched/backfill's bf_interval, 5 for
+# bench_pending.sh's setting.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${SECS:-30}
@@ -32,8 +34,8 @@ BUSY_MIN=${BUSY_MIN:-1440}
 [ $# -ge 1 ] || { echo "usage: $0 BUILD [BUILD...]" >&2; exit 2; }
 
 # With PROFILE=DIR, the agent thread is then recorded for SECS s more
-# (perf record -F 10000 --call-graph dwarf), into DIR/agent-N.data for the
-# Nth BUILD: where an idle agent's wakeups go.
+# (perf record -F PERF_FREQ (10000) --call-graph dwarf), into
+# DIR/agent-N.data for the Nth BUILD: where an idle agent's wakeups go.
 PROFILE=${PROFILE:-}
 nth=0
 
@@ -45,6 +47,7 @@ one() (
 	# shellcheck source=../test/integration/lib.sh
 	source "$top/test/integration/lib.sh"
 	dl_t_use_services bench_wakeups 4
+	[ -z "${BF_INTERVAL:-}" ] || export DL_SCHED_PARAMS=bf_interval=$BF_INTERVAL
 	trap dl_cluster_stop EXIT
 	dl_cluster_init
 	cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<CONF
@@ -97,7 +100,7 @@ CONF
 	local tid
 	tid=$(grep -l '^dl_agent$' /proc/"$pid"/task/*/comm | head -1 | cut -d/ -f5)
 	mkdir -p "$PROFILE"
-	perf record -q -F 10000 --call-graph dwarf -t "$tid" \
+	perf record -q -F "${PERF_FREQ:-10000}" --call-graph dwarf -t "$tid" \
 		-o "$PROFILE/agent-$nth.data" -- sleep "$SECS" >/dev/null 2>&1 ||
 		echo "bench_wakeups: perf record failed" >&2
 )
