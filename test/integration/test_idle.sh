@@ -25,6 +25,9 @@
 #      walked", agent_peek.h: no job record changed);
 #  (e) a change the agent reads (the pending job's time limit) is planned,
 #      and no cycle stopped before its walk in between: the peek saw it.
+#  (g) idle again (its poll now 2 s apart), an annotated job submitted:
+#      job_submit/datalocality gates it and wakes the agent at once
+#      ("woken by a job gated at submit", jsub_wake.h), which places it.
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -113,6 +116,15 @@ dl_t_check "(e) the pending job's new time limit was planned" \
 	dl_t_wait_until 30 planned
 dl_t_check "(e) and no cycle stopped before its walk meanwhile" \
 	test "$(npeek)" = "$p0"
-scancel "$job" "${busy[@]}" 2>/dev/null || true
+
+# --- (g) a job gated at submit wakes the quiet agent ----------------------
+dl_t_check "(g) idle again: no cycle for 12 s" dl_t_wait_until 60 quiet_for 12
+off=$(stat -c %s "$log")
+j2=$(sbatch --parsable -o /dev/null --comment="files:$data/f1" --wrap true)
+dl_t_check "(g) the agent was woken by the job gated at submit" \
+	dl_t_wait_until 30 bash -c "tail -c +$((off + 1)) '$log' | grep -q 'woken by a job gated at submit'"
+dl_t_check "(g) and placed it" \
+	dl_t_wait_until 30 grep -q "placed JobId=$j2 on" "$log"
+scancel "$job" "$j2" "${busy[@]}" 2>/dev/null || true
 
 dl_t_summary

@@ -76,15 +76,20 @@
  * one saw no clock running (no free CPU: a job submitted then cannot
  * start before a change the poll sees anyway): with a long array pending
  * and no cycle for minutes (agent_quiet.h), the 12 wakeups a second were
- * most of what the agent still cost.  A new job is still placed within a
- * third of the submit gate's bound (GateMinHold, 3 s, its floor): seen
- * within a poll, its cycle due at once ("jobs", agent_quiet_due()).
- * Nodes' staging reports wake the agent at once (agent_acct_on_put()),
- * a reconfigure too.  Each wakeup costs the thread about 45 us of CPU,
- * nearly all the kernel's sleep and wake (contrib/bench_wakeups.sh,
- * perf): 500 ms was 2 a second, most of what an idle agent cost.
+ * most of what the agent still cost.  A job gated at submit wakes the
+ * agent at once (dl_agent_submitted(), from job_submit/datalocality), and
+ * the poll goes back to POLL_MS until the job is in Slurm's list; nodes'
+ * staging reports wake it too (agent_acct_on_put()), a reconfigure too.
+ * So what waits for this poll is what no submit hold waits on: a node's
+ * state or a service's report seen up to 2 s later while nothing else
+ * moves.  Each wakeup costs the thread 100-200 us of CPU with a 100,000-
+ * task array pending (the wait, the services' sync, the staging queue,
+ * the clocks: contrib/bench_wakeups.sh PROFILE=DIR BF_INTERVAL=5): at a
+ * wakeup a second the poll was most of what the agent cost over
+ * sched/backfill (contrib/bench_pending.sh ARRAY=1, the per-thread
+ * lines), 1 s before 2026-11-30, 500 ms before that.
  */
-#define POLL_QUIET_MS 1000
+#define POLL_QUIET_MS 2000
 /* The node services' reports are followed this often. */
 #define SYNC_MS 100
 /*
@@ -103,6 +108,7 @@ static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
 static bool stop_agent;
 static bool reconfig_pending = true;
+static bool submit_pending;           /* dl_agent_submitted() since */
 
 /* Owned by the agent thread alone. */
 static agent_conf_t dl_conf;
@@ -1133,14 +1139,18 @@ static void _poke(void)
 	slurm_mutex_unlock(&term_lock);
 }
 
-/* Wait poll_ms or until told; RET false when the thread must stop. */
-static bool _wait(bool *reconf, int64_t poll_ms)
+/*
+ * Wait poll_ms or until told; RET false when the thread must stop.
+ * *reconf: a reconfigure asked; *submitted: a job gated at submit since
+ * (dl_agent_submitted()).
+ */
+static bool _wait(bool *reconf, bool *submitted, int64_t poll_ms)
 {
 	struct timespec ts;
 	bool stop;
 
 	slurm_mutex_lock(&term_lock);
-	if (!stop_agent) {
+	if (!stop_agent && !submit_pending) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += poll_ms / 1000;
 		ts.tv_nsec += (poll_ms % 1000) * 1000000L;
@@ -1152,6 +1162,8 @@ static bool _wait(bool *reconf, int64_t poll_ms)
 	}
 	*reconf = reconfig_pending;
 	reconfig_pending = false;
+	*submitted = submit_pending;
+	submit_pending = false;
 	stop = stop_agent;
 	slurm_mutex_unlock(&term_lock);
 	return !stop;
@@ -1332,12 +1344,12 @@ static void *_agent(void *arg)
 	agent_stamps_t cur, prev = { 0 };
 	const char *why;
 	int njobs;
-	bool reconf;
+	bool reconf, submitted;
 
 	(void)arg;
 	/* Its own name: contrib/bench_wakeups.sh finds it in /proc. */
 	prctl(PR_SET_NAME, "dl_agent");
-	while (_wait(&reconf, poll_ms)) {
+	while (_wait(&reconf, &submitted, poll_ms)) {
 		/*
 		 * scontrol reconfigure: sched/datalocality hears of it through
 		 * sched_p_reconfig(), the plugstack entry point only here.
@@ -1383,6 +1395,15 @@ static void *_agent(void *arg)
 			       now);
 		agent_quiet_polled(&quiet, &cur, time(NULL));
 		poll_ms = _next_poll(poll_ms, &cur, &prev, why, reconf, now);
+		/*
+		 * job_submit runs before Slurm makes the job's record: look
+		 * again soon, until the record is there (the job count moves,
+		 * a cycle is due, agent_quiet_due()).
+		 */
+		if (submitted) {
+			debug("%s: woken by a job gated at submit", pfx);
+			poll_ms = POLL_MS;
+		}
 		prev = cur;
 		if (reconf)
 			why = "reconfigure";
@@ -1413,6 +1434,7 @@ int dl_agent_start(const char *plugin_type)
 	pfx = plugin_type;
 	stop_agent = false;
 	reconfig_pending = true;
+	submit_pending = false;
 	memset(&stats, 0, sizeof(stats));
 	memset(&gate, 0, sizeof(gate));
 	memset(&quiet, 0, sizeof(quiet));
@@ -1466,6 +1488,17 @@ void dl_agent_stop(void)
 	agent_budget_end(&budget);
 	xfree(node_freed);
 	node_nfreed = 0;
+}
+
+void dl_agent_submitted(void)
+{
+	slurm_mutex_lock(&term_lock);
+	/* Not agent_tid: dl_agent_stop() clears it without this lock. */
+	if (!stop_agent && !submit_pending) {
+		submit_pending = true;
+		slurm_cond_broadcast(&term_cond);
+	}
+	slurm_mutex_unlock(&term_lock);
 }
 
 void dl_agent_reconfig(void)

@@ -20,6 +20,16 @@ int dl_agent_start(const char *pfx);
 /* dl_agent_stop - ask the thread to stop, join it, save the state. */
 void dl_agent_stop(void);
 
+/*
+ * dl_agent_submitted - a job was just gated at submit: wake the thread,
+ * which looks for the job's record until it is there instead of at its
+ * quiet poll.  Called by job_submit/datalocality (another plugin: found by
+ * name, DL_AGENT_SUBMITTED_SYM) in an RPC thread before Slurm makes the
+ * record; cheap, takes no slurmctld lock.
+ */
+void dl_agent_submitted(void);
+#define DL_AGENT_SUBMITTED_SYM "dl_agent_submitted"
+
 /* dl_agent_reconfig - re-read datalocality.conf at the next cycle. */
 void dl_agent_reconfig(void);
 

@@ -34,6 +34,7 @@
 #include "dl_compat.h"
 #include "dl_slurm.h"
 #include "jsub_pattern.h"
+#include "jsub_wake.h"
 #include "agent_gate.h"
 
 /*
@@ -54,6 +55,7 @@ int init(void)
 
 void fini(void)
 {
+	jsub_wake_fini();
 }
 
 /*
@@ -263,8 +265,9 @@ static uint32_t _gate_bound(void)
  * Hold the job back a bound ahead, and note the bound and the user's own
  * begin time in its SPANK environment (agent_gate.h): the agent tells
  * from them that the gate holds it, and what to give back on release.
+ * RET whether it holds the job (the agent is then woken, jsub_wake.h).
  */
-static void _gate(job_desc_msg_t *d)
+static bool _gate(job_desc_msg_t *d)
 {
 	uint32_t bound = _gate_bound();
 	time_t now = time(NULL);
@@ -273,12 +276,13 @@ static void _gate(job_desc_msg_t *d)
 	/* A job that begins later anyway is placed before then. */
 	if (d->begin_time > now + bound ||
 	    !agent_gate_mark_format(mark, sizeof(mark), bound, d->begin_time))
-		return;
+		return false;
 	d->begin_time = now + bound;
 	xrecalloc(d->spank_job_env, d->spank_job_env_size + 1,
 		  sizeof(char *));
 	d->spank_job_env[d->spank_job_env_size++] =
 		xstrdup_printf("%s=%s", AGENT_GATE_ENV, mark);
+	return true;
 }
 
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
@@ -305,8 +309,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	free(first);
 	jsub_pattern_free(pat);
 	if (rc == SLURM_SUCCESS && files && _agent_configured() &&
-	    _placeable(job_desc))
-		_gate(job_desc);
+	    _placeable(job_desc) && _gate(job_desc))
+		jsub_wake_agent();
 	return rc;
 }
 
