@@ -489,14 +489,20 @@ static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 /*
  * A new job of the snapshot, zeroed: s->jobs grows as needed (xsize() is
  * its capacity), rather than one entry per job record at every cycle.
+ * Zeroed here, not only by xrecalloc(): a walk undone for a full one
+ * (_short()) reuses the entries, whose fields _copy_job() sets only in
+ * part (a running job's pending-only fields, set_k, placeable, ...).
  */
 static snap_job_t *_push(snapshot_t *s)
 {
 	size_t cap = s->jobs ? xsize(s->jobs) / sizeof(snap_job_t) : 0;
+	snap_job_t *sj;
 
 	if (s->njobs >= cap)
 		xrecalloc(s->jobs, 2 * cap + 64, sizeof(snap_job_t));
-	return &s->jobs[s->njobs++];
+	sj = &s->jobs[s->njobs++];
+	memset(sj, 0, sizeof(*sj));
+	return sj;
 }
 
 /*
