@@ -572,6 +572,20 @@ static int _pick(const dl_hgraph_t *h, double imbalance, int32_t *out,
 	return 0;
 }
 
+/*
+ * h checked (_check_graph()) and a part per vertex for it into *out
+ * (malloc'd, the caller's, at least one entry); RET 0 or DL_E*.
+ */
+static int _checked_out(const dl_hgraph_t *h, int32_t **out)
+{
+	int rc = _check_graph(h);
+
+	if (rc)
+		return rc;
+	*out = malloc((h->nvtx ? h->nvtx : 1) * sizeof(**out));
+	return *out ? 0 : DL_ENOMEM;
+}
+
 int dl_partition_greedy(const dl_hgraph_t *h, double imbalance,
 			int32_t *part)
 {
@@ -580,12 +594,9 @@ int dl_partition_greedy(const dl_hgraph_t *h, double imbalance,
 
 	if (!h || !part || !(imbalance >= 1.0) || !isfinite(imbalance))
 		return DL_EINVAL;
-	rc = _check_graph(h);
+	rc = _checked_out(h, &out);
 	if (rc)
 		return rc;
-	out = malloc((h->nvtx ? h->nvtx : 1) * sizeof(*out));
-	if (!out)
-		return DL_ENOMEM;
 	rc = _greedy(h, imbalance, NULL, out);
 	if (!rc)
 		memcpy(part, out, (size_t)h->nvtx * sizeof(*out));
@@ -1786,12 +1797,9 @@ int dl_partitioner_run(dl_partitioner_t *p, const dl_hgraph_t *h,
 
 	if (!p || !h || !part)
 		return DL_EINVAL;
-	rc = _check_graph(h);
+	rc = _checked_out(h, &out);
 	if (rc)
 		return rc;
-	out = malloc((h->nvtx ? h->nvtx : 1) * sizeof(*out));
-	if (!out)
-		return DL_ENOMEM;
 	rc = _decide(p, h, prev, out, &f);
 	if (!rc && stats)
 		rc = _run_stats(p, h, out, &f, t0, stats);
