@@ -1326,6 +1326,29 @@ static int64_t _run_due(const char *why, int64_t now, int64_t due_since)
 }
 
 /*
+ * Read datalocality.conf and the nodes again (the first time, and at a
+ * reconfigure), load the state file for them, (re)start the node channel
+ * and warm the policy's helper.
+ */
+static void _apply_reconfig(void)
+{
+	slurmctld_lock_t conf_lock = { .conf = READ_LOCK, .node = READ_LOCK };
+	agent_channel_conf_t cc;
+	uint32_t nn = 0;
+	char **names;
+
+	lock_slurmctld(conf_lock);
+	names = _reconfigure(&nn);
+	_channel_conf(&cc);
+	unlock_slurmctld(conf_lock);
+	if (names)
+		agent_statefile_load(names, nn, &stats, pfx);
+	_channel_start(&cc);
+	/* Outside the locks: a helper takes 0.25 s to start. */
+	dl_policy_warm(policy);
+}
+
+/*
  * Plan when agent_quiet.h says a cycle is due (a job was submitted: it
  * waits at its submit hold for its node; nodes, jobs, partitions,
  * reservations or the services' reports changed, at most once a second
@@ -1358,23 +1381,8 @@ static void *_agent(void *arg)
 			reconf = reconf || seen_conf != 0;
 			seen_conf = slurm_conf.last_update;
 		}
-		if (reconf) {
-			slurmctld_lock_t conf_lock = { .conf = READ_LOCK,
-						       .node = READ_LOCK };
-			agent_channel_conf_t cc;
-			uint32_t nn = 0;
-			char **names;
-
-			lock_slurmctld(conf_lock);
-			names = _reconfigure(&nn);
-			_channel_conf(&cc);
-			unlock_slurmctld(conf_lock);
-			if (names)
-				agent_statefile_load(names, nn, &stats, pfx);
-			_channel_start(&cc);
-			/* Outside the locks: a helper takes 0.25 s to start. */
-			dl_policy_warm(policy);
-		}
+		if (reconf)
+			_apply_reconfig();
 		/* What staging found, into AdminComment before jobs end. */
 		agent_acct_apply(pfx);
 		/* The copy rates they taught, for the next plan. */
