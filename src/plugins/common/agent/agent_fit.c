@@ -107,10 +107,10 @@ static uint32_t _layout_tasks(job_record_t *job_ptr, uint32_t k)
 #endif
 }
 
-uint32_t agent_fit_node_take(job_record_t *job_ptr)
+uint32_t agent_fit_node_take(job_record_t *job_ptr, uint32_t need)
 {
 	job_details_t *d = job_ptr->details;
-	uint32_t need = agent_fit_node_cpus(job_ptr), k, tasks, cpt, take;
+	uint32_t k, tasks, cpt, take;
 
 	if (!d || d->min_nodes < 2 || d->min_nodes == NO_VAL)
 		return need;

@@ -40,13 +40,13 @@ uint32_t agent_fit_node_cpus(struct job_record *job_ptr);
 
 /*
  * agent_fit_node_take - CPUs Slurm allocates the job on each of its nodes
- * once it starts there, which agent_fit_node_cpus() must be free for it
- * to start: the same before Slurm 24.11.1; from 24.11.1 on, for a job
- * whose tasks Slurm counts (-n, --ntasks-per-node), only what its tasks
- * use, which --mincpus can make less.  Never more than
- * agent_fit_node_cpus().
+ * once it starts there, where need (its agent_fit_node_cpus(), given by
+ * the caller, which has it) must be free for it to start: need before
+ * Slurm 24.11.1; from 24.11.1 on, for a job whose tasks Slurm counts (-n,
+ * --ntasks-per-node), only what its tasks use, which --mincpus can make
+ * less.  Never more than need.
  */
-uint32_t agent_fit_node_take(struct job_record *job_ptr);
+uint32_t agent_fit_node_take(struct job_record *job_ptr, uint32_t need);
 
 /*
  * agent_fit_now - whether Slurm could start the job on the node now: it is

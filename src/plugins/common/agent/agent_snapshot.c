@@ -489,20 +489,16 @@ static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 /*
  * A new job of the snapshot, zeroed: s->jobs grows as needed (xsize() is
  * its capacity), rather than one entry per job record at every cycle.
- * Zeroed here, not only by xrecalloc(): a walk undone for a full one
- * (_short()) reuses the entries, whose fields _copy_job() sets only in
- * part (a running job's pending-only fields, set_k, placeable, ...).
+ * Entries past njobs are zero (xrecalloc(), and _short() zeroes those it
+ * gives back).
  */
 static snap_job_t *_push(snapshot_t *s)
 {
 	size_t cap = s->jobs ? xsize(s->jobs) / sizeof(snap_job_t) : 0;
-	snap_job_t *sj;
 
 	if (s->njobs >= cap)
 		xrecalloc(s->jobs, 2 * cap + 64, sizeof(snap_job_t));
-	sj = &s->jobs[s->njobs++];
-	memset(sj, 0, sizeof(*sj));
-	return sj;
+	return &s->jobs[s->njobs++];
 }
 
 /*
@@ -575,7 +571,8 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	sj->placeable = _single_node(job_ptr, sj->ours);
 	sj->set_k = sj->placeable ? 0 : _set_nodes(job_ptr, sj->ours);
 	sj->node_need = sj->set_k ? agent_fit_node_cpus(job_ptr) : 0;
-	sj->node_take = sj->set_k ? agent_fit_node_take(job_ptr) : 0;
+	sj->node_take = sj->set_k ?
+				agent_fit_node_take(job_ptr, sj->node_need) : 0;
 	if (sj->set_k && sj->ours >= 0)
 		sj->req = _node_bytes(job_ptr->details->req_node_bitmap,
 				      s->nnodes);
@@ -1057,6 +1054,12 @@ static bool _short(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 		return false;
 	for (i = 0; i < s->njobs; i++)
 		_free_job(&s->jobs[i]);
+	/*
+	 * Zeroed for _push(): _copy_job() sets only some fields of a job
+	 * (not a running job's pending-only ones: set_k, placeable, ...),
+	 * so a reused entry would keep the undone walk's values.
+	 */
+	memset(s->jobs, 0, s->njobs * sizeof(*s->jobs));
 	s->njobs = 0;
 	s->skipped = 0;
 	s->nrenew = 0; /* listed again by the full walk */
