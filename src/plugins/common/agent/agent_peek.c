@@ -21,16 +21,12 @@
 #define PEEK_STR_END 64
 
 /*
- * A step a word (agent_fnv_word()), not a byte: the peek runs at every
- * move of Slurm's job stamp (a backfill pass), and its byte-wise steps
- * were a third of it (contrib/bench_wakeups.sh PROFILE=DIR).  For a given
- * h a step is a bijection of v, so a change of one field still changes
- * the hash; the hash is only compared with another peek's.
+ * Hashed a word a step (agent_fnv_word()), not a byte: the peek runs at
+ * every move of Slurm's job stamp (a backfill pass), and its byte-wise
+ * steps were a third of it (contrib/bench_wakeups.sh PROFILE=DIR).  For a
+ * given h a step is a bijection of v, so a change of one field still
+ * changes the hash; the hash is only compared with another peek's.
  */
-static inline uint64_t _w(uint64_t h, uint64_t v)
-{
-	return agent_fnv_word(h, v);
-}
 
 /* p[0..n) into h, 8 bytes a step (the last zero-padded: the length was
  * hashed before them). */
@@ -40,12 +36,12 @@ static uint64_t _bytes(uint64_t h, const char *p, size_t n)
 
 	for (; n >= sizeof(v); n -= sizeof(v), p += sizeof(v)) {
 		memcpy(&v, p, sizeof(v));
-		h = _w(h, v);
+		h = agent_fnv_word(h, v);
 	}
 	if (n) {
 		v = 0;
 		memcpy(&v, p, n);
-		h = _w(h, v);
+		h = agent_fnv_word(h, v);
 	}
 	return h;
 }
@@ -55,12 +51,12 @@ static uint64_t _str(uint64_t h, const char *s)
 	size_t n;
 
 	if (!s)
-		return _w(h, UINT64_MAX);
+		return agent_fnv_word(h, UINT64_MAX);
 	n = strlen(s);
-	h = _w(h, n);
+	h = agent_fnv_word(h, n);
 	if (n <= PEEK_STR_WHOLE)
 		return _bytes(h, s, n);
-	h = _w(h, (uintptr_t)s);
+	h = agent_fnv_word(h, (uintptr_t)s);
 	h = _bytes(h, s, PEEK_STR_END);
 	return _bytes(h, s + n - PEEK_STR_END, PEEK_STR_END);
 }
@@ -69,30 +65,30 @@ static uint64_t _str(uint64_t h, const char *s)
 static uint64_t _bits(uint64_t h, bitstr_t *b)
 {
 	if (!b)
-		return _w(h, UINT64_MAX);
-	h = _w(h, (uint64_t)bit_set_count(b));
-	h = _w(h, (uint64_t)(int64_t)bit_ffs(b));
-	return _w(h, (uint64_t)(int64_t)bit_fls(b));
+		return agent_fnv_word(h, UINT64_MAX);
+	h = agent_fnv_word(h, (uint64_t)bit_set_count(b));
+	h = agent_fnv_word(h, (uint64_t)(int64_t)bit_ffs(b));
+	return agent_fnv_word(h, (uint64_t)(int64_t)bit_fls(b));
 }
 
 /* What a pending job asks for (its details), as _copy_job() reads it. */
 static uint64_t _details(uint64_t h, job_details_t *d)
 {
 	if (!d)
-		return _w(h, UINT64_MAX);
-	h = _w(h, (uint64_t)d->begin_time);
-	h = _w(h, (uint64_t)d->submit_time);
-	h = _w(h, d->min_cpus);
-	h = _w(h, d->max_cpus);
-	h = _w(h, d->min_nodes);
-	h = _w(h, d->max_nodes);
-	h = _w(h, d->num_tasks);
-	h = _w(h, d->pn_min_cpus);
-	h = _w(h, d->pn_min_memory);
-	h = _w(h, d->cpus_per_task);
-	h = _w(h, d->ntasks_per_node);
-	h = _w(h, d->contiguous);
-	h = _w(h, (uint64_t)d->share_res << 8 | d->whole_node);
+		return agent_fnv_word(h, UINT64_MAX);
+	h = agent_fnv_word(h, (uint64_t)d->begin_time);
+	h = agent_fnv_word(h, (uint64_t)d->submit_time);
+	h = agent_fnv_word(h, d->min_cpus);
+	h = agent_fnv_word(h, d->max_cpus);
+	h = agent_fnv_word(h, d->min_nodes);
+	h = agent_fnv_word(h, d->max_nodes);
+	h = agent_fnv_word(h, d->num_tasks);
+	h = agent_fnv_word(h, d->pn_min_cpus);
+	h = agent_fnv_word(h, d->pn_min_memory);
+	h = agent_fnv_word(h, d->cpus_per_task);
+	h = agent_fnv_word(h, d->ntasks_per_node);
+	h = agent_fnv_word(h, d->contiguous);
+	h = agent_fnv_word(h, (uint64_t)d->share_res << 8 | d->whole_node);
 	h = _str(h, d->features);
 	h = _bits(h, d->req_node_bitmap);
 	return _bits(h, d->exc_node_bitmap);
@@ -102,29 +98,29 @@ uint64_t agent_peek_job(uint64_t h, struct job_record *job_ptr)
 {
 	bool pending = IS_JOB_PENDING(job_ptr);
 
-	h = _w(h, job_ptr->job_id);
-	h = _w(h, job_ptr->job_state);
-	h = _w(h, job_ptr->state_reason);
-	h = _w(h, job_ptr->priority);
-	h = _w(h, job_ptr->restart_cnt);
-	h = _w(h, job_ptr->array_task_id);
-	h = _w(h, job_ptr->array_job_id);
-	h = _w(h, job_ptr->het_job_id);
-	h = _w(h, job_ptr->user_id);
-	h = _w(h, job_ptr->group_id);
-	h = _w(h, job_ptr->time_limit);
-	h = _w(h, (uintptr_t)job_ptr->part_ptr);
-	h = _w(h, job_ptr->part_ptr_list ?
-				     (uint64_t)list_count(job_ptr->part_ptr_list) :
-				     UINT64_MAX);
-	h = _w(h, (uintptr_t)job_ptr->resv_ptr);
-	h = _w(h, (uintptr_t)job_ptr->qos_ptr);
-	h = _w(h, job_ptr->array_recs ?
-				     job_ptr->array_recs->task_cnt :
-				     UINT64_MAX);
+	h = agent_fnv_word(h, job_ptr->job_id);
+	h = agent_fnv_word(h, job_ptr->job_state);
+	h = agent_fnv_word(h, job_ptr->state_reason);
+	h = agent_fnv_word(h, job_ptr->priority);
+	h = agent_fnv_word(h, job_ptr->restart_cnt);
+	h = agent_fnv_word(h, job_ptr->array_task_id);
+	h = agent_fnv_word(h, job_ptr->array_job_id);
+	h = agent_fnv_word(h, job_ptr->het_job_id);
+	h = agent_fnv_word(h, job_ptr->user_id);
+	h = agent_fnv_word(h, job_ptr->group_id);
+	h = agent_fnv_word(h, job_ptr->time_limit);
+	h = agent_fnv_word(h, (uintptr_t)job_ptr->part_ptr);
+	h = agent_fnv_word(h, job_ptr->part_ptr_list ?
+				   (uint64_t)list_count(job_ptr->part_ptr_list) :
+				   UINT64_MAX);
+	h = agent_fnv_word(h, (uintptr_t)job_ptr->resv_ptr);
+	h = agent_fnv_word(h, (uintptr_t)job_ptr->qos_ptr);
+	h = agent_fnv_word(h, job_ptr->array_recs ?
+				   job_ptr->array_recs->task_cnt :
+				   UINT64_MAX);
 	/* Backfill's estimate of a pending job's start: what moves. */
-	h = _w(h, pending ? 0 : (uint64_t)job_ptr->start_time);
-	h = _w(h, pending ? 0 : (uint64_t)job_ptr->end_time);
+	h = agent_fnv_word(h, pending ? 0 : (uint64_t)job_ptr->start_time);
+	h = agent_fnv_word(h, pending ? 0 : (uint64_t)job_ptr->end_time);
 	h = _bits(h, job_ptr->node_bitmap);
 	h = _str(h, job_ptr->comment);
 	h = _str(h, job_ptr->name);
