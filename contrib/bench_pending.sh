@@ -313,12 +313,25 @@ ns_names() {
 		END { for (k in s) printf "%s %s %.6f\n", p, k, s[k] / 1e9 }' "$1" "$2"
 }
 
+# passes I: "MAIN BACKFILL" of cluster I, the passes slurmctld's main
+# scheduler and sched/backfill have made since it started (sdiag's "Total
+# cycles"): backfill skips a pass when no job, node, partition or
+# reservation changed since its last one, so a row whose backfill thread
+# costs more may simply run more passes.
+passes() {
+	SLURM_CONF=${dirs[$1]}/etc/slurm.conf sdiag 2>/dev/null |
+		awk '/Total cycles:/ { c[++k] = $3 } END { printf "%d %d\n", c[1], c[2] }'
+}
+
 # cpu_windows SIZE: REPEAT windows, every cluster over the same one; one
 # line "SIZE ROUND NAME CPU_S" per cluster and window into $work/cpu, the
 # same from the threads' ns into $work/cpuns.
 cpu_windows() {
 	local r i
 	for r in $(seq 1 "$REPEAT"); do
+		for i in $(seq 0 $((n - 1))); do
+			ps0[i]=$(passes "$i")
+		done
 		for i in $(seq 0 $((n - 1))); do
 			tk0[i]=$(ctld_ticks "${pid[i]}")
 			ctld_ns "${pid[i]}" >"$work/ns0.$i"
@@ -332,6 +345,9 @@ cpu_windows() {
 				>>"$work/cpu"
 			echo "$1 $r ${names[i]} $(ns_s "$work/ns0.$i" "$work/ns1.$i")" >>"$work/cpuns"
 			ns_names "$work/ns0.$i" "$work/ns1.$i" "$1 $r ${names[i]}" >>"$work/cputhr"
+		done
+		for i in $(seq 0 $((n - 1))); do
+			echo "$1 $r ${names[i]} ${ps0[i]} $(passes "$i")" >>"$work/passes"
 		done
 	done
 }
@@ -606,4 +622,26 @@ awk -v win="$WINDOW" '{ k = $1 SUBSEP $3 SUBSEP $4; v[k, ++n[k]] = $5 * 60000 / 
 		for (r in rows) { k = q SUBSEP r SUBSEP t; x = (k in key) ? med(k) : 0; if (x >= 0.05) any = 1
 			line = line sprintf("  %s %.2f", r, x) }
 		if (any) printf "    at %6d %-12s%s\n", q, t, line } }' "$work/cputhr" | sort
+# Scheduler passes per window: what a thread's CPU above is spent on.
+echo "  passes per window (main scheduler, sched/backfill; from sdiag):"
+awk '{ printf "    at %6d round %d %-26s main %4d  backfill %4d\n", $1, $2, $3, $6 - $4, $7 - $5 }' "$work/passes" 2>/dev/null || true
+# sched/backfill's passes come when a job, node, partition or reservation
+# stamp moved since the last pass, to the second: the nodes' load reports
+# (every 10 s), the pass's own start-time updates when it ends within the
+# second it began, the main scheduler.  Which row gets more of them is
+# chance of phase (7 against 10 a minute either way round in two runs of
+# the same builds), and at 20,000 pending the passes are nearly all of the
+# CPU.  So: the same ratio with each plugin row's backfill thread charged
+# per pass at the backfill row's pass count in that window.
+echo "  the same ratios with sched/backfill's passes equalized (each row's bckfl thread per pass x the backfill row's passes):"
+awk 'FILENAME ~ /passes$/ { p[$1, $2, $3] = $7 - $5; next }
+	FILENAME ~ /cputhr$/ { if ($4 == "bckfl") b[$1, $2, $3] = $5; next }
+	{ t[$1, $2, $3] = $4; z[$1] = 1; r[$2] = 1; rows[$3] = 1 }
+	END { for (q in z) for (row in rows) { if (row == "sched/backfill") continue; m = 0
+		for (w in r) { k = q SUBSEP w SUBSEP row; kb = q SUBSEP w SUBSEP "sched/backfill"
+			if (!(k in t) || !(kb in t) || !p[k] || !t[kb]) continue
+			v[++m] = (t[k] - b[k] + b[k] / p[k] * p[kb]) / t[kb] }
+		for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) { x = v[j]; v[j] = v[j-1]; v[j-1] = x }
+		if (m) printf "    at %6d %-22s / sched/backfill  %.2f (min %.2f, max %.2f over %d windows)\n", q, row, v[int((m + 1) / 2)], v[1], v[m], m } }' \
+	"$work/passes" "$work/cputhr" "$work/cpuns" 2>/dev/null || true
 echo "runtime $((SECONDS - start)) s; load average of this host at the end: $(cut -d" " -f1-3 /proc/loadavg)"
