@@ -26,6 +26,11 @@
 #            it began, how long it waited inside for slurmctld's locks
 #            (held by Slurm's own threads), and plan times (its "plan" line): count, median,
 #            p99, max
+#   passes   the passes of slurmctld's main scheduler and of sched/backfill
+#            in each CPU window (sdiag), and the ratio again with each
+#            plugin row's backfill thread charged per pass at the backfill
+#            row's count (how many passes a row gets is chance of phase,
+#            and at 20,000 pending they are nearly all of the CPU)
 #   latency  median wall time of NCALLS (11) `squeue` (full listing) and
 #            NCALLS `sbatch` (alternately annotated and plain)
 # and prints the targets of issue 25 (CPU <= 1.2 at the median, cycle p99

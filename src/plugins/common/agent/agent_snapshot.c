@@ -737,6 +737,23 @@ static bool _below(job_record_t *job_ptr, uint32_t max_id)
 	return below;
 }
 
+/* What a walk does with a job: _walk() and agent_snapshot_peek() alike. */
+typedef enum {
+	WALK_READ,	/* read (and hashed) */
+	WALK_NONE,	/* a pending job without details: never read */
+	WALK_SKIP,	/* below the floors in a walk that skips: counted */
+} walk_kind_t;
+
+static walk_kind_t _walk_kind(job_record_t *job_ptr, bool skips,
+			      uint32_t max_id)
+{
+	if (!IS_JOB_PENDING(job_ptr))
+		return WALK_READ;
+	if (!job_ptr->details)
+		return WALK_NONE;
+	return skips && _below(job_ptr, max_id) ? WALK_SKIP : WALK_READ;
+}
+
 /*
  * A gated job outside the window, in the due list when the walks to come
  * may skip it: its hold is renewed when half gone (when it is copied
@@ -988,16 +1005,17 @@ static void _walk(snapshot_t *s, const snapshot_conf_t *c, queued_t *q,
 {
 	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
+	walk_kind_t kind;
 	light_t l;
 
 	s->peek = AGENT_FNV_BASIS_SHORT;
 	while ((job_ptr = list_next(it)) && q->npend < cap) {
 		if (job_ptr->job_id > walk.max_id)
 			walk.max_id = job_ptr->job_id;
-		if (IS_JOB_PENDING(job_ptr) && !job_ptr->details)
+		kind = _walk_kind(job_ptr, !walk.full, walk.seen_max);
+		if (kind == WALK_NONE)
 			continue;
-		if (IS_JOB_PENDING(job_ptr) && !walk.full &&
-		    _below(job_ptr, walk.seen_max)) {
+		if (kind == WALK_SKIP) {
 			s->skipped++;
 			continue;
 		}
@@ -1232,17 +1250,17 @@ bool agent_snapshot_peek(uint64_t *fp)
 	job_record_t *job_ptr;
 	uint64_t h = AGENT_FNV_BASIS_SHORT;
 	uint32_t skipped = 0;
+	walk_kind_t kind;
 
 	if (_full_due(time(NULL)))
 		return false;
 	/* _walk()'s loop, reading nothing it does not hash. */
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
-		if (IS_JOB_PENDING(job_ptr) && !job_ptr->details)
-			continue;
-		if (IS_JOB_PENDING(job_ptr) && _below(job_ptr, keep.max_id))
+		kind = _walk_kind(job_ptr, true, keep.max_id);
+		if (kind == WALK_SKIP)
 			skipped++;
-		else
+		else if (kind == WALK_READ)
 			h = agent_peek_job(h, job_ptr);
 	}
 	list_iterator_destroy(it);
