@@ -99,6 +99,7 @@ static struct {
 	char *munge_socket;
 	uint16_t port;
 	uint64_t epochs;        /* atomic */
+	uint64_t changes;       /* atomic: agent_channel_changes() */
 	const char *pfx;
 	dl_net_door_t door;     /* ServicePort; the listener thread's */
 	time_t stranger_said;   /* the last line about strangers */
@@ -210,6 +211,12 @@ static bool _flush(conn_t *c)
 /* LOCATED for a LOCATE, from the other nodes' complete inventories. */
 static int _locate(conn_t *c, const dl_msg_t *q, char *err, size_t errlen);
 
+/* What a view or an inventory reads moved: agent_channel_changes(). */
+static void _changed(void)
+{
+	(void)__atomic_add_fetch(&ch.changes, 1, __ATOMIC_RELEASE);
+}
+
 /* Store an INV or DELTA; RET 0 or DL_E* (err says why). */
 static int _store(conn_t *c, const dl_msg_t *m, char *err, size_t errlen)
 {
@@ -233,6 +240,7 @@ static int _store(conn_t *c, const dl_msg_t *m, char *err, size_t errlen)
 	if (!rc)
 		n->changed = time(NULL);
 	slurm_mutex_unlock(&n->lock);
+	_changed();
 	if (!was && now)
 		info("%s: node %s service connected, %u files", ch.pfx,
 		     n->name, agent_inv_count(n->inv));
@@ -246,6 +254,7 @@ static void _prefetch_done(conn_t *c, const dl_msg_t *m)
 	slurm_mutex_lock(&n->lock);
 	n->prefetch_done++;
 	slurm_mutex_unlock(&n->lock);
+	_changed();
 	/* A prefetch's copies are copies like a job's: they teach the rates. */
 	agent_rates_note(AGENT_RATE_STORAGE, m->count.storage_bytes,
 			 m->count.storage_us);
@@ -356,6 +365,7 @@ static bool _register(conn_t *c, const dl_msg_t *m)
 	strlcpy(n->peer_host, m->peer_host, sizeof(n->peer_host));
 	n->peer_port = m->peer_port;
 	slurm_mutex_unlock(&n->lock);
+	_changed();
 	info("%s: node %s service at %s (peers %s:%u)%s, waiting for its inventory",
 	     ch.pfx, n->name, c->who, m->peer_host, m->peer_port,
 	     old ? " replaces its earlier connection" : "");
@@ -457,6 +467,8 @@ static void _unregister(conn_t *c)
 	}
 	_free_outbox(c);
 	slurm_mutex_unlock(&n->lock);
+	if (lost)
+		_changed();
 	if (lost && !_stopping())
 		info("%s: node %s service disconnected: cache unknown",
 		     ch.pfx, n->name);
@@ -847,6 +859,11 @@ void agent_channel_stop(void)
 bool agent_channel_running(void)
 {
 	return ch.running;
+}
+
+uint64_t agent_channel_changes(void)
+{
+	return __atomic_load_n(&ch.changes, __ATOMIC_ACQUIRE);
 }
 
 bool agent_channel_view(uint32_t node, agent_channel_view_t *v)

@@ -73,6 +73,16 @@ void agent_channel_stop(void);
 bool agent_channel_running(void);
 
 /*
+ * agent_channel_changes - a count that moves whenever anything
+ * agent_channel_view() or agent_channel_inventory() reads may have moved
+ * (a report stored, a prefetch done, a service connected or lost): the
+ * agent syncs its model with the services only when it moved, instead of
+ * touching every node's state once a second for nothing.  Read it before
+ * reading the views: a change during the read moves it again.
+ */
+uint64_t agent_channel_changes(void);
+
+/*
  * agent_channel_view - copy what is stored about node into *v.
  * RET false if there is no such node (or no channel): *v is zeroed.
  */

@@ -34,6 +34,7 @@ static bool *inv_ok;                  /* [cache_nodes]: has an inventory */
 static dl_source_t *src;        /* [cache_nodes] */
 static uint8_t *peer_ok;        /* [cache_nodes]: serves peers now */
 static uint64_t *chan_gen;            /* [cache_nodes]: service's, applied */
+static uint64_t resets;               /* agent_model_resets() */
 static dl_power_stats_t *pw;        /* [cache_nodes] */
 static bool *off;               /* [cache_nodes]: cache lost, model empty */
 
@@ -59,7 +60,13 @@ bool agent_model_setup(uint32_t nnodes, const agent_conf_t *c)
 	}
 	for (n = 0; cache && n < cache_nodes; n++)
 		dl_cache_set_capacity(cache, n, c->capacity);
+	resets++;
 	return fresh;
+}
+
+uint64_t agent_model_resets(void)
+{
+	return resets;
 }
 
 void agent_model_fini(void)
@@ -341,6 +348,7 @@ static const char *const power_names[] = DL_POWER_NAMES;
  */
 static void _forget_inventory(uint32_t node)
 {
+	resets++;
 	chan_gen[node] = UINT64_MAX;
 	memset(&inv_seen[node], 0, sizeof(inv_seen[node]));
 	inv_ok[node] = false;
@@ -381,6 +389,8 @@ bool agent_model_power(uint32_t node, const char *name, int power,
 		pw[node].emptied++;
 		_forget_inventory(node);
 	}
+	if (off[node] != lost)
+		resets++;
 	off[node] = lost;
 	return emptied;
 }

@@ -66,6 +66,14 @@ bool agent_model_sync_node(uint32_t node, const char *name,
  */
 bool agent_model_sync_service(uint32_t node, const agent_conf_t *c);
 
+/*
+ * agent_model_resets - a count that moves whenever the model undoes what
+ * agent_model_sync_service() made (agent_model_setup() sets every store's
+ * capacity again; a node powered down or up forgets its service's
+ * inventory): with agent_channel_changes(), whether a sync is due.
+ */
+uint64_t agent_model_resets(void);
+
 /* agent_model_source - where node's model comes from now. */
 dl_source_t agent_model_source(uint32_t node);
 

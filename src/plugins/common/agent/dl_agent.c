@@ -140,6 +140,11 @@ static agent_budget_t budget;         /* this cycle's reading budget */
 static time_t last_budget_log;
 static agent_quiet_t quiet;           /* when the next cycle is due */
 static uint64_t services_fp;          /* the services' reports, hashed */
+static struct {                       /* what services_fp was taken at */
+	bool valid;
+	uint64_t changes;             /* agent_channel_changes() */
+	uint64_t resets;              /* agent_model_resets() */
+} synced;
 static double last_own_s;             /* the last cycle, from its start */
 static double last_wait_s;            /* its wait for backfill before */
 static double last_lock_s;            /* its waits for slurmctld's locks */
@@ -1112,9 +1117,20 @@ static void _sync_services(void)
 	uint32_t i, nn = agent_model_nodes();
 	agent_channel_view_t v;
 	uint64_t fp = AGENT_FNV_BASIS_SHORT, x[5];
+	uint64_t changes = agent_channel_changes();
+	uint64_t resets = agent_model_resets();
 	int k;
 
 	if (!agent_channel_running())
+		return;
+	/*
+	 * Nothing a service reports moved and the model undid nothing since
+	 * the last sync: the same model and the same hash.  Skipped, a quiet
+	 * agent's poll no longer touches every node's state (cold after each
+	 * sleep: a fifth of its CPU with 4 nodes, more with a site's).
+	 */
+	if (synced.valid && changes == synced.changes &&
+	    resets == synced.resets)
 		return;
 	for (i = 0; i < nn; i++) {
 		agent_model_sync_service(i, &dl_conf);
@@ -1129,6 +1145,9 @@ static void _sync_services(void)
 			fp = agent_fnv_word(fp, x[k]);
 	}
 	services_fp = fp;
+	synced.valid = true;
+	synced.changes = changes;
+	synced.resets = resets;
 }
 
 /* A report queued (agent_acct_on_put()): take it now, not at the poll. */
@@ -1447,6 +1466,7 @@ int dl_agent_start(const char *plugin_type)
 	memset(&gate, 0, sizeof(gate));
 	memset(&quiet, 0, sizeof(quiet));
 	services_fp = 0;
+	memset(&synced, 0, sizeof(synced));
 	last_own_s = last_wait_s = last_lock_s = last_cpu_s = 0;
 	gate_published = 0;
 	jobs_read = 0;
