@@ -22,11 +22,21 @@ START_TEST(test_window_params)
 	ck_assert_uint_eq(s.queue_depth, 100);
 	ck_assert_uint_eq(s.bf_test, 500);
 	ck_assert_uint_eq(s.bf_part, 0);
+	ck_assert_uint_eq(s.array_resv, 20);
 	agent_window_sched_parse("bf_interval=1,default_queue_depth=40,"
-				 "BF_MAX_JOB_TEST=70,bf_max_job_part=20", &s);
+				 "BF_MAX_JOB_TEST=70,bf_max_job_part=20,"
+				 "bf_max_job_array_resv=7", &s);
 	ck_assert_uint_eq(s.queue_depth, 40);
 	ck_assert_uint_eq(s.bf_test, 70);
 	ck_assert_uint_eq(s.bf_part, 20);
+	ck_assert_uint_eq(s.array_resv, 7);
+	/* 0 is a value here, as in Slurm (no task reserved); 1001 is not. */
+	agent_window_sched_parse("bf_max_job_array_resv=0", &s);
+	ck_assert_uint_eq(s.array_resv, 0);
+	agent_window_sched_parse("bf_max_job_array_resv=1001", &s);
+	ck_assert_uint_eq(s.array_resv, 20);
+	agent_window_sched_parse("bf_max_job_array_resv=-1", &s);
+	ck_assert_uint_eq(s.array_resv, 20);
 	/* Whole keys; bad values are the defaults. */
 	agent_window_sched_parse("xbf_max_job_test=7,bf_max_job_test_x=8,"
 				 "default_queue_depth=abc,bf_max_job_part=0",
@@ -41,7 +51,7 @@ END_TEST
 
 START_TEST(test_window_size)
 {
-	agent_window_sched_t s = { 100, 500, 0 };
+	agent_window_sched_t s = { 100, 500, 0, 20 };
 
 	ck_assert_uint_eq(agent_window_size(&s, 0, 0), 500);
 	ck_assert_uint_eq(agent_window_size(&s, 0, 16), 516);
@@ -57,21 +67,25 @@ END_TEST
 
 /*
  * What an array may have split off: twice the usable CPUs, at least the
- * main scheduler's depth, at most the window (an explicit PlanWindow too).
+ * tasks of one array sched/backfill plans in a pass, at most the window
+ * (an explicit PlanWindow too).
  */
 START_TEST(test_window_array_room)
 {
-	agent_window_sched_t s = { 100, 500, 0 };
+	agent_window_sched_t s = { 100, 500, 0, 20 };
 
-	ck_assert_uint_eq(agent_window_array_room(&s, 500, 4), 100);
-	ck_assert_uint_eq(agent_window_array_room(&s, 500, 0), 100);
+	ck_assert_uint_eq(agent_window_array_room(&s, 500, 4), 20);
+	ck_assert_uint_eq(agent_window_array_room(&s, 500, 0), 20);
+	ck_assert_uint_eq(agent_window_array_room(&s, 500, 16), 32);
 	ck_assert_uint_eq(agent_window_array_room(&s, 500, 60), 120);
 	ck_assert_uint_eq(agent_window_array_room(&s, 516, 1000), 516);
 	ck_assert_uint_eq(agent_window_array_room(&s, 5, 4), 5);
 	ck_assert_uint_eq(agent_window_array_room(&s, UINT32_MAX, UINT32_MAX),
 			  UINT32_MAX);
-	s.queue_depth = 10;
+	s.array_resv = 10;
 	ck_assert_uint_eq(agent_window_array_room(&s, 500, 4), 10);
+	s.array_resv = 0;
+	ck_assert_uint_eq(agent_window_array_room(&s, 500, 4), 8);
 }
 END_TEST
 

@@ -1,5 +1,6 @@
 /* agent_window.c - the planning window; see agent_window.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -7,12 +8,12 @@
 #include "agent_window.h"
 
 /*
- * The value of key in a comma-separated "key=value,..." list, as a
- * positive number; RET 0 when absent or not one.  Keys match whole
- * (bf_max_job_test is not bf_max_job_test_x), case-insensitively as
- * Slurm's own parsing.
+ * The value of key in a comma-separated "key=value,..." list, a number of
+ * 32 bits (0 too); RET whether key is there with such a value.  Keys match
+ * whole (bf_max_job_test is not bf_max_job_test_x), case-insensitively
+ * as Slurm's own parsing.
  */
-static uint32_t _param(const char *params, const char *key)
+static bool _value(const char *params, const char *key, uint32_t *out)
 {
 	size_t klen = strlen(key);
 	const char *p = params;
@@ -24,15 +25,24 @@ static uint32_t _param(const char *params, const char *key)
 			errno = 0;
 			v = strtoul(p + klen + 1, &end, 10);
 			if (errno || end == p + klen + 1 ||
-			    (*end && *end != ',') || !v || v > UINT32_MAX)
-				return 0;
-			return (uint32_t)v;
+			    (*end && *end != ',') || v > UINT32_MAX)
+				return false;
+			*out = (uint32_t)v;
+			return true;
 		}
 		p = strchr(p, ',');
 		if (p)
 			p++;
 	}
-	return 0;
+	return false;
+}
+
+/* The same as a positive number; RET 0 when absent, 0 or not one. */
+static uint32_t _param(const char *params, const char *key)
+{
+	uint32_t v;
+
+	return _value(params, key, &v) ? v : 0;
 }
 
 void agent_window_sched_parse(const char *params, agent_window_sched_t *out)
@@ -44,6 +54,10 @@ void agent_window_sched_parse(const char *params, agent_window_sched_t *out)
 	if (!out->bf_test)
 		out->bf_test = AGENT_WINDOW_BF_TEST;
 	out->bf_part = _param(params, "bf_max_job_part");
+	/* 0 is Slurm's too (no task reserved): then 2 x the CPUs alone. */
+	if (!_value(params, "bf_max_job_array_resv", &out->array_resv) ||
+	    out->array_resv > AGENT_WINDOW_ARRAY_RESV_MAX)
+		out->array_resv = AGENT_WINDOW_ARRAY_RESV;
 }
 
 uint32_t agent_window_size(const agent_window_sched_t *s, uint32_t override,
@@ -65,8 +79,8 @@ uint32_t agent_window_array_room(const agent_window_sched_t *s,
 {
 	uint64_t room = 2 * (uint64_t)usable_cpus;
 
-	if (room < s->queue_depth)
-		room = s->queue_depth;
+	if (room < s->array_resv)
+		room = s->array_resv;
 	return room < window ? (uint32_t)room : window;
 }
 

@@ -25,15 +25,18 @@
 /* Slurm 22.05's defaults (job_scheduler.c, backfill.c). */
 #define AGENT_WINDOW_QUEUE_DEPTH 100
 #define AGENT_WINDOW_BF_TEST 500
+#define AGENT_WINDOW_ARRAY_RESV 20      /* bf_max_job_array_resv */
+#define AGENT_WINDOW_ARRAY_RESV_MAX 1000 /* above: Slurm takes 20 */
 
 typedef struct agent_window_sched {
 	uint32_t queue_depth;   /* default_queue_depth */
 	uint32_t bf_test;       /* bf_max_job_test */
 	uint32_t bf_part;       /* bf_max_job_part, 0: no limit */
+	uint32_t array_resv;    /* bf_max_job_array_resv */
 } agent_window_sched_t;
 
 /*
- * agent_window_sched_parse - the three settings from a SchedulerParameters
+ * agent_window_sched_parse - the four settings from a SchedulerParameters
  * string (NULL: none), Slurm's defaults for those not set or not a
  * positive number.
  */
@@ -50,11 +53,15 @@ uint32_t agent_window_size(const agent_window_sched_t *s, uint32_t override,
  * agent_window_array_room - how many pending tasks of job arrays the
  * window holds split off their arrays' records at a time: what Slurm
  * could start of them soon, a task for every usable CPU and one after it
- * (2 x usable_cpus), at least what its main scheduler looks at in one
- * pass (queue_depth), at most window.  Each task split off is one more
- * job for sched/backfill to test every bf_interval, where the array's own
- * record was one: 499 tasks split off a 100,000-task array on 4 busy CPUs
- * cost backfill most of what the agent added to slurmctld's CPU.
+ * (2 x usable_cpus), at least the tasks of one array sched/backfill plans
+ * in a pass (array_resv: it tests an array's record for at most
+ * bf_max_job_array_resv tasks, and reserves for no more), at most window.
+ * Each task split off is one more job for sched/backfill to test every
+ * bf_interval, and one more record for the agent's peek, where the
+ * array's own record was one: 499 tasks split off a 100,000-task array on
+ * 4 busy CPUs cost backfill most of what the agent added to slurmctld's
+ * CPU, and 100 (the main scheduler's depth, the floor until 2026-11-30)
+ * still a sixth of backfill's thread.
  */
 uint32_t agent_window_array_room(const agent_window_sched_t *s,
 				 uint32_t window, uint32_t usable_cpus);
