@@ -348,7 +348,6 @@ static const char *const power_names[] = DL_POWER_NAMES;
  */
 static void _forget_inventory(uint32_t node)
 {
-	resets++;
 	chan_gen[node] = UINT64_MAX;
 	memset(&inv_seen[node], 0, sizeof(inv_seen[node]));
 	inv_ok[node] = false;
@@ -389,6 +388,7 @@ bool agent_model_power(uint32_t node, const char *name, int power,
 		pw[node].emptied++;
 		_forget_inventory(node);
 	}
+	/* Lost or back (with _forget_inventory() above): a sync is due. */
 	if (off[node] != lost)
 		resets++;
 	off[node] = lost;

@@ -38,7 +38,8 @@ typedef struct agent_window_sched {
 /*
  * agent_window_sched_parse - the four settings from a SchedulerParameters
  * string (NULL: none), Slurm's defaults for those not set or not a
- * positive number.
+ * positive number (bf_max_job_array_resv: not a number from 0 to 1000,
+ * as Slurm's backfill takes it).
  */
 void agent_window_sched_parse(const char *params, agent_window_sched_t *out);
 
