@@ -2456,6 +2456,7 @@ START_TEST(test_log_lines_whole)
 	ck_assert_int_eq(bad, 0);
 	ck_assert_int_eq(n, LOG_WRITERS * LOG_LINES);
 	dl_stage_close(st);
+	_teardown();
 }
 END_TEST
 
