@@ -25,7 +25,12 @@
 #            ms), what that cycle waited for sched/backfill to end before
 #            it began, how long it waited inside for slurmctld's locks
 #            (held by Slurm's own threads), and plan times (its "plan" line): count, median,
-#            p99, max
+#            p99, max; with DEBUG_RATE R > 0, R new annotated jobs a second
+#            arrive at every cluster during that window (a dl-submit
+#            stream: Poisson gaps, the jobs of the queue's mix), so that
+#            the agent cycles as under a site's steady submissions, not only
+#            when backfill's or the nodes' stamps move (a few cycles a
+#            minute: too few for a p99)
 #   passes   the passes of slurmctld's main scheduler and of sched/backfill
 #            in each CPU window (sdiag), and the ratio again with each
 #            plugin row's backfill thread charged per pass at the backfill
@@ -50,7 +55,8 @@
 #   ARRAY=1 SIZES=100000 contrib/bench_pending.sh    (one 100,000-task array)
 #
 # Environment (defaults): SIZES (20000; NPEND is its old name), REPEAT (3),
-# WINDOW (30), SETTLE (20), DEBUG_WINDOW (30, 0: no agent figures), NCALLS
+# WINDOW (30), SETTLE (20), DEBUG_WINDOW (30, 0: no agent figures),
+# DEBUG_RATE (0: no arrivals in the debug window), NCALLS
 # (11, 0: no latency), ARRAY (0), PLAIN_PCT (20), IMG_MIB (4), SCHED_PARAMS
 # (bf_interval=5), ROWS ("backfill datalocality"), SEED (7), PROFILE (0, or
 # seconds of `perf record -g` of each slurmctld after the last size, into
@@ -86,6 +92,7 @@ REPEAT=${REPEAT:-3}
 WINDOW=${WINDOW:-30}
 SETTLE=${SETTLE:-20}
 DEBUG_WINDOW=${DEBUG_WINDOW:-30}
+DEBUG_RATE=${DEBUG_RATE:-0}
 NCALLS=${NCALLS:-11}
 ARRAY=${ARRAY:-0}
 PLAIN_PCT=${PLAIN_PCT:-20}
@@ -368,7 +375,11 @@ agent_figures() {
 		off[i]=$(stat -c %s "${dirs[i]}/log/slurmctld.log")
 		SLURM_CONF=${dirs[i]}/etc/slurm.conf scontrol setdebug debug
 	done
-	sleep "$DEBUG_WINDOW"
+	if [ "$DEBUG_RATE" != 0 ]; then
+		arrivals "$1"
+	else
+		sleep "$DEBUG_WINDOW"
+	fi
 	for i in $(seq 0 $((n - 1))); do
 		case ${names[i]} in sched/datalocality*) ;; *) continue ;; esac
 		SLURM_CONF=${dirs[i]}/etc/slurm.conf scontrol setdebug info
@@ -383,6 +394,29 @@ agent_figures() {
 		fi
 		agent_stats "$1" "$out" >>"$ag"
 	done
+}
+
+# arrivals SIZE: DEBUG_RATE jobs a second at every cluster for
+# DEBUG_WINDOW s (dl-submit streams, all started together, Poisson gaps of
+# the same seed), the annotated lines of the queue's mix; their verdicts
+# and rates into $work/arrivals.
+arrivals() {
+	local i pids=()
+	awk -v r="$DEBUG_RATE" -v w="$DEBUG_WINDOW" -v seed="$SEED$1" '
+		$0 != "-" { f[++k] = $0 }
+		END { srand(seed); t = 0
+			while (k) { printf "%.3f --output=/dev/null --time=10 --comment=files:%s --wrap=cat $DL_CACHE_VIEW/* >/dev/null; sleep 1\n", t, f[int(rand() * k) + 1]
+				t += -log(1 - rand()) / r; if (t >= w) break } }' \
+		"$work/jobs" >"$work/arrive.$1"
+	for i in $(seq 0 $((n - 1))); do
+		(export SLURM_CONF=${dirs[i]}/etc/slurm.conf
+		 bench_submit "$work/arrive.$1.$i" "$work/arrive.$1"
+		 echo "$1 ${names[i]} $(wc -l <"$work/arrive.$1.$i.ids") ${bench_verdict:-?} ${bench_rates:-}" \
+			>>"$work/arrivals") &
+		pids+=($!)
+	done
+	sleep "$DEBUG_WINDOW"
+	wait "${pids[@]}" || true
 }
 
 # agent_stats SIZE TAG: the figures of $work/debug.TAG, one line.
@@ -455,7 +489,7 @@ if [ "$ARRAY" = 1 ]; then
 else
 	echo "queue: grown to $SIZES separate pending jobs, $PLAIN_PCT% plain, the others reading 3 of 4 images ($IMG_MIB MiB) of one of $npat patients; one dl-submit --burst per cluster and step (slurm_submit_batch_job() in a loop)"
 fi
-echo "CPU: $REPEAT windows of $WINDOW s each (after $SETTLE s), no clients; agent: ${DEBUG_WINDOW} s at debug level; latency: median of $NCALLS calls"
+echo "CPU: $REPEAT windows of $WINDOW s each (after $SETTLE s), no clients; agent: ${DEBUG_WINDOW} s at debug level$([ "$DEBUG_RATE" = 0 ] || echo ", $DEBUG_RATE new annotated jobs/s arriving"); latency: median of $NCALLS calls"
 start=$SECONDS
 # All clusters run side by side, so that whatever else this host does
 # weighs on every row alike.
@@ -476,7 +510,7 @@ mapfile -t names < <(cut -d'|' -f1 "$work/clusters")
 mapfile -t dirs < <(cut -d'|' -f2 "$work/clusters")
 n=${#dirs[@]}
 for i in $(seq 0 $((n - 1))); do pid[i]=$(cat "${dirs[i]}/run/slurmctld.pid"); done
-: >"$work/cpu"; : >"$work/cpuns"; : >"$work/agent"; : >"$work/lat"; : >"$work/state"
+: >"$work/cpu"; : >"$work/cpuns"; : >"$work/agent"; : >"$work/lat"; : >"$work/state"; : >"$work/arrivals"
 prev=0
 for z in $SIZES; do
 	stream "$prev" "$z" >"$work/stream.$z"
@@ -528,6 +562,10 @@ if [ -s "$work/agent" ]; then
 	echo "the read locks), wait (before a due cycle, for sched/backfill to end; the submit gate counts it)"
 	printf '%9s  %-32s %-32s %9s  %-32s %-14s %s\n' pending cycle plan "plan jobs" snapshot "in window" wait
 	awk '{ printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %9s  %5d %8s %8s %8s   %-14s %5d %8s %8s %8s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 " " $16 " " $17, $18, $19, $20, $21 }' "$work/agent"
+	if [ -s "$work/arrivals" ]; then
+		echo "arrivals in the debug window (size, row, jobs submitted, dl-submit's verdict and rates):"
+		sed 's/^/  /' "$work/arrivals"
+	fi
 	echo "the same cycles split: locks (the cycle's waits for slurmctld's locks, held by Slurm's own threads), own (cycle - locks),"
 	echo "cpu (the agent thread's CPU time in the cycle: own minus waiting for a CPU on a loaded host)"
 	printf '%9s  %-32s %-32s %-32s\n' pending locks own cpu
