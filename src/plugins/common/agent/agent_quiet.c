@@ -81,6 +81,27 @@ void agent_quiet_ran(agent_quiet_t *q, const agent_stamps_t *at,
 	q->noise_wait_s = 0;
 	q->pace_ms = pace < AGENT_QUIET_MAX_MS ? (int64_t)pace :
 						 AGENT_QUIET_MAX_MS;
+	/* Only here: a cycle that stopped unplanned leaves it due. */
+	q->inv_due = false;
+}
+
+const char *agent_quiet_between(const agent_quiet_t *q, const char *why,
+				const char *renew_why)
+{
+	/* First: a cycle due for the job stamp alone may stop unplanned. */
+	if (q->inv_due)
+		return AGENT_QUIET_WHY_INVENTORY;
+	if (why && strcmp(why, "renew") && strcmp(why, "check"))
+		return why;
+	if (!why || !strcmp(why, "renew"))
+		return renew_why;
+	return why;
+}
+
+const char *agent_quiet_inventory(agent_quiet_t *q)
+{
+	q->inv_due = true;
+	return AGENT_QUIET_WHY_INVENTORY;
 }
 
 bool agent_quiet_jobs_only(const agent_quiet_t *q, const agent_stamps_t *cur,

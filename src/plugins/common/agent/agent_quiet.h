@@ -1,7 +1,7 @@
 /*
  * agent_quiet.h - when the agent's next cycle is due.  Pure (no Slurm
- * header), so that it is unit tested on its own (check_agent_window.c);
- * dl_agent.c feeds it slurmctld's change stamps.
+ * header), so that it is unit tested on its own (check_agent_window.c,
+ * check_agent_due.c); dl_agent.c feeds it slurmctld's change stamps.
  *
  * A cycle copies slurmctld's jobs, nodes, partitions and reservations,
  * reads the node services' reports and plans.  When none of them changed
@@ -33,7 +33,8 @@
  *     the snapshot's clocks);
  *   - an inventory file rewritten on a node: looked at every
  *     AGENT_QUIET_MAX_MS ("check": dl_agent.c stats the nodes' files),
- *     a cycle only when one changed;
+ *     a cycle only when one changed, due until one plans
+ *     (agent_quiet_between());
  *   - anything else: a cycle at least every AGENT_QUIET_FULL_MS.  (It was
  *     every AGENT_QUIET_MAX_MS: with a 100,000-task array pending, those
  *     cycles and the gate's were all an idle agent cost, several times
@@ -66,6 +67,8 @@
  * _unchanged() asks for it by this name.
  */
 #define AGENT_QUIET_WHY_JOBS "change (jobs)"
+/* Why a cycle is due when a "check" found an inventory file changed. */
+#define AGENT_QUIET_WHY_INVENTORY "change (inventory)"
 
 /* wake of a snapshot: clocks run that need a cycle every second. */
 #define AGENT_QUIET_LIVE 0
@@ -109,6 +112,16 @@ typedef struct agent_quiet {
 	bool jobs_noise;
 	int64_t noise_wait_s;   /* wall second a poll first put such a
 				 * cycle off (agent_quiet_polled()), or 0 */
+	/*
+	 * A "check" found an inventory changed (agent_quiet_inventory())
+	 * and no cycle has planned since: a cycle is due for it
+	 * (agent_quiet_between()) until one plans (agent_quiet_ran()).  A
+	 * cycle that stops at its snapshot (agent_quiet_seen()) does not
+	 * clear it: before 15036a8, one due for the job stamp alone took
+	 * the inventory's place, stopped unplanned and cleared it, and the
+	 * file waited for the next cycle, up to AGENT_QUIET_FULL_MS.
+	 */
+	bool inv_due;
 } agent_quiet_t;
 
 /*
@@ -123,10 +136,32 @@ const char *agent_quiet_due(const agent_quiet_t *q, const agent_stamps_t *cur,
 			    int64_t now_ms, int64_t now_s);
 
 /*
- * agent_quiet_ran - a cycle began at monotonic start_ms; its snapshot, in
- * wall second snap_s, took snap_ms and saw the stamps at and the clocks
- * wake.  again: it changed jobs or left jobs unread, so the next one must
- * look again.
+ * agent_quiet_between - why a cycle is due, between cycles: why is what
+ * agent_quiet_due() returned, renew_why what renewing the holds due
+ * found, done first whatever else is due (NULL: none was due, or none
+ * asks for a cycle).  An inventory found changed comes first (inv_due),
+ * then why if it is a cycle's reason, then renew_why.  RET why a cycle
+ * is due, or NULL; or "check" itself when the inventories are to be
+ * looked at: then agent_quiet_inventory() if one changed, else
+ * agent_quiet_checked() and renew_why is due.
+ */
+const char *agent_quiet_between(const agent_quiet_t *q, const char *why,
+				const char *renew_why);
+
+/*
+ * agent_quiet_inventory - the "check" agent_quiet_between() asked for
+ * found an inventory changed: a cycle is due for it until one plans
+ * (inv_due).  RET AGENT_QUIET_WHY_INVENTORY.
+ */
+const char *agent_quiet_inventory(agent_quiet_t *q);
+
+/*
+ * agent_quiet_ran - a cycle began at monotonic start_ms and planned (one
+ * that stopped at its snapshot calls agent_quiet_seen() instead); its
+ * snapshot, in wall second snap_s, took snap_ms and saw the stamps at
+ * and the clocks wake.  again: it changed jobs or left jobs unread, so
+ * the next one must look again.  An inventory found changed is no longer
+ * due.
  */
 void agent_quiet_ran(agent_quiet_t *q, const agent_stamps_t *at,
 		     int64_t snap_s, double snap_ms, int64_t wake, bool again,
@@ -142,7 +177,8 @@ bool agent_quiet_jobs_only(const agent_quiet_t *q, const agent_stamps_t *cur,
 /*
  * agent_quiet_seen - a cycle due for the job stamp alone found nothing it
  * reads changed (agent_snapfp.h) in its snapshot of wall second snap_s:
- * the stamps at count as seen; its clocks stay the last cycle's.
+ * the stamps at count as seen; its clocks stay the last cycle's, and an
+ * inventory found changed stays due (it did not plan).
  */
 void agent_quiet_seen(agent_quiet_t *q, const agent_stamps_t *at,
 		      int64_t snap_s);

@@ -151,7 +151,6 @@ static double last_lock_s;            /* its waits for slurmctld's locks */
 static double last_cpu_s;             /* its CPU time (the agent thread) */
 static double cycle_lock_s;           /* this cycle's, so far */
 static int64_t est_wake;              /* a running job's estimated end */
-static bool inv_due;                  /* an inventory changed: a cycle */
 
 static int64_t _now_ms(void);
 
@@ -1293,17 +1292,15 @@ static const char *_between(const char *why, int64_t now)
 	/* What agent_quiet_due() calls "renew", ahead of any cycle due. */
 	if (quiet.ran && quiet.renew <= (int64_t)time(NULL))
 		renew_why = _renew_step();
-	/* First: a cycle due for the job stamp alone may stop unplanned. */
-	if (inv_due)
-		return "change (inventory)";
-	if (why && strcmp(why, "renew") && strcmp(why, "check"))
+	/*
+	 * An inventory found changed first: a cycle due for the job stamp
+	 * alone may stop unplanned (agent_quiet_between()).
+	 */
+	why = agent_quiet_between(&quiet, why, renew_why);
+	if (!why || strcmp(why, "check"))
 		return why;
-	if (!why || !strcmp(why, "renew"))
-		return renew_why;
-	if (agent_idle_inventory_changed(dl_conf.cache_dir)) {
-		inv_due = true;
-		return "change (inventory)";
-	}
+	if (agent_idle_inventory_changed(dl_conf.cache_dir))
+		return agent_quiet_inventory(&quiet);
 	agent_quiet_checked(&quiet, now);
 	return renew_why;
 }
@@ -1328,11 +1325,11 @@ static int64_t _run_due(const char *why, int64_t now, int64_t due_since)
 	cycle_lock_s = 0;
 	/*
 	 * A cycle that stops before planning (due for the job stamp, found
-	 * in the same poll as a changed inventory) leaves the inventory due.
+	 * in the same poll as a changed inventory) leaves the inventory due:
+	 * only a planned one clears it (agent_quiet_ran(), in _cycle()).
 	 */
 	if (!_cycle(begin, why, _wall() - (double)(begin - due_since) / 1000.0))
 		return _now_ms();
-	inv_due = false;
 	end = _now_ms();
 	last_lock_s = cycle_lock_s;
 	last_cpu_s = _thread_cpu() - cpu0;
@@ -1507,7 +1504,6 @@ void dl_agent_stop(void)
 	agent_prefetch_fini();
 	agent_array_pace_fini();
 	agent_idle_fini();
-	inv_due = false;
 	agent_snapshot_fini();
 	agent_model_fini();
 	agent_jobs_fini();
