@@ -100,6 +100,7 @@ static struct {
 	uint16_t port;
 	uint64_t epochs;        /* atomic */
 	uint64_t changes;       /* atomic: agent_channel_changes() */
+	void (*wake)(void);     /* atomic: agent_channel_on_change() */
 	const char *pfx;
 	dl_net_door_t door;     /* ServicePort; the listener thread's */
 	time_t stranger_said;   /* the last line about strangers */
@@ -214,7 +215,12 @@ static int _locate(conn_t *c, const dl_msg_t *q, char *err, size_t errlen);
 /* What a view or an inventory reads moved: agent_channel_changes(). */
 static void _changed(void)
 {
+	void (*wake)(void);
+
 	(void)__atomic_add_fetch(&ch.changes, 1, __ATOMIC_RELEASE);
+	wake = __atomic_load_n(&ch.wake, __ATOMIC_ACQUIRE);
+	if (wake)
+		wake();
 }
 
 /* Store an INV or DELTA; RET 0 or DL_E* (err says why). */
@@ -864,6 +870,11 @@ bool agent_channel_running(void)
 uint64_t agent_channel_changes(void)
 {
 	return __atomic_load_n(&ch.changes, __ATOMIC_ACQUIRE);
+}
+
+void agent_channel_on_change(void (*wake)(void))
+{
+	__atomic_store_n(&ch.wake, wake, __ATOMIC_RELEASE);
 }
 
 bool agent_channel_view(uint32_t node, agent_channel_view_t *v)

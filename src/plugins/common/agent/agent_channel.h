@@ -83,6 +83,14 @@ bool agent_channel_running(void);
 uint64_t agent_channel_changes(void);
 
 /*
+ * agent_channel_on_change - call wake (or nothing: NULL) from the channel's
+ * threads each time agent_channel_changes() moves, so that an agent asleep
+ * in a long quiet poll follows a service's report at once.  wake must be
+ * quick and take no lock the caller of agent_channel_stop() holds.
+ */
+void agent_channel_on_change(void (*wake)(void));
+
+/*
  * agent_channel_view - copy what is stored about node into *v.
  * RET false if there is no such node (or no channel): *v is zeroed.
  */

@@ -79,17 +79,21 @@
  * most of what the agent still cost.  A job gated at submit wakes the
  * agent at once (dl_agent_submitted(), from job_submit/datalocality), and
  * the poll goes back to POLL_MS until the job is in Slurm's list; nodes'
- * staging reports wake it too (agent_acct_on_put()), a reconfigure too.
- * So what waits for this poll is what no submit hold waits on: a node's
- * state or a service's report seen up to 2 s later while nothing else
- * moves.  Each wakeup costs the thread 100-200 us of CPU with a 100,000-
- * task array pending (the wait, the services' sync, the staging queue,
- * the clocks: contrib/bench_wakeups.sh PROFILE=DIR BF_INTERVAL=5): at a
- * wakeup a second the poll was most of what the agent cost over
- * sched/backfill (contrib/bench_pending.sh ARRAY=1, the per-thread
- * lines), 1 s before 2026-11-30, 500 ms before that.
+ * staging reports wake it too (agent_acct_on_put()), the node services'
+ * reports too (agent_channel_on_change()), a reconfigure too.  So what
+ * waits for this poll is what no submit hold waits on and what Slurm
+ * tells no plugin of: a node's state seen up to 5 s later, only while no
+ * CPU is free and nothing else moves (Slurm's main scheduler has filled a
+ * node freed meanwhile within milliseconds, and sched/backfill itself
+ * looks every bf_interval, 30 s by default).  Each wakeup costs the
+ * thread 100-200 us of CPU with a 100,000-task array pending (the wait,
+ * the services' sync, the staging queue, the clocks:
+ * contrib/bench_wakeups.sh PROFILE=DIR BF_INTERVAL=5): at a wakeup a
+ * second the poll was most of what the agent cost over sched/backfill
+ * (contrib/bench_pending.sh ARRAY=1, the per-thread lines); 2 s before
+ * 2026-11-30 (afternoon), 1 s before that, 500 ms before that.
  */
-#define POLL_QUIET_MS 2000
+#define POLL_QUIET_MS 5000
 /* The node services' reports are followed this often. */
 #define SYNC_MS 100
 /*
@@ -1473,6 +1477,7 @@ int dl_agent_start(const char *plugin_type)
 	memset(&peek, 0, sizeof(peek));
 	agent_jobs_init();
 	agent_acct_on_put(_poke);
+	agent_channel_on_change(_poke);
 	slurm_thread_create(&agent_tid, _agent, NULL);
 	slurm_mutex_unlock(&term_lock);
 	return SLURM_SUCCESS;
@@ -1489,6 +1494,7 @@ void dl_agent_stop(void)
 	slurm_cond_broadcast(&term_cond);
 	slurm_mutex_unlock(&term_lock);
 	agent_acct_on_put(NULL);
+	agent_channel_on_change(NULL);
 	pthread_join(agent_tid, NULL);
 	agent_tid = 0;
 	agent_channel_stop();
