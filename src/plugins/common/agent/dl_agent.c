@@ -1234,8 +1234,8 @@ static int64_t _poll_max(int64_t now)
  * The poll after this one, at monotonic now, polled poll_ms after the
  * last: idle, less often each time; any change but the job stamp's moves
  * for nothing (agent_quiet_poll_reset()), a reconfigure, jobs left
- * unread, or holds still due after a step (renewed a step a poll): at
- * once.
+ * unread, holds still due after a step (renewed a step a poll), or a
+ * service's report not yet followed: at once.
  */
 static int64_t _next_poll(int64_t poll_ms, const agent_stamps_t *cur,
 			  const agent_stamps_t *prev, const char *why,
@@ -1244,6 +1244,13 @@ static int64_t _next_poll(int64_t poll_ms, const agent_stamps_t *cur,
 	if (agent_quiet_poll_reset(&quiet, cur, prev, why) || reconf ||
 	    budget.deferred || quiet.again ||
 	    quiet.renew <= (int64_t)time(NULL))
+		return POLL_MS;
+	/*
+	 * A report stored since the last sync woke no one if it came while
+	 * this thread was not waiting (agent_channel_on_change()): follow it
+	 * now, not after a quiet poll.
+	 */
+	if (synced.valid && agent_channel_changes() != synced.changes)
 		return POLL_MS;
 	poll_ms *= 2;
 	return poll_ms > _poll_max(now) ? _poll_max(now) : poll_ms;
