@@ -375,7 +375,7 @@ agent_figures() {
 		off[i]=$(stat -c %s "${dirs[i]}/log/slurmctld.log")
 		SLURM_CONF=${dirs[i]}/etc/slurm.conf scontrol setdebug debug
 	done
-	if [ "$DEBUG_RATE" != 0 ]; then
+	if awk -v r="$DEBUG_RATE" 'BEGIN { exit !(r + 0 > 0) }'; then
 		arrivals "$1"
 	else
 		sleep "$DEBUG_WINDOW"
@@ -489,7 +489,7 @@ if [ "$ARRAY" = 1 ]; then
 else
 	echo "queue: grown to $SIZES separate pending jobs, $PLAIN_PCT% plain, the others reading 3 of 4 images ($IMG_MIB MiB) of one of $npat patients; one dl-submit --burst per cluster and step (slurm_submit_batch_job() in a loop)"
 fi
-echo "CPU: $REPEAT windows of $WINDOW s each (after $SETTLE s), no clients; agent: ${DEBUG_WINDOW} s at debug level$([ "$DEBUG_RATE" = 0 ] || echo ", $DEBUG_RATE new annotated jobs/s arriving"); latency: median of $NCALLS calls"
+echo "CPU: $REPEAT windows of $WINDOW s each (after $SETTLE s), no clients; agent: ${DEBUG_WINDOW} s at debug level$(awk -v r="$DEBUG_RATE" 'BEGIN { if (r + 0 > 0) printf ", %s new annotated jobs/s arriving", r }'); latency: median of $NCALLS calls"
 start=$SECONDS
 # All clusters run side by side, so that whatever else this host does
 # weighs on every row alike.
