@@ -82,18 +82,18 @@
  * staging reports wake it too (agent_acct_on_put()), the node services'
  * reports too (agent_channel_on_change()), a reconfigure too.  So what
  * waits for this poll is what no submit hold waits on and what Slurm
- * tells no plugin of: a node's state seen up to 5 s later, only while no
- * CPU is free and nothing else moves (Slurm's main scheduler has filled a
- * node freed meanwhile within milliseconds, and sched/backfill itself
- * looks every bf_interval, 30 s by default).  Each wakeup costs the
- * thread 100-200 us of CPU with a 100,000-task array pending (the wait,
- * the services' sync, the staging queue, the clocks:
+ * tells no plugin of: a node's state or a job's start seen up to 2 s
+ * later, only while no CPU is free and nothing else moves.  5 s (tried
+ * 2026-11-30) made the agent miss the start of 2-s jobs after a quiet
+ * spell, so their restriction outlived them (test_state.sh).  Each
+ * wakeup costs the thread 100-200 us of CPU with a 100,000-task array
+ * pending (the wait, the services' sync, the staging queue, the clocks:
  * contrib/bench_wakeups.sh PROFILE=DIR BF_INTERVAL=5): at a wakeup a
  * second the poll was most of what the agent cost over sched/backfill
- * (contrib/bench_pending.sh ARRAY=1, the per-thread lines); 2 s before
- * 2026-11-30 (afternoon), 1 s before that, 500 ms before that.
+ * (contrib/bench_pending.sh ARRAY=1, the per-thread lines); 1 s before
+ * 2026-11-30, 500 ms before that.
  */
-#define POLL_QUIET_MS 5000
+#define POLL_QUIET_MS 2000
 /* The node services' reports are followed this often. */
 #define SYNC_MS 100
 /*
