@@ -82,18 +82,21 @@
  * staging reports wake it too (agent_acct_on_put()), the node services'
  * reports too (agent_channel_on_change()), a reconfigure too.  So what
  * waits for this poll is what no submit hold waits on and what Slurm
- * tells no plugin of: a node's state or a job's start seen up to 2 s
- * later, only while no CPU is free and nothing else moves.  5 s (tried
- * 2026-11-30) made the agent miss the start of 2-s jobs after a quiet
- * spell, so their restriction outlived them (test_state.sh).  Each
+ * tells no plugin of: a node's state or a job's start seen up to 5 s
+ * later, only while no CPU is free and nothing else moves; a cycle that
+ * plans ends the quiet spell, so what it placed is seen to start within
+ * POLL_IDLE_MS (_agent()).  (Tried first without that, 2026-11-30: a
+ * cycle due for the job stamp alone kept the poll it had, 5 s after a
+ * quiet spell, and the 2-s jobs it placed were seen only once they had
+ * ended, test_state.sh.)  Each
  * wakeup costs the thread 100-200 us of CPU with a 100,000-task array
  * pending (the wait, the services' sync, the staging queue, the clocks:
  * contrib/bench_wakeups.sh PROFILE=DIR BF_INTERVAL=5): at a wakeup a
  * second the poll was most of what the agent cost over sched/backfill
- * (contrib/bench_pending.sh ARRAY=1, the per-thread lines); 1 s before
- * 2026-11-30, 500 ms before that.
+ * (contrib/bench_pending.sh ARRAY=1, the per-thread lines); 2 s and
+ * 1 s before, 500 ms before that.
  */
-#define POLL_QUIET_MS 2000
+#define POLL_QUIET_MS 5000
 /* The node services' reports are followed this often. */
 #define SYNC_MS 100
 /*
@@ -1230,6 +1233,14 @@ static int64_t _poll_max(int64_t now)
 	return POLL_IDLE_MS;
 }
 
+/* poll_ms within the longest idle poll at monotonic now. */
+static int64_t _poll_capped(int64_t poll_ms, int64_t now)
+{
+	int64_t max = _poll_max(now);
+
+	return poll_ms > max ? max : poll_ms;
+}
+
 /*
  * The poll after this one, at monotonic now, polled poll_ms after the
  * last: idle, less often each time; any change but the job stamp's moves
@@ -1252,8 +1263,7 @@ static int64_t _next_poll(int64_t poll_ms, const agent_stamps_t *cur,
 	 */
 	if (synced.valid && agent_channel_changes() != synced.changes)
 		return POLL_MS;
-	poll_ms *= 2;
-	return poll_ms > _poll_max(now) ? _poll_max(now) : poll_ms;
+	return _poll_capped(poll_ms * 2, now);
 }
 
 /*
@@ -1455,6 +1465,14 @@ static void *_agent(void *arg)
 			continue;
 		next_ok = _run_due(why, now, due_since);
 		due_since = -1;
+		/*
+		 * The poll was capped before the cycle, by the quiet spell it
+		 * ended: a planned cycle ends it (agent_quiet_ran()), and the
+		 * jobs it placed start in Slurm's next pass, a change to see
+		 * within POLL_IDLE_MS, not after the quiet poll (a cycle due
+		 * for the job stamp alone keeps the poll it had).
+		 */
+		poll_ms = _poll_capped(poll_ms, _now_ms());
 	}
 	return NULL;
 }
