@@ -25,7 +25,7 @@
 #      walked", agent_peek.h: no job record changed);
 #  (e) a change the agent reads (the pending job's time limit) is planned,
 #      and no cycle stopped before its walk in between: the peek saw it.
-#  (g) idle again (its poll now 2 s apart), an annotated job submitted:
+#  (g) idle again (its poll now 5 s apart), an annotated job submitted:
 #      job_submit/datalocality gates it and wakes the agent at once
 #      ("woken by a job gated at submit", jsub_wake.h), which places it.
 #

@@ -55,6 +55,7 @@ int main(void)
 	srunner_add_suite(sr, make_agent_rates_suite());
 	srunner_add_suite(sr, make_agent_window_suite());
 	srunner_add_suite(sr, make_agent_due_suite());
+	srunner_add_suite(sr, make_agent_poll_suite());
 	srunner_add_suite(sr, make_agent_snapfp_suite());
 	srunner_add_suite(sr, make_agent_fnv_suite());
 	srunner_add_suite(sr, make_options_suite());

@@ -53,50 +53,13 @@
 #include "agent_prefetch.h"
 #include "agent_quiet.h"
 #include "agent_peek.h"
+#include "agent_poll.h"
 #include "agent_snapfp.h"
 #include "agent_snapshot.h"
 #include "agent_statefile.h"
 #include "agent_timelimit.h"
 #include "dl_agent.h"
 
-/*
- * How often the thread looks for new jobs, in milliseconds: a submitted
- * job waits at its submit hold until a cycle places it.
- */
-#define POLL_MS 10
-/*
- * While nothing moves (no stamp changed, no cycle due) the poll doubles up
- * to this: 100 wakeups a second of an idle agent were most of what it cost
- * slurmctld with nothing to do (contrib/bench_pending.sh ARRAY=1: about
- * 3 ms of CPU a second).  Any change brings it back to POLL_MS.
- */
-#define POLL_IDLE_MS 80
-/*
- * And up to this once no cycle ran for AGENT_QUIET_MAX_MS and the last
- * one saw no clock running (no free CPU: a job submitted then cannot
- * start before a change the poll sees anyway): with a long array pending
- * and no cycle for minutes (agent_quiet.h), the 12 wakeups a second were
- * most of what the agent still cost.  A job gated at submit wakes the
- * agent at once (dl_agent_submitted(), from job_submit/datalocality), and
- * the poll goes back to POLL_MS until the job is in Slurm's list; nodes'
- * staging reports wake it too (agent_acct_on_put()), the node services'
- * reports too (agent_channel_on_change()), a reconfigure too.  So what
- * waits for this poll is what no submit hold waits on and what Slurm
- * tells no plugin of: a node's state or a job's start seen up to 5 s
- * later, only while no CPU is free and nothing else moves; a cycle that
- * plans ends the quiet spell, so what it placed is seen to start within
- * POLL_IDLE_MS (_agent()).  (Tried first without that, 2026-11-30: a
- * cycle due for the job stamp alone kept the poll it had, 5 s after a
- * quiet spell, and the 2-s jobs it placed were seen only once they had
- * ended, test_state.sh.)  Each
- * wakeup costs the thread 100-200 us of CPU with a 100,000-task array
- * pending (the wait, the services' sync, the staging queue, the clocks:
- * contrib/bench_wakeups.sh PROFILE=DIR BF_INTERVAL=5): at a wakeup a
- * second the poll was most of what the agent cost over sched/backfill
- * (contrib/bench_pending.sh ARRAY=1, the per-thread lines); 2 s and
- * 1 s before, 500 ms before that.
- */
-#define POLL_QUIET_MS 5000
 /* The node services' reports are followed this often. */
 #define SYNC_MS 100
 /*
@@ -1224,23 +1187,6 @@ static int64_t _now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The longest idle poll now (POLL_IDLE_MS, POLL_QUIET_MS). */
-static int64_t _poll_max(int64_t now)
-{
-	if (quiet.ran && quiet.wake != AGENT_QUIET_LIVE &&
-	    now - quiet.last_ms >= AGENT_QUIET_MAX_MS)
-		return POLL_QUIET_MS;
-	return POLL_IDLE_MS;
-}
-
-/* poll_ms within the longest idle poll at monotonic now. */
-static int64_t _poll_capped(int64_t poll_ms, int64_t now)
-{
-	int64_t max = _poll_max(now);
-
-	return poll_ms > max ? max : poll_ms;
-}
-
 /*
  * The poll after this one, at monotonic now, polled poll_ms after the
  * last: idle, less often each time; any change but the job stamp's moves
@@ -1252,18 +1198,18 @@ static int64_t _next_poll(int64_t poll_ms, const agent_stamps_t *cur,
 			  const agent_stamps_t *prev, const char *why,
 			  bool reconf, int64_t now)
 {
-	if (agent_quiet_poll_reset(&quiet, cur, prev, why) || reconf ||
-	    budget.deferred || quiet.again ||
-	    quiet.renew <= (int64_t)time(NULL))
-		return POLL_MS;
+	bool reset = agent_quiet_poll_reset(&quiet, cur, prev, why) ||
+		     reconf || budget.deferred || quiet.again ||
+		     quiet.renew <= (int64_t)time(NULL);
+
 	/*
 	 * A report stored since the last sync woke no one if it came while
 	 * this thread was not waiting (agent_channel_on_change()): follow it
 	 * now, not after a quiet poll.
 	 */
 	if (synced.valid && agent_channel_changes() != synced.changes)
-		return POLL_MS;
-	return _poll_capped(poll_ms * 2, now);
+		reset = true;
+	return agent_poll_next(&quiet, poll_ms, reset, now);
 }
 
 /*
@@ -1399,7 +1345,7 @@ static void *_agent(void *arg)
 {
 	int64_t next_ok = 0, now, due_since = -1;
 	int64_t last_sync = INT64_MIN / 2;
-	int64_t poll_ms = POLL_MS;
+	int64_t poll_ms = AGENT_POLL_MS;
 	time_t seen_conf = 0;
 	agent_stamps_t cur, prev = { 0 };
 	const char *why;
@@ -1447,7 +1393,7 @@ static void *_agent(void *arg)
 		 */
 		if (submitted) {
 			debug("%s: woken by a job gated at submit", pfx);
-			poll_ms = POLL_MS;
+			poll_ms = AGENT_POLL_MS;
 		}
 		prev = cur;
 		if (reconf)
@@ -1465,14 +1411,8 @@ static void *_agent(void *arg)
 			continue;
 		next_ok = _run_due(why, now, due_since);
 		due_since = -1;
-		/*
-		 * The poll was capped before the cycle, by the quiet spell it
-		 * ended: a planned cycle ends it (agent_quiet_ran()), and the
-		 * jobs it placed start in Slurm's next pass, a change to see
-		 * within POLL_IDLE_MS, not after the quiet poll (a cycle due
-		 * for the job stamp alone keeps the poll it had).
-		 */
-		poll_ms = _poll_capped(poll_ms, _now_ms());
+		/* A planned cycle ended the quiet spell (agent_poll.h). */
+		poll_ms = agent_poll_after_cycle(&quiet, poll_ms, _now_ms());
 	}
 	return NULL;
 }

@@ -1,7 +1,7 @@
 /*
  * jsub_wake.h - wake the planning agent when job_submit/datalocality
- * gates a job, so that the agent, which polls every 2 s while nothing
- * moves (dl_agent.c, POLL_QUIET_MS), places it well within the gate's
+ * gates a job, so that the agent, which polls every 5 s while nothing
+ * moves (agent_poll.h, AGENT_POLL_QUIET_MS), places it well within the gate's
  * bound (GateMinHold, 3 s at least).
  *
  * The agent runs in another plugin of the same slurmctld: sched/
