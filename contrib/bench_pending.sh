@@ -30,7 +30,10 @@
 #            stream: Poisson gaps, the jobs of the queue's mix), so that
 #            the agent cycles as under a site's steady submissions, not only
 #            when backfill's or the nodes' stamps move (a few cycles a
-#            minute: too few for a p99)
+#            minute: too few for a p99); and Slurm's own passes over that
+#            window (sdiag, reset at its start: main scheduler's and
+#            sched/backfill's count, mean and max time, which is what the
+#            cycles' lock waits wait for)
 #   passes   the passes of slurmctld's main scheduler and of sched/backfill
 #            in each CPU window (sdiag), and the ratio again with each
 #            plugin row's backfill thread charged per pass at the backfill
@@ -335,6 +338,21 @@ passes() {
 		awk '/Total cycles:/ { c[++k] = $3 } END { printf "%d %d\n", c[1], c[2] }'
 }
 
+# slurm_passes I: "MAIN_N MAIN_MEAN_MS MAIN_MAX_MS BF_N BF_MEAN_MS
+# BF_MAX_MS" of cluster I since its statistics were last reset (sdiag -r):
+# the passes of slurmctld's main scheduler and of sched/backfill and how
+# long each ran (sched/backfill's without its yields' sleeps), which is
+# how long each held slurmctld's job write lock at most.
+slurm_passes() {
+	SLURM_CONF=${dirs[$1]}/etc/slurm.conf sdiag 2>/dev/null | awk '
+		/^Main schedule statistics/ { s = 1 }
+		/^Backfilling stats/ { s = 2 }
+		s && /Total cycles:/ { n[s] = $3 }
+		s && /Mean cycle:/ { mean[s] = $3 / 1000 }
+		s && /Max cycle:/ { max[s] = $3 / 1000 }
+		END { printf "%d %.1f %.1f %d %.1f %.1f\n", n[1], mean[1], max[1], n[2], mean[2], max[2] }'
+}
+
 # cpu_windows SIZE: REPEAT windows, every cluster over the same one; one
 # line "SIZE ROUND NAME CPU_S" per cluster and window into $work/cpu, the
 # same from the threads' ns into $work/cpuns.
@@ -374,6 +392,8 @@ agent_figures() {
 		case ${names[i]} in sched/datalocality*) ;; *) continue ;; esac
 		off[i]=$(stat -c %s "${dirs[i]}/log/slurmctld.log")
 		SLURM_CONF=${dirs[i]}/etc/slurm.conf scontrol setdebug debug
+		# Slurm's own passes over the same window (slurm_passes).
+		SLURM_CONF=${dirs[i]}/etc/slurm.conf sdiag -r >/dev/null 2>&1 || true
 	done
 	if awk -v r="$DEBUG_RATE" 'BEGIN { exit !(r + 0 > 0) }'; then
 		arrivals "$1"
@@ -393,6 +413,7 @@ agent_figures() {
 			cp "$work/debug.$out" "$KEEP_LOGS/agent-debug.$out.log" || true
 		fi
 		agent_stats "$1" "$out" >>"$ag"
+		echo "$1 ${names[i]} $(slurm_passes "$i")" >>"$work/slurmpasses"
 	done
 }
 
@@ -570,6 +591,12 @@ if [ -s "$work/agent" ]; then
 	echo "cpu (the agent thread's CPU time in the cycle: own minus waiting for a CPU on a loaded host)"
 	printf '%9s  %-32s %-32s %-32s\n' pending locks own cpu
 	awk 'NF >= 29 { printf "%9d  %5d %8s %8s %8s   %5d %8s %8s %8s   %5s %8s %8s %8s\n", $1, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33 }' "$work/agent"
+fi
+if [ -s "$work/slurmpasses" ]; then
+	echo "Slurm's own passes over the same debug window (sdiag, reset at its start): how many, and how long each held"
+	echo "slurmctld's job write lock (sched/backfill's without its yields' sleeps), ms: what the cycles' lock waits wait for"
+	printf '%9s  %-24s %-26s %-26s\n' pending row "main: passes mean max" "backfill: passes mean max"
+	awk '{ printf "%9d  %-24s %8d %8s %8s %8d %8s %8s\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$work/slurmpasses"
 fi
 if [ -s "$work/agent.base" ]; then
 	echo "sched/datalocality-base's agent over the same debug window: cycle, plan, snapshot; locks, own (as above)"
