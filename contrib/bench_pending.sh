@@ -328,16 +328,6 @@ ns_names() {
 		END { for (k in s) printf "%s %s %.6f\n", p, k, s[k] / 1e9 }' "$1" "$2"
 }
 
-# passes I: "MAIN BACKFILL" of cluster I, the passes slurmctld's main
-# scheduler and sched/backfill have made since it started (sdiag's "Total
-# cycles"): backfill skips a pass when no job, node, partition or
-# reservation changed since its last one, so a row whose backfill thread
-# costs more may simply run more passes.
-passes() {
-	SLURM_CONF=${dirs[$1]}/etc/slurm.conf sdiag 2>/dev/null |
-		awk '/Total cycles:/ { c[++k] = $3 } END { printf "%d %d\n", c[1], c[2] }'
-}
-
 # slurm_passes I: "MAIN_N MAIN_MEAN_MS MAIN_MAX_MS BF_N BF_MEAN_MS
 # BF_MAX_MS" of cluster I since its statistics were last reset (sdiag -r):
 # the passes of slurmctld's main scheduler and of sched/backfill and how
@@ -351,6 +341,16 @@ slurm_passes() {
 		s && /Mean cycle:/ { mean[s] = $3 / 1000 }
 		s && /Max cycle:/ { max[s] = $3 / 1000 }
 		END { printf "%d %.1f %.1f %d %.1f %.1f\n", n[1], mean[1], max[1], n[2], mean[2], max[2] }'
+}
+
+# passes I: "MAIN BACKFILL" of cluster I, the passes slurmctld's main
+# scheduler and sched/backfill have made since it started or since the
+# last debug window reset them (slurm_passes; a window's count is a
+# difference within it): backfill skips a pass when no job, node,
+# partition or reservation changed since its last one, so a row whose
+# backfill thread costs more may simply run more passes.
+passes() {
+	slurm_passes "$1" | awk '{ print $1, $4 }'
 }
 
 # cpu_windows SIZE: REPEAT windows, every cluster over the same one; one

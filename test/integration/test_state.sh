@@ -118,18 +118,12 @@ dl_t_eq "no job lost across the restart" 0 "$lost"
 # each job ran on the node it was placed on, or the plugin itself lifted
 # its restriction when the job had waited its bound (a plan after the
 # restart may move a job to a busy node caching its files), and no list
-# was left on a started job.  A job that started and ended between two
-# cycles is reported, and its list lifted, by the next one: wait for it.
-n_reported() {
-	local id n=0
-	for id in "${more[@]}"; do
-		grep -q "started JobId=$id " "$log" && n=$((n + 1))
-	done
-	[ "$n" = "${#more[@]}" ]
-}
-dl_t_wait_until 10 n_reported || true
+# was left on a started job.
 kept=0
 for id in "${more[@]}"; do
+	# a job that started and ended between two cycles: the next reports
+	# it and lifts its list
+	dl_t_wait_until 10 grep -q "started JobId=$id " "$log" || true
 	{ grep -q "started JobId=$id on \([^ ]*\) (planned \1: strict" "$log" ||
 	  grep -q "started JobId=$id on [^ ]* (planned [^ ]*: widened" "$log"; } &&
 		[ "$(dl_cluster_job_field "$id" ReqNodeList)" = "(null)" ] &&
