@@ -28,6 +28,12 @@
 #  (g) idle again (its poll now 5 s apart), an annotated job submitted:
 #      job_submit/datalocality gates it and wakes the agent at once
 #      ("woken by a job gated at submit", jsub_wake.h), which places it.
+#  (h) idle again, n2's long job cancelled and at once an annotated job
+#      pinned to n2 (-w: not gated, nothing wakes the agent) that runs a
+#      moment: it may start and end between two cycles, 5 s apart.  Its
+#      file is in the model of n2 all the same, and its start in the log
+#      (agent_ended.h; before, a job the agent never saw was left out,
+#      and the next job of its files let go unplaced: CI 2026-11-30).
 #
 # Needs DL_BUILD_DIR: a build tree configured --with-slurm-source.
 set -euo pipefail
@@ -125,6 +131,21 @@ dl_t_check "(g) the agent was woken by the job gated at submit" \
 	dl_t_wait_until 30 bash -c "tail -c +$((off + 1)) '$log' | grep -q 'woken by a job gated at submit'"
 dl_t_check "(g) and placed it" \
 	dl_t_wait_until 30 grep -q "placed JobId=$j2 on" "$log"
-scancel "$job" "$j2" "${busy[@]}" 2>/dev/null || true
+
+# --- (h) a job that ran between two cycles ------------------------------------
+dl_t_mkfile "$data/f2" 1
+scancel "$job" "$j2" 2>/dev/null || true
+dl_t_check "(h) idle again: no cycle for 12 s" dl_t_wait_until 60 quiet_for 12
+off=$(stat -c %s "$log")
+scancel "${busy[1]}"
+pinned=$(sbatch --parsable -w n2 -o /dev/null --comment="files:$data/f2" --wrap true)
+dl_t_wait_state "$pinned" COMPLETED 60 || true
+walks() { tail -c +$((off + 1)) "$log" | grep -c 'datalocality: snapshot of ' || true; }
+echo "  JobId=$pinned $(dl_cluster_job_field "$pinned" JobState) on n2; cycles' snapshots from its submission to its end: $(walks)"
+n2model() { "$DL_BUILD_DIR/sdatalocality" files n2 2>&1 | grep -q "$data/f2"; }
+dl_t_check "(h) its file is in the model of n2" dl_t_wait_until 30 n2model
+dl_t_check "(h) the log says it started on n2" \
+	dl_t_wait_until 30 grep -q "started JobId=$pinned on n2 " "$log"
+scancel "${busy[@]}" 2>/dev/null || true
 
 dl_t_summary

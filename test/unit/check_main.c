@@ -56,6 +56,7 @@ int main(void)
 	srunner_add_suite(sr, make_agent_window_suite());
 	srunner_add_suite(sr, make_agent_due_suite());
 	srunner_add_suite(sr, make_agent_poll_suite());
+	srunner_add_suite(sr, make_agent_ended_suite());
 	srunner_add_suite(sr, make_agent_snapfp_suite());
 	srunner_add_suite(sr, make_agent_fnv_suite());
 	srunner_add_suite(sr, make_options_suite());

@@ -36,6 +36,7 @@ Suite *make_agent_rates_suite(void);
 Suite *make_agent_window_suite(void);
 Suite *make_agent_due_suite(void);
 Suite *make_agent_poll_suite(void);
+Suite *make_agent_ended_suite(void);
 Suite *make_agent_snapfp_suite(void);
 Suite *make_agent_fnv_suite(void);
 Suite *make_options_suite(void);

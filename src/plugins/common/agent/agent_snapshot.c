@@ -21,6 +21,7 @@
 #include "agent_fit.h"
 #include "agent_fnv.h"
 #include "agent_array.h"
+#include "agent_ended.h"
 #include "agent_gate.h"
 #include "agent_het.h"
 #include "agent_mark.h"
@@ -68,6 +69,7 @@ static agent_window_keep_t keep;
 static struct {
 	bool full;
 	uint32_t seen_max, max_id;
+	time_t last_now;        /* the last snapshot's time (0: none yet) */
 	bool taking;            /* reading the jobs the due list gave */
 	bool defer;             /* a full walk's job below the new floors */
 	uint32_t deferred;      /* of those, half gone, left to the list */
@@ -590,16 +592,24 @@ static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 /*
  * A job that ended since the last cycle: its run time is learnt, and if it
  * started and ended between two cycles, its start is reported and its
- * files recorded all the same.
+ * files recorded all the same, whether or not a cycle saw it before
+ * (agent_ended.h).
  */
 static bool _ended_since(job_record_t *job_ptr)
 {
+	agent_ended_job_t j = { 0 };
 	agent_job_t *ji;
 
-	if (!job_ptr->start_time || IS_JOB_PENDING(job_ptr))
+	if (IS_JOB_PENDING(job_ptr))
 		return false;
 	ji = agent_jobs_get(job_ptr->job_id, false);
-	return ji && ji->parsed && (!ji->start_logged || !ji->finished);
+	j.known = ji;
+	j.read = ji && ji->parsed;
+	j.start_logged = ji && ji->start_logged;
+	j.finished = ji && ji->finished;
+	j.start = job_ptr->start_time;
+	j.end = job_ptr->end_time;
+	return agent_ended_copy(&j, walk.last_now);
 }
 
 static void _copy_nodes(snapshot_t *s)
@@ -1223,6 +1233,7 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	if (!walk.full)
 		_take_due(s, c);
 	keep.max_id = walk.max_id > walk.seen_max ? walk.max_id : walk.seen_max;
+	walk.last_now = s->now;
 	s->full = walk.full;
 	/* A full walk reads what the floors skip: nothing to peek against. */
 	s->peeked = !walk.full;

@@ -1,0 +1,67 @@
+/*
+ * check_agent_ended.c - which jobs no longer pending a cycle's walk copies
+ * (agent_ended.h).  The case that matters: a job the agent never saw,
+ * which started and ended between two cycles, is copied once so that its
+ * files are recorded where it ran (CI 2026-11-30: a -w job run during a
+ * quiet spell's 5-s poll was lost, and the next job of its files let go
+ * unplaced, test_multinode.sh (c)).
+ */
+#include <stdbool.h>
+#include <time.h>
+
+#include "check_suites.h"
+#include "agent_ended.h"
+
+/* A job that ran from 100 to 110, of which the agent knows nothing. */
+static agent_ended_job_t _unseen(void)
+{
+	agent_ended_job_t j = { .start = 100, .end = 110 };
+
+	return j;
+}
+
+START_TEST(test_ended_unseen)
+{
+	agent_ended_job_t j = _unseen();
+
+	/* Ended after the last walk, or in its second: ran unseen. */
+	ck_assert(agent_ended_copy(&j, 105));
+	ck_assert(agent_ended_copy(&j, 110));
+	/* Ended before it: that walk saw it end, or it was never ours. */
+	ck_assert(!agent_ended_copy(&j, 111));
+	/* The first walk reads no job it does not know. */
+	ck_assert(!agent_ended_copy(&j, 0));
+	/* Cancelled before it started: nothing ran anywhere. */
+	j.start = 0;
+	ck_assert(!agent_ended_copy(&j, 105));
+}
+END_TEST
+
+START_TEST(test_ended_known)
+{
+	agent_ended_job_t j = _unseen();
+
+	j.known = true;
+	/* A record left unread (budget): copied until read, at any time. */
+	ck_assert(agent_ended_copy(&j, 500));
+	j.read = true;
+	/* Its start, then its end, still to record. */
+	ck_assert(agent_ended_copy(&j, 500));
+	j.start_logged = true;
+	ck_assert(agent_ended_copy(&j, 500));
+	j.finished = true;
+	ck_assert(!agent_ended_copy(&j, 500));
+	ck_assert(!agent_ended_copy(&j, 105));
+}
+END_TEST
+
+Suite *make_agent_ended_suite(void)
+{
+	Suite *s = suite_create("agent_ended");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_ended_unseen);
+	tcase_add_test(tc, test_ended_known);
+	suite_add_tcase(s, tc);
+	return s;
+}
