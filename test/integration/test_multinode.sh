@@ -289,6 +289,9 @@ check_mincpus() {
 	if [ "$want_b" = RUNNING ]; then
 		wt=$(dl_t_wait_time "$b" "$sub" 60)
 		echo "  JobId=$b started after $wt s on $(dl_cluster_job_field "$b" NodeList)"
+		# What the agent said of A and B, should a check below fail.
+		agent && grep -E "JobId=($a|$b)[ :]" "$log" | grep -v _slurm_rpc |
+			cut -c 1-200 | head -8 | sed 's/^/    /'
 		dl_t_eq "$(dl_t_say c "B ran beside A on n1 and n2")" "n[1-2]" \
 			"$(dl_cluster_job_field "$b" NodeList)"
 		if agent; then
