@@ -51,7 +51,34 @@ START_TEST(test_ended_known)
 	ck_assert(agent_ended_copy(&j, 500));
 	j.finished = true;
 	ck_assert(!agent_ended_copy(&j, 500));
-	ck_assert(!agent_ended_copy(&j, 105));
+	/* Kept through the second it ended in (see the next case). */
+	ck_assert(agent_ended_copy(&j, 110));
+	ck_assert(!agent_ended_copy(&j, 111));
+}
+END_TEST
+
+/*
+ * Three walks in the second the job ended in (cycles come 10 ms apart):
+ * the first copies it unseen and records it; the record must survive the
+ * second (agent_jobs_forget() drops what a cycle did not copy), else the
+ * third takes it for unseen again and records its start twice.
+ */
+START_TEST(test_ended_recorded_once)
+{
+	agent_ended_job_t j = _unseen();
+	int records = 0, walk;
+
+	for (walk = 0; walk < 3; walk++) {
+		if (!agent_ended_copy(&j, 110)) {
+			j.known = j.read = j.start_logged = j.finished = false;
+			continue; /* not copied: its record forgotten */
+		}
+		if (!j.start_logged)
+			records++;
+		j.known = j.read = j.start_logged = j.finished = true;
+	}
+	ck_assert_int_eq(records, 1);
+	ck_assert(j.known);
 }
 END_TEST
 
@@ -62,6 +89,7 @@ Suite *make_agent_ended_suite(void)
 
 	tcase_add_test(tc, test_ended_unseen);
 	tcase_add_test(tc, test_ended_known);
+	tcase_add_test(tc, test_ended_recorded_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

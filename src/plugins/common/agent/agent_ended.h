@@ -5,9 +5,12 @@
  *
  * A running job is always copied; one that ended is copied while the
  * agent still has its start or its end to record, or its files to read
- * (a record a cycle left unread, agent_budget.h).  And one the agent has
- * no record of, if it ended at or after the last walk: it started and
- * ended between two cycles.  Before, such a job
+ * (a record a cycle left unread, agent_budget.h).  And any that ended at
+ * or after the last walk: one the agent has no record of started and
+ * ended between two cycles; one recorded already is copied to no effect,
+ * which keeps its record (agent_jobs_forget() drops every record a cycle
+ * did not copy), so that a later walk in the second it ended in does not
+ * take it for unseen and record it twice.  Before, such a job
  * was left out, so its files were never recorded where it ran: a short
  * job pinned to a node (-w, not gated at submit, so nothing wakes the
  * agent) that ran while the agent slept through a quiet spell's 5-s poll
