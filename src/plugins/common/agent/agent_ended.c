@@ -1,7 +1,8 @@
 /* agent_ended.c - which ended jobs a walk copies; see agent_ended.h. */
 #include "agent_ended.h"
 
-bool agent_ended_copy(const agent_ended_job_t *j, time_t last_walk)
+bool agent_ended_copy(const agent_ended_job_t *j, time_t last_walk,
+		      time_t first_walk)
 {
 	/* Cancelled before it started: nothing ran anywhere. */
 	if (!j->start)
@@ -14,5 +15,7 @@ bool agent_ended_copy(const agent_ended_job_t *j, time_t last_walk)
 	 * record is not forgotten and the job read anew as unseen by a walk
 	 * in the second it ended in.
 	 */
+	if (!j->known && j->end <= first_walk)
+		return false; /* maybe recorded before the agent started */
 	return last_walk > 0 && j->end >= last_walk;
 }

@@ -35,10 +35,16 @@ typedef struct agent_ended_job {
 
 /*
  * agent_ended_copy - whether the walk copies j, a job that ended (not
- * running, not pending), in a walk after one at last_walk (0: none: the
- * first walk since slurmctld started, which reads only the jobs the agent
- * knows, not every job still in Slurm's list).
+ * running, not pending), in a walk after one at last_walk, the agent's
+ * first walk since it started having been at first_walk (both 0: this is
+ * that first walk, which reads only the jobs the agent knows, not every
+ * job still in Slurm's list).  A job the agent has no record of is taken
+ * for unseen only if it ended after the first walk's second: one that
+ * ended before may have been recorded by the agent before it started
+ * again (Slurm 24.11's scontrol reconfigure re-executes slurmctld), and
+ * would be recorded twice (test_dispatch.sh (f), CI run 2026-11-30).
  */
-bool agent_ended_copy(const agent_ended_job_t *j, time_t last_walk);
+bool agent_ended_copy(const agent_ended_job_t *j, time_t last_walk,
+		      time_t first_walk);
 
 #endif

@@ -70,6 +70,7 @@ static struct {
 	bool full;
 	uint32_t seen_max, max_id;
 	time_t last_now;        /* the last snapshot's time (0: none yet) */
+	time_t first_now;       /* the first one's since the agent started */
 	bool taking;            /* reading the jobs the due list gave */
 	bool defer;             /* a full walk's job below the new floors */
 	uint32_t deferred;      /* of those, half gone, left to the list */
@@ -609,7 +610,7 @@ static bool _ended_since(job_record_t *job_ptr)
 	j.finished = ji && ji->finished;
 	j.start = job_ptr->start_time;
 	j.end = job_ptr->end_time;
-	return agent_ended_copy(&j, walk.last_now);
+	return agent_ended_copy(&j, walk.last_now, walk.first_now);
 }
 
 static void _copy_nodes(snapshot_t *s)
@@ -1234,6 +1235,8 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 		_take_due(s, c);
 	keep.max_id = walk.max_id > walk.seen_max ? walk.max_id : walk.seen_max;
 	walk.last_now = s->now;
+	if (!walk.first_now)
+		walk.first_now = s->now;
 	s->full = walk.full;
 	/* A full walk reads what the floors skip: nothing to peek against. */
 	s->peeked = !walk.full;
