@@ -9,13 +9,14 @@ bool agent_ended_copy(const agent_ended_job_t *j, time_t last_walk,
 		return false;
 	if (j->known && (!j->read || !j->start_logged || !j->finished))
 		return true;
+	/* Maybe recorded by the agent before this one started. */
+	if (!j->known && j->end <= first_walk)
+		return false;
 	/*
 	 * Ended since the last walk: unseen, it ran between two cycles;
 	 * recorded already, it is copied again (to no effect) so that its
 	 * record is not forgotten and the job read anew as unseen by a walk
 	 * in the second it ended in.
 	 */
-	if (!j->known && j->end <= first_walk)
-		return false; /* maybe recorded before the agent started */
 	return last_walk > 0 && j->end >= last_walk;
 }

@@ -10,13 +10,13 @@
  * ended between two cycles; one recorded already is copied to no effect,
  * which keeps its record (agent_jobs_forget() drops every record a cycle
  * did not copy), so that a later walk in the second it ended in does not
- * take it for unseen and record it twice.  Before, such a job
- * was left out, so its files were never recorded where it ran: a short
- * job pinned to a node (-w, not gated at submit, so nothing wakes the
- * agent) that ran while the agent slept through a quiet spell's 5-s poll
- * (agent_poll.h) left its node's cache unknown to the model, and the next
- * job of the same files was let go unplaced (test_multinode.sh (c), CI
- * 2026-11-30).  Pure: unit tested in check_agent_ended.c.
+ * take it for unseen and record it twice.  Before, a job the agent had
+ * no record of was left out, so its files were never recorded where it
+ * ran: a short job pinned to a node (-w, not gated at submit, so nothing
+ * wakes the agent) that ran while the agent slept through a quiet spell's
+ * 5-s poll (agent_poll.h) left its node's cache unknown to the model, and
+ * the next job of the same files was let go unplaced (test_multinode.sh
+ * (c), CI 2026-11-30).  Pure: unit tested in check_agent_ended.c.
  */
 #ifndef AGENT_ENDED_H
 #define AGENT_ENDED_H

@@ -601,10 +601,15 @@ static bool _ended_since(job_record_t *job_ptr)
 	agent_ended_job_t j = { 0 };
 	agent_job_t *ji;
 
-	if (IS_JOB_PENDING(job_ptr))
+	/*
+	 * Never started (cancelled while pending): agent_ended_copy() says
+	 * no too, but this spares the look-up for each such job at each walk
+	 * while Slurm keeps it (MinJobAge).
+	 */
+	if (IS_JOB_PENDING(job_ptr) || !job_ptr->start_time)
 		return false;
 	ji = agent_jobs_get(job_ptr->job_id, false);
-	j.known = ji;
+	j.known = ji != NULL;
 	j.read = ji && ji->parsed;
 	j.start_logged = ji && ji->start_logged;
 	j.finished = ji && ji->finished;
