@@ -12,6 +12,7 @@
 #include "agent_jobs.h"
 
 static xhash_t *jobs;
+static uint64_t generation;
 
 static void _id(void *item, const char **key, uint32_t *len)
 {
@@ -33,6 +34,12 @@ void agent_jobs_init(void)
 {
 	agent_jobs_fini();
 	jobs = xhash_init(_id, _free);
+	generation++;
+}
+
+uint64_t agent_jobs_generation(void)
+{
+	return generation;
 }
 
 void agent_jobs_fini(void)

@@ -44,6 +44,13 @@ typedef struct agent_job {
 /* agent_jobs_init - an empty registry (again). */
 void agent_jobs_init(void);
 
+/*
+ * agent_jobs_generation - how many times agent_jobs_init() emptied the
+ * registry: a walk that finds it moved knows every record it relied on
+ * is gone (agent_snapshot.c).
+ */
+uint64_t agent_jobs_generation(void);
+
 /* agent_jobs_fini - free the registry and every record. */
 void agent_jobs_fini(void);
 

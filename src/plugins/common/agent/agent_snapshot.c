@@ -70,7 +70,9 @@ static struct {
 	bool full;
 	uint32_t seen_max, max_id;
 	time_t last_now;        /* the last snapshot's time (0: none yet) */
-	time_t first_now;       /* the first one's since the agent started */
+	time_t first_now;       /* the first one's since the agent started,
+				 * or since its job records were emptied */
+	uint64_t records_gen;   /* agent_jobs_generation() then */
 	bool taking;            /* reading the jobs the due list gave */
 	bool defer;             /* a full walk's job below the new floors */
 	uint32_t deferred;      /* of those, half gone, left to the list */
@@ -1217,6 +1219,18 @@ void agent_snapshot_take(snapshot_t *s, const snapshot_conf_t *c)
 	s->clock = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 	s->wake = AGENT_QUIET_NEVER;
 	s->renew_wake = AGENT_QUIET_NEVER;
+	/*
+	 * The job records were emptied since the last walk (a reconfigure
+	 * that changed the node count, a compaction that failed:
+	 * agent_jobs_init()): as after a restart, a job that ended in or
+	 * before the last walk's second may have been recorded, so only one
+	 * that ended later is taken for unseen (agent_ended.h); before, those
+	 * ended in that second had their start logged twice.
+	 */
+	if (walk.records_gen != agent_jobs_generation()) {
+		walk.records_gen = agent_jobs_generation();
+		walk.first_now = walk.last_now;
+	}
 	_copy_nodes(s);
 	_resv_wake(s);
 	cap = list_count(job_list);
