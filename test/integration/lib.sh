@@ -157,6 +157,28 @@ dl_t_wait_field() {
 	done
 }
 
+# dl_t_wait_reason JOBID REGEX TIMEOUT : wait until the job's Reason
+# matches REGEX (unanchored) while it is pending; prints the matching
+# Reason; returns 1 (printing nothing) on timeout or as soon as the job
+# is no longer pending: a started job's Reason is None, so waiting on
+# would only sit out the timeout (a sched/backfill run, where no
+# DataLocality Reason ever comes, spent its whole 30 s there).
+dl_t_wait_reason() {
+	local id=$1 re=$2 deadline=$((SECONDS + $3 * DL_TIME_SCALE)) line v
+	while :; do
+		line=$(scontrol show job -o "$id" 2>/dev/null | head -1) || line=
+		v=$(awk '{ for (i = 1; i <= NF; i++) if (index($i, "Reason=") == 1) { print substr($i, 8); exit } }' <<<"$line")
+		if [[ $v =~ $re ]]; then
+			printf '%s\n' "$v"
+			return 0
+		fi
+		[[ -n $line && ! $line =~ (^|\ )JobState=PENDING(\ |$) ]] &&
+			return 1
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.2
+	done
+}
+
 # dl_t_start_order JOBID... : the jobs as "JOBID START" lines (START in
 # epoch seconds, "-" if never started), earliest first; ties keep the
 # order given.

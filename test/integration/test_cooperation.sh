@@ -253,7 +253,7 @@ check_bounded_wait() {
 	hold_node=$(dl_cluster_job_field "$hold" NodeList)
 	echo "  group b cached on $(dl_cluster_job_field "$warm" NodeList), 60 s job on $hold_node"
 	waiter=$(dl_t_sba b -c 1 --wrap 'sleep 1')
-	reason=$(dl_t_wait_field "$waiter" Reason '^DataLocality:' 10) || reason=
+	reason=$(dl_t_wait_reason "$waiter" '^DataLocality:' 10) || reason=
 	# Its bound is 6.3 s; give up long before the data node frees.
 	dl_t_wait_state "$waiter" 'RUNNING|COMPLETING|COMPLETED' 30 || true
 	sub=$(dl_t_job_time "$waiter" SubmitTime) || sub=0

@@ -218,7 +218,7 @@ dl_t_check "(e) Reason says it waits for $hold_node with its cached files" \
 	grep -qE "^DataLocality:_waiting_for_${hold_node}_(behind_job_[0-9]+_)?\(3/3_files," <<<"$reason"
 # Its bound, WaitFactor 10 x 6 MiB at 1 MB/s, far beyond the 8 s it waits
 # (the Reason set when it is placed may not show it yet).
-bound=$(dl_t_wait_field "$waiter" Reason '_any_node_after_63_s_blocked' 5) || bound=
+bound=$(dl_t_wait_reason "$waiter" '_any_node_after_63_s_blocked' 5) || bound=
 dl_t_check "(e) Reason gives its bound of 63 s: $bound" test -n "$bound"
 sc=$(scontrol show job "$waiter" | sed -n 's/^ *SystemComment=//p')
 echo "  waiting job SystemComment=$sc"

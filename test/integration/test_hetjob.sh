@@ -174,7 +174,7 @@ check_wait() {
 	dl_t_wait_state "$h" RUNNING 30 || true
 	id=$(het w0 w1)
 	if agent; then
-		r=$(dl_t_wait_field "$id+0" Reason '^DataLocality:_waiting_for_n3' 10) || r=
+		r=$(dl_t_wait_reason "$id+0" '^DataLocality:_waiting_for_n3' 10) || r=
 	fi
 	# Its bound is 6.3 s (7), n3 frees after 60.
 	allowed=$((7 + 1 + BF_INTERVAL + SLACK))

@@ -122,7 +122,7 @@ check_drain() {
 	hnode=$(dl_cluster_job_field "$hold" NodeList)
 	w=$(dl_t_sba d -c 1 --wrap 'sleep 1')
 	if [ "$run" = datalocality ]; then
-		r=$(dl_t_wait_field "$w" Reason "^DataLocality:_waiting_for_${hnode}_" 15) || r=
+		r=$(dl_t_wait_reason "$w" "^DataLocality:_waiting_for_${hnode}_" 15) || r=
 		dl_t_check "$(dl_t_say d "the job waits for its busy data node $hnode")" test -n "$r"
 	else
 		sleep 3
@@ -202,7 +202,7 @@ check_reasons() {
 	for i in 1 2 3; do ws+=("$(dl_t_sba r -c 2 --wrap 'sleep 1')"); done
 	echo "  data node $hnode busy 40 s with $hold; waiters ${ws[*]}"
 	[ "$run" = datalocality ] || { dl_t_drain; return; }
-	dl_t_wait_field "${ws[2]}" Reason '^DataLocality:_waiting_for' 20 >/dev/null || true
+	dl_t_wait_reason "${ws[2]}" '^DataLocality:_waiting_for' 20 >/dev/null || true
 	# Sample for 10 s: ReqNodeNotAvail for the healthy node never stays,
 	# always "behind".  Slurm writes its reason at each of its passes and
 	# the agent replaces it at its next cycle (at most a second while

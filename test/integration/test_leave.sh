@@ -150,7 +150,7 @@ leave() {
 	dl_t_wait_state "$hold" RUNNING 30 || true
 	w=$(dl_t_sba "$g" -c 1 --wrap 'sleep 1')
 	if [ "$run" = datalocality ]; then
-		rq=$(dl_t_wait_field "$w" Reason "^DataLocality:_waiting_for_${hnode}_" 15) || rq=
+		rq=$(dl_t_wait_reason "$w" "^DataLocality:_waiting_for_${hnode}_" 15) || rq=
 		dl_t_check "$(dl_t_say "$c" "$w waits for its busy data node $hnode")" test -n "$rq"
 	else
 		sleep 2

@@ -128,7 +128,7 @@ check_wait() {
 	dl_t_wait_state "$h4" RUNNING 30 || true
 	w=$(dl_t_sba w -N 2 --wrap 'sleep 1')
 	sub=$(dl_t_job_time "$w" SubmitTime) || sub=$(date +%s)
-	agent && { r=$(dl_t_wait_field "$w" Reason '^DataLocality:_waiting_for_n\[3-4\]' 10) || r=; }
+	agent && { r=$(dl_t_wait_reason "$w" '^DataLocality:_waiting_for_n\[3-4\]' 10) || r=; }
 	wt=$(dl_t_wait_time "$w" "$sub" 40)
 	node=$(dl_cluster_job_field "$w" NodeList)
 	echo "  n3, n4 busy 60 s; 2-node job $w started after $wt s on $node${r:+ (it said: $r)}"

@@ -190,7 +190,7 @@ long=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o /dev/null 
 dl_t_wait_state "$long" RUNNING 60 >/dev/null || true
 w=$(sbatch --parsable --uid=nobody --gid=nogroup --chdir="$out" -o /dev/null \
 	--comment="files:$f1,$f2" --wrap "cat \"\$DL_CACHE_VIEW$f1\" >/dev/null")
-r=$(dl_t_wait_field "$w" Reason '^DataLocality:_waiting_for_n1_' 30) || r=
+r=$(dl_t_wait_reason "$w" '^DataLocality:_waiting_for_n1_' 30) || r=
 got=$(sed -n 's/.*any_node_after_\([0-9]*\)_s_blocked.*/\1/p' <<<"$r")
 su=$(rate storage used)
 pu=$(rate peer used)

@@ -307,7 +307,7 @@ for n in $nodes; do
 done
 dl_t_wait_until 10 eval '[ "$(squeue -h -t R | wc -l)" = 4 ]' || true
 w=$(submit 0)
-reason=$(dl_t_wait_field "$w" Reason 'prefetch' 8 || true)
+reason=$(dl_t_wait_reason "$w" 'prefetch' 8 || true)
 dl_cluster_wait_jobs_done 90
 echo "  job $w: $(job_line "$w" | sed 's/.*: \([0-9]* files\)/\1/')${reason:+; while waiting: $reason}"
 dl_t_check "(b) the waiting job $w completed" completed "$w"
