@@ -24,7 +24,7 @@
 #      frames and message bodies, the controller's copy of a node
 #      service's inventory, and 5 s each for dl-sim's --provision specs
 #      and dl-submit's streams (test/fuzz);
-#   5. make distcheck (skip with DL_SKIP_DISTCHECK=1).
+#   5. make distcheck (skip with DL_SKIP_DISTCHECK=1), beside step 4.
 # The last line is "N passed, N failed"; the exit status is 0 only if all
 # passed.
 # Under deliberate load (issue 29): every integration test runs beside
@@ -58,9 +58,21 @@ unspin() { # N: kill the N started last
 	{ kill "${spinners[@]:keep}"; wait "${spinners[@]:keep}"; } 2>/dev/null
 	spinners=("${spinners[@]:0:keep}")
 }
-# The second stream of integration tests (below) is stopped with this one.
-trap '[ -n "${stream2_pid:-}" ] && kill "$stream2_pid" 2>/dev/null
-	unspin ${#spinners[@]} 2>/dev/null' EXIT
+# What runs in the background (the second stream of integration tests,
+# make distcheck; below) is stopped with this script.
+bg_pids=()
+trap 'kill "${bg_pids[@]}" 2>/dev/null; unspin ${#spinners[@]} 2>/dev/null' EXIT
+# bg_wait PID: wait for it, then forget it (its PID may be reused); its
+# exit status.
+bg_wait() {
+	local p rc=0 keep=()
+	wait "$1" || rc=$?
+	for p in "${bg_pids[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	bg_pids=("${keep[@]}")
+	return "$rc"
+}
 trap 'exit 130' INT TERM
 spin "${DL_TEST_LOAD:-0}"
 [ "${DL_TEST_LOAD:-0}" -gt 0 ] &&
@@ -232,6 +244,7 @@ if s2_src=$(contrib/setup-slurm.sh "$S2" | tail -1) &&
 		echo "$pass $fail" >"$s2_counts"
 	) >"$s2_out" 2>&1 &
 	stream2_pid=$!
+	bg_pids+=("$stream2_pid")
 else
 	echo "Slurm $S2 or the plugins for it failed to build: its tests count as failed"
 	fail=$((fail + 1 + $(wc -w <<<"$S2_TESTS")))
@@ -243,7 +256,7 @@ integration "$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-.*//')" \
 	"$build" "" test/cluster/selftest.sh test/integration/test_*.sh
 if [ -n "$stream2_pid" ]; then
 	step "integration (Slurm $S2), run beside the tests above"
-	wait "$stream2_pid"
+	bg_wait "$stream2_pid"
 	cat "$s2_out"
 	if read -r p2 f2 <"$s2_counts" 2>/dev/null &&
 	   [[ "$p2 $f2" =~ ^[0-9]+\ [0-9]+$ ]]; then
@@ -299,7 +312,17 @@ fuzz() {
 	rm -rf "$tmp"
 }
 
-step "fuzzing the parsers of untrusted input (libFuzzer, 110 s)"
+# make distcheck (the tarball built and its unit tests run, on one core)
+# runs beside the fuzzers (one core, one after the other): about 2.5
+# minutes each, together rather than in turn.
+dc_pid=''
+if [ "${DL_SKIP_DISTCHECK:-0}" != 1 ]; then
+	make -s -C "$build" distcheck >"$build/distcheck.log" 2>&1 &
+	dc_pid=$!
+	bg_pids+=("$dc_pid")
+fi
+
+step "fuzzing the parsers of untrusted input (libFuzzer, 110 s; make distcheck beside it)"
 lib=src/libdatalocality
 stage_src=()
 for f in src/stage/*.c; do
@@ -341,9 +364,9 @@ fuzz fuzz_provision 5 256 -I src/sim src/sim/provision.c $lib/error.c -lm
 # dl-submit's stream files and templates (with their --time values).
 fuzz fuzz_stream 5 4096 -I src/submit src/submit/stream.c $lib/error.c -lm
 
-if [ "${DL_SKIP_DISTCHECK:-0}" != 1 ]; then
-	step "make distcheck"
-	if make -s -C "$build" distcheck >"$build/distcheck.log" 2>&1; then
+if [ -n "$dc_pid" ]; then
+	step "make distcheck (the rest of it, begun beside the fuzzers)"
+	if bg_wait "$dc_pid"; then
 		pass=$((pass + 1))
 		grep -E 'archives ready|\.tar\.gz' "$build/distcheck.log" | head -3
 	else
