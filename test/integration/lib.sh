@@ -164,16 +164,15 @@ dl_t_wait_field() {
 # would only sit out the timeout (a sched/backfill run, where no
 # DataLocality Reason ever comes, spent its whole 30 s there).
 dl_t_wait_reason() {
-	local id=$1 re=$2 deadline=$((SECONDS + $3 * DL_TIME_SCALE)) line v
+	local id=$1 re=$2 deadline=$((SECONDS + $3 * DL_TIME_SCALE)) v st
 	while :; do
-		line=$(scontrol show job -o "$id" 2>/dev/null | head -1) || line=
-		v=$(awk '{ for (i = 1; i <= NF; i++) if (index($i, "Reason=") == 1) { print substr($i, 8); exit } }' <<<"$line")
+		v=$(dl_cluster_job_field "$id" Reason 2>/dev/null || true)
 		if [[ $v =~ $re ]]; then
 			printf '%s\n' "$v"
 			return 0
 		fi
-		[[ -n $line && ! $line =~ (^|\ )JobState=PENDING(\ |$) ]] &&
-			return 1
+		st=$(dl_cluster_job_field "$id" JobState 2>/dev/null || true)
+		[ -n "$st" ] && [ "$st" != PENDING ] && return 1
 		[ $SECONDS -ge $deadline ] && return 1
 		sleep 0.2
 	done
