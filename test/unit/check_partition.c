@@ -32,6 +32,7 @@
 #include "dl_partition.h"
 #include "dl_policy.h"
 #include "partition/partition_coarse.h"
+#include "partition/partition_exact.h"
 #include "partition/partition_fill.h"
 
 /* ---- hand-made hypergraphs --------------------------------------------- */
@@ -1109,6 +1110,60 @@ START_TEST(test_exact_free)
 }
 END_TEST
 
+/*
+ * The exact search's pruning (partition_exact.c: a's best part first,
+ * rows whose bound is below the best gain skipped) gives the parts of the
+ * full K^2 scan, ties included: random graphs with small integer costs
+ * and weights (many ties in every key), 1 to 300 parts, one or two free
+ * vertices sharing nets or not, caps from none to below any part.  Rows
+ * are skipped in most of them (counted through a graph whose best is
+ * plain: below).
+ */
+START_TEST(test_exact_prune_same)
+{
+	static const uint32_t parts[] = { 1, 2, 3, 7, 64, 300 };
+	static const double capf[] = { INFINITY, 1.5, 1.0, 0.3 };
+
+	for (uint64_t seed = 1; seed <= 480; seed++) {
+		uint64_t r = seed * 0x9e3779b97f4a7c15ULL;
+		uint32_t K = parts[seed % 6], nvtx = 3 * K + 2;
+		uint32_t nnets = 2 * K + 3, a = _rng(&r) % nvtx;
+		uint32_t b = seed % 3 ? (a + 1 + _rng(&r) % (nvtx - 1)) % nvtx : a;
+		struct netlists nl;
+		dl_hgraph_t *h;
+		int32_t *full = malloc(nvtx * sizeof(*full));
+		int32_t *pruned = malloc(nvtx * sizeof(*pruned));
+		double total = 0, cap;
+
+		ck_assert(full && pruned);
+		_nl_init(&nl, nnets);
+		for (uint32_t n = 0; n < nnets; n++)
+			nl.cost[n] = 1 + _rng(&r) % 3;
+		for (uint32_t v = 0; v < nvtx; v++)
+			for (uint32_t k = _rng(&r) % 4; k > 0; k--)
+				_nl_add(&nl, _rng(&r) % nnets, v);
+		h = _hg_new(nvtx, K, &nl);
+		for (uint32_t v = 0; v < nvtx; v++) {
+			h->vwgt[v] = 1 + _rng(&r) % 3;
+			h->fixed[v] = v == a || v == b ? -1 :
+				      (int32_t)(_rng(&r) % K);
+			total += h->vwgt[v];
+		}
+		cap = capf[(seed / 6) % 4] * total / K;
+		ck_assert_int_eq(dl__exact_small_scan(h, cap, 2, 0, full), 1);
+		ck_assert_int_eq(dl__exact_small_scan(h, cap, 2, 1, pruned), 1);
+		for (uint32_t v = 0; v < nvtx; v++)
+			ck_assert_msg(full[v] == pruned[v],
+				      "seed %llu, %u parts, vertex %u: part %d scanned, %d pruned",
+				      (unsigned long long)seed, K, v, full[v],
+				      pruned[v]);
+		free(full);
+		free(pruned);
+		_hg_free(h);
+	}
+}
+END_TEST
+
 /* Lines of path (how often a fake helper that counts itself started). */
 static int _lines(const char *path)
 {
@@ -1850,6 +1905,7 @@ Suite *make_partition_suite(void)
 	tcase_add_test(tc, test_fail_missing_helper);
 	tcase_add_test(tc, test_all_fixed_no_helper);
 	tcase_add_test(tc, test_exact_free);
+	tcase_add_test(tc, test_exact_prune_same);
 	tcase_add_test(tc, test_fail_hang_at_start);
 	tcase_add_test(tc, test_fail_hang_in_request);
 	tcase_add_test(tc, test_fail_dies_in_request);

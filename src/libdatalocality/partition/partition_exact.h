@@ -33,4 +33,12 @@
 int dl__exact_small(const dl_hgraph_t *h, double cap, uint32_t max_free,
 		    int32_t *out);
 
+/*
+ * dl__exact_small_scan - dl__exact_small() with prune 1; with prune 0
+ * every choice is tried (K^2 with two free vertices), for the test that
+ * the pruned search gives the same parts (check_partition.c).
+ */
+int dl__exact_small_scan(const dl_hgraph_t *h, double cap, uint32_t max_free,
+			 int prune, int32_t *out);
+
 #endif /* DL_PARTITION_EXACT_H */
