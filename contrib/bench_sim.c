@@ -63,17 +63,23 @@
  * Those rows make a full plan at every event, as dl-sim does by default:
  * at 1,024 nodes about 16 times the events fall in each simulated second,
  * and each plan sees more running jobs.  -c S runs every (seed, round,
- * count) a second time with full plans at most every S simulated seconds
- * (dl-sim --agent-cycle S: the plugin agent's paced cycles; a new job with
- * input held until a plan places it, Slurm's pass starting the others
- * under the last plan's restrictions in between), right after or before
- * the per-event run (the order flips with the rounds, as the counts'
- * does).  Rows are marked "event" and "cycle"; the summary has a table per
- * kind, each count's ratio to the first taken within its own kind, with
- * the median mean and p95 response, and for the paced rows their mean
- * response over the per-event run's of the same trace (median, min-max):
- * what pacing costs in plan quality.  The paced figure is not the agent's
- * CPU: it is dl-sim's for a scheduler that plans once per cycle.
+ * count) a second time paced as the plugin's agent paces its cycles
+ * (dl-sim --agent-cycle S, src/sim/pace.h): an arrival plans at once, a
+ * job's start or end 0.1 s after the last plan at the earliest, anything
+ * else (a file staged, a wait run out) S after it; Slurm's pass starts
+ * jobs under the last plan's restrictions in between.  It runs right
+ * after or before the per-event run (the order flips with the rounds, as
+ * the counts' does).  Rows are marked "event" and "cycle" (a cycle row
+ * also says what made its plans due: arrival/node/interval/other); the
+ * summary has a table per kind, each count's ratio to the first taken
+ * within its own kind, with the median mean and p95 response, and for
+ * the paced rows their mean response over the per-event run's of the
+ * same trace (median, min-max): what pacing costs in plan quality.  The
+ * paced figure is dl-sim's for a scheduler that plans when the agent
+ * would; it is not the agent's CPU (dl-sim simulates Slurm's passes too).
+ * Until 2026-12-01 -c paced arrivals and ends at S too (dl-sim
+ * --dispatch slurm --replan-min-interval S), far fewer plans than the
+ * agent makes under arrivals.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +191,9 @@ static uint64_t _digest(const dl_sim_result_t *r)
 
 /* The digest of the last _run() (_digest()). */
 static uint64_t last_digest;
+/* Why the last run's plans were due (pace.h): event, interval, arrival,
+ * node; printed "arrival/node/interval/other" for a paced run. */
+static char last_why[64];
 
 /* One run, full plans at most every cycle s (0: at every event, as
  * dl-sim by default): CPU seconds into *cpu, mean and p95 response, the
@@ -207,6 +216,7 @@ static int _run(const dl_workload_t *wl, uint32_t nodes, const char *policy,
 	cfg.policy_params = params;
 	/* dl-sim --agent-cycle: the same setting, under the slurm dispatch. */
 	cfg.replan_min_interval = cycle;
+	cfg.agent_pace = cycle > 0;
 	t0 = _cpu();
 	if (dl_sim_run(&cfg, wl, &r, err, sizeof(err))) {
 		fprintf(stderr, "bench_sim: %s: %s\n", policy, err);
@@ -232,6 +242,11 @@ static int _run(const dl_workload_t *wl, uint32_t nodes, const char *policy,
 	q[3] = (double)r->plans;
 	q[4] = r->plan_seconds;
 	last_digest = _digest(r);
+	snprintf(last_why, sizeof(last_why), "%zu/%zu/%zu/%zu",
+		 r->plans_why[DL_SIM_PACE_ARRIVAL],
+		 r->plans_why[DL_SIM_PACE_NODE],
+		 r->plans_why[DL_SIM_PACE_INTERVAL],
+		 r->plans_why[DL_SIM_PACE_EVENT]);
 	/*
 	 * A helper that is missing, failed or timed out makes greedy plans:
 	 * cheaper, and not Online-HPS's (issue 11, item 8).  Such a run
@@ -268,9 +283,10 @@ static int _after(size_t jobs, unsigned seeds, uint32_t nodes,
 		dl_workload_destroy(wl);
 		if (rc)
 			return 1;
-		printf("seed %u: %u nodes%s: hps-after %.2f CPU s, response mean %.2f p95 %.2f, at most %.0f pending, %.0f plans, digest %016llx\n",
+		printf("seed %u: %u nodes%s: hps-after %.2f CPU s, response mean %.2f p95 %.2f, at most %.0f pending, %.0f plans%s%s%s, digest %016llx\n",
 		       s, nodes, cycle > 0 ? " paced" : "", cpu, q[0], q[1],
-		       q[2], q[3],
+		       q[2], q[3], cycle > 0 ? " (arrival/node/interval/other " : "",
+		       cycle > 0 ? last_why : "", cycle > 0 ? ")" : "",
 		       (unsigned long long)last_digest);
 	}
 	return 0;
@@ -346,10 +362,11 @@ static int _round(size_t jobs, unsigned seed, const uint32_t *n,
 			}
 			t->mean[k] = q[0];
 			t->p95[k] = q[1];
-			printf("%4u %5u %6s %10.2f %9.2f %9.2f %8.0f %6.0f %8.2f %016llx\n",
+			printf("%4u %5u %6s %10.2f %9.2f %9.2f %8.0f %6.0f %8.2f %016llx %s\n",
 			       seed, n[c], m ? "cycle" : "event", t->cpu[k],
 			       q[0], q[1], q[2], q[3], q[4],
-			       (unsigned long long)last_digest);
+			       (unsigned long long)last_digest,
+			       m ? last_why : "-");
 			fflush(stdout);
 		}
 		dl_workload_destroy(wl);
@@ -381,7 +398,7 @@ static void _mode_report(const uint32_t *n, const _scale_t *t, size_t rows,
 	int met = 1;
 
 	if (m)
-		printf("full plans at most every %g s (dl-sim --agent-cycle %g)\n",
+		printf("paced as the agent, other changes at most every %g s (dl-sim --agent-cycle %g)\n",
 		       t->cycle, t->cycle);
 	else
 		printf("full plans at every event (dl-sim's default)\n");
@@ -436,9 +453,9 @@ static int _scale(size_t jobs, unsigned seeds, unsigned rounds,
 	t.p95 = malloc(len * sizeof(*t.p95));
 	if (!t.cpu || !t.mean || !t.p95)
 		goto out;
-	printf("dl-sim, biomed %zu jobs (arrivals x10, compressed by the nodes), online-hps, slurm dispatch (order=priority), storage nodes = nodes/16; CPU s incl. the helper; plans: event = a full plan at every event, cycle = at most every %g s\n",
+	printf("dl-sim, biomed %zu jobs (arrivals x10, compressed by the nodes), online-hps, slurm dispatch (order=priority), storage nodes = nodes/16; CPU s incl. the helper; plans: event = a full plan at every event, cycle = paced as the agent, other changes at most every %g s\n",
 	       jobs, cycle);
-	printf("seed nodes   mode      CPU_s resp_mean  resp_p95  pending  plans policy_s digest\n");
+	printf("seed nodes   mode      CPU_s resp_mean  resp_p95  pending  plans policy_s digest           why (arrival/node/interval/other)\n");
 	for (s = 1; s <= seeds; s++)
 		for (k = 0; k < rounds; k++, row++)
 			if (_round(jobs, s, n, &t, row, (int)(k % 2), params))

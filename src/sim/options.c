@@ -472,14 +472,13 @@ static const _opt_t opts[] = {
 	NUM("replan-min-interval", "S", cfg.replan_min_interval, 0, 1e9, 0,
 	    "seconds between full plans (0)"),
 	NUM("agent-cycle", "S", agent_cycle, 0.001, DL_SIM_AGENT_CYCLE_MAX, 0,
-	    "plan as the plugin's agent paces changes: a full\n"
-	    "plan at most every S s (its 1 s; it cycles at\n"
-	    "once on a new job); a job with input that comes\n"
-	    "between plans is held, as at the submit gate,\n"
-	    "until a plan places it (S <= 3, the gate's least\n"
-	    "bound: none runs out); Slurm starts the others\n"
-	    "under the last plan's restrictions.  Sets\n"
-	    "--replan-min-interval; --dispatch slurm only"),
+	    "plan as the plugin's agent paces its cycles: a\n"
+	    "new job at once, a job's start or end within\n"
+	    "0.1 s, anything else (a file staged, a wait run\n"
+	    "out) at most every S s (the agent's 1 s); in\n"
+	    "between, Slurm starts jobs under the last plan's\n"
+	    "restrictions (S <= 3, the gate's least bound).\n"
+	    "Sets --replan-min-interval; --dispatch slurm only"),
 	FLAG("check", cfg.check, 1,
 	     "verify invariants (cache capacity) as it runs"),
 	FN("dispatch", "slurm|plan", _set_dispatch, 0,
@@ -873,6 +872,7 @@ static int _check_agent_cycle(dl_sim_args_t *a, char *err, size_t len)
 		return _fail(err, len,
 			     "--agent-cycle sets --replan-min-interval: give one of them");
 	a->cfg.replan_min_interval = a->agent_cycle;
+	a->cfg.agent_pace = 1;
 	return 0;
 }
 

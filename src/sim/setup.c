@@ -265,6 +265,8 @@ static void _kv_platform(const dl_sim_config_t *c, dl_kv_t *kv, size_t *n)
 	_kv_add(kv, n, "launch_overhead", "%g", c->launch);
 	_kv_add(kv, n, "window", "%zu", c->window);
 	_kv_add(kv, n, "replan_min_interval", "%g", c->replan_min_interval);
+	if (c->agent_pace)
+		_kv_add(kv, n, "pace", "agent");
 	_kv_place(kv, n, c);
 	_kv_prefetch(kv, n, c);
 	dl_prov_format(&c->prov, pspec, sizeof(pspec));

@@ -11,6 +11,7 @@
 #include "dl_policy.h"
 #include "pfpin.h"
 #include "sim.h"
+#include "pace.h"
 #include "snapkeep.h"
 
 enum {
@@ -155,9 +156,8 @@ typedef struct {
 
 	double now;
 	int dirty; /* something changed since the last full plan */
-	int have_plan;
-	double last_plan;
-	int wake_pending;
+	dl_sim_pace_t pace; /* when a full plan is due (pace.h) */
+	double replan_wake; /* earliest WAKE_REPLAN queued; INFINITY: none */
 	size_t arrived;
 	uint32_t *hold; /* scratch: holders of a file */
 
@@ -638,6 +638,10 @@ static void _start_job(_sim_t *s, uint32_t j, uint32_t n)
 
 	job->state = J_RUNNING;
 	job->missing = 0;
+	/* The agent sees the node's state change (pace.h). */
+	dl_sim_pace_moved(&s->pace);
+	if (s->pace.agent)
+		s->dirty = 1;
 	job->run_pos = s->nrunning;
 	s->running[s->nrunning++] = j;
 	nd->busy += wj->cpus;
@@ -802,6 +806,7 @@ static void _job_done(_sim_t *s, uint32_t j)
 	r->completions++;
 	s->res->completed++;
 	s->run_ends++; /* the list's order changes (_snap_kept()) */
+	dl_sim_pace_moved(&s->pace);
 	last = s->running[--s->nrunning];
 	s->running[job->run_pos] = last;
 	s->jobs[last].run_pos = job->run_pos;
@@ -1362,6 +1367,7 @@ static dl_plan_t *_policy_plan(_sim_t *s, const dl_state_t *st,
 	free(rem);
 	dt = _wall() - t0;
 	s->res->plans++;
+	s->res->plans_why[dl_sim_pace_why(&s->pace, s->now)]++;
 	s->res->plan_seconds += dt;
 	if (dt > s->res->plan_seconds_max)
 		s->res->plan_seconds_max = dt;
@@ -1381,8 +1387,7 @@ static dl_plan_t *_policy_plan(_sim_t *s, const dl_state_t *st,
 		j->pnode = plan->a[i].node;
 		j->porder = plan->a[i].order;
 	}
-	s->have_plan = 1;
-	s->last_plan = s->now;
+	dl_sim_pace_planned(&s->pace, s->now);
 	s->dirty = 0;
 	/* Not timed: the agent prefetches apart from the policy's plan. */
 	if (s->cfg->prefetch &&
@@ -1462,18 +1467,18 @@ out:
 /* Whether a full plan is due now rather than the last one carried over. */
 static int _plan_due(const _sim_t *s, int force)
 {
-	return force || !s->have_plan || s->cfg->replan_min_interval <= 0 ||
-	       s->now >= s->last_plan + s->cfg->replan_min_interval;
+	return dl_sim_pace_due(&s->pace, s->now, force);
 }
 
 /* A plan was carried over: make sure one is made when it is due. */
 static void _replan_wake(_sim_t *s)
 {
-	if (s->wake_pending)
+	double t = dl_sim_pace_next(&s->pace);
+
+	if (t >= s->replan_wake)
 		return;
-	s->wake_pending = 1;
-	_push(s, s->last_plan + s->cfg->replan_min_interval, EV_WAKE,
-	      WAKE_REPLAN);
+	s->replan_wake = t;
+	_push(s, t, EV_WAKE, WAKE_REPLAN);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1747,6 +1752,9 @@ static void _schedule_slurm(_sim_t *s, int force)
 	dl_dispatch_place_steps(st, planned, &s->place, prec, &c);
 	_place_tally(s, &c);
 	_slurm_pass(s, st, map, prec);
+	/* Under the agent's pace the pass's starts make a plan due soon. */
+	if (s->pace.agent && s->dirty && s->npending)
+		_replan_wake(s);
 	for (i = 0; i < st->njobs; i++)
 		waiting += prec[i] != NULL;
 	if (waiting && !s->rc) {
@@ -2062,6 +2070,7 @@ static void _event(_sim_t *s, _ev_t ev)
 	s->res->events++;
 	switch (ev.type) {
 	case EV_ARRIVAL:
+		dl_sim_pace_arrival(&s->pace);
 		s->jobs[ev.arg].state = J_PENDING;
 		s->pending[s->phead + s->npending++] = ev.arg;
 		s->arrived++;
@@ -2086,7 +2095,8 @@ static void _event(_sim_t *s, _ev_t ev)
 			s->prov_wake = 0;
 			s->prov_due = 1;
 		} else if (ev.arg == WAKE_REPLAN) {
-			s->wake_pending = 0;
+			if (s->now >= s->replan_wake)
+				s->replan_wake = INFINITY;
 		} else {
 			if (s->now >= s->place_wake)
 				s->place_wake = INFINITY;
@@ -2222,6 +2232,8 @@ int dl_sim_run(const dl_sim_config_t *cfg, const dl_workload_t *wl,
 	s.err = err;
 	s.errlen = errlen;
 	s.place_wake = INFINITY;
+	s.replan_wake = INFINITY;
+	dl_sim_pace_init(&s.pace, cfg->replan_min_interval, cfg->agent_pace);
 	s.t0 = wl->njobs ? wl->jobs[0].arrival : 0;
 	s.res = res;
 	if (!_setup(&s)) {

@@ -92,6 +92,7 @@
 #include "dl_cache.h"
 #include "dl_place.h"
 #include "dl_state.h"
+#include "pace.h"
 #include "provision.h"
 #include "workload.h"
 
@@ -149,6 +150,13 @@ typedef struct dl_sim_config {
 	 * the others under the last plan's restrictions.
 	 */
 	double replan_min_interval;
+	/*
+	 * With replan_min_interval: pace the plans as the agent paces its
+	 * cycles (pace.h; dl-sim --agent-cycle): an arrival plans at once, a
+	 * job's start or end within DL_SIM_PACE_NODE_S.  0: every change
+	 * waits for the interval.
+	 */
+	int agent_pace;
 	dl_dispatch_t dispatch;     /* DL_DISPATCH_SLURM */
 	dl_place_params_t place;    /* slurm dispatch: the restrictions'
 				    * rule (dl_place_params_default()) */
@@ -211,6 +219,7 @@ typedef struct dl_sim_result {
 	uint64_t capacity_violations; /* with check: used > capacity seen */
 	uint64_t peak_cache_bytes;    /* largest used bytes on one node */
 	size_t plans;                 /* dl_policy_plan() calls */
+	size_t plans_why[DL_SIM_PACE_WHY_N]; /* by why they were due */
 	size_t fallback_plans;        /* plans the policy made by a fallback
 				       * method (dl_plan_t.fallback) */
 	size_t carried;               /* dispatches from a previous plan */

@@ -1,9 +1,11 @@
 /*
- * check_simpace.c - dl-sim planning as the plugin's agent does
- * (--agent-cycle S, src/sim/options.c; the carried passes of sim.c): a job
- * with input that comes between plans starts only once a plan placed it,
- * a job without input is not held, no two full plans come closer than S,
- * and the option is refused where it would not model the agent.
+ * check_simpace.c - dl-sim's paced plans (src/sim/pace.h; the carried
+ * passes of sim.c).  Paced uniformly (--replan-min-interval S under the
+ * slurm dispatch): a job with input that comes between plans starts only
+ * once a plan placed it, a job without input is not held, no two full
+ * plans come closer than S.  Paced as the plugin's agent (--agent-cycle
+ * S): an arrival plans at once, a job's start or end within 0.1 s, the
+ * rest at S; the option is refused where it would not model the agent.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "check_suites.h"
 #include "dl_error.h"
 #include "options.h"
+#include "pace.h"
 #include "sim.h"
 #include "sim_fx.h"
 #include "workload.h"
@@ -38,8 +41,13 @@ static int _parse(dl_sim_args_t *a, char *err, size_t len,
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-/* The sim_fx platform, paced as --agent-cycle cycle sets it (0: off). */
-static void _cfg(dl_sim_config_t *c, uint32_t nodes, const char *cycle)
+/*
+ * The sim_fx platform under the slurm dispatch, full plans at most every
+ * cycle s (NULL: at every event): as --agent-cycle cycle sets it if
+ * agent, else uniformly (--replan-min-interval).
+ */
+static void _cfg(dl_sim_config_t *c, uint32_t nodes, const char *cycle,
+		 int agent)
 {
 	dl_sim_args_t a;
 	char err[256];
@@ -49,19 +57,25 @@ static void _cfg(dl_sim_config_t *c, uint32_t nodes, const char *cycle)
 	if (!cycle)
 		return;
 	ck_assert_int_eq(_parse(&a, err, sizeof(err),
-				ARGS("--agent-cycle", cycle)),
+				agent ? ARGS("--agent-cycle", cycle) :
+					ARGS("--dispatch", "slurm",
+					     "--replan-min-interval", cycle)),
 			 DL_SIM_ARGS_RUN);
+	ck_assert_int_eq(a.cfg.agent_pace, agent);
 	c->dispatch = a.cfg.dispatch;
 	c->replan_min_interval = a.cfg.replan_min_interval;
+	c->agent_pace = a.cfg.agent_pace;
 }
 
 /*
  * 3 nodes of 1 slot.  Job 1 (file A) comes at 0: the first plan places it
  * on n0, where it runs 100 s.  Job 2 (file B) comes at 0.5, job 3 (no
- * file) at 0.6, with n1 and n2 idle.  At every event (no --agent-cycle),
- * each is planned and starts when it comes.  With --agent-cycle 1 the
- * next plan is due at 1: job 2 waits for it, as at the plugin's submit
- * gate; job 3 has nothing to place, is not gated, and starts at 0.6.
+ * file) at 0.6, with n1 and n2 idle.  At every event, each is planned
+ * and starts when it comes.  Paced uniformly at 1 s, the next plan is due
+ * at 1: job 2 waits for it, as at the plugin's submit gate; job 3 has
+ * nothing to place, is not gated, and starts at 0.6.  Paced as the agent
+ * (--agent-cycle 1), job 2's arrival makes a plan due at once, as a new
+ * job record makes the agent's cycle due: it starts at 0.5.
  */
 START_TEST(test_gate_between_plans)
 {
@@ -76,7 +90,7 @@ START_TEST(test_gate_between_plans)
 	fx_sim_job(wl, 2, 0.5, 1.0, &fb, 1);
 	fx_sim_job(wl, 3, 0.6, 1.0, NULL, 0);
 
-	_cfg(&c, 3, NULL);
+	_cfg(&c, 3, NULL, 0);
 	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 3);
 	ck_assert_double_eq_tol(r->jobs[1].dispatch, 0.5, EPS);
@@ -84,7 +98,7 @@ START_TEST(test_gate_between_plans)
 	ck_assert_uint_eq(r->carried, 0);
 	dl_sim_result_free(r);
 
-	_cfg(&c, 3, "1");
+	_cfg(&c, 3, "1", 0);
 	ck_assert_int_eq(c.dispatch, DL_DISPATCH_SLURM);
 	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 3);
@@ -97,6 +111,30 @@ START_TEST(test_gate_between_plans)
 	ck_assert_uint_eq(r->plans, 2);
 	ck_assert_uint_eq(r->carried, 2);
 	dl_sim_result_free(r);
+
+	_cfg(&c, 3, "1", 1);
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 3);
+	ck_assert_int_eq(r->jobs[0].node, 0);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 0.5, EPS);
+	ck_assert_int_ne(r->jobs[1].node, 0);
+	ck_assert_double_eq_tol(r->jobs[2].dispatch, 0.6, EPS);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+
+	/*
+	 * Job 2 at 0.05, before the node pace (0.1) after job 1's start
+	 * would make a plan due: its own arrival does.
+	 */
+	wl = dl_workload_create("test");
+	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 100000000, -1), 0);
+	ck_assert_int_eq(dl_workload_add_file(wl, "/b", 1000000, -1), 1);
+	fx_sim_job(wl, 1, 0.0, 100.0, &fa, 1);
+	fx_sim_job(wl, 2, 0.05, 1.0, &fb, 1);
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 2);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch, 0.05, EPS);
+	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
 }
 
@@ -104,10 +142,14 @@ END_TEST
 
 /*
  * A biomed trace busy enough that dl-sim plans more than once a second at
- * every event: with --agent-cycle 1, at most one full plan per simulated
- * second (from the first arrival to the last end, plus the first plan),
- * every job still done, and the per-event run unchanged by the option's
- * existence (it plans more than the bound).
+ * every event: paced uniformly at 1 s, at most one full plan per
+ * simulated second (from the first arrival to the last end, plus the
+ * first plan), every job still done, and the per-event run unchanged by
+ * the option's existence (it plans more than the bound).  Paced as the
+ * agent (--agent-cycle 1): more plans than uniformly (each arrival with a
+ * slot free plans), fewer than at every event (a file staged or a wait
+ * run out waits for the second), and at most one per arrival and per
+ * tenth of a second besides.
  */
 START_TEST(test_plans_bounded)
 {
@@ -118,7 +160,7 @@ START_TEST(test_plans_bounded)
 	dl_sim_config_t c;
 	dl_sim_result_t *r;
 	double first = INFINITY, last = 0, bound;
-	size_t i;
+	size_t i, uniform, agent;
 
 	dl_wl_biomed_opts_default(&o);
 	o.jobs = 300;
@@ -133,7 +175,7 @@ START_TEST(test_plans_bounded)
 	/* Arrivals 10x closer: several events a simulated second. */
 	dl_workload_scale_time(wl, 0.1);
 
-	_cfg(&c, 16, "1");
+	_cfg(&c, 16, "1", 0);
 	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 300);
 	for (i = 0; i < r->njobs; i++) {
@@ -144,16 +186,93 @@ START_TEST(test_plans_bounded)
 	ck_assert_msg((double)r->plans <= bound, "%zu plans over %.1f s",
 		      r->plans, last - first);
 	ck_assert_uint_gt(r->carried, 0);
+	uniform = r->plans;
+	ck_assert_uint_eq(r->plans_why[DL_SIM_PACE_ARRIVAL], 0);
+	ck_assert_uint_eq(r->plans_why[DL_SIM_PACE_NODE], 0);
+	ck_assert_uint_eq(r->plans_why[DL_SIM_PACE_EVENT] +
+			  r->plans_why[DL_SIM_PACE_INTERVAL], uniform);
 	dl_sim_result_free(r);
 
-	_cfg(&c, 16, NULL);
+	_cfg(&c, 16, "1", 1);
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 300);
+	agent = r->plans;
+	ck_assert_msg(agent > uniform, "agent %zu, uniform %zu", agent,
+		      uniform);
+	ck_assert_msg((double)agent <= 300 + floor((last - first) / 0.1) + 1,
+		      "agent: %zu plans over %.1f s", agent, last - first);
+	/* Each rule woke some plans, and every plan is counted once. */
+	ck_assert_uint_gt(r->plans_why[DL_SIM_PACE_ARRIVAL], 0);
+	ck_assert_uint_gt(r->plans_why[DL_SIM_PACE_NODE], 0);
+	ck_assert_uint_gt(r->plans_why[DL_SIM_PACE_INTERVAL], 0);
+	ck_assert_uint_eq(r->plans_why[DL_SIM_PACE_EVENT] +
+			  r->plans_why[DL_SIM_PACE_INTERVAL] +
+			  r->plans_why[DL_SIM_PACE_ARRIVAL] +
+			  r->plans_why[DL_SIM_PACE_NODE], agent);
+	ck_assert_uint_gt(r->carried, 0);
+	dl_sim_result_free(r);
+
+	_cfg(&c, 16, NULL, 0);
 	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 300);
 	ck_assert_msg((double)r->plans > bound,
 		      "per event: %zu plans, not above %.0f: the trace is too slow to test the bound",
 		      r->plans, bound);
+	ck_assert_msg(r->plans > agent, "per event %zu, agent %zu", r->plans,
+		      agent);
 	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
+}
+
+END_TEST
+
+/*
+ * pace.h on its own: every event plans with no interval; uniformly, only
+ * S after the last plan; as the agent, an arrival at once, a start or end
+ * DL_SIM_PACE_NODE_S after the last plan (never later than S), and the
+ * wake-up asked for accordingly.
+ */
+START_TEST(test_pace_rules)
+{
+	dl_sim_pace_t p;
+
+	dl_sim_pace_init(&p, 0, 1);
+	ck_assert_int_eq(p.agent, 0);
+	ck_assert(dl_sim_pace_due(&p, 0, 0));
+	dl_sim_pace_planned(&p, 5);
+	ck_assert(dl_sim_pace_due(&p, 5, 0));
+
+	dl_sim_pace_init(&p, 1, 0);
+	ck_assert(dl_sim_pace_due(&p, 3, 0)); /* no plan yet */
+	dl_sim_pace_planned(&p, 3);
+	dl_sim_pace_arrival(&p);
+	dl_sim_pace_moved(&p);
+	ck_assert(!dl_sim_pace_due(&p, 3.5, 0));
+	ck_assert(dl_sim_pace_due(&p, 3.5, 1));
+	ck_assert_double_eq(dl_sim_pace_next(&p), 4);
+	ck_assert(dl_sim_pace_due(&p, 4, 0));
+
+	dl_sim_pace_init(&p, 1, 1);
+	dl_sim_pace_planned(&p, 3);
+	ck_assert(!dl_sim_pace_due(&p, 3.05, 0));
+	ck_assert_double_eq(dl_sim_pace_next(&p), 4);
+	dl_sim_pace_moved(&p);
+	ck_assert(!dl_sim_pace_due(&p, 3.05, 0));
+	ck_assert_double_eq(dl_sim_pace_next(&p), 3 + DL_SIM_PACE_NODE_S);
+	ck_assert(dl_sim_pace_due(&p, 3 + DL_SIM_PACE_NODE_S, 0));
+	dl_sim_pace_planned(&p, 3.2);
+	ck_assert(!dl_sim_pace_due(&p, 3.21, 0));
+	dl_sim_pace_arrival(&p);
+	ck_assert(dl_sim_pace_due(&p, 3.21, 0));
+	dl_sim_pace_planned(&p, 3.21);
+	ck_assert(!dl_sim_pace_due(&p, 3.22, 0));
+	ck_assert(dl_sim_pace_due(&p, 4.21, 0));
+
+	/* A cycle shorter than the node pace bounds it. */
+	dl_sim_pace_init(&p, 0.05, 1);
+	dl_sim_pace_planned(&p, 1);
+	dl_sim_pace_moved(&p);
+	ck_assert_double_eq(dl_sim_pace_next(&p), 1.05);
 }
 
 END_TEST
@@ -168,10 +287,12 @@ START_TEST(test_option_refused)
 				ARGS("--agent-cycle", "0.5")),
 			 DL_SIM_ARGS_RUN);
 	ck_assert_double_eq(a.cfg.replan_min_interval, 0.5);
+	ck_assert_int_eq(a.cfg.agent_pace, 1);
 	ck_assert_int_eq(_parse(&a, err, sizeof(err), ARGS("--dispatch",
 							    "slurm")),
 			 DL_SIM_ARGS_RUN);
 	ck_assert_double_eq(a.cfg.replan_min_interval, 0);
+	ck_assert_int_eq(a.cfg.agent_pace, 0);
 
 	ck_assert_int_eq(_parse(&a, err, sizeof(err),
 				ARGS("--agent-cycle", "1", "--dispatch",
@@ -206,6 +327,7 @@ Suite *make_simpace_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_gate_between_plans);
 	tcase_add_test(tc, test_plans_bounded);
+	tcase_add_test(tc, test_pace_rules);
 	tcase_add_test(tc, test_option_refused);
 	suite_add_tcase(s, tc);
 	return s;

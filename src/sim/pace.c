@@ -1,0 +1,66 @@
+/* pace.c - when dl-sim's next full plan is due (pace.h). */
+#include "pace.h"
+
+#include <string.h>
+
+void dl_sim_pace_init(dl_sim_pace_t *p, double interval, int agent)
+{
+	memset(p, 0, sizeof(*p));
+	p->interval = interval;
+	p->agent = agent && interval > 0;
+}
+
+void dl_sim_pace_arrival(dl_sim_pace_t *p)
+{
+	p->arrived = 1;
+}
+
+void dl_sim_pace_moved(dl_sim_pace_t *p)
+{
+	p->moved = 1;
+}
+
+void dl_sim_pace_planned(dl_sim_pace_t *p, double now)
+{
+	p->have = 1;
+	p->last = now;
+	p->arrived = 0;
+	p->moved = 0;
+}
+
+/* The node pace never waits longer than the interval itself. */
+static double _node_pace(const dl_sim_pace_t *p)
+{
+	return p->interval < DL_SIM_PACE_NODE_S ? p->interval :
+						  DL_SIM_PACE_NODE_S;
+}
+
+int dl_sim_pace_due(const dl_sim_pace_t *p, double now, int force)
+{
+	if (force || !p->have || p->interval <= 0 ||
+	    now >= p->last + p->interval)
+		return 1;
+	if (!p->agent)
+		return 0;
+	return p->arrived || (p->moved && now >= p->last + _node_pace(p));
+}
+
+dl_sim_pace_why_t dl_sim_pace_why(const dl_sim_pace_t *p, double now)
+{
+	if (!p->have || p->interval <= 0)
+		return DL_SIM_PACE_EVENT;
+	if (now >= p->last + p->interval)
+		return DL_SIM_PACE_INTERVAL;
+	if (p->agent && p->arrived)
+		return DL_SIM_PACE_ARRIVAL;
+	if (p->agent && p->moved && now >= p->last + _node_pace(p))
+		return DL_SIM_PACE_NODE;
+	return DL_SIM_PACE_EVENT;
+}
+
+double dl_sim_pace_next(const dl_sim_pace_t *p)
+{
+	if (p->agent && p->moved)
+		return p->last + _node_pace(p);
+	return p->last + p->interval;
+}
