@@ -45,6 +45,14 @@ int dl_sim_pace_due(const dl_sim_pace_t *p, double now, int force)
 	return p->arrived || (p->moved && now >= p->last + _node_pace(p));
 }
 
+size_t dl_sim_pace_window(const dl_sim_pace_t *p, size_t window,
+			  size_t free_slots)
+{
+	if (window || !p->agent)
+		return window;
+	return DL_SIM_PACE_WINDOW + free_slots;
+}
+
 dl_sim_pace_why_t dl_sim_pace_why(const dl_sim_pace_t *p, double now)
 {
 	if (!p->have || p->interval <= 0)

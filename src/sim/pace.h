@@ -14,7 +14,8 @@
  *   - a node's state (a job started or ended on it) is followed at most
  *     every AGENT_QUIET_NODE_MS: DL_SIM_PACE_NODE_S after the last plan;
  *   - anything else (a file staged, a bounded wait running out, the
- *     clock): at most every AGENT_QUIET_CHANGE_MS, which is S.
+ *     clock): at most every AGENT_QUIET_CHANGE_MS, which is S;
+ * and a plan sees the agent's window of pending jobs (DL_SIM_PACE_WINDOW).
  * Before (2026-11-30) --agent-cycle paced arrivals and ends at S too, and
  * so modelled an agent that cycles far less often than the plugin's under
  * arrivals.  The agent's budget gap (no cycle sooner than twice the last
@@ -27,8 +28,20 @@
 #ifndef DL_SIM_PACE_H
 #define DL_SIM_PACE_H
 
+#include <stddef.h>
+
 /* AGENT_QUIET_NODE_MS of agent_quiet.h, in seconds. */
 #define DL_SIM_PACE_NODE_S 0.1
+
+/*
+ * The agent's planning window (agent_window.h, agent_window_size()) with
+ * Slurm's default SchedulerParameters: max(default_queue_depth 100,
+ * bf_max_job_test 500) pending jobs, plus one per free CPU.  Under
+ * --agent-cycle a plan sees the first that many pending jobs in arrival
+ * order (equal priorities: Slurm's order is submit time), unless --window
+ * says otherwise; the agent neither reads nor plans the jobs behind.
+ */
+#define DL_SIM_PACE_WINDOW 500
 
 typedef struct dl_sim_pace {
 	double interval; /* seconds between plans; <= 0: every event */
@@ -47,6 +60,14 @@ typedef enum {
 	DL_SIM_PACE_NODE,     /* the agent's rules: a job started or ended */
 	DL_SIM_PACE_WHY_N
 } dl_sim_pace_why_t;
+
+/*
+ * dl_sim_pace_window - how many pending jobs a plan sees: window if not 0
+ * (--window), else under the agent's rules DL_SIM_PACE_WINDOW plus
+ * free_slots, else 0 (all).
+ */
+size_t dl_sim_pace_window(const dl_sim_pace_t *p, size_t window,
+			  size_t free_slots);
 
 /* dl_sim_pace_init - no plan yet, interval seconds apart (<= 0: every
  * event), the agent's rules if agent. */

@@ -157,6 +157,7 @@ typedef struct {
 	double now;
 	int dirty; /* something changed since the last full plan */
 	dl_sim_pace_t pace; /* when a full plan is due (pace.h) */
+	size_t win;         /* pending jobs a plan sees now; 0: all */
 	double replan_wake; /* earliest WAKE_REPLAN queued; INFINITY: none */
 	size_t arrived;
 	uint32_t *hold; /* scratch: holders of a file */
@@ -1007,11 +1008,14 @@ static uint32_t _free_slots(const _sim_t *s)
 	return free;
 }
 
-/* How many pending jobs (a prefix in arrival order) a plan may see. */
+/*
+ * How many pending jobs (a prefix in arrival order) a plan may see: the
+ * window _schedule() set for this instant's snapshot and starts.
+ */
 static size_t _visible(const _sim_t *s)
 {
-	if (s->cfg->window && s->npending > s->cfg->window)
-		return s->cfg->window;
+	if (s->win && s->npending > s->win)
+		return s->win;
 	return s->npending;
 }
 
@@ -1230,6 +1234,8 @@ static dl_state_t *_snapshot(_sim_t *s, int mode, uint32_t **map)
 	st->now = s->now;
 	s->res->snapshots++;
 	s->res->snapshots_kept += kept;
+	if (npend > s->res->max_shown)
+		s->res->max_shown = npend;
 	if (kept && s->cfg->check && _snap_check(s, st, st->njobs))
 		goto out;
 	if (_snap_running(s, st))
@@ -1774,8 +1780,11 @@ out:
 
 static void _schedule(_sim_t *s, int force)
 {
-	if (!s->npending || (!s->dirty && !force) || !_free_slots(s))
+	uint32_t free;
+
+	if (!s->npending || (!s->dirty && !force) || !(free = _free_slots(s)))
 		return;
+	s->win = dl_sim_pace_window(&s->pace, s->cfg->window, free);
 	if (s->cfg->dispatch == DL_DISPATCH_SLURM) {
 		_schedule_slurm(s, force);
 		return;

@@ -231,6 +231,8 @@ typedef struct dl_sim_result {
 	double plan_seconds;          /* wall time in dl_policy_plan() */
 	double plan_seconds_max;
 	size_t max_pending;
+	size_t max_shown;             /* most pending jobs a snapshot showed
+				       * (the window: --window, the agent's) */
 	uint64_t events;
 	double end_time;     /* last event */
 	double storage_busy; /* seconds storage nodes spent serving */

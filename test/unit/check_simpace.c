@@ -13,6 +13,7 @@
 
 #include "check_suites.h"
 #include "dl_error.h"
+#include "agent_window.h"
 #include "options.h"
 #include "pace.h"
 #include "sim.h"
@@ -277,6 +278,52 @@ START_TEST(test_pace_rules)
 
 END_TEST
 
+/*
+ * The agent's window: 700 jobs with input queued at once on 4 one-slot
+ * nodes.  Paced as the agent, no plan sees more than the window of
+ * agent_window.h with Slurm's defaults (agent_window_size(): 500 plus a
+ * job per free CPU), and --window overrides it; at
+ * every event a plan sees the whole queue.
+ */
+START_TEST(test_agent_window)
+{
+	dl_workload_t *wl = dl_workload_create("test");
+	agent_window_sched_t sched;
+	dl_sim_config_t c;
+	dl_sim_result_t *r;
+	uint32_t f = 0;
+
+	agent_window_sched_parse(NULL, &sched);
+	ck_assert_uint_eq(DL_SIM_PACE_WINDOW + 4,
+			  agent_window_size(&sched, 0, 4));
+	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 1000000, -1), 0);
+	for (uint32_t i = 0; i < 700; i++)
+		fx_sim_job(wl, i + 1, 0.001 * i, 5.0, &f, 1);
+
+	_cfg(&c, 4, "1", 1);
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 700);
+	/* A plan comes only while a slot is free: 1 to 4 of them. */
+	ck_assert_uint_ge(r->max_shown, DL_SIM_PACE_WINDOW + 1);
+	ck_assert_uint_le(r->max_shown, DL_SIM_PACE_WINDOW + 4);
+	dl_sim_result_free(r);
+
+	c.window = 50;
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 700);
+	ck_assert_uint_eq(r->max_shown, 50);
+	dl_sim_result_free(r);
+
+	_cfg(&c, 4, NULL, 0);
+	r = fx_sim_run(&c, wl);
+	ck_assert_uint_eq(r->completed, 700);
+	ck_assert_uint_gt(r->max_shown, DL_SIM_PACE_WINDOW + 4);
+	dl_sim_result_free(r);
+	dl_workload_destroy(wl);
+}
+
+END_TEST
+
 /* Where --agent-cycle would not model the agent, it is refused. */
 START_TEST(test_option_refused)
 {
@@ -328,6 +375,7 @@ Suite *make_simpace_suite(void)
 	tcase_add_test(tc, test_gate_between_plans);
 	tcase_add_test(tc, test_plans_bounded);
 	tcase_add_test(tc, test_pace_rules);
+	tcase_add_test(tc, test_agent_window);
 	tcase_add_test(tc, test_option_refused);
 	suite_add_tcase(s, tc);
 	return s;
