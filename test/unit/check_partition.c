@@ -1115,9 +1115,7 @@ END_TEST
  * rows whose bound is below the best gain skipped) gives the parts of the
  * full K^2 scan, ties included: random graphs with small integer costs
  * and weights (many ties in every key), 1 to 300 parts, one or two free
- * vertices sharing nets or not, caps from none to below any part.  Rows
- * are skipped in most of them (counted through a graph whose best is
- * plain: below).
+ * vertices sharing nets or not, caps from none to below any part.
  */
 START_TEST(test_exact_prune_same)
 {
@@ -1150,8 +1148,10 @@ START_TEST(test_exact_prune_same)
 			total += h->vwgt[v];
 		}
 		cap = capf[(seed / 6) % 4] * total / K;
-		ck_assert_int_eq(dl__exact_small_scan(h, cap, 2, 0, full), 1);
-		ck_assert_int_eq(dl__exact_small_scan(h, cap, 2, 1, pruned), 1);
+		ck_assert_int_eq(dl__exact_small_scan(h, cap, 2, 0, full,
+						      NULL), 1);
+		ck_assert_int_eq(dl__exact_small_scan(h, cap, 2, 1, pruned,
+						      NULL), 1);
 		for (uint32_t v = 0; v < nvtx; v++)
 			ck_assert_msg(full[v] == pruned[v],
 				      "seed %llu, %u parts, vertex %u: part %d scanned, %d pruned",
@@ -1161,6 +1161,46 @@ START_TEST(test_exact_prune_same)
 		free(pruned);
 		_hg_free(h);
 	}
+}
+END_TEST
+
+/*
+ * The case of two jobs that arrive together reading a file no other job
+ * reads, on 300 equally loaded parts: every part gains them the shared
+ * net if they go together, none gains anything apart, so the 300 choices
+ * of one part decide and no row of the two apart is tried (the full scan
+ * tries all 300); the answer is the same, the first part.
+ */
+START_TEST(test_exact_prune_rows)
+{
+	const uint32_t K = 300, nvtx = K + 2;
+	struct netlists nl;
+	dl_hgraph_t *h;
+	int32_t *full = malloc(nvtx * sizeof(*full));
+	int32_t *pruned = malloc(nvtx * sizeof(*pruned));
+	uint32_t rows_full, rows_pruned;
+
+	ck_assert(full && pruned);
+	_nl_init(&nl, 1);
+	nl.cost[0] = 5;
+	_nl_add(&nl, 0, K);
+	_nl_add(&nl, 0, K + 1);
+	h = _hg_new(nvtx, K, &nl);
+	for (uint32_t v = 0; v < K; v++)
+		h->fixed[v] = (int32_t)v;
+	ck_assert_int_eq(dl__exact_small_scan(h, INFINITY, 2, 0, full,
+					      &rows_full), 1);
+	ck_assert_int_eq(dl__exact_small_scan(h, INFINITY, 2, 1, pruned,
+					      &rows_pruned), 1);
+	ck_assert_uint_eq(rows_full, K);
+	ck_assert_uint_eq(rows_pruned, 0);
+	ck_assert_int_eq(full[K], 0);
+	ck_assert_int_eq(full[K + 1], 0);
+	for (uint32_t v = 0; v < nvtx; v++)
+		ck_assert_int_eq(full[v], pruned[v]);
+	free(full);
+	free(pruned);
+	_hg_free(h);
 }
 END_TEST
 
@@ -1906,6 +1946,7 @@ Suite *make_partition_suite(void)
 	tcase_add_test(tc, test_all_fixed_no_helper);
 	tcase_add_test(tc, test_exact_free);
 	tcase_add_test(tc, test_exact_prune_same);
+	tcase_add_test(tc, test_exact_prune_rows);
 	tcase_add_test(tc, test_fail_hang_at_start);
 	tcase_add_test(tc, test_fail_hang_in_request);
 	tcase_add_test(tc, test_fail_dies_in_request);

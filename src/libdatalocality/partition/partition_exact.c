@@ -151,80 +151,95 @@ static int _before(const _cand_t *c, const _cand_t *best)
 	return c->qa < best->qa || (c->qa == best->qa && c->qb < best->qb);
 }
 
-/*
- * The highest gain of a choice with a in qa: its own gain, plus b's best
- * elsewhere (g1max) or with a in qa, each summed as _cand() sums it, so
- * that no choice of the row has more (rounding is monotonic).
- */
-static double _row_bound(const _ex_t *x, uint32_t qa, double g1max)
+/* Try a in qa and b in qb. */
+static void _try(const _ex_t *x, const dl_hgraph_t *h, double cap,
+		 uint32_t qa, uint32_t qb, _cand_t *best, int *have)
 {
-	double same;
+	_cand_t c = _cand(x, h, cap, qa, qb);
 
-	if (x->n == 1)
-		return x->g[0][qa];
-	same = x->g[1][qa] + (x->wab - x->gab[qa]);
-	return x->g[0][qa] + (same > g1max ? same : g1max);
+	if (!*have || _before(&c, best)) {
+		*best = c;
+		*have = 1;
+	}
 }
 
-/* Try a in qa with every part of b (one choice with one free vertex). */
-static void _row(const _ex_t *x, const dl_hgraph_t *h, double cap,
-		 uint32_t qa, _cand_t *best, int *have)
+/*
+ * What no choice with a in qa and b in another part can beat: over and
+ * heavy as low as a's part with a in it (ha: heavy is at least that, and
+ * over with it), the gain as high as a's plus b's best anywhere (g1max),
+ * the sum as low as ha plus b's own weight, each computed as _cand()
+ * computes it, so that rounding (monotonic) keeps every bound.
+ */
+static _cand_t _off_bound(const _ex_t *x, const dl_hgraph_t *h, double cap,
+			  uint32_t qa, double g1max)
 {
-	for (uint32_t qb = 0; qb < (x->n == 2 ? x->K : 1); qb++) {
-		_cand_t c = _cand(x, h, cap, qa, qb);
+	double ha = x->pw[qa] + h->vwgt[x->v[0]];
+	_cand_t b = { .qa = qa };
 
-		if (!*have || _before(&c, best)) {
-			*best = c;
-			*have = 1;
-		}
-	}
+	b.heavy = ha;
+	b.over = ha > cap ? ha - cap : 0;
+	b.gain = x->g[0][qa] + g1max;
+	b.sum = ha + h->vwgt[x->v[1]];
+	return b;
 }
 
 /*
  * The best choice.  A full scan is K^2 choices with two free vertices:
- * at 1,024 parts, a million per plan of an arrival (dl-sim --agent-cycle
- * plans each arrival alone), 7% of the run.  So the row of a's best part
- * goes first, and a row whose bound is below the best gain so far is
- * skipped once that best is within the cap: none of its choices comes
- * before it, so the answer is the full scan's (prune 0 scans all, for
- * the test that says so).
+ * at 1,024 parts, a million per plan of two arrivals (dl-sim
+ * --agent-cycle plans arrivals as they come), 7% of the run.  So the K
+ * choices of one part for both go first, then the row of a's parts by
+ * their bounds: a row of a in qa and b elsewhere whose bound does not
+ * come before the best so far is skipped, since none of its choices comes
+ * before its bound.  The answer is the full scan's (prune 0 scans all,
+ * for the test that says so).  *rows counts the rows of b elsewhere
+ * tried (K with prune 0).
  */
 static _cand_t _search(const _ex_t *x, const dl_hgraph_t *h, double cap,
-		       int prune)
+		       int prune, uint32_t *rows)
 {
 	_cand_t best = { 0 };
 	double g1max = 0;
-	uint32_t first = 0;
 	int have = 0;
 
-	for (uint32_t q = 0; q < x->K; q++) {
-		if (x->g[0][q] > x->g[0][first])
-			first = q;
-		if (x->n == 2 && (q == 0 || x->g[1][q] > g1max))
-			g1max = x->g[1][q];
+	*rows = 0;
+	if (x->n == 1 || !prune) {
+		for (uint32_t qa = 0; qa < x->K; qa++, (*rows)++)
+			for (uint32_t qb = 0; qb < (x->n == 2 ? x->K : 1); qb++)
+				_try(x, h, cap, qa, qb, &best, &have);
+		return best;
 	}
-	if (prune)
-		_row(x, h, cap, first, &best, &have);
+	for (uint32_t q = 0; q < x->K; q++) {
+		if (q == 0 || x->g[1][q] > g1max)
+			g1max = x->g[1][q];
+		_try(x, h, cap, q, q, &best, &have);
+	}
 	for (uint32_t qa = 0; qa < x->K; qa++) {
-		if (prune && (qa == first || (best.over == 0 &&
-		    _row_bound(x, qa, g1max) < best.gain)))
+		_cand_t b = _off_bound(x, h, cap, qa, g1max);
+
+		if (!_before(&b, &best))
 			continue;
-		_row(x, h, cap, qa, &best, &have);
+		for (uint32_t qb = 0; qb < x->K; qb++)
+			if (qb != qa)
+				_try(x, h, cap, qa, qb, &best, &have);
+		(*rows)++;
 	}
 	return best;
 }
 
 int dl__exact_small_scan(const dl_hgraph_t *h, double cap, uint32_t max_free,
-			 int prune, int32_t *out)
+			 int prune, int32_t *out, uint32_t *rows)
 {
 	_cand_t best;
+	uint32_t n;
 	_ex_t x;
 	int rc = _ex_init(&x, h, max_free);
 
 	if (rc <= 0)
 		return rc;
 	_ex_gains(&x, h);
-	best = _search(&x, h, cap, prune);
+	best = _search(&x, h, cap, prune, &n);
+	if (rows)
+		*rows = n;
 	for (uint32_t v = 0; v < h->nvtx; v++)
 		out[v] = h->fixed[v];
 	out[x.v[0]] = (int32_t)best.qa;
@@ -237,5 +252,5 @@ int dl__exact_small_scan(const dl_hgraph_t *h, double cap, uint32_t max_free,
 int dl__exact_small(const dl_hgraph_t *h, double cap, uint32_t max_free,
 		    int32_t *out)
 {
-	return dl__exact_small_scan(h, cap, max_free, 1, out);
+	return dl__exact_small_scan(h, cap, max_free, 1, out, NULL);
 }

@@ -37,8 +37,9 @@ int dl__exact_small(const dl_hgraph_t *h, double cap, uint32_t max_free,
  * dl__exact_small_scan - dl__exact_small() with prune 1; with prune 0
  * every choice is tried (K^2 with two free vertices), for the test that
  * the pruned search gives the same parts (check_partition.c).
+ * OUT rows - if not NULL, the rows of choices tried (a's parts)
  */
 int dl__exact_small_scan(const dl_hgraph_t *h, double cap, uint32_t max_free,
-			 int prune, int32_t *out);
+			 int prune, int32_t *out, uint32_t *rows);
 
 #endif /* DL_PARTITION_EXACT_H */
