@@ -13,6 +13,7 @@
  * net order, as the greedy partitioner sums them, so that one free vertex
  * gets exactly greedy's part.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "dl_error.h"
@@ -166,39 +167,42 @@ static void _try(const _ex_t *x, const dl_hgraph_t *h, double cap,
 /*
  * What no choice with a in qa and b in another part can beat: over and
  * heavy as low as a's part with a in it (ha: heavy is at least that, and
- * over with it), the gain as high as a's plus b's best anywhere (g1max),
- * the sum as low as ha plus b's own weight, each computed as _cand()
- * computes it, so that rounding (monotonic) keeps every bound.
+ * over with it), the gain as high as a's plus g1 (b's best gain in the
+ * parts the caller allows), the sum as low as ha plus b's own weight,
+ * each computed as _cand() computes it, so that rounding (monotonic)
+ * keeps every bound.
  */
 static _cand_t _off_bound(const _ex_t *x, const dl_hgraph_t *h, double cap,
-			  uint32_t qa, double g1max)
+			  uint32_t qa, double g1)
 {
 	double ha = x->pw[qa] + h->vwgt[x->v[0]];
 	_cand_t b = { .qa = qa };
 
 	b.heavy = ha;
 	b.over = ha > cap ? ha - cap : 0;
-	b.gain = x->g[0][qa] + g1max;
+	b.gain = x->g[0][qa] + g1;
 	b.sum = ha + h->vwgt[x->v[1]];
 	return b;
 }
 
 /*
  * The best choice.  A full scan is K^2 choices with two free vertices:
- * at 1,024 parts, a million per plan of two arrivals (dl-sim
- * --agent-cycle plans arrivals as they come), 7% of the run.  So the K
- * choices of one part for both go first, then the row of a's parts by
- * their bounds: a row of a in qa and b elsewhere whose bound does not
- * come before the best so far is skipped, since none of its choices comes
- * before its bound.  The answer is the full scan's (prune 0 scans all,
- * for the test that says so).  *rows counts the rows of b elsewhere
+ * at 1,024 parts, a million per plan of two arrivals, 7% of a paced
+ * dl-sim run at 1,024 nodes.  So the K choices of one part for both go
+ * first; then a row of a in qa and b elsewhere is tried only if its bound
+ * (_off_bound()) comes before the best so far, since none of its choices
+ * comes before that bound.  While the best is within the cap, a choice
+ * that puts b in a part it overflows cannot come before it, so the bound
+ * takes b's best gain among the parts it fits (g1fit; -inf if none),
+ * else among all (g1max).  The answer is the full scan's (prune 0 scans
+ * all, for the test that says so).  *rows counts the rows of b elsewhere
  * tried (K with prune 0).
  */
 static _cand_t _search(const _ex_t *x, const dl_hgraph_t *h, double cap,
 		       int prune, uint32_t *rows)
 {
+	double g1max = -INFINITY, g1fit = -INFINITY, wb;
 	_cand_t best = { 0 };
-	double g1max = 0;
 	int have = 0;
 
 	*rows = 0;
@@ -208,13 +212,17 @@ static _cand_t _search(const _ex_t *x, const dl_hgraph_t *h, double cap,
 				_try(x, h, cap, qa, qb, &best, &have);
 		return best;
 	}
+	wb = h->vwgt[x->v[1]];
 	for (uint32_t q = 0; q < x->K; q++) {
-		if (q == 0 || x->g[1][q] > g1max)
+		if (x->g[1][q] > g1max)
 			g1max = x->g[1][q];
+		if (x->pw[q] + wb <= cap && x->g[1][q] > g1fit)
+			g1fit = x->g[1][q];
 		_try(x, h, cap, q, q, &best, &have);
 	}
 	for (uint32_t qa = 0; qa < x->K; qa++) {
-		_cand_t b = _off_bound(x, h, cap, qa, g1max);
+		_cand_t b = _off_bound(x, h, cap, qa,
+				       best.over == 0 ? g1fit : g1max);
 
 		if (!_before(&b, &best))
 			continue;
