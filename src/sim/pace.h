@@ -16,7 +16,7 @@
  *   - anything else (a file staged, a bounded wait running out, the
  *     clock): at most every AGENT_QUIET_CHANGE_MS, which is S;
  * and a plan sees the agent's window of pending jobs (DL_SIM_PACE_WINDOW).
- * Before (2026-11-30) --agent-cycle paced arrivals and ends at S too, and
+ * Until 2026-12-01 --agent-cycle paced arrivals and ends at S too, and
  * so modelled an agent that cycles far less often than the plugin's under
  * arrivals.  The agent's budget gap (no cycle sooner than twice the last
  * one's wall time, agent_budget_gap_ms()) depends on the host, so it is
