@@ -191,8 +191,8 @@ static uint64_t _digest(const dl_sim_result_t *r)
 
 /* The digest of the last _run() (_digest()). */
 static uint64_t last_digest;
-/* Why the last run's plans were due (pace.h): event, interval, arrival,
- * node; printed "arrival/node/interval/other" for a paced run. */
+/* Why the last run's plans were due (pace.h, dl_sim_pace_why_t), as
+ * "arrival/node/interval/other" for a paced run. */
 static char last_why[64];
 
 /* One run, full plans at most every cycle s (0: at every event, as

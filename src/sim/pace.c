@@ -35,14 +35,27 @@ static double _node_pace(const dl_sim_pace_t *p)
 						  DL_SIM_PACE_NODE_S;
 }
 
+/*
+ * The first rule that makes a plan due at now (pace.h), or -1: none.
+ * dl_sim_pace_due() and dl_sim_pace_why() both read it, so that what is
+ * counted is what was due.
+ */
+static int _rule(const dl_sim_pace_t *p, double now)
+{
+	if (!p->have || p->interval <= 0)
+		return DL_SIM_PACE_EVENT;
+	if (now >= p->last + p->interval)
+		return DL_SIM_PACE_INTERVAL;
+	if (p->agent && p->arrived)
+		return DL_SIM_PACE_ARRIVAL;
+	if (p->agent && p->moved && now >= p->last + _node_pace(p))
+		return DL_SIM_PACE_NODE;
+	return -1;
+}
+
 int dl_sim_pace_due(const dl_sim_pace_t *p, double now, int force)
 {
-	if (force || !p->have || p->interval <= 0 ||
-	    now >= p->last + p->interval)
-		return 1;
-	if (!p->agent)
-		return 0;
-	return p->arrived || (p->moved && now >= p->last + _node_pace(p));
+	return force || _rule(p, now) >= 0;
 }
 
 size_t dl_sim_pace_window(const dl_sim_pace_t *p, size_t window,
@@ -55,15 +68,9 @@ size_t dl_sim_pace_window(const dl_sim_pace_t *p, size_t window,
 
 dl_sim_pace_why_t dl_sim_pace_why(const dl_sim_pace_t *p, double now)
 {
-	if (!p->have || p->interval <= 0)
-		return DL_SIM_PACE_EVENT;
-	if (now >= p->last + p->interval)
-		return DL_SIM_PACE_INTERVAL;
-	if (p->agent && p->arrived)
-		return DL_SIM_PACE_ARRIVAL;
-	if (p->agent && p->moved && now >= p->last + _node_pace(p))
-		return DL_SIM_PACE_NODE;
-	return DL_SIM_PACE_EVENT;
+	int r = _rule(p, now);
+
+	return r >= 0 ? (dl_sim_pace_why_t)r : DL_SIM_PACE_EVENT;
 }
 
 double dl_sim_pace_next(const dl_sim_pace_t *p)
