@@ -64,7 +64,8 @@
  * at 1,024 nodes about 16 times the events fall in each simulated second,
  * and each plan sees more running jobs.  -c S runs every (seed, round,
  * count) a second time paced as the plugin's agent paces its cycles
- * (dl-sim --agent-cycle S, src/sim/pace.h): an arrival plans at once, a
+ * (dl-sim --agent-cycle S, src/sim/pace.h): an arrival plans at the
+ * agent's next poll (0.01 s later, with the jobs arriving meanwhile), a
  * job's start or end 0.1 s after the last plan at the earliest, anything
  * else (a file staged, a wait run out) S after it; Slurm's pass starts
  * jobs under the last plan's restrictions in between.  It runs right

@@ -10,8 +10,10 @@ void dl_sim_pace_init(dl_sim_pace_t *p, double interval, int agent)
 	p->agent = agent && interval > 0;
 }
 
-void dl_sim_pace_arrival(dl_sim_pace_t *p)
+void dl_sim_pace_arrival(dl_sim_pace_t *p, double now)
 {
+	if (!p->arrived)
+		p->arrived_at = now;
 	p->arrived = 1;
 }
 
@@ -46,7 +48,7 @@ static int _rule(const dl_sim_pace_t *p, double now)
 		return DL_SIM_PACE_EVENT;
 	if (now >= p->last + p->interval)
 		return DL_SIM_PACE_INTERVAL;
-	if (p->agent && p->arrived)
+	if (p->agent && p->arrived && now >= p->arrived_at + DL_SIM_PACE_POLL_S)
 		return DL_SIM_PACE_ARRIVAL;
 	if (p->agent && p->moved && now >= p->last + _node_pace(p))
 		return DL_SIM_PACE_NODE;
@@ -75,7 +77,11 @@ dl_sim_pace_why_t dl_sim_pace_why(const dl_sim_pace_t *p, double now)
 
 double dl_sim_pace_next(const dl_sim_pace_t *p)
 {
-	if (p->agent && p->moved)
-		return p->last + _node_pace(p);
-	return p->last + p->interval;
+	double t = p->last + p->interval;
+
+	if (p->agent && p->moved && p->last + _node_pace(p) < t)
+		t = p->last + _node_pace(p);
+	if (p->agent && p->arrived && p->arrived_at + DL_SIM_PACE_POLL_S < t)
+		t = p->arrived_at + DL_SIM_PACE_POLL_S;
+	return t;
 }

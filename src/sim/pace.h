@@ -9,8 +9,13 @@
  * --agent-cycle S paces plans as the plugin's agent paces its cycles
  * (src/plugins/common/agent/agent_quiet.h), not uniformly:
  *   - a new job record makes a cycle due at once (the job waits at its
- *     submit gate, and job_submit wakes the agent): an arrival plans in
- *     its own instant;
+ *     submit gate), seen at the agent's next poll: job_submit wakes the
+ *     agent before Slurm makes the job's record, so the agent looks
+ *     again AGENT_POLL_MS later (agent_poll.h).  An arrival plans
+ *     DL_SIM_PACE_POLL_S after it, with the jobs that arrived in
+ *     between (until 2026-12-01, in its own instant: one plan per
+ *     arrival however close they came, at 1,024 nodes 4,999 plans for
+ *     5,000 jobs);
  *   - a node's state (a job started or ended on it) is followed at most
  *     every AGENT_QUIET_NODE_MS: DL_SIM_PACE_NODE_S after the last plan;
  *   - anything else (a file staged, a bounded wait running out, the
@@ -33,6 +38,9 @@
 /* AGENT_QUIET_NODE_MS of agent_quiet.h, in seconds. */
 #define DL_SIM_PACE_NODE_S 0.1
 
+/* AGENT_POLL_MS of agent_poll.h, in seconds. */
+#define DL_SIM_PACE_POLL_S 0.01
+
 /*
  * The agent's planning window (agent_window.h, agent_window_size()) with
  * Slurm's default SchedulerParameters: max(default_queue_depth 100,
@@ -49,6 +57,7 @@ typedef struct dl_sim_pace {
 	int have;        /* a full plan was made */
 	double last;     /* when, simulated seconds */
 	int arrived;     /* a job arrived since that plan */
+	double arrived_at; /* the first such arrival, simulated seconds */
 	int moved;       /* a job started or ended since that plan */
 } dl_sim_pace_t;
 
@@ -73,8 +82,8 @@ size_t dl_sim_pace_window(const dl_sim_pace_t *p, size_t window,
  * event), the agent's rules if agent. */
 void dl_sim_pace_init(dl_sim_pace_t *p, double interval, int agent);
 
-/* dl_sim_pace_arrival - a job arrived. */
-void dl_sim_pace_arrival(dl_sim_pace_t *p);
+/* dl_sim_pace_arrival - a job arrived at now. */
+void dl_sim_pace_arrival(dl_sim_pace_t *p, double now);
 
 /* dl_sim_pace_moved - a job started or ended. */
 void dl_sim_pace_moved(dl_sim_pace_t *p);

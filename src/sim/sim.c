@@ -2079,7 +2079,7 @@ static void _event(_sim_t *s, _ev_t ev)
 	s->res->events++;
 	switch (ev.type) {
 	case EV_ARRIVAL:
-		dl_sim_pace_arrival(&s->pace);
+		dl_sim_pace_arrival(&s->pace, s->now);
 		s->jobs[ev.arg].state = J_PENDING;
 		s->pending[s->phead + s->npending++] = ev.arg;
 		s->arrived++;

@@ -4,7 +4,8 @@
  * slurm dispatch): a job with input that comes between plans starts only
  * once a plan placed it, a job without input is not held, no two full
  * plans come closer than S.  Paced as the plugin's agent (--agent-cycle
- * S): an arrival plans at once, a job's start or end within 0.1 s, the
+ * S): an arrival plans one agent poll later (0.01 s), a job's start or
+ * end within 0.1 s, the
  * rest at S; the option is refused where it would not model the agent.
  */
 #include <math.h>
@@ -75,8 +76,10 @@ static void _cfg(dl_sim_config_t *c, uint32_t nodes, const char *cycle,
  * and starts when it comes.  Paced uniformly at 1 s, the next plan is due
  * at 1: job 2 waits for it, as at the plugin's submit gate; job 3 has
  * nothing to place, is not gated, and starts at 0.6.  Paced as the agent
- * (--agent-cycle 1), job 2's arrival makes a plan due at once, as a new
- * job record makes the agent's cycle due: it starts at 0.5.
+ * (--agent-cycle 1), a plan is due when job 2 comes: no plan has seen
+ * job 1's start at 0 yet, and the node pace (0.1 s) is over, as the
+ * agent's cycle would be due for the node's state: it starts at 0.5.
+ * (The arrival rule on its own: below.)
  */
 START_TEST(test_gate_between_plans)
 {
@@ -125,7 +128,8 @@ START_TEST(test_gate_between_plans)
 
 	/*
 	 * Job 2 at 0.05, before the node pace (0.1) after job 1's start
-	 * would make a plan due: its own arrival does.
+	 * would make a plan due: its own arrival does, one agent poll
+	 * (DL_SIM_PACE_POLL_S) later.
 	 */
 	wl = dl_workload_create("test");
 	ck_assert_int_eq(dl_workload_add_file(wl, "/a", 100000000, -1), 0);
@@ -134,7 +138,8 @@ START_TEST(test_gate_between_plans)
 	fx_sim_job(wl, 2, 0.05, 1.0, &fb, 1);
 	r = fx_sim_run(&c, wl);
 	ck_assert_uint_eq(r->completed, 2);
-	ck_assert_double_eq_tol(r->jobs[1].dispatch, 0.05, EPS);
+	ck_assert_double_eq_tol(r->jobs[1].dispatch,
+				0.05 + DL_SIM_PACE_POLL_S, EPS);
 	dl_sim_result_free(r);
 	dl_workload_destroy(wl);
 }
@@ -229,7 +234,8 @@ END_TEST
 
 /*
  * pace.h on its own: every event plans with no interval; uniformly, only
- * S after the last plan; as the agent, an arrival at once, a start or end
+ * S after the last plan; as the agent, an arrival one poll later
+ * (DL_SIM_PACE_POLL_S), a start or end
  * DL_SIM_PACE_NODE_S after the last plan (never later than S), and the
  * wake-up asked for accordingly.
  */
@@ -246,7 +252,7 @@ START_TEST(test_pace_rules)
 	dl_sim_pace_init(&p, 1, 0);
 	ck_assert(dl_sim_pace_due(&p, 3, 0)); /* no plan yet */
 	dl_sim_pace_planned(&p, 3);
-	dl_sim_pace_arrival(&p);
+	dl_sim_pace_arrival(&p, 3.1);
 	dl_sim_pace_moved(&p);
 	ck_assert(!dl_sim_pace_due(&p, 3.5, 0));
 	ck_assert(dl_sim_pace_due(&p, 3.5, 1));
@@ -263,11 +269,20 @@ START_TEST(test_pace_rules)
 	ck_assert(dl_sim_pace_due(&p, 3 + DL_SIM_PACE_NODE_S, 0));
 	dl_sim_pace_planned(&p, 3.2);
 	ck_assert(!dl_sim_pace_due(&p, 3.21, 0));
-	dl_sim_pace_arrival(&p);
-	ck_assert(dl_sim_pace_due(&p, 3.21, 0));
-	dl_sim_pace_planned(&p, 3.21);
-	ck_assert(!dl_sim_pace_due(&p, 3.22, 0));
-	ck_assert(dl_sim_pace_due(&p, 4.21, 0));
+	/*
+	 * Arrivals: the first since the plan makes one due a poll after
+	 * it, and the ones in between join that plan.
+	 */
+	dl_sim_pace_arrival(&p, 3.21);
+	ck_assert(!dl_sim_pace_due(&p, 3.21, 0));
+	dl_sim_pace_arrival(&p, 3.215);
+	ck_assert_double_eq(dl_sim_pace_next(&p), 3.21 + DL_SIM_PACE_POLL_S);
+	ck_assert(dl_sim_pace_due(&p, 3.21 + DL_SIM_PACE_POLL_S, 0));
+	ck_assert_int_eq(dl_sim_pace_why(&p, 3.21 + DL_SIM_PACE_POLL_S),
+			 DL_SIM_PACE_ARRIVAL);
+	dl_sim_pace_planned(&p, 3.22);
+	ck_assert(!dl_sim_pace_due(&p, 3.23, 0));
+	ck_assert(dl_sim_pace_due(&p, 4.25, 0));
 
 	/* A cycle shorter than the node pace bounds it. */
 	dl_sim_pace_init(&p, 0.05, 1);
