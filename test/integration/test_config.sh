@@ -108,4 +108,49 @@ dl_cluster_wait_jobs_done 60
 dl_t_eq "jobs run with no partitioner helper at all" COMPLETED "$(dl_cluster_job_field "$id" JobState)"
 dl_t_check "the missing helper is reported" \
 	dl_t_wait_until 10 grep -q "partitioner helper failed, greedy plan used" "$log"
+
+# --- 5. scontrol setdebug is no reconfiguration, under either entry point --
+# Slurm moves slurm.conf's stamp for setdebug and setdebugflags as for a
+# reconfigure.  The agent took them for one: it made its policy anew (the
+# partitioner helper restarted), reloaded its state file and restarted the
+# node channel (agent_reconf.h).  A changed file is still applied.
+_policy_lines() { grep -c "policy online-hps, eviction" "$log" || true; }
+_helper() { pgrep -P "$ctld" -f dl-partitiond | head -1 || true; }
+for mode in sched plugstack; do
+	dl_cluster_stop
+	export DL_SCHED_TYPE=sched/datalocality DL_JOB_SUBMIT=datalocality
+	unset DL_CLUSTER_EXTRA_CONF
+	[ "$mode" = plugstack ] && dl_t_plugstack
+	dl_cluster_init
+	printf 'Policy=online-hps\n' >"$DL_CLUSTER_DIR/etc/datalocality.conf"
+	dl_cluster_start
+	log=$(dl_cluster_log_ctld)
+	ctld=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$DL_CLUSTER_DIR/run/harness.pids")
+	dl_t_check "$mode: datalocality.conf read at start" \
+		dl_t_wait_until 20 grep -q "policy online-hps, eviction" "$log"
+	dl_t_check "$mode: the partitioner helper runs" \
+		dl_t_wait_until 20 bash -c "pgrep -P $ctld -f dl-partitiond >/dev/null"
+	helper=$(_helper)
+	n=$(_policy_lines)
+	# slurm.conf's stamp counts whole seconds: move it in a later one
+	# than the start's, or the agent has nothing to see.
+	sleep 1.5
+	scontrol setdebug debug
+	scontrol setdebugflags +Protocol
+	scontrol setdebugflags -Protocol
+	id=$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname --wrap true)
+	dl_cluster_wait_jobs_done 60
+	dl_t_eq "$mode: a job runs after setdebug" COMPLETED \
+		"$(dl_cluster_job_field "$id" JobState)"
+	dl_t_check "$mode: setdebug's stamp seen and left alone" \
+		dl_t_wait_until 10 grep -q "nothing to reconfigure" "$log"
+	dl_t_eq "$mode: setdebug does not read datalocality.conf again" "$n" \
+		"$(_policy_lines)"
+	dl_t_eq "$mode: setdebug keeps the partitioner helper" "$helper" "$(_helper)"
+	printf 'Policy=online-hps\nCacheCapacity=1G\n' \
+		>"$DL_CLUSTER_DIR/etc/datalocality.conf"
+	scontrol reconfigure
+	dl_t_check "$mode: a reconfigure with a changed file applies it" \
+		dl_t_wait_until 30 grep -q "policy online-hps, eviction value, cache capacity set" "$log"
+done
 dl_t_summary

@@ -59,6 +59,7 @@ int main(void)
 	srunner_add_suite(sr, make_agent_ended_suite());
 	srunner_add_suite(sr, make_agent_snapfp_suite());
 	srunner_add_suite(sr, make_agent_fnv_suite());
+	srunner_add_suite(sr, make_agent_reconf_suite());
 	srunner_add_suite(sr, make_options_suite());
 	srunner_add_suite(sr, make_stats_suite());
 	srunner_add_suite(sr, make_zoo_suite());

@@ -39,6 +39,7 @@ Suite *make_agent_poll_suite(void);
 Suite *make_agent_ended_suite(void);
 Suite *make_agent_snapfp_suite(void);
 Suite *make_agent_fnv_suite(void);
+Suite *make_agent_reconf_suite(void);
 Suite *make_options_suite(void);
 Suite *make_stats_suite(void);
 Suite *make_zoo_suite(void);

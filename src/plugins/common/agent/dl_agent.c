@@ -52,6 +52,7 @@
 #include "agent_place.h"
 #include "agent_prefetch.h"
 #include "agent_quiet.h"
+#include "agent_reconf.h"
 #include "agent_peek.h"
 #include "agent_poll.h"
 #include "agent_snapfp.h"
@@ -1308,6 +1309,63 @@ static int64_t _run_due(const char *why, int64_t now, int64_t due_since)
 	return end + agent_budget_gap_ms(end - begin);
 }
 
+/* No stamp of slurm.conf seen yet (a stamp is a time, never negative). */
+#define RECONF_NEVER ((time_t)-1)
+
+/*
+ * The fingerprint of what _apply_reconfig() reads (agent_reconf.h):
+ * datalocality.conf's bytes, the node table's names, SchedulerParameters,
+ * JobSubmitPlugins and SlurmUser.  Takes the conf and node read locks.
+ */
+static uint64_t _conf_fp(void)
+{
+	slurmctld_lock_t conf_lock = { .conf = READ_LOCK, .node = READ_LOCK };
+	uint64_t h = AGENT_FNV_BASIS;
+	node_record_t *node_ptr;
+	char *path;
+	int i;
+
+	lock_slurmctld(conf_lock);
+	path = get_extra_conf_path("datalocality.conf");
+	h = agent_reconf_file(h, path);
+	xfree(path);
+	h = agent_fnv_u64(h, (uint64_t)node_record_count);
+	for (i = 0; (node_ptr = next_node(&i)); i++)
+		h = agent_reconf_str(h, node_ptr->name);
+	h = agent_reconf_str(h, slurm_conf.sched_params);
+	h = agent_reconf_str(h, slurm_conf.job_submit_plugins);
+	h = agent_fnv_u64(h, (uint64_t)slurm_conf.slurm_user_id);
+	unlock_slurmctld(conf_lock);
+	return h;
+}
+
+/*
+ * Whether a reconfiguration is to be applied (agent_reconf.h): the first
+ * time (*seen RECONF_NEVER), or when asked (asked: sched_p_reconfig()) or slurm.conf's
+ * stamp moved, and what a reconfiguration reads changed since *fp, the
+ * fingerprint seen last (updated, as *seen).  Slurm asks for one at
+ * scontrol setdebugflags too, and moves the stamp at setdebug: those
+ * change nothing the agent reads.
+ */
+static bool _reconf_due(bool asked, time_t *seen, uint64_t *fp)
+{
+	uint64_t now_fp;
+	bool first = *seen == RECONF_NEVER;
+
+	if (!first && !asked && slurm_conf.last_update == *seen)
+		return false;
+	*seen = slurm_conf.last_update;
+	now_fp = _conf_fp();
+	if (!first && now_fp == *fp) {
+		debug("%s: %s, but datalocality.conf, the nodes, SchedulerParameters, JobSubmitPlugins and SlurmUser are as they were (scontrol setdebug, setdebugflags): nothing to reconfigure",
+		      pfx, asked ? "Slurm reconfigures its plugins" :
+				   "slurm.conf's stamp moved");
+		return false;
+	}
+	*fp = now_fp;
+	return true;
+}
+
 /*
  * Read datalocality.conf and the nodes again (the first time, and at a
  * reconfigure), load the state file for them, (re)start the node channel
@@ -1346,7 +1404,8 @@ static void *_agent(void *arg)
 	int64_t next_ok = 0, now, due_since = -1;
 	int64_t last_sync = INT64_MIN / 2;
 	int64_t poll_ms = AGENT_POLL_MS;
-	time_t seen_conf = 0;
+	time_t seen_conf = RECONF_NEVER;
+	uint64_t conf_fp = 0;
 	agent_stamps_t cur, prev = { 0 };
 	const char *why;
 	int njobs;
@@ -1358,12 +1417,11 @@ static void *_agent(void *arg)
 	while (_wait(&reconf, &submitted, poll_ms)) {
 		/*
 		 * scontrol reconfigure: sched/datalocality hears of it through
-		 * sched_p_reconfig(), the plugstack entry point only here.
+		 * sched_p_reconfig(), the plugstack entry point only from
+		 * slurm.conf's stamp; either is applied only if what it reads
+		 * changed (_reconf_due()).
 		 */
-		if (slurm_conf.last_update != seen_conf) {
-			reconf = reconf || seen_conf != 0;
-			seen_conf = slurm_conf.last_update;
-		}
+		reconf = _reconf_due(reconf, &seen_conf, &conf_fp);
 		if (reconf)
 			_apply_reconfig();
 		/* What staging found, into AdminComment before jobs end. */

@@ -1,0 +1,119 @@
+/*
+ * check_agent_reconf.c - the fingerprint of what a reconfiguration reads
+ * (agent_reconf.h): the same bytes give the same value, any change to
+ * them (a byte, a line added, the file removed or emptied) another, and
+ * a list of strings hashes as a list.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check_suites.h"
+#include "agent_fnv.h"
+#include "agent_reconf.h"
+
+/* Write text to a new temporary file; RET its path (free()). */
+static char *_file(const char *text)
+{
+	char *path = strdup("/tmp/check_reconf.XXXXXX");
+	int fd;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(path);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static uint64_t _fp(const char *path)
+{
+	return agent_reconf_file(AGENT_FNV_BASIS, path);
+}
+
+static void _rewrite(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(test_reconf_file)
+{
+	const char *conf = "Policy=online-hps\nCacheCapacity=1G\n";
+	char *path = _file(conf);
+	uint64_t a = _fp(path), big;
+	char *large;
+	size_t i;
+
+	/* Read twice, unchanged: one value (a setdebug changes nothing). */
+	ck_assert_uint_eq(_fp(path), a);
+	_rewrite(path, "Policy=online-hps\nCacheCapacity=2G\n");
+	ck_assert_uint_ne(_fp(path), a);
+	_rewrite(path, conf);
+	ck_assert_uint_eq(_fp(path), a);
+	_rewrite(path, "Policy=online-hps\nCacheCapacity=1G\n\n");
+	ck_assert_uint_ne(_fp(path), a);
+	_rewrite(path, "");
+	ck_assert_uint_ne(_fp(path), a);
+	/* Empty and removed are different changes. */
+	big = _fp(path);
+	unlink(path);
+	ck_assert_uint_ne(_fp(path), big);
+	ck_assert_uint_ne(_fp(path), a);
+	ck_assert_uint_eq(_fp(NULL), _fp(path));
+	free(path);
+
+	/* Past one read's buffer: a change in the last byte counts. */
+	large = malloc(10001);
+	ck_assert_ptr_nonnull(large);
+	for (i = 0; i < 10000; i++)
+		large[i] = (char)('a' + i % 26);
+	large[10000] = '\0';
+	path = _file(large);
+	a = _fp(path);
+	large[9999] = 'Z';
+	_rewrite(path, large);
+	ck_assert_uint_ne(_fp(path), a);
+	unlink(path);
+	free(path);
+	free(large);
+}
+
+END_TEST
+
+START_TEST(test_reconf_str)
+{
+	uint64_t h0 = AGENT_FNV_BASIS;
+
+	ck_assert_uint_eq(agent_reconf_str(h0, "node1"),
+			  agent_reconf_str(h0, "node1"));
+	ck_assert_uint_ne(agent_reconf_str(h0, "node1"),
+			  agent_reconf_str(h0, "node2"));
+	ck_assert_uint_ne(agent_reconf_str(h0, NULL),
+			  agent_reconf_str(h0, ""));
+	/* A list, not the concatenation of its strings. */
+	ck_assert_uint_ne(agent_reconf_str(agent_reconf_str(h0, "ab"), "c"),
+			  agent_reconf_str(agent_reconf_str(h0, "a"), "bc"));
+	/* Order counts: node names in another order are another table. */
+	ck_assert_uint_ne(agent_reconf_str(agent_reconf_str(h0, "n1"), "n2"),
+			  agent_reconf_str(agent_reconf_str(h0, "n2"), "n1"));
+}
+
+END_TEST
+
+Suite *make_agent_reconf_suite(void)
+{
+	Suite *s = suite_create("agent_reconf");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_reconf_file);
+	tcase_add_test(tc, test_reconf_str);
+	suite_add_tcase(s, tc);
+	return s;
+}
