@@ -1341,11 +1341,11 @@ static uint64_t _conf_fp(void)
 
 /*
  * Whether a reconfiguration is to be applied (agent_reconf.h): the first
- * time (*seen RECONF_NEVER), or when asked (asked: sched_p_reconfig()) or slurm.conf's
- * stamp moved, and what a reconfiguration reads changed since *fp, the
- * fingerprint seen last (updated, as *seen).  Slurm asks for one at
- * scontrol setdebugflags too, and moves the stamp at setdebug: those
- * change nothing the agent reads.
+ * time (*seen RECONF_NEVER); else when asked (sched_p_reconfig()) or
+ * slurm.conf's stamp moved, and what a reconfiguration reads changed
+ * since *fp, the fingerprint seen last (updated, as *seen).  Slurm asks
+ * for one at scontrol setdebugflags too, and moves the stamp at
+ * setdebug: those change nothing the agent reads.
  */
 static bool _reconf_due(bool asked, time_t *seen, uint64_t *fp)
 {
