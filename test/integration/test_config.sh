@@ -133,7 +133,8 @@ for mode in sched plugstack; do
 	helper=$(_helper)
 	n=$(_policy_lines)
 	# slurm.conf's stamp counts whole seconds: move it in a later one
-	# than the start's, or the agent has nothing to see.
+	# than the start's, or the agent sees no move to report (only a
+	# look at the file once that second is over, agent_reconf.h).
 	sleep 1.5
 	scontrol setdebug debug
 	scontrol setdebugflags +Protocol

@@ -2,7 +2,7 @@
  * check_agent_reconf.c - the fingerprint of what a reconfiguration reads
  * (agent_reconf.h): the same bytes give the same value, any change to
  * them (a byte, a line added, the file removed or emptied) another, and
- * a list of strings hashes as a list.
+ * a list of strings hashes as a list; and when it is taken and applied.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +107,54 @@ START_TEST(test_reconf_str)
 
 END_TEST
 
+/*
+ * When to take the fingerprint and what to do with it: the first look
+ * applies; a stamp's move or a request with the same fingerprint is
+ * "same" (said, nothing done); a changed fingerprint applies; a stamp
+ * seen in its own second is looked at once more after it, which finds
+ * a reconfiguration later in that second (the stamp, in seconds, did
+ * not move for it).
+ */
+START_TEST(test_reconf_decide)
+{
+	agent_reconf_t r = { 0 };
+
+	ck_assert(agent_reconf_look(&r, false, 100, 100));
+	ck_assert_int_eq(agent_reconf_seen(&r, false, 100, 100, 7),
+			 AGENT_RECONF_APPLY);
+	/* setdebug in the same second: the stamp did not move. */
+	ck_assert(!agent_reconf_look(&r, false, 100, 100));
+	/* The second is over: one more look, by the fingerprint alone. */
+	ck_assert(agent_reconf_look(&r, false, 100, 101));
+	ck_assert_int_eq(agent_reconf_seen(&r, false, 100, 101, 7),
+			 AGENT_RECONF_NONE);
+	ck_assert(!agent_reconf_look(&r, false, 100, 102));
+	/* setdebug: the stamp moves, nothing changed. */
+	ck_assert(agent_reconf_look(&r, false, 105, 106));
+	ck_assert_int_eq(agent_reconf_seen(&r, false, 105, 106, 7),
+			 AGENT_RECONF_SAME);
+	ck_assert(!agent_reconf_look(&r, false, 105, 107));
+	/* setdebugflags: Slurm asks, nothing changed. */
+	ck_assert(agent_reconf_look(&r, true, 105, 107));
+	ck_assert_int_eq(agent_reconf_seen(&r, true, 105, 107, 7),
+			 AGENT_RECONF_SAME);
+	/* A reconfigure that changed the file. */
+	ck_assert(agent_reconf_look(&r, false, 110, 110));
+	ck_assert_int_eq(agent_reconf_seen(&r, false, 110, 110, 8),
+			 AGENT_RECONF_APPLY);
+	/*
+	 * Seen in its own second (110), then reconfigured with another
+	 * file in that same second: found once the second is over.
+	 */
+	ck_assert(!agent_reconf_look(&r, false, 110, 110));
+	ck_assert(agent_reconf_look(&r, false, 110, 111));
+	ck_assert_int_eq(agent_reconf_seen(&r, false, 110, 111, 9),
+			 AGENT_RECONF_APPLY);
+	ck_assert(!agent_reconf_look(&r, false, 110, 112));
+}
+
+END_TEST
+
 Suite *make_agent_reconf_suite(void)
 {
 	Suite *s = suite_create("agent_reconf");
@@ -114,6 +162,7 @@ Suite *make_agent_reconf_suite(void)
 
 	tcase_add_test(tc, test_reconf_file);
 	tcase_add_test(tc, test_reconf_str);
+	tcase_add_test(tc, test_reconf_decide);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -36,3 +36,26 @@ uint64_t agent_reconf_str(uint64_t h, const char *s)
 		return agent_fnv_u64(h, RECONF_MISSING);
 	return agent_fnv_u64(agent_fnv_str(h, s), strlen(s));
 }
+
+bool agent_reconf_look(const agent_reconf_t *r, bool asked, int64_t stamp,
+		       int64_t now)
+{
+	return !r->known || asked || stamp != r->seen ||
+	       (r->recheck && now > r->seen);
+}
+
+agent_reconf_what_t agent_reconf_seen(agent_reconf_t *r, bool asked,
+				      int64_t stamp, int64_t now,
+				      uint64_t fp)
+{
+	bool first = !r->known, moved = first || stamp != r->seen;
+	bool changed = first || fp != r->fp;
+
+	r->known = true;
+	r->seen = stamp;
+	r->recheck = now <= stamp;
+	r->fp = fp;
+	if (changed)
+		return AGENT_RECONF_APPLY;
+	return asked || moved ? AGENT_RECONF_SAME : AGENT_RECONF_NONE;
+}

@@ -33,7 +33,53 @@
 #ifndef AGENT_RECONF_H
 #define AGENT_RECONF_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+/*
+ * What the agent has seen of slurm.conf's stamp and of the fingerprint.
+ * Slurm's stamp counts whole seconds: a reconfiguration later in the
+ * second the stamp was seen in leaves it as it was.  So a stamp seen in
+ * its own second is looked at once more when that second is over
+ * (recheck), by its fingerprint alone, as agent_quiet.h does with the
+ * job stamp; without that, a reconfiguration in the same second as the
+ * one before, or as slurmctld's start, waited for the next move of the
+ * stamp, under the plugstack entry point possibly for ever.
+ */
+typedef struct agent_reconf {
+	bool known;     /* a stamp was seen (false: apply at once) */
+	int64_t seen;   /* the stamp, seconds */
+	bool recheck;   /* seen within its own second: look again after */
+	uint64_t fp;    /* the fingerprint then */
+} agent_reconf_t;
+
+/* What agent_reconf_seen() found. */
+typedef enum {
+	AGENT_RECONF_NONE,   /* nothing moved: nothing to do */
+	AGENT_RECONF_APPLY,  /* what the agent reads changed: reconfigure */
+	AGENT_RECONF_SAME,   /* asked, or the stamp moved, and nothing it
+			      * reads changed: say so, do nothing */
+} agent_reconf_what_t;
+
+/*
+ * agent_reconf_look - whether to take the fingerprint at wall second
+ * now, with slurm.conf's stamp at stamp: the first time, when asked
+ * (sched_p_reconfig()), when the stamp moved, or for the recheck once
+ * the stamp's second is over.
+ */
+bool agent_reconf_look(const agent_reconf_t *r, bool asked, int64_t stamp,
+		       int64_t now);
+
+/*
+ * agent_reconf_seen - after agent_reconf_look() said so, the fingerprint
+ * fp taken at wall second now with the stamp at stamp: r updated, and
+ * RET what to do.  The first look applies (the agent reads its
+ * configuration at start); a recheck that finds nothing changed is
+ * AGENT_RECONF_NONE, not SAME (nothing asked for it).
+ */
+agent_reconf_what_t agent_reconf_seen(agent_reconf_t *r, bool asked,
+				      int64_t stamp, int64_t now,
+				      uint64_t fp);
 
 /*
  * agent_reconf_file - the bytes of the file at path into fingerprint h

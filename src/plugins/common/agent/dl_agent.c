@@ -1309,9 +1309,6 @@ static int64_t _run_due(const char *why, int64_t now, int64_t due_since)
 	return end + agent_budget_gap_ms(end - begin);
 }
 
-/* No stamp of slurm.conf seen yet (a stamp is a time, never negative). */
-#define RECONF_NEVER ((time_t)-1)
-
 /*
  * The fingerprint of what _apply_reconfig() reads (agent_reconf.h):
  * datalocality.conf's bytes, the node table's names, SchedulerParameters,
@@ -1341,29 +1338,26 @@ static uint64_t _conf_fp(void)
 
 /*
  * Whether a reconfiguration is to be applied (agent_reconf.h): the first
- * time (*seen RECONF_NEVER); else when asked (sched_p_reconfig()) or
- * slurm.conf's stamp moved, and what a reconfiguration reads changed
- * since *fp, the fingerprint seen last (updated, as *seen).  Slurm asks
- * for one at scontrol setdebugflags too, and moves the stamp at
- * setdebug: those change nothing the agent reads.
+ * time; else when asked (sched_p_reconfig()) or slurm.conf's stamp moved
+ * (or its second, seen, is over), and what a reconfiguration reads
+ * changed since r last saw it.  Slurm asks for one at scontrol
+ * setdebugflags too, and moves the stamp at setdebug: those change
+ * nothing the agent reads.
  */
-static bool _reconf_due(bool asked, time_t *seen, uint64_t *fp)
+static bool _reconf_due(bool asked, agent_reconf_t *r)
 {
-	uint64_t now_fp;
-	bool first = *seen == RECONF_NEVER;
+	int64_t stamp = (int64_t)slurm_conf.last_update;
+	int64_t now = (int64_t)time(NULL);
+	agent_reconf_what_t what;
 
-	if (!first && !asked && slurm_conf.last_update == *seen)
+	if (!agent_reconf_look(r, asked, stamp, now))
 		return false;
-	*seen = slurm_conf.last_update;
-	now_fp = _conf_fp();
-	if (!first && now_fp == *fp) {
+	what = agent_reconf_seen(r, asked, stamp, now, _conf_fp());
+	if (what == AGENT_RECONF_SAME)
 		debug("%s: %s, but datalocality.conf, the nodes, SchedulerParameters, JobSubmitPlugins and SlurmUser are as they were (scontrol setdebug, setdebugflags): nothing to reconfigure",
 		      pfx, asked ? "Slurm reconfigures its plugins" :
 				   "slurm.conf's stamp moved");
-		return false;
-	}
-	*fp = now_fp;
-	return true;
+	return what == AGENT_RECONF_APPLY;
 }
 
 /*
@@ -1404,8 +1398,7 @@ static void *_agent(void *arg)
 	int64_t next_ok = 0, now, due_since = -1;
 	int64_t last_sync = INT64_MIN / 2;
 	int64_t poll_ms = AGENT_POLL_MS;
-	time_t seen_conf = RECONF_NEVER;
-	uint64_t conf_fp = 0;
+	agent_reconf_t conf_seen = { 0 };
 	agent_stamps_t cur, prev = { 0 };
 	const char *why;
 	int njobs;
@@ -1421,7 +1414,7 @@ static void *_agent(void *arg)
 		 * slurm.conf's stamp; either is applied only if what it reads
 		 * changed (_reconf_due()).
 		 */
-		reconf = _reconf_due(reconf, &seen_conf, &conf_fp);
+		reconf = _reconf_due(reconf, &conf_seen);
 		if (reconf)
 			_apply_reconfig();
 		/* What staging found, into AdminComment before jobs end. */
