@@ -474,10 +474,11 @@ static const _opt_t opts[] = {
 	NUM("agent-cycle", "S", agent_cycle, 0.001, DL_SIM_AGENT_CYCLE_MAX, 0,
 	    "plan as the plugin's agent paces its cycles: a\n"
 	    "new job at the agent's next poll (0.01 s), a\n"
-	    "job's start or end within 0.1 s, anything else (a file staged, a wait run\n"
-	    "out) at most every S s (the agent's 1 s); in\n"
-	    "between, Slurm starts jobs under the last plan's\n"
-	    "restrictions (S <= 3, the gate's least bound).\n"
+	    "job's start or end within 0.1 s, anything else\n"
+	    "(a file staged, a wait run out) at most every\n"
+	    "S s (the agent's 1 s); in between, Slurm\n"
+	    "starts jobs under the last plan's restrictions\n"
+	    "(S <= 3, the gate's least bound).\n"
 	    "Sets --replan-min-interval; --dispatch slurm only"),
 	FLAG("check", cfg.check, 1,
 	     "verify invariants (cache capacity) as it runs"),

@@ -1,6 +1,7 @@
 /* pace.c - when dl-sim's next full plan is due (pace.h). */
 #include "pace.h"
 
+#include <math.h>
 #include <string.h>
 
 void dl_sim_pace_init(dl_sim_pace_t *p, double interval, int agent)
@@ -37,6 +38,20 @@ static double _node_pace(const dl_sim_pace_t *p)
 						  DL_SIM_PACE_NODE_S;
 }
 
+/* When the agent's rules make a plan due for an arrival, for a job that
+ * moved (INFINITY: not at all).  _rule() and dl_sim_pace_next() both
+ * read them. */
+static double _arrival_at(const dl_sim_pace_t *p)
+{
+	return p->agent && p->arrived ? p->arrived_at + DL_SIM_PACE_POLL_S :
+					INFINITY;
+}
+
+static double _node_at(const dl_sim_pace_t *p)
+{
+	return p->agent && p->moved ? p->last + _node_pace(p) : INFINITY;
+}
+
 /*
  * The first rule that makes a plan due at now (pace.h), or -1: none.
  * dl_sim_pace_due() and dl_sim_pace_why() both read it, so that what is
@@ -48,9 +63,9 @@ static int _rule(const dl_sim_pace_t *p, double now)
 		return DL_SIM_PACE_EVENT;
 	if (now >= p->last + p->interval)
 		return DL_SIM_PACE_INTERVAL;
-	if (p->agent && p->arrived && now >= p->arrived_at + DL_SIM_PACE_POLL_S)
+	if (now >= _arrival_at(p))
 		return DL_SIM_PACE_ARRIVAL;
-	if (p->agent && p->moved && now >= p->last + _node_pace(p))
+	if (now >= _node_at(p))
 		return DL_SIM_PACE_NODE;
 	return -1;
 }
@@ -77,11 +92,5 @@ dl_sim_pace_why_t dl_sim_pace_why(const dl_sim_pace_t *p, double now)
 
 double dl_sim_pace_next(const dl_sim_pace_t *p)
 {
-	double t = p->last + p->interval;
-
-	if (p->agent && p->moved && p->last + _node_pace(p) < t)
-		t = p->last + _node_pace(p);
-	if (p->agent && p->arrived && p->arrived_at + DL_SIM_PACE_POLL_S < t)
-		t = p->arrived_at + DL_SIM_PACE_POLL_S;
-	return t;
+	return fmin(p->last + p->interval, fmin(_node_at(p), _arrival_at(p)));
 }

@@ -154,8 +154,7 @@ typedef struct dl_sim_config {
 	 * With replan_min_interval: pace the plans as the agent paces its
 	 * cycles (pace.h; dl-sim --agent-cycle): an arrival plans one agent
 	 * poll later (DL_SIM_PACE_POLL_S), a job's start or end within
-	 * DL_SIM_PACE_NODE_S.  0: every change
-	 * waits for the interval.
+	 * DL_SIM_PACE_NODE_S.  0: every change waits for the interval.
 	 */
 	int agent_pace;
 	dl_dispatch_t dispatch;     /* DL_DISPATCH_SLURM */

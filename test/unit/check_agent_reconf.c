@@ -12,28 +12,12 @@
 #include "agent_fnv.h"
 #include "agent_reconf.h"
 
-/* Write text to a new temporary file; RET its path (free()). */
-static char *_file(const char *text)
-{
-	char *path = strdup("/tmp/check_reconf.XXXXXX");
-	int fd;
-	FILE *f;
-
-	ck_assert_ptr_nonnull(path);
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
-
 static uint64_t _fp(const char *path)
 {
 	return agent_reconf_file(AGENT_FNV_BASIS, path);
 }
 
+/* Replace the file at path with text. */
 static void _rewrite(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -41,6 +25,31 @@ static void _rewrite(const char *path, const char *text)
 	ck_assert_ptr_nonnull(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+/* Write text to a new temporary file; RET its path (free()). */
+static char *_file(const char *text)
+{
+	char *path = strdup("/tmp/check_reconf.XXXXXX");
+	int fd;
+
+	ck_assert_ptr_nonnull(path);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	_rewrite(path, text);
+	return path;
+}
+
+/*
+ * agent_reconf_look() must say to look at wall second now with the stamp
+ * at stamp; RET what agent_reconf_seen() then makes of fingerprint fp.
+ */
+static agent_reconf_what_t _look(agent_reconf_t *r, bool asked,
+				 int64_t stamp, int64_t now, uint64_t fp)
+{
+	ck_assert(agent_reconf_look(r, asked, stamp, now));
+	return agent_reconf_seen(r, asked, stamp, now, fp);
 }
 
 START_TEST(test_reconf_file)
@@ -119,37 +128,25 @@ START_TEST(test_reconf_decide)
 {
 	agent_reconf_t r = { 0 };
 
-	ck_assert(agent_reconf_look(&r, false, 100, 100));
-	ck_assert_int_eq(agent_reconf_seen(&r, false, 100, 100, 7),
-			 AGENT_RECONF_APPLY);
+	ck_assert_int_eq(_look(&r, false, 100, 100, 7), AGENT_RECONF_APPLY);
 	/* setdebug in the same second: the stamp did not move. */
 	ck_assert(!agent_reconf_look(&r, false, 100, 100));
 	/* The second is over: one more look, by the fingerprint alone. */
-	ck_assert(agent_reconf_look(&r, false, 100, 101));
-	ck_assert_int_eq(agent_reconf_seen(&r, false, 100, 101, 7),
-			 AGENT_RECONF_NONE);
+	ck_assert_int_eq(_look(&r, false, 100, 101, 7), AGENT_RECONF_NONE);
 	ck_assert(!agent_reconf_look(&r, false, 100, 102));
 	/* setdebug: the stamp moves, nothing changed. */
-	ck_assert(agent_reconf_look(&r, false, 105, 106));
-	ck_assert_int_eq(agent_reconf_seen(&r, false, 105, 106, 7),
-			 AGENT_RECONF_SAME);
+	ck_assert_int_eq(_look(&r, false, 105, 106, 7), AGENT_RECONF_SAME);
 	ck_assert(!agent_reconf_look(&r, false, 105, 107));
 	/* setdebugflags: Slurm asks, nothing changed. */
-	ck_assert(agent_reconf_look(&r, true, 105, 107));
-	ck_assert_int_eq(agent_reconf_seen(&r, true, 105, 107, 7),
-			 AGENT_RECONF_SAME);
+	ck_assert_int_eq(_look(&r, true, 105, 107, 7), AGENT_RECONF_SAME);
 	/* A reconfigure that changed the file. */
-	ck_assert(agent_reconf_look(&r, false, 110, 110));
-	ck_assert_int_eq(agent_reconf_seen(&r, false, 110, 110, 8),
-			 AGENT_RECONF_APPLY);
+	ck_assert_int_eq(_look(&r, false, 110, 110, 8), AGENT_RECONF_APPLY);
 	/*
 	 * Seen in its own second (110), then reconfigured with another
 	 * file in that same second: found once the second is over.
 	 */
 	ck_assert(!agent_reconf_look(&r, false, 110, 110));
-	ck_assert(agent_reconf_look(&r, false, 110, 111));
-	ck_assert_int_eq(agent_reconf_seen(&r, false, 110, 111, 9),
-			 AGENT_RECONF_APPLY);
+	ck_assert_int_eq(_look(&r, false, 110, 111, 9), AGENT_RECONF_APPLY);
 	ck_assert(!agent_reconf_look(&r, false, 110, 112));
 }
 

@@ -5,8 +5,8 @@
  * once a plan placed it, a job without input is not held, no two full
  * plans come closer than S.  Paced as the plugin's agent (--agent-cycle
  * S): an arrival plans one agent poll later (0.01 s), a job's start or
- * end within 0.1 s, the
- * rest at S; the option is refused where it would not model the agent.
+ * end within 0.1 s, the rest at S; the option is refused where it would
+ * not model the agent.
  */
 #include <math.h>
 #include <stdio.h>
@@ -235,9 +235,8 @@ END_TEST
 /*
  * pace.h on its own: every event plans with no interval; uniformly, only
  * S after the last plan; as the agent, an arrival one poll later
- * (DL_SIM_PACE_POLL_S), a start or end
- * DL_SIM_PACE_NODE_S after the last plan (never later than S), and the
- * wake-up asked for accordingly.
+ * (DL_SIM_PACE_POLL_S), a start or end DL_SIM_PACE_NODE_S after the last
+ * plan (never later than S), and the wake-up asked for accordingly.
  */
 START_TEST(test_pace_rules)
 {

@@ -1312,7 +1312,9 @@ static int64_t _run_due(const char *why, int64_t now, int64_t due_since)
 /*
  * The fingerprint of what _apply_reconfig() reads (agent_reconf.h):
  * datalocality.conf's bytes, the node table's names, SchedulerParameters,
- * JobSubmitPlugins and SlurmUser.  Takes the conf and node read locks.
+ * JobSubmitPlugins and SlurmUser.  Takes the conf and node read locks,
+ * and reads the file after them: a slow file system holds no writer of
+ * slurmctld's back.
  */
 static uint64_t _conf_fp(void)
 {
@@ -1324,8 +1326,6 @@ static uint64_t _conf_fp(void)
 
 	lock_slurmctld(conf_lock);
 	path = get_extra_conf_path("datalocality.conf");
-	h = agent_reconf_file(h, path);
-	xfree(path);
 	h = agent_fnv_u64(h, (uint64_t)node_record_count);
 	for (i = 0; (node_ptr = next_node(&i)); i++)
 		h = agent_reconf_str(h, node_ptr->name);
@@ -1333,6 +1333,8 @@ static uint64_t _conf_fp(void)
 	h = agent_reconf_str(h, slurm_conf.job_submit_plugins);
 	h = agent_fnv_u64(h, (uint64_t)slurm_conf.slurm_user_id);
 	unlock_slurmctld(conf_lock);
+	h = agent_reconf_file(h, path);
+	xfree(path);
 	return h;
 }
 
