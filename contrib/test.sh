@@ -13,7 +13,8 @@
 #      freshly built plugins;
 #      and, side by side with them, the same tests on Slurm 24.11.5
 #      (Debian 13's, built from source by contrib/setup-slurm.sh into a
-#      cached prefix, the plugins built against it); the time of each
+#      cached prefix, the plugins built against it, in the background
+#      from the end of step 1 on); the time of each
 #      test is printed at the end of this step, and each step's at the
 #      end;
 #   4. about 110 s of coverage-guided fuzzing (libFuzzer) of every parser of
@@ -116,6 +117,30 @@ if ! build=$(contrib/build.sh "$top/_build/main" | tail -1); then
 	exit 1
 fi
 
+# Slurm 24.11.5 (Debian 13's), built from source into its own prefix
+# (contrib/setup-slurm.sh; cached after the first build, which took
+# 626 s on 2 loaded cores), and the plugins built against it, begun here
+# in the background beside the unit tests: those run one test at a time
+# on one core, and until 2026-12-02 the build waited for them and the
+# integration tests for it (71 of CI's minutes on 2026-12-01).  Only it
+# uses apt-get from here on (the main build above installed the rest).
+# Its output is printed once it is done, before the integration tests.
+S2=24.11.5
+s2_ready=$top/_build/slurm-$S2.ready
+s2_build_out=$top/_build/slurm-$S2.build.out
+rm -f "$s2_ready" "$s2_build_out"
+(
+	t0=$SECONDS
+	s2_src=$(contrib/setup-slurm.sh "$S2" | tail -1) &&
+	s2_prefix=$(contrib/setup-slurm.sh -p "$S2" 2>/dev/null | tail -1) &&
+	build2=$(DL_SLURM_SOURCE="$s2_src" \
+		contrib/build.sh "$top/_build/main-$S2" | tail -1) &&
+	printf '%s\n%s\n' "$s2_prefix" "$build2" >"$s2_ready" &&
+	echo "Slurm $S2 and the plugins for it ready in $((SECONDS - t0)) s"
+) >"$s2_build_out" 2>&1 &
+s2_build_pid=$!
+bg_pids+=("$s2_build_pid")
+
 step "unit tests"
 rm -f "$build/test/unit/check_all.log"
 make -s -C "$build" check >"$build/make-check.out" 2>&1 ||
@@ -195,31 +220,24 @@ stream_load() {
 	fi
 }
 
-# Slurm 24.11.5 (Debian 13's), built from source into its own prefix
-# (contrib/setup-slurm.sh; cached after the first build, which took
-# 626 s on 2 loaded cores), the plugins built against it, and every
-# integration test, as on Debian's Slurm: the two releases differ in what
-# the plugins touch (the scheduler wrapper's entry points, job_submit's
-# job descriptor, hetjobs, array splitting, power saving, accounting), so
-# nothing is taken for granted on one from the other.  test_arrays.sh
-# runs without its side-by-side quality part there
-# (DL_ARRAYS_SIDE_BY_SIDE=0, the same on any release).  Until 2026-12-01
-# only 15 of the 28 ran on 24.11.5, one after the other with 22.05's,
-# for time; side by side, all of them fit (the 13 others passed on
-# 24.11.5 by hand that day).  A failure to build counts as a failure,
-# never as a skip.
-S2=24.11.5
+# Every integration test runs on Slurm 24.11.5 too, as on Debian's
+# Slurm: the two releases differ in what the plugins touch (the
+# scheduler wrapper's entry points, job_submit's job descriptor,
+# hetjobs, array splitting, power saving, accounting), so nothing is
+# taken for granted on one from the other.  test_arrays.sh runs without
+# its side-by-side quality part there (DL_ARRAYS_SIDE_BY_SIDE=0, the
+# same on any release).  Until 2026-12-01 only 15 of the 28 ran on
+# 24.11.5, one after the other with 22.05's, for time; side by side, all
+# of them fit.  A failure to build counts as a failure, never as a skip.
 S2_TESTS="test/cluster/selftest.sh $(echo test/integration/test_*.sh)"
-step "Slurm $S2: build from Debian 13's source (cached), plugins against it"
-t0=$SECONDS
+step "Slurm $S2: its build, begun beside the unit tests"
 s2_out=$top/_build/stream-$S2.out
 s2_counts=$top/_build/stream-$S2.counts
 rm -f "$s2_out" "$s2_counts"
-if s2_src=$(contrib/setup-slurm.sh "$S2" | tail -1) &&
-   s2_prefix=$(contrib/setup-slurm.sh -p "$S2" 2>/dev/null | tail -1) &&
-   build2=$(DL_SLURM_SOURCE="$s2_src" \
-	contrib/build.sh "$top/_build/main-$S2" | tail -1); then
-	echo "Slurm $S2 and the plugins for it ready in $((SECONDS - t0)) s"
+bg_wait "$s2_build_pid"
+s2_rc=$?
+cat "$s2_build_out"
+if [ "$s2_rc" = 0 ] && { read -r s2_prefix && read -r build2; } <"$s2_ready"; then
 	# Its own counts, spinners (killed on its exit) and step names; its
 	# output is printed after the first stream's.
 	(
