@@ -154,4 +154,42 @@ for mode in sched plugstack; do
 	dl_t_check "$mode: a reconfigure with a changed file applies it" \
 		dl_t_wait_until 30 grep -q "policy online-hps, eviction value, cache capacity set" "$log"
 done
+
+# --- 6. from-scratch partitions in the background (partition_bg.h) -------
+# With a fresh partition due at every refined plan (full_every=1, and
+# refine_above=2 so that a short queue is refined), each is made on a
+# thread of slurmctld with a helper of its own while the agent goes on
+# planning, and adopted by a later plan; jobs run as before.  (Whether a
+# refine then starts from it depends on which jobs are still unplaced:
+# check_partition_bg.c tests that.)
+dl_cluster_stop
+export DL_SCHED_TYPE=sched/datalocality DL_JOB_SUBMIT=datalocality
+unset DL_CLUSTER_EXTRA_CONF
+dl_cluster_init
+printf 'Policy=online-hps\nPolicyParameters=full_every=1,refine_above=2\n' \
+	>"$DL_CLUSTER_DIR/etc/datalocality.conf"
+dl_cluster_start
+log=$(dl_cluster_log_ctld)
+ctld=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$DL_CLUSTER_DIR/run/harness.pids")
+dl_t_check "background: datalocality.conf read at start" \
+	dl_t_wait_until 20 grep -q "policy online-hps full_every=1" "$log"
+scontrol setdebug debug
+ids=()
+for i in $(seq 1 16); do
+	f=/etc/hostname
+	((i % 2)) && f=/etc/os-release
+	ids+=("$(sbatch --parsable -o /dev/null --comment="files:$f" --wrap 'sleep 0.3')")
+done
+dl_cluster_wait_jobs_done 120
+ok=0
+for id in "${ids[@]}"; do
+	[ "$(dl_cluster_job_field "$id" JobState)" = COMPLETED ] && ok=$((ok + 1))
+done
+dl_t_eq "background: every job runs" 16 "$ok"
+dl_t_check "background: a partition made in the background is adopted" \
+	dl_t_wait_until 10 grep -q "background partition adopted" "$log"
+dl_t_eq "background: the background has a helper of its own" 2 \
+	"$(pgrep -c -P "$ctld" -f dl-partitiond || true)"
+dl_t_check "background: no helper failed" \
+	bash -c "! grep -q 'helper failed' '$log'"
 dl_t_summary

@@ -35,6 +35,7 @@ int main(void)
 	srunner_add_suite(sr, make_hgraph_suite());
 	srunner_add_suite(sr, make_partition_suite());
 	srunner_add_suite(sr, make_partition_retry_suite());
+	srunner_add_suite(sr, make_partition_bg_suite());
 	srunner_add_suite(sr, make_baselines_suite());
 	srunner_add_suite(sr, make_hjs_suite());
 	srunner_add_suite(sr, make_assignment_suite());

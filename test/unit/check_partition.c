@@ -1835,21 +1835,27 @@ static dl_state_t *_drift_state(dl_cache_t *cache, int by_block)
  * plan mixes every group on every node, and the refinement, held by the
  * balance cap, cannot undo it.  With drift= the refined plan's cut share
  * sets off a from-scratch plan next, which cuts less; with drift=0 the
- * next plan is refined again and cuts no less.
+ * next plan is refined again and cuts no less.  With background=1 (in
+ * dl-sim's deterministic mode, timeout_ms=0) that fresh partition is made
+ * in the background: the next plan still refines, and the one after it
+ * starts from the fresh partition and cuts less.
  */
 START_TEST(test_online_hps_drift)
 {
-	static const char *const params[2] = {
-		"order=priority,refine_above=0,guard=none,guard_wait=none,"
-		"follow=0,exact_free=0,hysteresis=0,drift=0.2",
-		"order=priority,refine_above=0,guard=none,guard_wait=none,"
-		"follow=0,exact_free=0,hysteresis=0,drift=0",
+#define DRIFT_PARAMS                                                         \
+	"order=priority,refine_above=0,guard=none,guard_wait=none,"          \
+	"follow=0,exact_free=0,hysteresis=0,"
+	static const char *const params[3] = {
+		DRIFT_PARAMS "drift=0.2,background=0",
+		DRIFT_PARAMS "drift=0,background=0",
+		DRIFT_PARAMS "drift=0.2,background=1,timeout_ms=0",
 	};
+#undef DRIFT_PARAMS
 
-	for (int d = 0; d < 2; d++) {
+	for (int d = 0; d < 3; d++) {
 		dl_cache_t *cache = dl_cache_create(4, DL_EVICT_VALUE, 1);
 		dl_state_t *a, *b;
-		dl_plan_t *p1 = NULL, *p2 = NULL, *p3 = NULL;
+		dl_plan_t *p1 = NULL, *p2 = NULL, *p3 = NULL, *p4 = NULL;
 		dl_policy_t *pol;
 		char path[32];
 		int err;
@@ -1867,15 +1873,23 @@ START_TEST(test_online_hps_drift)
 		ck_assert_int_eq(dl_policy_plan(pol, a, &p1), 0);
 		ck_assert_int_eq(dl_policy_plan(pol, b, &p2), 0);
 		ck_assert_int_eq(dl_policy_plan(pol, b, &p3), 0);
-		ck_assert_int_eq(p1->fallback + p2->fallback + p3->fallback, 0);
+		ck_assert_int_eq(dl_policy_plan(pol, b, &p4), 0);
+		ck_assert_int_eq(p1->fallback + p2->fallback + p3->fallback +
+					 p4->fallback,
+				 0);
 		ck_assert_uint_gt(p2->cut_bytes, p1->cut_bytes);
 		if (d == 0)
 			ck_assert_uint_lt(p3->cut_bytes, p2->cut_bytes);
 		else
 			ck_assert_uint_ge(p3->cut_bytes, p2->cut_bytes);
+		if (d == 1)
+			ck_assert_uint_ge(p4->cut_bytes, p2->cut_bytes);
+		else
+			ck_assert_uint_lt(p4->cut_bytes, p2->cut_bytes);
 		dl_plan_free(p1);
 		dl_plan_free(p2);
 		dl_plan_free(p3);
+		dl_plan_free(p4);
 		dl_policy_destroy(pol);
 		dl_state_destroy(a);
 		dl_state_destroy(b);

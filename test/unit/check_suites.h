@@ -15,6 +15,7 @@ Suite *make_order_suite(void);
 Suite *make_hgraph_suite(void);
 Suite *make_partition_suite(void);
 Suite *make_partition_retry_suite(void);
+Suite *make_partition_bg_suite(void);
 Suite *make_baselines_suite(void);
 Suite *make_hjs_suite(void);
 Suite *make_assignment_suite(void);

@@ -29,6 +29,14 @@
  *   full_every=<n>           partition from scratch every n plans, and
  *                            whenever over 20% of the pending jobs are
  *                            new since the last plan (50)
+ *   background=0|1           make those from-scratch partitions (but the
+ *                            first, and those of graphs below
+ *                            refine_above) on a thread and helper of their
+ *                            own while plans go on refining; the next
+ *                            refine starts from one once it is done, or,
+ *                            with timeout_ms=0 (dl-sim), at the very next
+ *                            plan, which waits for it (partition_bg.h; 1
+ *                            with order=priority, 0 with order=ect)
  *   drift=<f>                partition from scratch at the next plan when
  *                            a refined plan's cut, as a share of the
  *                            graph's net costs, is more than 1 + f times
@@ -219,6 +227,7 @@
 #include "plan/plan_guard.h"
 #include "plan/plan_head.h"
 #include "plan/plan_home.h"
+#include "partition/partition_bg.h"
 #include "plan/plan_keep.h"
 #include "policy/policy_util.h"
 #include "u64set.h"
@@ -275,6 +284,9 @@ typedef struct {
 	int guard_pressure;     /* only when the caches cannot hold it all */
 	uint32_t prefetch;      /* queued jobs per node to prefetch for */
 	uint32_t since_full;    /* plans since the last from-scratch one */
+	dl__bg_t *bg;           /* background=1: from-scratch partitions on
+				 * their own thread, or NULL */
+	int bg_wait;            /* the next plan waits for bg's partition */
 	double drift;           /* drift=: a refined cut this much over the
 				 * last full one's forces a full plan */
 	double full_ratio;      /* the last full plan's cut / net costs */
@@ -335,7 +347,7 @@ typedef struct {
 	double imb, tmo, np, seed, full, win, starve, above, reuse, pf;
 	double gevery, gpress, gmargin, follow, hyst, wfile, horizon;
 	double exact, exfile, budget, drift, home, hslack, hcheck, gmbig;
-	double gmfile, gmcache, gmsmall, gmsfile, gmshare, imbw;
+	double gmfile, gmcache, gmsmall, gmsfile, gmshare, imbw, bg;
 	char guard[64], gwait[64];
 } _knobs_t;
 
@@ -376,6 +388,12 @@ static void _knobs_default(_knobs_t *k, int order_ect,
 	 * (test/integration/test_dispatch.sh, (e)), which PHG does not.
 	 */
 	k->above = 100;
+	/*
+	 * A from-scratch partition of a large graph is most of a plan's
+	 * time at scale, and slurmctld's agent places nothing while it
+	 * waits: made in the background, a plan's cost is a refine's.
+	 */
+	k->bg = 1;
 	/*
 	 * exact_free=2 solves a graph with one or two pending jobs to place
 	 * (most plans of a short queue) in the library instead of by a
@@ -510,6 +528,7 @@ static int _knobs_parse(_knobs_t *k, const char *params)
 	    dl_params_double(params, "exact_file", 0, 1e6, &k->exfile) ||
 	    dl_params_double(params, "budget", 0, 1e15, &k->budget) ||
 	    dl_params_double(params, "drift", 0, 1e6, &k->drift) ||
+	    dl_params_double(params, "background", 0, 1, &k->bg) ||
 	    dl_params_double(params, "home", 0, 1e6, &k->home) ||
 	    dl_params_double(params, "home_slack", 0, 1e9, &k->hslack) ||
 	    dl_params_double(params, "home_check", 0, 1, &k->hcheck) ||
@@ -636,13 +655,18 @@ static int _create(const char *params, void **priv)
 		o.helper = h->helper;
 	_knobs_apply(h, &k, &o);
 	h->part = dl_partitioner_create(&o);
-	if (!h->part) {
+	h->bg_wait = o.timeout_ms == DL_PARTITION_NO_TIMEOUT;
+	if (h->part && k.bg && h->refine != DL_REFINE_NONE)
+		h->bg = dl__bg_create(&o);
+	if (!h->part || (k.bg && h->refine != DL_REFINE_NONE && !h->bg)) {
 		rc = DL_ENOMEM;
 		goto bad;
 	}
 	*priv = h;
 	return 0;
 bad:
+	dl__bg_destroy(h->bg);
+	dl_partitioner_destroy(h->part);
 	dl__mapper_destroy(h->guard);
 	dl__guard_destroy(h->lguard);
 	dl__guard_destroy(h->wguard);
@@ -656,6 +680,7 @@ static void _destroy(void *priv)
 
 	if (!h)
 		return;
+	dl__bg_destroy(h->bg);
 	dl_partitioner_destroy(h->part);
 	dl__mapper_destroy(h->guard);
 	dl__guard_destroy(h->lguard);
@@ -1193,40 +1218,61 @@ static int _plan_reused(ohps_t *h, const dl_state_t *st, dl_plan_t *plan,
 
 /*
  * The previous partition of g's vertices for a refine (running jobs and
- * anchors fixed, pending jobs their last node's part, -1 if new), or NULL
- * when a fresh partition is due: refine off, a small graph, full_every
- * plans since the last fresh one, or more than a fifth of the free
- * vertices new.  *err: DL_ENOMEM, else unchanged.
+ * anchors fixed, pending jobs their starting node's part, -1 if new), or
+ * NULL when a fresh partition is due now: refine off, a small graph, no
+ * plan yet; and without background=, full_every plans since the last
+ * fresh one, or more than a fifth of the free vertices new.  With it,
+ * those two set *full (a fresh partition to start in the background)
+ * and the plan refines.  *err: DL_ENOMEM, else unchanged.
  */
 static int32_t *_refine_from(ohps_t *h, const dl_state_t *st,
-			     const dl_hgraph_t *g, int *err)
+			     const dl_hgraph_t *g, int *full, int *err)
 {
-	uint32_t nfree = 0, nnew = 0, v;
+	uint32_t nfree = 0, nnew = 0, nbg = 0, v;
 	int32_t *prev;
 
+	*full = 0;
 	if (h->refine == DL_REFINE_NONE || !h->nprev ||
-	    g->nvtx <= h->refine_above || ++h->since_full >= h->full_every)
+	    g->nvtx <= h->refine_above)
 		return NULL;
+	if (++h->since_full >= h->full_every) {
+		if (!h->bg)
+			return NULL;
+		*full = 1;
+	}
 	prev = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*prev));
 	if (!prev) {
 		*err = DL_ENOMEM;
 		return NULL;
 	}
 	for (v = 0; v < g->nvtx; v++) {
+		uint32_t id;
 		int32_t node;
 
 		prev[v] = g->fixed[v];
 		if (prev[v] >= 0 || g->vjob[v] == DL_HG_ANCHOR)
 			continue;
-		node = _prev_node(h, st->jobs[g->vjob[v]].id);
+		/* The background partition's node, else the last plan's. */
+		id = st->jobs[g->vjob[v]].id;
+		node = dl__bg_node(h->bg, id);
+		nbg += node >= 0;
+		if (node < 0)
+			node = _prev_node(h, id);
 		prev[v] = node >= 0 ? g->node_part[node] : -1;
 		nfree++;
 		nnew += prev[v] < 0;
 	}
+	if (nbg)
+		dl__log(DL_LOG_DEBUG,
+			"online-hps: a refine of %u pending jobs starts %u from the background partition",
+			nfree, nbg);
 	/* Too much is new: a fresh partition is worth its time. */
 	if (nnew * 5 > nfree) {
-		free(prev);
-		return NULL;
+		if (!h->bg) {
+			free(prev);
+			return NULL;
+		}
+		*full = 1;
 	}
 	return prev;
 }
@@ -1316,17 +1362,104 @@ out:
 	return rc;
 }
 
-/* A real plan: partition (from scratch, refined or exact), map, follow
- * the data, order, judge by the guards, remember, prefetch. */
+/*
+ * A finished background partition adopted as where the next refine
+ * starts (with timeout_ms=0, the one asked for at the last plan, waited
+ * for); a failed one is dropped.  \return 0 or DL_ENOMEM.
+ */
+static int _bg_adopt(ohps_t *h)
+{
+	dl__bg_adopted_t a;
+	int rc = dl__bg_adopt(h->bg, h->bg_wait, &a);
+
+	if (rc <= 0)
+		return rc;
+	if (a.fallback) {
+		dl__log(DL_LOG_ERROR,
+			"online-hps: background partition: helper failed, the last plan stays where refines start");
+		dl__bg_forget(h->bg);
+		return 0;
+	}
+	h->full_ratio = a.ratio;
+	dl__log(DL_LOG_DEBUG,
+		"online-hps: background partition adopted: %u pending jobs, cut %.0f (%.3f of the net costs), %.3f s",
+		a.jobs, a.cut, a.ratio, a.seconds);
+	return 0;
+}
+
+/*
+ * A from-scratch partition of *g started in the background (*g handed
+ * over), unless one still runs.  \return 0 or DL_ENOMEM.
+ */
+static int _bg_start(ohps_t *h, const dl_state_t *st, dl_hgraph_t **g)
+{
+	int rc;
+
+	if (dl__bg_busy(h->bg))
+		return 0; /* still due: tried again at the next plan */
+	rc = dl__bg_start(h->bg, *g, st, _imbalance_of(h, st));
+	*g = NULL;
+	if (!rc)
+		h->since_full = 0;
+	return rc;
+}
+
+/*
+ * g's parts into part: from scratch or refined (_refine_from()), as
+ * plan->fallback says; *full: a from-scratch one is due in the
+ * background.  \return 0 or DL_E*.
+ */
+static int _partition(ohps_t *h, const dl_state_t *st, const dl_hgraph_t *g,
+		      int32_t *part, dl_plan_t *plan, int *full)
+{
+	dl_partition_stats_t stats;
+	int32_t *prev;
+	int rc = 0, big;
+
+	prev = _refine_from(h, st, g, full, &rc);
+	if (rc)
+		return rc;
+	/* The background's parts served this refine, or a plan from
+	 * scratch made them stale. */
+	dl__bg_forget(h->bg);
+	if (!prev)
+		h->since_full = 0;
+	/* exact_free, unless a few large files dominate (exact_file). */
+	big = h->exact && h->exact_file > 0 &&
+	      _big_file(st, h->exact_file, 1);
+	dl_partitioner_set_exact(h->part, big ? 0 : h->exact);
+	dl_partitioner_set_imbalance(h->part, _imbalance_of(h, st));
+	rc = dl_partitioner_run(h->part, g, prev, part, &stats);
+	if (!rc) {
+		plan->fallback = h->prev_fallback = stats.used_fallback != 0;
+		_drift(h, g, prev != NULL, stats.cut);
+	}
+	free(prev);
+	if (rc)
+		return rc;
+	if (stats.over_budget)
+		dl__log(DL_LOG_INFO,
+			"online-hps: %u vertices x %u parts over the partitioner's work budget: the library's partition (cut %.0f)",
+			g->nvtx, g->nparts, stats.cut);
+	if (stats.used_fallback)
+		dl__log(DL_LOG_ERROR,
+			"online-hps: partitioner helper failed, greedy plan used (cut %.0f)",
+			stats.cut);
+	return 0;
+}
+
+/* A real plan: partition (from scratch, refined or exact; or a finished
+ * background partition refined), map, follow the data, order, judge by
+ * the guards, remember, prefetch. */
 static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 {
 	ohps_t *h = priv;
-	dl_partition_stats_t stats;
 	dl_hgraph_t *g = NULL;
-	int32_t *part = NULL, *prev = NULL;
-	int rc, done, big;
+	int32_t *part = NULL;
+	int rc, done, full = 0;
 
-	if ((rc = _plan_reused(h, st, plan, &done)) || done)
+	if ((rc = _bg_adopt(h)) ||
+	    (rc = _plan_reused(h, st, plan, &done)) || done)
 		return rc ? rc :
 			    dl__plan_prefetch(st, plan, h->prefetch, 0,
 					      DL__PF_QUEUE);
@@ -1336,33 +1469,16 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		return 0; /* no usable node: nobody gets one */
 	if (rc)
 		return rc;
-	rc = 0;
 	part = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*part));
-	prev = _refine_from(h, st, g, &rc);
-	if (!part || rc) {
+	if (!part) {
 		rc = DL_ENOMEM;
 		goto out;
 	}
-	if (!prev)
-		h->since_full = 0;
-	/* exact_free, unless a few large files dominate (exact_file). */
-	big = h->exact && h->exact_file > 0 &&
-	      _big_file(st, h->exact_file, 1);
-	dl_partitioner_set_exact(h->part, big ? 0 : h->exact);
-	dl_partitioner_set_imbalance(h->part, _imbalance_of(h, st));
-	if ((rc = dl_partitioner_run(h->part, g, prev, part, &stats)))
+	if ((rc = _partition(h, st, g, part, plan, &full)))
 		goto out;
-	plan->fallback = h->prev_fallback = stats.used_fallback != 0;
-	_drift(h, g, prev != NULL, stats.cut);
-	if (stats.over_budget)
-		dl__log(DL_LOG_INFO,
-			"online-hps: %u vertices x %u parts over the partitioner's work budget: the library's partition (cut %.0f)",
-			g->nvtx, g->nparts, stats.cut);
-	if (stats.used_fallback)
-		dl__log(DL_LOG_ERROR,
-			"online-hps: partitioner helper failed, greedy plan used (cut %.0f)",
-			stats.cut);
 	_map(st, g, part, plan);
+	if (full && (rc = _bg_start(h, st, &g)))
+		goto out;
 	if (h->follow > 0 && (rc = _follow(h, st, plan)))
 		goto out;
 	if (h->home > 0 && (rc = _home(h, st, plan)))
@@ -1377,7 +1493,6 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 		rc = dl__plan_prefetch(st, plan, h->prefetch, 0,
 				       DL__PF_QUEUE);
 out:
-	free(prev);
 	free(part);
 	dl_hgraph_free(g);
 	return rc;
