@@ -18,6 +18,15 @@ export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"
 export DL_NODES=2
 trap dl_cluster_stop EXIT
 
+# _completed ID... - how many of these jobs COMPLETED.
+_completed() {
+	local id n=0
+	for id in "$@"; do
+		[ "$(dl_cluster_job_field "$id" JobState)" = COMPLETED ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+
 # --- 1. bad values, and the required SchedulerParameters missing ----------
 export DL_SCHED_PARAMS=""
 dl_cluster_init
@@ -91,10 +100,7 @@ for i in 1 2 3; do
 	ids+=("$(sbatch --parsable -o /dev/null --comment=files:/etc/hostname,/etc/passwd --wrap true)")
 done
 dl_cluster_wait_jobs_done 60
-ok=0
-for id in "${ids[@]}"; do
-	[ "$(dl_cluster_job_field "$id" JobState)" = COMPLETED ] && ok=$((ok + 1))
-done
+ok=$(_completed "${ids[@]}")
 dl_t_eq "jobs still run after the helper was killed" 3 "$ok"
 dl_t_check "slurmctld is up after the helper was killed" bash -c 'scontrol ping | grep -q UP'
 # A helper that cannot be started at all: the greedy plan is used.
@@ -181,10 +187,7 @@ for i in $(seq 1 16); do
 	ids+=("$(sbatch --parsable -o /dev/null --comment="files:$f" --wrap 'sleep 0.3')")
 done
 dl_cluster_wait_jobs_done 120
-ok=0
-for id in "${ids[@]}"; do
-	[ "$(dl_cluster_job_field "$id" JobState)" = COMPLETED ] && ok=$((ok + 1))
-done
+ok=$(_completed "${ids[@]}")
 dl_t_eq "background: every job runs" 16 "$ok"
 dl_t_check "background: a partition made in the background is adopted" \
 	dl_t_wait_until 10 grep -q "background partition adopted" "$log"

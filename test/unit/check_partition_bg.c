@@ -52,6 +52,7 @@ static void _clusters(uint32_t nodes, uint32_t groups, uint32_t per)
 		fx_job(1000 + i, files[i % groups], 2, DL_JOB_PENDING, -1);
 }
 
+/* A background whose helper is helper, with HELPER_WAIT_MS to answer. */
 static dl__bg_t *_bg(const char *helper)
 {
 	dl_partition_opts_t o;
@@ -60,8 +61,7 @@ static dl__bg_t *_bg(const char *helper)
 	dl_partition_opts_default(&o);
 	o.helper = helper;
 	o.timeout_ms = HELPER_WAIT_MS;
-	b = dl__bg_create(&o);
-	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(b = dl__bg_create(&o));
 	return b;
 }
 
