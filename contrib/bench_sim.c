@@ -198,10 +198,10 @@ static char last_why[64];
 
 /* One run, full plans at most every cycle s (0: at every event, as
  * dl-sim by default): CPU seconds into *cpu, mean and p95 response, the
- * most jobs pending at once, the plans made and the policy's wall seconds
- * in them into q[0..4]. */
+ * most jobs pending at once, the plans made, the policy's wall seconds in
+ * them and in the longest one into q[0..5]. */
 static int _run(const dl_workload_t *wl, uint32_t nodes, const char *policy,
-		const char *params, double cycle, double *cpu, double q[5])
+		const char *params, double cycle, double *cpu, double q[6])
 {
 	dl_sim_config_t cfg;
 	dl_sim_result_t *r = NULL;
@@ -242,6 +242,7 @@ static int _run(const dl_workload_t *wl, uint32_t nodes, const char *policy,
 	q[2] = (double)r->max_pending;
 	q[3] = (double)r->plans;
 	q[4] = r->plan_seconds;
+	q[5] = r->plan_seconds_max;
 	last_digest = _digest(r);
 	snprintf(last_why, sizeof(last_why), "%zu/%zu/%zu/%zu",
 		 r->plans_why[DL_SIM_PACE_ARRIVAL],
@@ -275,7 +276,7 @@ static int _after(size_t jobs, unsigned seeds, uint32_t nodes,
 
 	for (s = 1; s <= seeds; s++) {
 		dl_workload_t *wl = _trace(jobs, s, nodes);
-		double cpu, q[5];
+		double cpu, q[6];
 		int rc;
 
 		if (!wl)
@@ -284,11 +285,11 @@ static int _after(size_t jobs, unsigned seeds, uint32_t nodes,
 		dl_workload_destroy(wl);
 		if (rc)
 			return 1;
-		printf("seed %u: %u nodes%s: hps-after %.2f CPU s, response mean %.2f p95 %.2f, at most %.0f pending, %.0f plans%s%s%s, digest %016llx\n",
+		printf("seed %u: %u nodes%s: hps-after %.2f CPU s, response mean %.2f p95 %.2f, at most %.0f pending, %.0f plans%s%s%s (%.2f s in them, the longest %.1f ms), digest %016llx\n",
 		       s, nodes, cycle > 0 ? " paced" : "", cpu, q[0], q[1],
 		       q[2], q[3], cycle > 0 ? " (arrival/node/interval/other " : "",
-		       cycle > 0 ? last_why : "", cycle > 0 ? ")" : "",
-		       (unsigned long long)last_digest);
+		       cycle > 0 ? last_why : "", cycle > 0 ? ")" : "", q[4],
+		       q[5] * 1e3, (unsigned long long)last_digest);
 	}
 	return 0;
 }
@@ -354,7 +355,7 @@ static int _round(size_t jobs, unsigned seed, const uint32_t *n,
 			return -1;
 		for (j = 0; j < t->nm; j++) {
 			size_t m = back ? t->nm - 1 - j : j, k = _at(t, row, m, c);
-			double q[5];
+			double q[6];
 
 			if (_run(wl, n[c], "online-hps", params,
 				 m ? t->cycle : 0, &t->cpu[k], q)) {
