@@ -223,11 +223,11 @@
 #include "dl_partition.h"
 #include "dl_place.h"
 #include "dl_policy.h"
+#include "partition/partition_bg.h"
 #include "plan/plan_follow.h"
 #include "plan/plan_guard.h"
 #include "plan/plan_head.h"
 #include "plan/plan_home.h"
-#include "partition/partition_bg.h"
 #include "plan/plan_keep.h"
 #include "policy/policy_util.h"
 #include "u64set.h"
@@ -635,7 +635,7 @@ static int _create(const char *params, void **priv)
 	_knobs_t k;
 	char v[1024];
 	ohps_t *h;
-	int rc = DL_EINVAL;
+	int rc = DL_EINVAL, want_bg;
 
 	h = calloc(1, sizeof(*h));
 	if (!h)
@@ -656,9 +656,11 @@ static int _create(const char *params, void **priv)
 	_knobs_apply(h, &k, &o);
 	h->part = dl_partitioner_create(&o);
 	h->bg_wait = o.timeout_ms == DL_PARTITION_NO_TIMEOUT;
-	if (h->part && k.bg && h->refine != DL_REFINE_NONE)
+	/* Without refines every plan is from scratch: nothing to move. */
+	want_bg = k.bg && h->refine != DL_REFINE_NONE;
+	if (h->part && want_bg)
 		h->bg = dl__bg_create(&o);
-	if (!h->part || (k.bg && h->refine != DL_REFINE_NONE && !h->bg)) {
+	if (!h->part || (want_bg && !h->bg)) {
 		rc = DL_ENOMEM;
 		goto bad;
 	}
