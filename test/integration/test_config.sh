@@ -191,8 +191,10 @@ ok=$(_completed "${ids[@]}")
 dl_t_eq "background: every job runs" 16 "$ok"
 dl_t_check "background: a partition made in the background is adopted" \
 	dl_t_wait_until 10 grep -q "background partition adopted" "$log"
-dl_t_eq "background: the background has a helper of its own" 2 \
-	"$(pgrep -c -P "$ctld" -f dl-partitiond || true)"
+# The plan's helper and the background's (one more only while a dead
+# one is replaced, which the next check would report).
+dl_t_check "background: the background has a helper of its own" \
+	test "$(pgrep -c -P "$ctld" -f dl-partitiond || true)" -ge 2
 dl_t_check "background: no helper failed" \
 	bash -c "! grep -q 'helper failed' '$log'"
 dl_t_summary
