@@ -199,13 +199,15 @@ int dl__bg_adopt(dl__bg_t *b, int wait, dl__bg_adopted_t *a)
 		return 0;
 	_join(b);
 	b->runs++;
-	rc = b->rc;
-	if (rc)
+	if (b->rc) {
+		/* Nothing to adopt; plans go on from the last one. */
 		dl__log(DL_LOG_ERROR,
 			"partitioner: background partition failed: %s",
-			dl_strerror(rc));
-	else
-		rc = _take(b, a);
+			dl_strerror(b->rc));
+		_drop_job(b);
+		return 0;
+	}
+	rc = _take(b, a);
 	_drop_job(b);
 	return rc ? rc : 1;
 }

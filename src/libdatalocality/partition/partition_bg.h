@@ -75,7 +75,8 @@ int dl__bg_start(dl__bg_t *b, dl_hgraph_t *g, const dl_state_t *st,
  * jobs' node, for dl__bg_node(), replacing what was adopted before.
  * IN wait - 1: wait for a running one (deterministic hosts)
  * OUT a - filled when one is adopted
- * \return 1 adopted; 0 none finished (or none asked for); DL_ENOMEM.
+ * \return 1 adopted; 0 none finished, none asked for, or it failed
+ * (logged, dropped); DL_ENOMEM.
  */
 int dl__bg_adopt(dl__bg_t *b, int wait, dl__bg_adopted_t *a);
 

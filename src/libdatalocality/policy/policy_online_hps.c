@@ -1391,19 +1391,24 @@ static int _bg_adopt(ohps_t *h)
 
 /*
  * A from-scratch partition of *g started in the background (*g handed
- * over), unless one still runs.  \return 0 or DL_ENOMEM.
+ * over), unless one still runs.  A start that fails (no memory, no
+ * thread) costs this plan nothing: it is logged and tried again at the
+ * next plan.
  */
-static int _bg_start(ohps_t *h, const dl_state_t *st, dl_hgraph_t **g)
+static void _bg_start(ohps_t *h, const dl_state_t *st, dl_hgraph_t **g)
 {
 	int rc;
 
 	if (dl__bg_busy(h->bg))
-		return 0; /* still due: tried again at the next plan */
+		return; /* still due: tried again at the next plan */
 	rc = dl__bg_start(h->bg, *g, st, _imbalance_of(h, st));
 	*g = NULL;
-	if (!rc)
+	if (rc)
+		dl__log(DL_LOG_ERROR,
+			"online-hps: no background partition: %s",
+			dl_strerror(rc));
+	else
 		h->since_full = 0;
-	return rc;
 }
 
 /*
@@ -1479,8 +1484,8 @@ static int _plan(void *priv, const dl_state_t *st, dl_plan_t *plan)
 	if ((rc = _partition(h, st, g, part, plan, &full)))
 		goto out;
 	_map(st, g, part, plan);
-	if (full && (rc = _bg_start(h, st, &g)))
-		goto out;
+	if (full)
+		_bg_start(h, st, &g);
 	if (h->follow > 0 && (rc = _follow(h, st, plan)))
 		goto out;
 	if (h->home > 0 && (rc = _home(h, st, plan)))
