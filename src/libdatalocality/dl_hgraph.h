@@ -56,6 +56,13 @@ void dl_hgraph_free(dl_hgraph_t *h);
 double dl_hgraph_cut(const dl_hgraph_t *h, const int32_t *part);
 
 /**
+ * dl_hgraph_cut_share - a cut as a share of the sum of h's net costs (the
+ * cut of a partition that put every net's pins in parts of their own), 0
+ * when the nets cost nothing; comparable across graphs of other sizes.
+ */
+double dl_hgraph_cut_share(const dl_hgraph_t *h, double cut);
+
+/**
  * dl_hgraph_imbalance - max part weight / mean part weight - 1.
  */
 double dl_hgraph_imbalance(const dl_hgraph_t *h, const int32_t *part);

@@ -396,6 +396,15 @@ double dl_hgraph_cut(const dl_hgraph_t *h, const int32_t *part)
 	return cut;
 }
 
+double dl_hgraph_cut_share(const dl_hgraph_t *h, double cut)
+{
+	double total = 0;
+
+	for (uint32_t n = 0; n < h->nnets; n++)
+		total += h->ncost[n];
+	return total > 0 ? cut / total : 0;
+}
+
 double dl_hgraph_imbalance(const dl_hgraph_t *h, const int32_t *part)
 {
 	double *w = calloc(h->nparts ? h->nparts : 1, sizeof(*w));

@@ -18,6 +18,11 @@ export DL_PARTITIOND="$DL_BUILD_DIR/dl-partitiond"
 export DL_NODES=2
 trap dl_cluster_stop EXIT
 
+# _ctld_pid - the running cluster's slurmctld, as the harness started it.
+_ctld_pid() {
+	awk '$1 == "slurmctld" { p = $2 } END { print p }' "$DL_CLUSTER_DIR/run/harness.pids"
+}
+
 # _completed ID... - how many of these jobs COMPLETED.
 _completed() {
 	local id n=0
@@ -85,7 +90,7 @@ dl_cluster_wait_jobs_done 60
 dl_t_eq "jobs run after reconfigure" COMPLETED "$(dl_cluster_job_field "$id" JobState)"
 # --- 4. a dead partitioner: plans go on (greedy), slurmctld stays up ------
 # The helper is slurmctld's child; kill exactly that process.
-ctld=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$DL_CLUSTER_DIR/run/harness.pids")
+ctld=$(_ctld_pid)
 cat >"$DL_CLUSTER_DIR/etc/datalocality.conf" <<'CONF'
 Policy=online-hps
 CONF
@@ -131,7 +136,7 @@ for mode in sched plugstack; do
 	printf 'Policy=online-hps\n' >"$DL_CLUSTER_DIR/etc/datalocality.conf"
 	dl_cluster_start
 	log=$(dl_cluster_log_ctld)
-	ctld=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$DL_CLUSTER_DIR/run/harness.pids")
+	ctld=$(_ctld_pid)
 	dl_t_check "$mode: datalocality.conf read at start" \
 		dl_t_wait_until 20 grep -q "policy online-hps, eviction" "$log"
 	dl_t_check "$mode: the partitioner helper runs" \
@@ -176,7 +181,7 @@ printf 'Policy=online-hps\nPolicyParameters=full_every=1,refine_above=2\n' \
 	>"$DL_CLUSTER_DIR/etc/datalocality.conf"
 dl_cluster_start
 log=$(dl_cluster_log_ctld)
-ctld=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$DL_CLUSTER_DIR/run/harness.pids")
+ctld=$(_ctld_pid)
 dl_t_check "background: datalocality.conf read at start" \
 	dl_t_wait_until 20 grep -q "policy online-hps full_every=1" "$log"
 scontrol setdebug debug

@@ -162,7 +162,6 @@ static int _take(dl__bg_t *b, dl__bg_adopted_t *a)
 {
 	const dl_hgraph_t *g = b->g;
 	bg_node_t *n = malloc((g->nvtx ? g->nvtx : 1) * sizeof(*n));
-	double total = 0;
 	size_t k = 0;
 
 	if (!n)
@@ -173,15 +172,12 @@ static int _take(dl__bg_t *b, dl__bg_adopted_t *a)
 			n[k++].node = (int32_t)g->part_node[b->parts[v]];
 		}
 	qsort(n, k, sizeof(*n), _cmp_node);
-	for (uint32_t e = 0; e < g->nnets; e++)
-		total += g->ncost[e];
 	dl__bg_forget(b);
 	b->nodes = n;
 	b->nnodes = k;
 	a->cut = b->stats.cut;
-	a->ratio = total > 0 ? b->stats.cut / total : 0;
+	a->ratio = dl_hgraph_cut_share(g, b->stats.cut);
 	a->jobs = (uint32_t)k;
-	a->fallback = b->stats.used_fallback;
 	a->seconds = b->stats.seconds;
 	return 0;
 }
@@ -199,11 +195,13 @@ int dl__bg_adopt(dl__bg_t *b, int wait, dl__bg_adopted_t *a)
 		return 0;
 	_join(b);
 	b->runs++;
-	if (b->rc) {
-		/* Nothing to adopt; plans go on from the last one. */
+	/* Nothing to adopt: plans go on from the last one.  Greedy's
+	 * parts (the helper failed) are no better than a refine's. */
+	if (b->rc || b->stats.used_fallback) {
 		dl__log(DL_LOG_ERROR,
-			"partitioner: background partition failed: %s",
-			dl_strerror(b->rc));
+			"partitioner: background partition %s; refines go on from the last plan",
+			b->rc ? dl_strerror(b->rc) :
+				"by the greedy fallback (the helper failed)");
 		_drop_job(b);
 		return 0;
 	}
@@ -214,22 +212,12 @@ int dl__bg_adopt(dl__bg_t *b, int wait, dl__bg_adopted_t *a)
 
 int32_t dl__bg_node(const dl__bg_t *b, uint32_t id)
 {
-	size_t lo = 0, hi;
+	const bg_node_t key = { .id = id }, *n;
 
-	if (!b)
+	if (!b || !b->nnodes)
 		return -1;
-	hi = b->nnodes;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->nodes[mid].id == id)
-			return b->nodes[mid].node;
-		if (b->nodes[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	n = bsearch(&key, b->nodes, b->nnodes, sizeof(*n), _cmp_node);
+	return n ? n->node : -1;
 }
 
 void dl__bg_forget(dl__bg_t *b)

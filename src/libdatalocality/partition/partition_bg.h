@@ -4,9 +4,10 @@
  *
  * Online-HPS refines its last plan at most plans and partitions from
  * scratch now and then (full_every=, drift=, many new jobs).  Done in the
- * plan, that partition is the plan's whole cost at scale: at 1,024 parts
- * a request to the helper is 10-100 times a refine, and slurmctld's agent
- * places nothing while it waits.  Here it runs on a thread of its own,
+ * plan, it makes the plan wait, and slurmctld's agent places nothing
+ * while its plan runs: at 1,024 nodes, a third of bench_sim's plans are
+ * from scratch, and moved here they took the policy's time in its plans
+ * from 14 s to 8 s (doc/benchmarks.md).  Here it runs on a thread of its own,
  * with a partitioner (and a dl-partitiond helper) of its own, on a graph
  * the plan hands over, while plans go on refining; once it is done, its
  * parts, as each pending job's node, are where the next refine starts
@@ -38,7 +39,6 @@ typedef struct dl__bg_adopted {
 	double ratio;		/* its cut / the graph's net costs */
 	double cut;
 	uint32_t jobs;		/* pending jobs it placed */
-	int fallback;		/* the helper failed: greedy's parts */
 	double seconds;		/* wall time of the partition */
 } dl__bg_adopted_t;
 
@@ -75,8 +75,9 @@ int dl__bg_start(dl__bg_t *b, dl_hgraph_t *g, const dl_state_t *st,
  * jobs' node, for dl__bg_node(), replacing what was adopted before.
  * IN wait - 1: wait for a running one (deterministic hosts)
  * OUT a - filled when one is adopted
- * \return 1 adopted; 0 none finished, none asked for, or it failed
- * (logged, dropped); DL_ENOMEM.
+ * \return 1 adopted; 0 none finished, none asked for, or it failed or
+ * fell back to greedy because the helper failed (logged, dropped);
+ * DL_ENOMEM.
  */
 int dl__bg_adopt(dl__bg_t *b, int wait, dl__bg_adopted_t *a);
 

@@ -1286,11 +1286,8 @@ static int32_t *_refine_from(ohps_t *h, const dl_state_t *st,
  */
 static void _drift(ohps_t *h, const dl_hgraph_t *g, int refined, double cut)
 {
-	double total = 0, r;
+	double r = dl_hgraph_cut_share(g, cut);
 
-	for (uint32_t n = 0; n < g->nnets; n++)
-		total += g->ncost[n];
-	r = total > 0 ? cut / total : 0;
 	if (!refined) {
 		h->full_ratio = r;
 		return;
@@ -1367,7 +1364,7 @@ out:
 /*
  * A finished background partition adopted as where the next refine
  * starts (with timeout_ms=0, the one asked for at the last plan, waited
- * for); a failed one is dropped.  \return 0 or DL_ENOMEM.
+ * for).  \return 0 or DL_ENOMEM.
  */
 static int _bg_adopt(ohps_t *h)
 {
@@ -1376,12 +1373,6 @@ static int _bg_adopt(ohps_t *h)
 
 	if (rc <= 0)
 		return rc;
-	if (a.fallback) {
-		dl__log(DL_LOG_ERROR,
-			"online-hps: background partition: helper failed, the last plan stays where refines start");
-		dl__bg_forget(h->bg);
-		return 0;
-	}
 	h->full_ratio = a.ratio;
 	dl__log(DL_LOG_DEBUG,
 		"online-hps: background partition adopted: %u pending jobs, cut %.0f (%.3f of the net costs), %.3f s",
