@@ -263,6 +263,71 @@ START_TEST(test_hps_background)
 }
 END_TEST
 
+/*
+ * The new-jobs rule, renew= and renew_gap=: 120 jobs planned, then 40
+ * more arrive (a quarter of the 160 pending), then, at plan 4, 60 more
+ * (27% of 220).  Each time the share passes renew=0.2 a fresh partition
+ * starts in the background and the next plan adopts it: two adoptions
+ * in five plans, unless renew_gap= seconds of the state's clock have not
+ * passed since the first (one), or renew= is off or over 27% (none).
+ */
+START_TEST(test_hps_renew)
+{
+	static const struct {
+		const char *params;
+		double later;	/* seconds on the clock before plan 4 */
+		unsigned adopted;
+	} rows[] = {
+		{ "renew=0.2,renew_gap=0", 0, 2 },
+		{ "renew=0.2,renew_gap=1", 0, 1 },
+		{ "renew=0.2,renew_gap=1", 1, 2 },
+		{ "renew=0", 1, 0 },
+		{ "renew=0.3,renew_gap=0", 1, 0 },
+	};
+	uint32_t f[2];
+
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		char params[256];
+		dl_policy_t *p;
+		int err = 1;
+
+		snprintf(params, sizeof(params),
+			 "order=priority,full_every=1000,drift=0,"
+			 "timeout_ms=0,background=1,%s",
+			 rows[r].params);
+		_clusters(4, 4, 30);
+		f[0] = fx_file("/data/new.0", 1ULL << 30);
+		f[1] = fx_file("/data/new.1", 1ULL << 30);
+		ck_assert_ptr_nonnull(p = dl_policy_create("online-hps",
+							   params, &err));
+		adopted = 0;
+		dl_log_set(_count_adopted, NULL);
+		for (int k = 0; k < 5; k++) {
+			dl_plan_t *plan = NULL;
+			uint32_t n = k == 1 ? 40 : k == 3 ? 60 : 0;
+
+			for (uint32_t i = 0; i < n; i++)
+				fx_job(2000 + 100 * k + i, f, 2,
+				       DL_JOB_PENDING, -1);
+			if (k == 3)
+				fx_state->now += rows[r].later;
+			ck_assert_int_eq(dl_policy_plan(p, fx_state, &plan),
+					 0);
+			ck_assert_int_eq(plan->fallback, 0);
+			dl_plan_free(plan);
+		}
+		dl_log_set(NULL, NULL);
+		ck_assert_msg(adopted == rows[r].adopted, "%s, +%.0f s: %u adopted",
+			      rows[r].params, rows[r].later, adopted);
+		dl_policy_destroy(p);
+		fx_teardown();
+	}
+	ck_assert_ptr_null(dl_policy_create("online-hps", "renew=1.5", NULL));
+	ck_assert_ptr_null(dl_policy_create("online-hps", "renew_gap=-1",
+					    NULL));
+}
+END_TEST
+
 Suite *make_partition_bg_suite(void)
 {
 	Suite *s = suite_create("partition_bg");
@@ -272,6 +337,7 @@ Suite *make_partition_bg_suite(void)
 	tcase_add_test(tc, test_bg_adopt_polls);
 	tcase_add_test(tc, test_bg_fallback);
 	tcase_add_test(tc, test_hps_background);
+	tcase_add_test(tc, test_hps_renew);
 	suite_add_tcase(s, tc);
 	return s;
 }
