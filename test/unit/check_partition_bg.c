@@ -269,7 +269,8 @@ END_TEST
  * (27% of 220).  Each time the share passes renew=0.2 a fresh partition
  * starts in the background and the next plan adopts it: two adoptions
  * in five plans, unless renew_gap= seconds of the state's clock have not
- * passed since the first (one), or renew= is off or over 27% (none).
+ * passed since the first (one; a clock set back counts as passed), or
+ * renew= is off or over 27% (none).
  */
 START_TEST(test_hps_renew)
 {
@@ -281,6 +282,7 @@ START_TEST(test_hps_renew)
 		{ "renew=0.2,renew_gap=0", 0, 2 },
 		{ "renew=0.2,renew_gap=1", 0, 1 },
 		{ "renew=0.2,renew_gap=1", 1, 2 },
+		{ "renew=0.2,renew_gap=1", -100, 2 },
 		{ "renew=0", 1, 0 },
 		{ "renew=0.3,renew_gap=0", 1, 0 },
 	};

@@ -1248,6 +1248,18 @@ static int _plan_reused(ohps_t *h, const dl_state_t *st, dl_plan_t *plan,
 }
 
 /*
+ * Whether renew_gap= seconds of the host's clock passed since the last
+ * fresh partition the new-jobs rule asked for (or none was, or the clock
+ * went back: slurmctld's is the wall clock).
+ */
+static int _renew_due(const ohps_t *h, const dl_state_t *st)
+{
+	double since = st->now - h->renew_last;
+
+	return h->renew_last < 0 || since < 0 || since >= h->renew_gap;
+}
+
+/*
  * The previous partition of g's vertices for a refine (running jobs and
  * anchors fixed, pending jobs their starting node's part, -1 if new), or
  * NULL when a fresh partition is due now: refine off, a small graph, no
@@ -1299,8 +1311,7 @@ static int32_t *_refine_from(ohps_t *h, const dl_state_t *st,
 			"online-hps: a refine of %u pending jobs starts %u from the background partition",
 			nfree, nbg);
 	/* Too much is new: a fresh partition is worth its time. */
-	if (h->renew > 0 && nnew > h->renew * nfree &&
-	    (h->renew_last < 0 || st->now - h->renew_last >= h->renew_gap)) {
+	if (h->renew > 0 && nnew > h->renew * nfree && _renew_due(h, st)) {
 		h->renew_last = st->now;
 		if (!h->bg) {
 			free(prev);
