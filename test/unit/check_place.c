@@ -239,6 +239,57 @@ START_TEST(test_bound)
 
 END_TEST
 
+/*
+ * A job whose whole input would not lift the wait above the floor gets the
+ * floor without its node's copies being looked up; the floor and cap keep
+ * their order, and a job over the floor is still priced by its node's
+ * copies, not by all of its input.
+ */
+START_TEST(test_bound_floor)
+{
+	dl_place_params_t p;
+	uint32_t f[3];
+	size_t small, big;
+
+	_setup(2, 1);
+	f[0] = fx_file("/a", 50000000);  /* 0.5 s */
+	f[1] = fx_file("/b", 100000000); /* 1 s */
+	f[2] = fx_file("/c", 300000000); /* 3 s */
+	small = _job(1, f, 2, 1, NULL);  /* 1.5 s in all */
+	big = _job(2, f, 3, 1, NULL);    /* 4.5 s in all */
+	dl_place_params_default(&p);
+	_cache(0, f[0]);
+	_cache(0, f[1]);
+	/* Under the 2-s floor with all of its input: the floor. */
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[small], 0, &p), 2.0);
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[small], 1, &p), 2.0);
+	/* A floor under it: what node 0 holds, 1.5 s; node 1: the floor. */
+	p.min_wait = 1.0;
+	ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[small], 0, &p),
+				1.5, 1e-12);
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[small], 1, &p), 1.0);
+	/* Exactly at the floor: the floor. */
+	p.min_wait = 1.5;
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[small], 0, &p), 1.5);
+	/* The cap under the floor wins, as before. */
+	p.min_wait = 2.0;
+	p.max_wait = 1.0;
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[small], 0, &p), 1.0);
+	/* Over the floor in all (4.5 s), 1.5 s on node 0: the floor there;
+	 * with node 0 holding /c too, 4.5 s. */
+	p.max_wait = 300;
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[big], 0, &p), 2.0);
+	_cache(0, f[2]);
+	ck_assert_double_eq_tol(dl_place_bound(ts, &ts->jobs[big], 0, &p),
+				4.5, 1e-12);
+	/* A factor of 0 prices nothing: the floor. */
+	p.wait_factor = 0;
+	ck_assert_double_eq(dl_place_bound(ts, &ts->jobs[big], 0, &p), 2.0);
+	fx_teardown();
+}
+
+END_TEST
+
 /* A running job on n staging its files: the pending job's wait for n is
  * worth them (they will be there), unless they cannot fit n's cache. */
 START_TEST(test_bound_coming)
@@ -1798,6 +1849,7 @@ Suite *make_place_suite(void)
 	tcase_add_test(tc, test_first_step);
 	tcase_add_test(tc, test_hysteresis);
 	tcase_add_test(tc, test_bound);
+	tcase_add_test(tc, test_bound_floor);
 	tcase_add_test(tc, test_bound_coming);
 	tcase_add_test(tc, test_blocked);
 	tcase_add_test(tc, test_blocked_free);
