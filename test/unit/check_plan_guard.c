@@ -526,6 +526,52 @@ START_TEST(test_ohps_guard_default)
 END_TEST
 
 /*
+ * guard_margin_shared: the same two jobs, each now reading four files of
+ * 250 B that node 0 caches.  No file is large (the caches are unlimited)
+ * or dominates the jobs' input (a quarter of it), and all of it is read
+ * by both jobs: guard_margin_small's share test fails, so the plan is in
+ * guard_margin_shared's step.  At 0 the locality guard there takes node 0
+ * for both, as above; at 0.99, the default with order=priority, it keeps
+ * the partition's split.
+ * imbalance_wide=0 keeps the partition's split balanced.
+ */
+START_TEST(test_ohps_guard_margin_shared)
+{
+	const char *base = "order=priority,follow=0,imbalance_wide=0";
+	uint32_t f[4], k;
+	char params[256];
+	int err = 1;
+
+	_setup(2);
+	for (k = 0; k < 4; k++) {
+		snprintf(params, sizeof(params), "/f%u", k);
+		f[k] = fx_file(params, 250);
+		ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f[k], 0, NULL,
+						 NULL),
+				 0);
+	}
+	_job(1, f, 4);
+	_job(2, f, 4);
+	snprintf(params, sizeof(params), "%s,guard_margin_shared=0", base);
+	ck_assert_int_eq(_ohps_on_node0(params), 2);
+	/* The default with order=priority: 0.99. */
+	ck_assert_int_eq(_ohps_on_node0(base), 1);
+	snprintf(params, sizeof(params), "%s,guard_margin_shared=0.99", base);
+	ck_assert_int_eq(_ohps_on_node0(params), 1);
+	/* Without the share test the plan is in guard_margin_small's step. */
+	snprintf(params, sizeof(params),
+		 "%s,guard_margin_shared=0.99,guard_margin_small_share=0",
+		 base);
+	ck_assert_int_eq(_ohps_on_node0(params), 2);
+	ck_assert_ptr_null(dl_policy_create("online-hps",
+					    "guard_margin_shared=1", &err));
+	ck_assert_ptr_null(dl_policy_create("online-hps",
+					    "guard_margin_shared=-0.1", &err));
+	fx_teardown();
+}
+END_TEST
+
+/*
  * imbalance_wide (on with order=priority): where the host widens a job
  * blocked on a busy node, the partition may load a node up to twice the
  * mean, so the two readers of f1 share node 0 (the cut is lower) where
@@ -841,6 +887,7 @@ Suite *make_plan_guard_suite(void)
 	tcase_add_test(tc, test_guard_pressure);
 	tcase_add_test(tc, test_ohps_guard_locality);
 	tcase_add_test(tc, test_ohps_guard_default);
+	tcase_add_test(tc, test_ohps_guard_margin_shared);
 	tcase_add_test(tc, test_ohps_imbalance_wide);
 	tcase_add_test(tc, test_ohps_guard_wait);
 	tcase_add_test(tc, test_idle_node);
