@@ -572,6 +572,51 @@ START_TEST(test_ohps_guard_margin_shared)
 END_TEST
 
 /*
+ * guard_margin_shared_large: the same two jobs and four 250-B files, with
+ * finite caches on both nodes.  At 1,600 B a file is an eighth of a cache
+ * (large, guard_margin_cache) but the partition's split puts 1,000 B on
+ * each node: no pressure, so the guard stays off as where no file is
+ * large, and the split stands; guard_margin_shared_large=0 gives the plan
+ * to the plain comparison, which takes node 0 for both.  At 900 B each
+ * node of the split holds more input than its cache: the guard compares,
+ * as with guard_margin_shared_large=0.
+ */
+START_TEST(test_ohps_guard_shared_large)
+{
+	const char *base = "order=priority,follow=0,imbalance_wide=0";
+	uint32_t f[4], k;
+	char params[256];
+	int err = 1, off;
+
+	_setup(2);
+	for (k = 0; k < 4; k++) {
+		snprintf(params, sizeof(params), "/f%u", k);
+		f[k] = fx_file(params, 250);
+		ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f[k], 0, NULL,
+						 NULL),
+				 0);
+	}
+	_job(1, f, 4);
+	_job(2, f, 4);
+	for (k = 0; k < 2; k++)
+		ck_assert_int_eq(dl_cache_set_capacity(fx_cache, k, 1600), 0);
+	ck_assert_int_eq(_ohps_on_node0(base), 1);
+	snprintf(params, sizeof(params), "%s,guard_margin_shared_large=0",
+		 base);
+	ck_assert_int_eq(_ohps_on_node0(params), 2);
+	for (k = 0; k < 2; k++)
+		ck_assert_int_eq(dl_cache_set_capacity(fx_cache, k, 900), 0);
+	off = _ohps_on_node0(params);
+	ck_assert_int_eq(_ohps_on_node0(base), off);
+	ck_assert_int_eq(off, 2);
+	ck_assert_ptr_null(dl_policy_create("online-hps",
+					    "guard_margin_shared_large=0.5",
+					    &err));
+	fx_teardown();
+}
+END_TEST
+
+/*
  * imbalance_wide (on with order=priority): where the host widens a job
  * blocked on a busy node, the partition may load a node up to twice the
  * mean, so the two readers of f1 share node 0 (the cut is lower) where
@@ -888,6 +933,7 @@ Suite *make_plan_guard_suite(void)
 	tcase_add_test(tc, test_ohps_guard_locality);
 	tcase_add_test(tc, test_ohps_guard_default);
 	tcase_add_test(tc, test_ohps_guard_margin_shared);
+	tcase_add_test(tc, test_ohps_guard_shared_large);
 	tcase_add_test(tc, test_ohps_imbalance_wide);
 	tcase_add_test(tc, test_ohps_guard_wait);
 	tcase_add_test(tc, test_idle_node);
