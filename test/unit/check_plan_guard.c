@@ -525,6 +525,25 @@ START_TEST(test_ohps_guard_default)
 }
 END_TEST
 
+/* Two idle nodes, node 0 caching four 250-B files, pending jobs 1 and 2
+ * reading all four. */
+static void _two_jobs_four_files(void)
+{
+	uint32_t f[4], k;
+	char path[8];
+
+	_setup(2);
+	for (k = 0; k < 4; k++) {
+		snprintf(path, sizeof(path), "/f%u", k);
+		f[k] = fx_file(path, 250);
+		ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f[k], 0, NULL,
+						 NULL),
+				 0);
+	}
+	_job(1, f, 4);
+	_job(2, f, 4);
+}
+
 /*
  * guard_margin_shared: the same two jobs, each now reading four files of
  * 250 B that node 0 caches.  No file is large (the caches are unlimited)
@@ -538,20 +557,10 @@ END_TEST
 START_TEST(test_ohps_guard_margin_shared)
 {
 	const char *base = "order=priority,follow=0,imbalance_wide=0";
-	uint32_t f[4], k;
 	char params[256];
 	int err = 1;
 
-	_setup(2);
-	for (k = 0; k < 4; k++) {
-		snprintf(params, sizeof(params), "/f%u", k);
-		f[k] = fx_file(params, 250);
-		ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f[k], 0, NULL,
-						 NULL),
-				 0);
-	}
-	_job(1, f, 4);
-	_job(2, f, 4);
+	_two_jobs_four_files();
 	snprintf(params, sizeof(params), "%s,guard_margin_shared=0", base);
 	ck_assert_int_eq(_ohps_on_node0(params), 2);
 	/* The default with order=priority: 0.99. */
@@ -584,20 +593,11 @@ END_TEST
 START_TEST(test_ohps_guard_shared_large)
 {
 	const char *base = "order=priority,follow=0,imbalance_wide=0";
-	uint32_t f[4], k;
 	char params[256];
+	uint32_t k;
 	int err = 1, off;
 
-	_setup(2);
-	for (k = 0; k < 4; k++) {
-		snprintf(params, sizeof(params), "/f%u", k);
-		f[k] = fx_file(params, 250);
-		ck_assert_int_eq(dl_cache_insert(fx_cache, 0, f[k], 0, NULL,
-						 NULL),
-				 0);
-	}
-	_job(1, f, 4);
-	_job(2, f, 4);
+	_two_jobs_four_files();
 	for (k = 0; k < 2; k++)
 		ck_assert_int_eq(dl_cache_set_capacity(fx_cache, k, 1600), 0);
 	ck_assert_int_eq(_ohps_on_node0(base), 1);
