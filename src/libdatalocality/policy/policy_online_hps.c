@@ -508,7 +508,7 @@ static void _knobs_default(_knobs_t *k, int order_ect,
 	 * locality's plan, judged better by the guard's model on a small
 	 * gain, lost to the partition's there.  On robustness.sh's table
 	 * (5 seeds, 140 runs) 111 runs are unchanged, biomed-high is 0.86-0.96
-	 * of before (64 nodes, load 1: 0.879 -> 0.820 of locality, its bar
+	 * of before (64 nodes, load 1: 0.852 -> 0.820 of locality, its bar
 	 * met) and no cell is slower by more than 0.4%; on the papers' 130
 	 * runs the geometric mean of 26 points is 0.976 (0.74-0.77 at 8-16
 	 * nodes, clustered; 1.03-1.06 at 4 nodes, clustered, loads 1-1.5)
