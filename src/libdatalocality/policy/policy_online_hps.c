@@ -1250,11 +1250,14 @@ static int _small_steps(const ohps_t *h, const dl_state_t *st,
 		return 0;
 	large = _large_file(st, h->margin_cache, 1) ||
 		(h->small_file > 0 && _big_file(st, h->small_file, 0));
-	if (large && (!h->shared_large || dl__guard_pressure(st, plan)))
+	if (large && !h->shared_large)
 		return 0;
 	if (!(h->small_share > 0 && _pending_shared(st) >= h->small_share))
 		return !large && h->margin_small != 0 ? STEP_SMALL : 0;
-	return h->margin_shared > 0 ? STEP_SHARED : 0;
+	/* Last, and only where it decides: it walks every node's inputs. */
+	if (!(h->margin_shared > 0) || (large && dl__guard_pressure(st, plan)))
+		return 0;
+	return STEP_SHARED;
 }
 
 /*
