@@ -342,7 +342,9 @@ static dl__guard_t *_three_jobs_strict(void)
 /*
  * guard_margin: test_guard_apply's plans, all on node 0 (78) against
  * locality's (69, 11.5% sooner).  With a margin of 12% the plan stays;
- * with 10% locality's nodes are taken.
+ * with 10% locality's nodes are taken.  At 1 or more (no alternative can
+ * be that much sooner: nothing is estimated) the plan stays, and the
+ * next call at 10% takes locality's nodes again.
  */
 START_TEST(test_guard_margin)
 {
@@ -356,6 +358,19 @@ START_TEST(test_guard_margin)
 	g = _three_jobs_strict();
 	dl__guard_set_margin(g, 0.12);
 	fx_plan(&plan, a, same);
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(a[i].node, 0);
+	dl__guard_set_margin(g, 0.10);
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 1);
+	ck_assert_int_eq(a[1].node, 1);
+	dl__guard_set_margin(g, 1);
+	fx_plan(&plan, a, same);
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
+	ck_assert_int_eq(sw, 0);
+	dl__guard_set_margin(g, 2);
 	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
 	ck_assert_int_eq(sw, 0);
 	for (i = 0; i < 3; i++)
@@ -550,8 +565,8 @@ static void _two_jobs_four_files(void)
  * or dominates the jobs' input (a quarter of it), and all of it is read
  * by both jobs: guard_margin_small's share test fails, so the plan is in
  * guard_margin_shared's step.  At 0 the locality guard there takes node 0
- * for both, as above; at 0.99, the default with order=priority, it keeps
- * the partition's split.
+ * for both, as above; at 0.99 and at 1, the default with order=priority,
+ * it keeps the partition's split.
  * imbalance_wide=0 keeps the partition's split balanced.
  */
 START_TEST(test_ohps_guard_margin_shared)
@@ -563,9 +578,11 @@ START_TEST(test_ohps_guard_margin_shared)
 	_two_jobs_four_files();
 	snprintf(params, sizeof(params), "%s,guard_margin_shared=0", base);
 	ck_assert_int_eq(_ohps_on_node0(params), 2);
-	/* The default with order=priority: 0.99. */
+	/* The default with order=priority: 1 (off, nothing estimated). */
 	ck_assert_int_eq(_ohps_on_node0(base), 1);
 	snprintf(params, sizeof(params), "%s,guard_margin_shared=0.99", base);
+	ck_assert_int_eq(_ohps_on_node0(params), 1);
+	snprintf(params, sizeof(params), "%s,guard_margin_shared=1", base);
 	ck_assert_int_eq(_ohps_on_node0(params), 1);
 	/* Without the share test the plan is in guard_margin_small's step. */
 	snprintf(params, sizeof(params),
@@ -573,7 +590,7 @@ START_TEST(test_ohps_guard_margin_shared)
 		 base);
 	ck_assert_int_eq(_ohps_on_node0(params), 2);
 	ck_assert_ptr_null(dl_policy_create("online-hps",
-					    "guard_margin_shared=1", &err));
+					    "guard_margin_shared=1.01", &err));
 	ck_assert_ptr_null(dl_policy_create("online-hps",
 					    "guard_margin_shared=-0.1", &err));
 	fx_teardown();

@@ -82,7 +82,8 @@ void dl__guard_set_every(dl__guard_t *g, uint32_t n);
 /**
  * dl__guard_set_margin - take an alternative only if the model says it
  * completes the pending jobs at least this fraction sooner than the plan
- * (0, the default: any amount; 0.05: 5%).
+ * (0, the default: any amount; 0.05: 5%).  At 1 or more no alternative
+ * can win: dl__guard_apply() then plans and estimates nothing.
  */
 void dl__guard_set_margin(dl__guard_t *g, double margin);
 

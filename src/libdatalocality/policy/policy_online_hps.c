@@ -164,10 +164,13 @@
  *                            tests hold (no large file, none dominating)
  *                            but its share test fails (high sharing of
  *                            small files: biomed-high, zipf, bursty);
- *                            0: guard_margin there; 0.99 turns
- *                            locality's guard off there (0.99 with
+ *                            0: guard_margin there; 1 turns
+ *                            locality's guard off there, with no plan
+ *                            of locality's made or estimated (1 with
  *                            order=priority, 0 with order=ect;
- *                            robustness-issue30.md, ninth attempt)
+ *                            robustness-issue30.md, ninth attempt; 0.99
+ *                            until 2026-12-03, the same decisions on
+ *                            bench_sim's traces at 21-28% more CPU)
  *   guard_margin_shared_large=0|1
  *                            ... also where a job reads a large file or
  *                            one file dominates, if no node's inputs in
@@ -514,7 +517,7 @@ static void _knobs_default(_knobs_t *k, int order_ect,
 	 * nodes, clustered; 1.03-1.06 at 4 nodes, clustered, loads 1-1.5)
 	 * (doc/experiments/robustness-issue30.md, ninth attempt).
 	 */
-	k->gmshared = 0.99;
+	k->gmshared = 1;
 	/*
 	 * The same where a large file is read or one file dominates, as
 	 * long as the partition's plan puts no more input on a node than its
@@ -617,7 +620,7 @@ static int _knobs_parse(_knobs_t *k, const char *params)
 			     &k->gmsfile) ||
 	    dl_params_double(params, "guard_margin_small_share", 0, 1,
 			     &k->gmshare) ||
-	    dl_params_double(params, "guard_margin_shared", 0, 0.99,
+	    dl_params_double(params, "guard_margin_shared", 0, 1,
 			     &k->gmshared) ||
 	    dl_params_double(params, "guard_margin_shared_large", 0, 1,
 			     &k->gmslarge) ||
