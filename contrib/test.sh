@@ -3,8 +3,9 @@
 #   1. build with -Werror against the installed Slurm, run the Check unit
 #      tests;
 #   2. build the library and unit tests again under AddressSanitizer and
-#      UBSan, run them (in the background, beside the integration tests
-#      of step 3, once Slurm 24.11.5 is built);
+#      UBSan, run them (in the background once the plain unit tests
+#      are done, beside the build below and then the first integration
+#      tests);
 #   3. integration tests (test/cluster/selftest.sh, then every
 #      test/integration/test_*.sh, test_service.sh among them: nodes in
 #      mount namespaces of their own with dl-cached; test_power.sh with
@@ -15,8 +16,7 @@
 #      and, side by side with them, the same tests on Slurm 24.11.5
 #      (Debian 13's, built from source by contrib/setup-slurm.sh into a
 #      cached prefix, the plugins built against it, in the background
-#      from the end of step 1 on; Debian's Slurm's tests begin beside
-#      that build); the time of each
+#      from the end of step 1 on); the time of each
 #      test is printed at the end of this step, and each step's at the
 #      end;
 #   4. about 110 s of coverage-guided fuzzing (libFuzzer) of every parser of
@@ -31,11 +31,11 @@
 # passed.
 # Under deliberate load (issue 29): every integration test runs beside
 # DL_TEST_INTEGRATION_LOAD busy processes (default 2, as in CI; 0: none
-# but the suite's own): spinning shells (busy loops), less what the
-# suite's background work keeps busy (a Slurm build, the ASan tests, the
-# other release's test), and DL_TEST_LOAD=N runs N more for the whole suite.  Waits
-# in the tests are bounded by DL_TIME_SCALE (test/integration/lib.sh),
-# the unit tests' by CK_TIMEOUT_MULTIPLIER (test/unit/check_main.c).
+# but the suite's own): spinning shells (busy loops), the other stream's
+# test and the ASan unit tests while they run; DL_TEST_LOAD=N runs N more
+# spinning shells for the whole suite.  Waits in the tests are bounded by
+# DL_TIME_SCALE (test/integration/lib.sh), the unit tests' by
+# CK_TIMEOUT_MULTIPLIER (test/unit/check_main.c).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -121,6 +121,78 @@ if ! build=$(contrib/build.sh "$top/_build/main" | tail -1); then
 	exit 1
 fi
 
+# Slurm 24.11.5 (Debian 13's), built from source into its own prefix
+# (contrib/setup-slurm.sh; cached after the first build, which took
+# 626 s on 2 loaded cores), and the plugins built against it, begun here
+# in the background beside the unit tests: those run one test at a time
+# on one core, and until 2026-12-02 the build waited for them and the
+# integration tests for it: the suite took 71 minutes in CI on
+# 2026-12-01, 53 with the build here on a 2-core machine (2026-12-02,
+# the build ready 581 s after the unit tests began).  Only it
+# uses apt-get from here on (the main build above installed the rest).
+# Its output is printed once it is done, before the integration tests.
+S2=24.11.5
+s2_ready=$top/_build/slurm-$S2.ready
+s2_build_out=$top/_build/slurm-$S2.build.out
+rm -f "$s2_ready" "$s2_build_out"
+(
+	t0=$SECONDS
+	s2_src=$(contrib/setup-slurm.sh "$S2" | tail -1) &&
+	s2_prefix=$(contrib/setup-slurm.sh -p "$S2" 2>/dev/null | tail -1) &&
+	build2=$(DL_SLURM_SOURCE="$s2_src" \
+		contrib/build.sh "$top/_build/main-$S2" | tail -1) &&
+	printf '%s\n%s\n' "$s2_prefix" "$build2" >"$s2_ready" &&
+	echo "Slurm $S2 and the plugins for it ready in $((SECONDS - t0)) s"
+) >"$s2_build_out" 2>&1 &
+s2_build_pid=$!
+bg_pids+=("$s2_build_pid")
+
+step "unit tests"
+rm -f "$build/test/unit/check_all.log"
+make -s -C "$build" check >"$build/make-check.out" 2>&1 ||
+	grep -E 'error|Error' "$build/make-check.out" | head -20
+count_check "$build/test/unit/check_all.log"
+grep -E '^[^:]+:[0-9]+:[EF]:' "$build/test/unit/check_all.log" || true
+
+# The library and the unit tests built again under AddressSanitizer and
+# UBSan and run, in the background from here on: beside Slurm 24.11.5's
+# build, as before 2026-12-03, and then beside the first integration
+# tests instead of in front of them (632 s on the critical path in a
+# 53-minute suite on a 2-core machine, 2026-12-02).  While it runs it
+# stands in for one of the first stream's spinning shells (stream_load()
+# below), so no test has more load beside it than it was tuned for.  Its
+# counts ("PASS FAIL"), time and output are in $bgdir, printed after the
+# integration tests.
+bgdir=$top/_build/bg
+rm -rf "$bgdir"
+mkdir -p "$bgdir"
+touch "$bgdir/asan-running"
+(
+	pass=0 fail=0 t0=$SECONDS
+	trap 'rm -f "$bgdir/asan-running"' EXIT
+	san="-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+	if asan=$(contrib/build.sh "$top/_build/asan" --without-slurm-source \
+		CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined" | tail -1); then
+		# Check forks each test; ASan reports go to the test's log.
+		rm -f "$asan/test/unit/check_all.log"
+		ASAN_OPTIONS=detect_leaks=1 make -s -C "$asan" check \
+			>"$asan/make-check.out" 2>&1 ||
+			grep -E 'error|Error' "$asan/make-check.out" | head -20
+		count_check "$asan/test/unit/check_all.log"
+		if grep -q 'ERROR: AddressSanitizer\|runtime error:' "$asan/test/unit/check_all.log"; then
+			grep -A5 'ERROR: AddressSanitizer\|runtime error:' "$asan/test/unit/check_all.log" | head -40
+			fail=$((fail + 1))
+		fi
+	else
+		echo "sanitizer build failed"
+		fail=$((fail + 1))
+	fi
+	echo "$((SECONDS - t0))" >"$bgdir/asan.secs"
+	echo "$pass $fail" >"$bgdir/asan.counts"
+) >"$bgdir/asan.out" 2>&1 &
+asan_pid=$!
+bg_pids+=("$asan_pid")
+
 # integration SLURM BUILD PREFIX TESTS... - run each test against the
 # plugins of BUILD on Slurm SLURM (PREFIX: DL_SLURM_PREFIX, "" = Debian's
 # installed Slurm); logs in BUILD; each test's time goes to $times.  Each
@@ -156,148 +228,88 @@ integration() {
 	done
 }
 
-# What runs in the background, beside the plain unit tests and the first
-# stream of integration tests (Debian's Slurm, in this shell):
-#   - job "s2": Slurm 24.11.5 (Debian 13's) built from source into its
-#     own prefix (contrib/setup-slurm.sh, make -j on every core; cached
-#     after the first build, which took 626 s on 2 loaded cores), the
-#     plugins built against it, then every integration test on it (the
-#     second stream).  Only it uses apt-get from here on (the main build
-#     above installed the rest).  A failure to build counts as a failure
-#     of every test of the stream, never as a skip.
-#   - job "asan": the library and the unit tests built again under
-#     AddressSanitizer and UBSan and run, once that build is done.
-# Until 2026-12-03 the first stream waited for both: the suite took 53
-# minutes on a 2-core machine (2026-12-02: unit tests 131 s, then the
-# ASan step's 632 s, then the 22.05 stream's 35 minutes) and 64 in CI.
-# Each integration test keeps the load it was tuned for ($iload busy
-# processes beside it; main_load()): the build keeps every core busy,
-# the ASan tests one, the second stream's test and its iload/2 spinning
-# shells the rest.  Each job's state is a file in $bgdir, its output is
-# printed after the first stream's and its time with the step times.
-bgdir=$top/_build/bg
-rm -rf "$bgdir"
-mkdir -p "$bgdir"
-S2=24.11.5
+# Two streams of integration tests run side by side: Debian's Slurm in
+# this shell, Slurm 24.11.5's in a background one; run one after the
+# other they were 46 of the suite's 60-63 minutes (CI 2026-12-01, with 15
+# tests on 24.11.5), and most of a test's time is its jobs' sleeps.  The
+# load stays what a test was tuned for: while both streams run, each test
+# has the other stream's test and iload/2 spinning shells beside it
+# (iload - iload/2 for Debian's stream), and once the second stream is
+# done the first runs beside iload shells again.  Clusters do not share
+# anything (own directory, munged, ports under a lock, state).
+stream2_pid=''
+stream_load() {
+	local n=$iload
+	[ -n "$stream2_pid" ] && kill -0 "$stream2_pid" 2>/dev/null &&
+		n=$((n - iload / 2))
+	[ -e "$bgdir/asan-running" ] && n=$((n - 1))
+	echo $((n < 0 ? 0 : n))
+}
+
 # Every integration test runs on Slurm 24.11.5 too, as on Debian's
 # Slurm: the two releases differ in what the plugins touch (the
 # scheduler wrapper's entry points, job_submit's job descriptor,
 # hetjobs, array splitting, power saving, accounting), so nothing is
 # taken for granted on one from the other.  test_arrays.sh runs without
 # its side-by-side quality part there (DL_ARRAYS_SIDE_BY_SIDE=0, the
-# same on any release).
+# same on any release).  Until 2026-12-01 only 15 of the 28 ran on
+# 24.11.5, one after the other with 22.05's, for time; side by side, all
+# of them fit.  A failure to build counts as a failure, never as a skip.
 S2_TESTS="test/cluster/selftest.sh $(echo test/integration/test_*.sh)"
-
-# main_load - how many spinning shells the first stream's next test runs
-# beside: iload less what the background jobs keep busy now.
-main_load() {
-	local n=$iload
-	if [ -e "$bgdir/s2-building" ]; then
-		n=0
-	else
-		[ -e "$bgdir/s2-testing" ] && n=$((n - iload / 2))
-		[ -e "$bgdir/asan-running" ] && n=$((n - 1))
-	fi
-	echo $((n < 0 ? 0 : n))
-}
-
-# Job "s2".  Its own counts ("PASS FAIL" in s2.counts), spinners (killed
-# on its exit) and step names; stream_load() is its test's share of the
-# load while the first stream runs.
-touch "$bgdir/s2-building"
-(
-	pass=0 fail=0 spinners=() step_times=() step_name=''
-	trap 'rm -f "$bgdir/s2-building" "$bgdir/s2-testing"; unspin ${#spinners[@]} 2>/dev/null' EXIT
-	trap 'exit 130' INT TERM
-	t0=$SECONDS
-	if s2_src=$(contrib/setup-slurm.sh "$S2" | tail -1) &&
-	   s2_prefix=$(contrib/setup-slurm.sh -p "$S2" 2>/dev/null | tail -1) &&
-	   build2=$(DL_SLURM_SOURCE="$s2_src" \
-		contrib/build.sh "$top/_build/main-$S2" | tail -1); then
-		echo "Slurm $S2 and the plugins for it ready in $((SECONDS - t0)) s"
-		echo "$((SECONDS - t0))" >"$bgdir/s2-build.secs"
-		t0=$SECONDS
-		touch "$bgdir/s2-testing"
-		rm -f "$bgdir/s2-building"
+step "Slurm $S2: its build, begun beside the unit tests"
+s2_out=$top/_build/stream-$S2.out
+s2_counts=$top/_build/stream-$S2.counts
+rm -f "$s2_out" "$s2_counts"
+bg_wait "$s2_build_pid"
+s2_rc=$?
+cat "$s2_build_out"
+if [ "$s2_rc" = 0 ] && { read -r s2_prefix && read -r build2; } <"$s2_ready"; then
+	# Its own counts, spinners (killed on its exit) and step names; its
+	# output is printed after the first stream's.
+	(
+		pass=0 fail=0 spinners=() step_times=() step_name=''
+		trap 'unspin ${#spinners[@]} 2>/dev/null' EXIT
+		trap 'exit 130' INT TERM
 		stream_load() { echo $((iload / 2)); }
 		# shellcheck disable=SC2086
 		DL_ARRAYS_SIDE_BY_SIDE=0 integration "$S2" "$build2" "$s2_prefix" $S2_TESTS
-		echo "$((SECONDS - t0))" >"$bgdir/s2-tests.secs"
-	else
-		echo "Slurm $S2 or the plugins for it failed to build: its tests count as failed"
-		fail=$((1 + $(wc -w <<<"$S2_TESTS")))
-	fi
-	echo "$pass $fail" >"$bgdir/s2.counts"
-) >"$bgdir/s2.out" 2>&1 &
-s2_pid=$!
-bg_pids+=("$s2_pid")
+		echo "$pass $fail" >"$s2_counts"
+	) >"$s2_out" 2>&1 &
+	stream2_pid=$!
+	bg_pids+=("$stream2_pid")
+else
+	echo "Slurm $S2 or the plugins for it failed to build: its tests count as failed"
+	fail=$((fail + 1 + $(wc -w <<<"$S2_TESTS")))
+fi
 
-step "unit tests (Slurm $S2 being built beside them)"
-rm -f "$build/test/unit/check_all.log"
-make -s -C "$build" check >"$build/make-check.out" 2>&1 ||
-	grep -E 'error|Error' "$build/make-check.out" | head -20
-count_check "$build/test/unit/check_all.log"
-grep -E '^[^:]+:[0-9]+:[EF]:' "$build/test/unit/check_all.log" || true
-
-# Job "asan": waits for the 24.11.5 build to end (the three would be
-# more load than any test was tuned for), then counts like the unit
-# tests ("PASS FAIL" in asan.counts).
-(
-	pass=0 fail=0
-	trap 'rm -f "$bgdir/asan-running"' EXIT
-	while [ -e "$bgdir/s2-building" ]; do
-		sleep 2
-	done
-	touch "$bgdir/asan-running"
-	t0=$SECONDS
-	san="-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
-	if asan=$(contrib/build.sh "$top/_build/asan" --without-slurm-source \
-		CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined" | tail -1); then
-		# Check forks each test; ASan reports go to the test's log.
-		rm -f "$asan/test/unit/check_all.log"
-		ASAN_OPTIONS=detect_leaks=1 make -s -C "$asan" check \
-			>"$asan/make-check.out" 2>&1 ||
-			grep -E 'error|Error' "$asan/make-check.out" | head -20
-		count_check "$asan/test/unit/check_all.log"
-		if grep -q 'ERROR: AddressSanitizer\|runtime error:' "$asan/test/unit/check_all.log"; then
-			grep -A5 'ERROR: AddressSanitizer\|runtime error:' "$asan/test/unit/check_all.log" | head -40
-			fail=$((fail + 1))
-		fi
-	else
-		echo "sanitizer build failed"
-		fail=$((fail + 1))
-	fi
-	echo "$((SECONDS - t0))" >"$bgdir/asan.secs"
-	echo "$pass $fail" >"$bgdir/asan.counts"
-) >"$bgdir/asan.out" 2>&1 &
-asan_pid=$!
-bg_pids+=("$asan_pid")
-
-# bg_count NAME PID - wait for job NAME, print its output, add its
-# counts (a job that ended without them counts FAIL_IF_LOST failures).
-bg_count() {
-	local name=$1 pid=$2 lost=$3 p f
-	bg_wait "$pid"
-	cat "$bgdir/$name.out"
-	if read -r p f <"$bgdir/$name.counts" 2>/dev/null &&
-	   [[ "$p $f" =~ ^[0-9]+\ [0-9]+$ ]]; then
-		pass=$((pass + p))
-		fail=$((fail + f))
-	else
-		echo "job $name ended early: counted as $lost failed"
-		fail=$((fail + lost))
-	fi
-}
-
-stream_load() { main_load; }
 echo
-echo "integration tests run beside $iload busy processes (DL_TEST_INTEGRATION_LOAD): spinning shells, the Slurm $S2 build, the ASan unit tests and the second stream's tests, shared by the two streams while both run"
+echo "integration tests run beside $iload spinning shells (DL_TEST_INTEGRATION_LOAD), shared by the two streams while both run"
 integration "$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-.*//')" \
 	"$build" "" test/cluster/selftest.sh test/integration/test_*.sh
-step "integration (Slurm $S2), run beside the tests above"
-bg_count s2 "$s2_pid" $((1 + $(wc -w <<<"$S2_TESTS")))
-step "unit tests under AddressSanitizer + UBSan, run beside the tests above"
-bg_count asan "$asan_pid" 1
+if [ -n "$stream2_pid" ]; then
+	step "integration (Slurm $S2), run beside the tests above"
+	bg_wait "$stream2_pid"
+	cat "$s2_out"
+	if read -r p2 f2 <"$s2_counts" 2>/dev/null &&
+	   [[ "$p2 $f2" =~ ^[0-9]+\ [0-9]+$ ]]; then
+		pass=$((pass + p2))
+		fail=$((fail + f2))
+	else
+		echo "the Slurm $S2 stream ended early: its tests count as failed"
+		fail=$((fail + $(wc -w <<<"$S2_TESTS")))
+	fi
+fi
+step "unit tests under AddressSanitizer + UBSan, run in the background"
+bg_wait "$asan_pid"
+cat "$bgdir/asan.out"
+if read -r p2 f2 <"$bgdir/asan.counts" 2>/dev/null &&
+   [[ "$p2 $f2" =~ ^[0-9]+\ [0-9]+$ ]]; then
+	pass=$((pass + p2))
+	fail=$((fail + f2))
+else
+	echo "the ASan unit tests ended early: counted as failed"
+	fail=$((fail + 1))
+fi
 step "integration test times (s)"
 cat "$times"
 
@@ -407,17 +419,12 @@ if [ -n "$dc_pid" ]; then
 fi
 
 step_done
-# bg_time NAME WHAT: job NAME's time, as a step's.
-bg_time() {
-	[ -r "$bgdir/$1.secs" ] &&
-		printf '%5d s  (in the background) %s\n' "$(cat "$bgdir/$1.secs")" "$2"
-}
 echo
 echo "=== step times (the whole suite: $SECONDS s)"
 printf '%s\n' "${step_times[@]}"
-bg_time s2-build "Slurm $S2 and the plugins for it built"
-bg_time s2-tests "integration (Slurm $S2): every test"
-bg_time asan "unit tests under AddressSanitizer + UBSan (build and run)"
+[ -r "$bgdir/asan.secs" ] &&
+	printf '%5d s  %s\n' "$(cat "$bgdir/asan.secs")" \
+		"(in the background) unit tests under AddressSanitizer + UBSan, built and run"
 echo
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
