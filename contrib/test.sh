@@ -97,6 +97,19 @@ step() {
 	echo; echo "=== $*"
 }
 
+# add_counts FILE WHAT LOST - adds a background job's "PASS FAIL" line in
+# FILE to the totals; without one, WHAT ended early: LOST failures.
+add_counts() {
+	local p f
+	if read -r p f 2>/dev/null <"$1" && [[ "$p $f" =~ ^[0-9]+\ [0-9]+$ ]]; then
+		pass=$((pass + p))
+		fail=$((fail + f))
+	else
+		echo "$2 ended early: counted as $3 failed"
+		fail=$((fail + $3))
+	fi
+}
+
 # Adds a Check log's "Checks: N, Failures: F, Errors: E" to the totals.
 count_check() {
 	local line n f e
@@ -283,33 +296,19 @@ else
 fi
 
 echo
-echo "integration tests run beside $iload spinning shells (DL_TEST_INTEGRATION_LOAD), shared by the two streams while both run"
+echo "integration tests run beside $iload spinning shells (DL_TEST_INTEGRATION_LOAD), shared by the two streams while both run, the ASan unit tests standing in for one while they run"
 integration "$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-.*//')" \
 	"$build" "" test/cluster/selftest.sh test/integration/test_*.sh
 if [ -n "$stream2_pid" ]; then
 	step "integration (Slurm $S2), run beside the tests above"
 	bg_wait "$stream2_pid"
 	cat "$s2_out"
-	if read -r p2 f2 <"$s2_counts" 2>/dev/null &&
-	   [[ "$p2 $f2" =~ ^[0-9]+\ [0-9]+$ ]]; then
-		pass=$((pass + p2))
-		fail=$((fail + f2))
-	else
-		echo "the Slurm $S2 stream ended early: its tests count as failed"
-		fail=$((fail + $(wc -w <<<"$S2_TESTS")))
-	fi
+	add_counts "$s2_counts" "the Slurm $S2 stream" "$(wc -w <<<"$S2_TESTS")"
 fi
 step "unit tests under AddressSanitizer + UBSan, run in the background"
 bg_wait "$asan_pid"
 cat "$bgdir/asan.out"
-if read -r p2 f2 <"$bgdir/asan.counts" 2>/dev/null &&
-   [[ "$p2 $f2" =~ ^[0-9]+\ [0-9]+$ ]]; then
-	pass=$((pass + p2))
-	fail=$((fail + f2))
-else
-	echo "the ASan unit tests ended early: counted as failed"
-	fail=$((fail + 1))
-fi
+add_counts "$bgdir/asan.counts" "the ASan unit tests" 1
 step "integration test times (s)"
 cat "$times"
 

@@ -346,38 +346,37 @@ static dl__guard_t *_three_jobs_strict(void)
  * be that much sooner: nothing is estimated) the plan stays, and the
  * next call at 10% takes locality's nodes again.
  */
+/* g applied to plan at margin: which plan won (0: plan, k + 1: policy k). */
+static int _apply_at(dl__guard_t *g, dl_plan_t *plan, double margin)
+{
+	int sw = -1;
+
+	dl__guard_set_margin(g, margin);
+	ck_assert_int_eq(dl__guard_apply(g, fx_state, plan, &sw), 0);
+	return sw;
+}
+
 START_TEST(test_guard_margin)
 {
 	int32_t same[3] = { 0, 0, 0 };
 	dl__guard_t *g;
 	dl_assign_t a[3];
 	dl_plan_t plan;
-	int sw = -1;
 	size_t i;
 
 	g = _three_jobs_strict();
-	dl__guard_set_margin(g, 0.12);
 	fx_plan(&plan, a, same);
-	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
-	ck_assert_int_eq(sw, 0);
+	ck_assert_int_eq(_apply_at(g, &plan, 0.12), 0);
 	for (i = 0; i < 3; i++)
 		ck_assert_int_eq(a[i].node, 0);
-	dl__guard_set_margin(g, 0.10);
-	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
-	ck_assert_int_eq(sw, 1);
+	ck_assert_int_eq(_apply_at(g, &plan, 0.10), 1);
 	ck_assert_int_eq(a[1].node, 1);
-	dl__guard_set_margin(g, 1);
 	fx_plan(&plan, a, same);
-	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
-	ck_assert_int_eq(sw, 0);
-	dl__guard_set_margin(g, 2);
-	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
-	ck_assert_int_eq(sw, 0);
+	ck_assert_int_eq(_apply_at(g, &plan, 1), 0);
+	ck_assert_int_eq(_apply_at(g, &plan, 2), 0);
 	for (i = 0; i < 3; i++)
 		ck_assert_int_eq(a[i].node, 0);
-	dl__guard_set_margin(g, 0.10);
-	ck_assert_int_eq(dl__guard_apply(g, fx_state, &plan, &sw), 0);
-	ck_assert_int_eq(sw, 1);
+	ck_assert_int_eq(_apply_at(g, &plan, 0.10), 1);
 	ck_assert_int_eq(a[1].node, 1);
 	dl__guard_destroy(g);
 	fx_teardown();
