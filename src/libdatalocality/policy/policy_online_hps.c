@@ -168,9 +168,10 @@
  *                            locality's guard off there, with no plan
  *                            of locality's made or estimated (1 with
  *                            order=priority, 0 with order=ect;
- *                            robustness-issue30.md, ninth attempt; 0.99
- *                            until 2026-12-03, the same decisions on
- *                            bench_sim's traces at 21-28% more CPU)
+ *                            robustness-issue30.md, ninth attempt;
+ *                            0.99 until 2026-12-03: the same decisions,
+ *                            with the guard's work 21-28% of
+ *                            bench_sim's paced runs)
  *   guard_margin_shared_large=0|1
  *                            ... also where a job reads a large file or
  *                            one file dominates, if no node's inputs in
