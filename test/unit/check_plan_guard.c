@@ -339,13 +339,6 @@ static dl__guard_t *_three_jobs_strict(void)
 	return g;
 }
 
-/*
- * guard_margin: test_guard_apply's plans, all on node 0 (78) against
- * locality's (69, 11.5% sooner).  With a margin of 12% the plan stays;
- * with 10% locality's nodes are taken.  At 1 or more (no alternative can
- * be that much sooner: nothing is estimated) the plan stays, and the
- * next call at 10% takes locality's nodes again.
- */
 /* g applied to plan at margin: which plan won (0: plan, k + 1: policy k). */
 static int _apply_at(dl__guard_t *g, dl_plan_t *plan, double margin)
 {
@@ -356,6 +349,13 @@ static int _apply_at(dl__guard_t *g, dl_plan_t *plan, double margin)
 	return sw;
 }
 
+/*
+ * guard_margin: test_guard_apply's plans, all on node 0 (78) against
+ * locality's (69, 11.5% sooner).  With a margin of 12% the plan stays;
+ * with 10% locality's nodes are taken.  At 1 or more (no alternative can
+ * be that much sooner: nothing is estimated) the plan stays, and the
+ * next call at 10% takes locality's nodes again.
+ */
 START_TEST(test_guard_margin)
 {
 	int32_t same[3] = { 0, 0, 0 };
