@@ -64,17 +64,20 @@ unspin() { # N: kill the N started last
 }
 # What runs in the background (the second stream of integration tests,
 # make distcheck; below) is stopped with this script.
-bg_pids=()
+bg_pids=() busy_pids=()
 trap 'kill "${bg_pids[@]}" 2>/dev/null; unspin ${#spinners[@]} 2>/dev/null' EXIT
 # bg_wait PID: wait for it, then forget it (its PID may be reused); its
 # exit status.
 bg_wait() {
-	local p rc=0 keep=()
+	local p rc=0 keep=() busy=()
 	wait "$1" || rc=$?
 	for p in "${bg_pids[@]}"; do
 		[ "$p" = "$1" ] || keep+=("$p")
 	done
-	bg_pids=("${keep[@]}")
+	for p in "${busy_pids[@]}"; do
+		[ "$p" = "$1" ] || busy+=("$p")
+	done
+	bg_pids=("${keep[@]}") busy_pids=("${busy[@]}")
 	return "$rc"
 }
 trap 'exit 130' INT TERM
@@ -167,22 +170,26 @@ make -s -C "$build" check >"$build/make-check.out" 2>&1 ||
 count_check "$build/test/unit/check_all.log"
 grep -E '^[^:]+:[0-9]+:[EF]:' "$build/test/unit/check_all.log" || true
 
+# Background jobs of this script that keep a core busy: Slurm 24.11.5's
+# build, the ASan unit tests, the fuzzers, make distcheck.  While
+# integration tests run they are the load beside them (keep_load()).
+busy_pids+=("$s2_build_pid")
+# running PID: is this script's background job PID still running?  Asked
+# of bash's own job table, since a PID that was waited for may be reused
+# (pid_max is 32768 on Debian).
+running() { jobs -rp | grep -qx "$1"; }
+
 # The library and the unit tests built again under AddressSanitizer and
 # UBSan and run, in the background from here on: beside Slurm 24.11.5's
-# build, as before 2026-12-03, and then beside the first integration
-# tests instead of in front of them (632 s on the critical path in a
-# 53-minute suite on a 2-core machine, 2026-12-02).  While it runs it
-# stands in for one of the first stream's spinning shells (stream_load()
-# below), so no test has more load beside it than it was tuned for.  Its
-# counts ("PASS FAIL"), time and output are in $bgdir, printed after the
-# integration tests.
+# build and then beside the first integration tests (632 s on the
+# critical path in a 53-minute suite on a 2-core machine, 2026-12-02).
+# Its counts ("PASS FAIL"), time and output are in $bgdir, printed after
+# the integration tests.
 bgdir=$top/_build/bg
 rm -rf "$bgdir"
 mkdir -p "$bgdir"
-touch "$bgdir/asan-running"
 (
 	pass=0 fail=0 t0=$SECONDS
-	trap 'rm -f "$bgdir/asan-running"' EXIT
 	san="-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 	if asan=$(contrib/build.sh "$top/_build/asan" --without-slurm-source \
 		CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined" | tail -1); then
@@ -205,112 +212,121 @@ touch "$bgdir/asan-running"
 ) >"$bgdir/asan.out" 2>&1 &
 asan_pid=$!
 bg_pids+=("$asan_pid")
+busy_pids+=("$asan_pid")
 
-# integration SLURM BUILD PREFIX TESTS... - run each test against the
-# plugins of BUILD on Slurm SLURM (PREFIX: DL_SLURM_PREFIX, "" = Debian's
-# installed Slurm); logs in BUILD; each test's time goes to $times.  Each
-# test runs beside $(stream_load) spinning shells.
+# integration SLURM BUILD PREFIX TEST - run TEST against the plugins of
+# BUILD on Slurm SLURM (PREFIX: DL_SLURM_PREFIX, "" = Debian's installed
+# Slurm), add its counts to pass and fail; its log in BUILD, its time to
+# $times.
 times=$top/_build/test-times.txt
 : >"$times"
 integration() {
-	local slurm=$1 b=$2 prefix=$3 t log rc line t0 n
-	shift 3
-	for t in "$@"; do
-		step "integration (Slurm $slurm): $t"
-		log=$b/$(basename "$t").log
-		t0=$SECONDS
-		n=$(stream_load)
-		spin "$n"
-		DL_BUILD_DIR="$b" DL_SLURM_PREFIX="$prefix" bash "$t" >"$log" 2>&1
-		rc=$?
-		unspin "$n"
-		echo "$slurm $t $((SECONDS - t0)) s" >>"$times"
-		cat "$log"
-		# The summary is the last such line: the harness may still
-		# report on stderr what it stopped after the test printed it.
-		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
-		if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-			pass=$((pass + BASH_REMATCH[1]))
-			fail=$((fail + BASH_REMATCH[2]))
-			[ "$rc" -ne 0 ] && [ "${BASH_REMATCH[2]}" = 0 ] &&
-				fail=$((fail + 1))
-		else
-			echo "$t ended early on Slurm $slurm (exit $rc)"
+	local slurm=$1 b=$2 prefix=$3 t=$4 log rc line t0
+	echo; echo "=== integration (Slurm $slurm): $t"
+	log=$b/$(basename "$t").log
+	t0=$SECONDS
+	DL_BUILD_DIR="$b" DL_SLURM_PREFIX="$prefix" bash "$t" >"$log" 2>&1
+	rc=$?
+	echo "$((SECONDS - t0)) s $slurm $t" >>"$times"
+	cat "$log"
+	# The summary is the last such line: the harness may still report
+	# on stderr what it stopped after the test printed it.
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+	if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		pass=$((pass + BASH_REMATCH[1]))
+		fail=$((fail + BASH_REMATCH[2]))
+		[ "$rc" -ne 0 ] && [ "${BASH_REMATCH[2]}" = 0 ] &&
 			fail=$((fail + 1))
-		fi
-	done
+	else
+		echo "$t ended early on Slurm $slurm (exit $rc)"
+		fail=$((fail + 1))
+	fi
 }
 
-# Two streams of integration tests run side by side: Debian's Slurm in
-# this shell, Slurm 24.11.5's in a background one; run one after the
-# other they were 46 of the suite's 60-63 minutes (CI 2026-12-01, with 15
-# tests on 24.11.5), and most of a test's time is its jobs' sleeps.  The
-# load stays what a test was tuned for: while both streams run, each test
-# has the other stream's test and iload/2 spinning shells beside it
-# (iload - iload/2 for Debian's stream), and once the second stream is
-# done the first runs beside iload shells again.  Clusters do not share
-# anything (own directory, munged, ports under a lock, state).
-stream2_pid=''
-stream_load() {
-	local n=$iload
-	[ -n "$stream2_pid" ] && kill -0 "$stream2_pid" 2>/dev/null &&
-		n=$((n - iload / 2))
-	[ -e "$bgdir/asan-running" ] && n=$((n - 1))
-	echo $((n < 0 ? 0 : n))
+# Every integration test runs on Debian's Slurm and on Slurm 24.11.5:
+# the two releases differ in what the plugins touch (the scheduler
+# wrapper's entry points, job_submit's job descriptor, hetjobs, array
+# splitting, power saving, accounting), so nothing is taken for granted
+# on one from the other.  test_arrays.sh runs without its side-by-side
+# quality part on 24.11.5 (DL_ARRAYS_SIDE_BY_SIDE=0, the same on any
+# release).
+#
+# Each release's tests are a queue that DL_TEST_WORKERS workers (default
+# 2) take from, the longest first, one test at a time each.  Most of a
+# test's time is its jobs' sleeps (test_judge.sh alone keeps 14% of 2
+# cores busy), so four clusters side by side fit on 2 cores: with one
+# stream per release the suite took 60 minutes in CI (2026-12-03), the
+# 22.05 stream 50 of them.  Clusters share nothing (own directory,
+# munged, ports under a lock, state).
+INTEGRATION_TESTS="test/cluster/selftest.sh $(echo test/integration/test_*.sh)"
+workers_per_release=${DL_TEST_WORKERS:-2}
+[[ $workers_per_release =~ ^[1-9][0-9]*$ ]] || {
+	echo "DL_TEST_WORKERS must be a number >= 1"; exit 2; }
+qdir=$top/_build/queues
+rm -rf "$qdir"
+mkdir -p "$qdir"
+# queue_init NAME: the queue of every integration test, those that took
+# longest in CI first (so that no worker is left with a long one at the
+# end), then the rest in name order.
+queue_init() {
+	local t first="test_arrays test_cooperation test_stress
+		test_multinode test_service test_timelimit test_replica
+		test_judge test_hetjob test_window test_idle"
+	{
+		for t in $first; do echo "test/integration/$t.sh"; done
+		for t in $INTEGRATION_TESTS; do
+			[[ " $(echo $first) " == *" $(basename "$t" .sh) "* ]] ||
+				echo "$t"
+		done
+	} >"$qdir/$1"
+	echo 0 >"$qdir/$1.taken"
 }
-
-# Every integration test runs on Slurm 24.11.5 too, as on Debian's
-# Slurm: the two releases differ in what the plugins touch (the
-# scheduler wrapper's entry points, job_submit's job descriptor,
-# hetjobs, array splitting, power saving, accounting), so nothing is
-# taken for granted on one from the other.  test_arrays.sh runs without
-# its side-by-side quality part there (DL_ARRAYS_SIDE_BY_SIDE=0, the
-# same on any release).  Until 2026-12-01 only 15 of the 28 ran on
-# 24.11.5, one after the other with 22.05's, for time; side by side, all
-# of them fit.  A failure to build counts as a failure, never as a skip.
-S2_TESTS="test/cluster/selftest.sh $(echo test/integration/test_*.sh)"
-step "Slurm $S2: its build, begun beside the unit tests"
-s2_out=$top/_build/stream-$S2.out
-s2_counts=$top/_build/stream-$S2.counts
-rm -f "$s2_out" "$s2_counts"
-bg_wait "$s2_build_pid"
-s2_rc=$?
-cat "$s2_build_out"
-if [ "$s2_rc" = 0 ] && { read -r s2_prefix && read -r build2; } <"$s2_ready"; then
-	# Its own counts, spinners (killed on its exit) and step names; its
-	# output is printed after the first stream's.
+# queue_next NAME: prints the next test of queue NAME and takes it; fails
+# when none is left.
+queue_next() {
+	local q=$qdir/$1 i
+	{
+		flock 9
+		i=$(($(cat "$q.taken") + 1))
+		echo "$i" >"$q.taken"
+	} 9>"$q.lock"
+	sed -n "${i}p" "$q" | grep .
+}
+# start_worker SLURM BUILD PREFIX QUEUE [VAR=VALUE...]: a background
+# worker running the tests of QUEUE until none is left, with the
+# variables in its environment; its output and counts in $qdir.
+workers=()
+start_worker() {
+	local slurm=$1 b=$2 prefix=$3 q=$4 k=${#workers[@]}
+	shift 4
 	(
-		pass=0 fail=0 spinners=() step_times=() step_name=''
-		trap 'unspin ${#spinners[@]} 2>/dev/null' EXIT
+		pass=0 fail=0
 		trap 'exit 130' INT TERM
-		stream_load() { echo $((iload / 2)); }
-		# shellcheck disable=SC2086
-		DL_ARRAYS_SIDE_BY_SIDE=0 integration "$S2" "$build2" "$s2_prefix" $S2_TESTS
-		echo "$pass $fail" >"$s2_counts"
-	) >"$s2_out" 2>&1 &
-	stream2_pid=$!
-	bg_pids+=("$stream2_pid")
-else
-	echo "Slurm $S2 or the plugins for it failed to build: its tests count as failed"
-	fail=$((fail + 1 + $(wc -w <<<"$S2_TESTS")))
-fi
-
-echo
-echo "integration tests run beside $iload spinning shells (DL_TEST_INTEGRATION_LOAD), shared by the two streams while both run, the ASan unit tests standing in for one while they run"
-integration "$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-.*//')" \
-	"$build" "" test/cluster/selftest.sh test/integration/test_*.sh
-if [ -n "$stream2_pid" ]; then
-	step "integration (Slurm $S2), run beside the tests above"
-	bg_wait "$stream2_pid"
-	cat "$s2_out"
-	add_counts "$s2_counts" "the Slurm $S2 stream" "$(wc -w <<<"$S2_TESTS")"
-fi
-step "unit tests under AddressSanitizer + UBSan, run in the background"
-bg_wait "$asan_pid"
-cat "$bgdir/asan.out"
-add_counts "$bgdir/asan.counts" "the ASan unit tests" 1
-step "integration test times (s)"
-cat "$times"
+		[ $# -gt 0 ] && export "$@"
+		while t=$(queue_next "$q"); do
+			integration "$slurm" "$b" "$prefix" "$t"
+		done
+		echo "$pass $fail" >"$qdir/worker$k.counts"
+	) >"$qdir/worker$k.out" 2>&1 &
+	workers+=($!)
+	bg_pids+=($!)
+	echo "worker $k: Slurm $slurm's tests (started at $SECONDS s)"
+}
+# keep_load: every integration test runs beside at least iload busy
+# processes: the busy background jobs, then spinning shells for the
+# rest (on top of DL_TEST_LOAD's, started first and kept).
+keep_load() {
+	local n=$iload p
+	for p in "${busy_pids[@]}"; do running "$p" && n=$((n - 1)); done
+	[ "$n" -lt 0 ] && n=0
+	n=$((n + ${DL_TEST_LOAD:-0} - ${#spinners[@]}))
+	if [ "$n" -gt 0 ]; then spin "$n"; else unspin $((-n)); fi
+}
+any_running() { # PID...
+	local p
+	for p; do running "$p" && return 0; done
+	return 1
+}
 
 # fuzz NAME SECONDS MAX_LEN SOURCES_AND_LIBS... - build test/fuzz/NAME.c
 # with libFuzzer, ASan and UBSan, run it for SECONDS on a fresh copy of
@@ -354,60 +370,130 @@ fuzz() {
 	rm -rf "$tmp"
 }
 
-# make distcheck (the tarball built and its unit tests run, on one core)
-# runs beside the fuzzers (one core, one after the other): about 2.5
-# minutes each, together rather than in turn.
-dc_pid=''
-if [ "${DL_SKIP_DISTCHECK:-0}" != 1 ]; then
+
+# fuzz_all: every fuzzer in turn (fuzz() above), "PASS FAIL" and output
+# in $bgdir/fuzz.*.  A fuzzer's time is wall-clock; beside the
+# integration tests each gets DL_FUZZ_SCALE (default 2) times the seconds
+# it had on a core of its own, when it ran after them (until 2026-12-03).
+fuzz_all() {
+	local lib=src/libdatalocality f k=${DL_FUZZ_SCALE:-2} stage_src=()
+	for f in src/stage/*.c; do
+		# dl-stage's main and its client of dl-cached are not the library
+		[ "$f" = src/stage/dl-stage.c ] || [ "$f" = src/stage/client.c ] ||
+			stage_src+=("$f")
+	done
+	# The annotation parser of job comments, which every job goes through.
+	fuzz fuzz_files $((30 * k)) 4096 $lib/files.c $lib/error.c $lib/log.c
+	# Slurm's filename patterns (%a %A %j %u %x) in those paths; array indexes.
+	fuzz fuzz_pattern $((10 * k)) 4096 $lib/pattern.c $lib/files.c \
+		$lib/error.c $lib/log.c
+	# The staging record of a job's AdminComment (slurmctld, sdatalocality).
+	fuzz fuzz_acct $((10 * k)) 4096 $lib/acct.c $lib/decimal.c $lib/error.c
+	# List files, burst-buffer specs, #DL directives of scripts (and sizes).
+	fuzz fuzz_filelist $((10 * k)) 16384 $lib/files.c $lib/script.c \
+		$lib/error.c $lib/log.c
+	# The state file under StateSaveLocation: load, then save and load again.
+	fuzz fuzz_persist $((10 * k)) 8192 $lib/persist.c $lib/cache.c \
+		$lib/files.c $lib/error.c $lib/log.c -lm
+	# dl-sim's workload files, SWF traces and their sidecars.
+	fuzz fuzz_workload $((10 * k)) 8192 -I src/sim src/sim/workload.c \
+		$lib/state.c $lib/u64set.c $lib/cache.c $lib/cost.c $lib/files.c \
+		$lib/error.c $lib/log.c -lgsl -lgslcblas -lm
+	# dl-stage: .meta files, pins and notes in a real cache, datalocality.conf.
+	fuzz fuzz_stage $((10 * k)) 8192 -I src/stage -I src/net \
+		"${stage_src[@]}" src/net/sha256.c src/net/sha256_x86.c \
+		$lib/cache.c $lib/files.c $lib/pattern.c $lib/error.c $lib/log.c
+	# libdlnet: frames and message bodies from the network (node service).
+	fuzz fuzz_net $((10 * k)) 8192 -I src/net src/net/frame.c src/net/msg.c \
+		src/net/sha256.c src/net/sha256_x86.c $lib/decimal.c $lib/error.c
+	# The controller's copy of a node service's inventory, fed with INV and
+	# DELTA messages as the node channel decodes them, against a reference.
+	fuzz fuzz_agent_inv $((10 * k)) 8192 -I src/net \
+		-I src/plugins/common/agent \
+		src/plugins/common/agent/agent_inv.c src/net/msg.c src/net/frame.c \
+		$lib/decimal.c $lib/files.c $lib/error.c $lib/log.c
+	# dl-sim --provision SPEC.
+	fuzz fuzz_provision $((5 * k)) 256 -I src/sim src/sim/provision.c \
+		$lib/error.c -lm
+	# dl-submit's stream files and templates (with their --time values).
+	fuzz fuzz_stream $((5 * k)) 4096 -I src/submit src/submit/stream.c \
+		$lib/error.c -lm
+}
+
+# start_checks: the fuzzers and make distcheck (the tarball built and its
+# unit tests run, on one core), in the background beside the integration
+# tests, as part of their load.  Until 2026-12-03 they ran after them,
+# one beside the other, 4.5 minutes on the critical path.
+fuzz_pid='' dc_pid=''
+start_checks() {
+	(
+		pass=0 fail=0 t0=$SECONDS
+		fuzz_all
+		echo "$((SECONDS - t0))" >"$bgdir/fuzz.secs"
+		echo "$pass $fail" >"$bgdir/fuzz.counts"
+	) >"$bgdir/fuzz.out" 2>&1 &
+	fuzz_pid=$!
+	bg_pids+=("$fuzz_pid")
+	busy_pids+=("$fuzz_pid")
+	[ "${DL_SKIP_DISTCHECK:-0}" = 1 ] && return
 	make -s -C "$build" distcheck >"$build/distcheck.log" 2>&1 &
 	dc_pid=$!
 	bg_pids+=("$dc_pid")
-fi
+	busy_pids+=("$dc_pid")
+}
 
-step "fuzzing the parsers of untrusted input (libFuzzer, 110 s; make distcheck beside it)"
-lib=src/libdatalocality
-stage_src=()
-for f in src/stage/*.c; do
-	# dl-stage's main and its client of dl-cached are not the library
-	[ "$f" = src/stage/dl-stage.c ] || [ "$f" = src/stage/client.c ] ||
-		stage_src+=("$f")
+step "integration tests, $workers_per_release workers per Slurm release, beside $iload busy processes (DL_TEST_INTEGRATION_LOAD)"
+echo "Busy processes: Slurm $S2's build, the ASan unit tests, the fuzzers and make distcheck while they run, spinning shells for the rest."
+queue_init 22
+queue_init 24
+slurm1=$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-.*//')
+# One worker of Debian's Slurm starts beside Slurm 24.11.5's build (and
+# the ASan tests): until 2026-12-03 every test waited for that build.
+start_worker "$slurm1" "$build" "" 22
+s2_pending=1
+while :; do
+	if [ -n "$s2_pending" ] && ! running "$s2_build_pid"; then
+		s2_pending=''
+		bg_wait "$s2_build_pid"
+		s2_rc=$?
+		cat "$s2_build_out"
+		if [ "$s2_rc" = 0 ] && { read -r s2_prefix && read -r build2; } <"$s2_ready"; then
+			for ((i = 0; i < workers_per_release; i++)); do
+				start_worker "$S2" "$build2" "$s2_prefix" 24 \
+					DL_ARRAYS_SIDE_BY_SIDE=0
+			done
+		else
+			echo "Slurm $S2 or the plugins for it failed to build: its tests count as failed"
+			fail=$((fail + 1 + $(wc -w <<<"$INTEGRATION_TESTS")))
+		fi
+		for ((i = 1; i < workers_per_release; i++)); do
+			start_worker "$slurm1" "$build" "" 22
+		done
+		start_checks
+	fi
+	keep_load
+	[ -n "$s2_pending" ] || any_running "${workers[@]}" || break
+	sleep 2
 done
-# The annotation parser of job comments, which every job goes through.
-fuzz fuzz_files 30 4096 $lib/files.c $lib/error.c $lib/log.c
-# Slurm's filename patterns (%a %A %j %u %x) in those paths; array indexes.
-fuzz fuzz_pattern 10 4096 $lib/pattern.c $lib/files.c $lib/error.c \
-	$lib/log.c
-# The staging record of a job's AdminComment (slurmctld, sdatalocality).
-fuzz fuzz_acct 10 4096 $lib/acct.c $lib/decimal.c $lib/error.c
-# List files, burst-buffer specs, #DL directives of scripts (and sizes).
-fuzz fuzz_filelist 10 16384 $lib/files.c $lib/script.c $lib/error.c \
-	$lib/log.c
-# The state file under StateSaveLocation: load, then save and load again.
-fuzz fuzz_persist 10 8192 $lib/persist.c $lib/cache.c $lib/files.c \
-	$lib/error.c $lib/log.c -lm
-# dl-sim's workload files, SWF traces and their sidecars.
-fuzz fuzz_workload 10 8192 -I src/sim src/sim/workload.c $lib/state.c \
-	$lib/u64set.c $lib/cache.c $lib/cost.c $lib/files.c $lib/error.c \
-	$lib/log.c -lgsl -lgslcblas -lm
-# dl-stage: .meta files, pins and notes in a real cache, datalocality.conf.
-fuzz fuzz_stage 10 8192 -I src/stage -I src/net "${stage_src[@]}" \
-	src/net/sha256.c src/net/sha256_x86.c $lib/cache.c \
-	$lib/files.c $lib/pattern.c $lib/error.c $lib/log.c
-# libdlnet: frames and message bodies from the network (node service).
-fuzz fuzz_net 10 8192 -I src/net src/net/frame.c src/net/msg.c \
-	src/net/sha256.c src/net/sha256_x86.c $lib/decimal.c $lib/error.c
-# The controller's copy of a node service's inventory, fed with INV and
-# DELTA messages as the node channel decodes them, against a reference.
-fuzz fuzz_agent_inv 10 8192 -I src/net -I src/plugins/common/agent \
-	src/plugins/common/agent/agent_inv.c src/net/msg.c src/net/frame.c \
-	$lib/decimal.c $lib/files.c $lib/error.c $lib/log.c
-# dl-sim --provision SPEC.
-fuzz fuzz_provision 5 256 -I src/sim src/sim/provision.c $lib/error.c -lm
-# dl-submit's stream files and templates (with their --time values).
-fuzz fuzz_stream 5 4096 -I src/submit src/submit/stream.c $lib/error.c -lm
+unspin $((${#spinners[@]} - ${DL_TEST_LOAD:-0}))
+for ((i = 0; i < ${#workers[@]}; i++)); do
+	bg_wait "${workers[i]}"
+	echo; echo "=== worker $i"
+	cat "$qdir/worker$i.out"
+	add_counts "$qdir/worker$i.counts" "worker $i" 1
+done
 
+step "the rest of the background checks (ASan unit tests, fuzzers, make distcheck)"
+bg_wait "$asan_pid"
+echo "=== unit tests under AddressSanitizer + UBSan"
+cat "$bgdir/asan.out"
+add_counts "$bgdir/asan.counts" "the ASan unit tests" 1
+bg_wait "$fuzz_pid"
+echo "=== fuzzing the parsers of untrusted input (libFuzzer)"
+cat "$bgdir/fuzz.out"
+add_counts "$bgdir/fuzz.counts" "the fuzzers" 1
 if [ -n "$dc_pid" ]; then
-	step "make distcheck (the rest of it, begun beside the fuzzers)"
+	echo "=== make distcheck"
 	if bg_wait "$dc_pid"; then
 		pass=$((pass + 1))
 		grep -E 'archives ready|\.tar\.gz' "$build/distcheck.log" | head -3
@@ -416,14 +502,17 @@ if [ -n "$dc_pid" ]; then
 		fail=$((fail + 1))
 	fi
 fi
+echo "=== integration test times (s)"
+sort -rn "$times"
 
 step_done
 echo
 echo "=== step times (the whole suite: $SECONDS s)"
 printf '%s\n' "${step_times[@]}"
-[ -r "$bgdir/asan.secs" ] &&
-	printf '%5d s  %s\n' "$(cat "$bgdir/asan.secs")" \
-		"(in the background) unit tests under AddressSanitizer + UBSan, built and run"
+for w in asan fuzz; do
+	[ -r "$bgdir/$w.secs" ] && printf '%5d s  (in the background) %s\n' \
+		"$(cat "$bgdir/$w.secs")" "$w"
+done
 echo
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
