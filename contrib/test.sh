@@ -4,38 +4,39 @@
 #      tests;
 #   2. build the library and unit tests again under AddressSanitizer and
 #      UBSan, run them (in the background once the plain unit tests
-#      are done, beside the build below and then the first integration
-#      tests);
-#   3. integration tests (test/cluster/selftest.sh, then every
+#      are done);
+#   3. integration tests (test/cluster/selftest.sh and every
 #      test/integration/test_*.sh, test_service.sh among them: nodes in
 #      mount namespaces of their own with dl-cached; test_power.sh with
 #      Slurm's power saving, resumed slurmds booted in time namespaces
-#      (unshare --time, Linux 5.6)): real munged,
-#      slurmctld and 4 slurmd started and stopped by each test, with the
-#      freshly built plugins;
-#      and, side by side with them, the same tests on Slurm 24.11.5
-#      (Debian 13's, built from source by contrib/setup-slurm.sh into a
-#      cached prefix, the plugins built against it, in the background
-#      from the end of step 1 on); the time of each
-#      test is printed at the end of this step, and each step's at the
-#      end;
-#   4. about 110 s of coverage-guided fuzzing (libFuzzer) of every parser of
-#      untrusted input: 30 s for the files: annotation, 10 s each for list
-#      files and burst-buffer specs, the state file, dl-sim's traces,
-#      dl-stage's cache metadata, notes and configuration, libdlnet's
-#      frames and message bodies, the controller's copy of a node
-#      service's inventory, and 5 s each for dl-sim's --provision specs
-#      and dl-submit's streams (test/fuzz);
-#   5. make distcheck (skip with DL_SKIP_DISTCHECK=1), beside step 4.
+#      (unshare --time, Linux 5.6)): real munged, slurmctld and 4 slurmd
+#      started and stopped by each test, with the freshly built plugins,
+#      on Debian's Slurm and on Slurm 24.11.5 (Debian 13's, built from
+#      source by contrib/setup-slurm.sh into a cached prefix, the plugins
+#      built against it, in the background from the end of step 1 on);
+#      each release's tests are a queue that two workers take from, one
+#      worker of Debian's Slurm from the end of the unit tests on, the
+#      other three once 24.11.5 is built; the time of each test is
+#      printed at the end;
+#   4. about 220 s of coverage-guided fuzzing (libFuzzer) of every parser
+#      of untrusted input, beside the integration tests: 60 s for the
+#      files: annotation, 20 s each for list files and burst-buffer specs,
+#      the state file, dl-sim's traces, dl-stage's cache metadata, notes
+#      and configuration, libdlnet's frames and message bodies, the
+#      controller's copy of a node service's inventory, and 10 s each for
+#      dl-sim's --provision specs and dl-submit's streams (test/fuzz);
+#   5. make distcheck (skip with DL_SKIP_DISTCHECK=1), beside them too.
 # The last line is "N passed, N failed"; the exit status is 0 only if all
 # passed.
 # Under deliberate load (issue 29): every integration test runs beside
-# DL_TEST_INTEGRATION_LOAD busy processes (default 2, as in CI; 0: none
-# but the suite's own): spinning shells (busy loops), the other stream's
-# test and the ASan unit tests while they run; DL_TEST_LOAD=N runs N more
-# spinning shells for the whole suite.  Waits in the tests are bounded by
-# DL_TIME_SCALE (test/integration/lib.sh), the unit tests' by
-# CK_TIMEOUT_MULTIPLIER (test/unit/check_main.c).
+# at least DL_TEST_INTEGRATION_LOAD busy processes (default 2, as in CI;
+# 0: none but the suite's own): Slurm 24.11.5's build, the ASan unit
+# tests, the fuzzers and make distcheck while they run, spinning shells
+# (busy loops) for the rest, and the other workers' tests on top;
+# DL_TEST_LOAD=N runs N more spinning shells for the whole suite,
+# DL_TEST_WORKERS=N runs N workers per Slurm release (default 2).  Waits
+# in the tests are bounded by DL_TIME_SCALE (test/integration/lib.sh),
+# the unit tests' by CK_TIMEOUT_MULTIPLIER (test/unit/check_main.c).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -62,8 +63,8 @@ unspin() { # N: kill the N started last
 	{ kill "${spinners[@]:keep}"; wait "${spinners[@]:keep}"; } 2>/dev/null
 	spinners=("${spinners[@]:0:keep}")
 }
-# What runs in the background (the second stream of integration tests,
-# make distcheck; below) is stopped with this script.
+# What runs in the background (the integration workers, the ASan tests,
+# the fuzzers, make distcheck; below) is stopped with this script.
 bg_pids=() busy_pids=()
 trap 'kill "${bg_pids[@]}" 2>/dev/null; unspin ${#spinners[@]} 2>/dev/null' EXIT
 # bg_wait PID: wait for it, then forget it (its PID may be reused); its
@@ -214,18 +215,20 @@ asan_pid=$!
 bg_pids+=("$asan_pid")
 busy_pids+=("$asan_pid")
 
-# integration SLURM BUILD PREFIX TEST - run TEST against the plugins of
-# BUILD on Slurm SLURM (PREFIX: DL_SLURM_PREFIX, "" = Debian's installed
-# Slurm), add its counts to pass and fail; its log in BUILD, its time to
-# $times.
+# integration SLURM BUILD PREFIX TEST [VAR=VALUE...] - run TEST against
+# the plugins of BUILD on Slurm SLURM (PREFIX: DL_SLURM_PREFIX, "" =
+# Debian's installed Slurm) with the variables in its environment, add
+# its counts to pass and fail; its log in BUILD, its time to $times.
 times=$top/_build/test-times.txt
 : >"$times"
 integration() {
 	local slurm=$1 b=$2 prefix=$3 t=$4 log rc line t0
+	shift 4
 	echo; echo "=== integration (Slurm $slurm): $t"
 	log=$b/$(basename "$t").log
 	t0=$SECONDS
-	DL_BUILD_DIR="$b" DL_SLURM_PREFIX="$prefix" bash "$t" >"$log" 2>&1
+	env "$@" DL_BUILD_DIR="$b" DL_SLURM_PREFIX="$prefix" bash "$t" \
+		>"$log" 2>&1
 	rc=$?
 	echo "$((SECONDS - t0)) s $slurm $t" >>"$times"
 	cat "$log"
@@ -251,13 +254,16 @@ integration() {
 # quality part on 24.11.5 (DL_ARRAYS_SIDE_BY_SIDE=0, the same on any
 # release).
 #
-# Each release's tests are a queue that DL_TEST_WORKERS workers (default
-# 2) take from, the longest first, one test at a time each.  Most of a
-# test's time is its jobs' sleeps (test_judge.sh alone keeps 14% of 2
-# cores busy), so four clusters side by side fit on 2 cores: with one
-# stream per release the suite took 60 minutes in CI (2026-12-03), the
-# 22.05 stream 50 of them.  Clusters share nothing (own directory,
-# munged, ports under a lock, state).
+# Each release's tests are a queue, the longest first.  2 x
+# DL_TEST_WORKERS workers (default 2) take one test at a time from them:
+# one of Debian's Slurm from the end of the unit tests on, beside Slurm
+# 24.11.5's build, the others once it is built; a worker whose release's
+# tests are all taken takes the other's.  Most of a test's time is its
+# jobs' sleeps (test_judge.sh alone keeps 14% of 2 cores busy), so four
+# clusters side by side fit on 2 cores: with one stream per release,
+# both waiting for that build, the suite took 60 minutes in CI
+# (2026-12-03), the 22.05 stream 50 of them.  Clusters share nothing (own
+# directory, munged, ports under a lock, state).
 INTEGRATION_TESTS="test/cluster/selftest.sh $(echo test/integration/test_*.sh)"
 workers_per_release=${DL_TEST_WORKERS:-2}
 [[ $workers_per_release =~ ^[1-9][0-9]*$ ]] || {
@@ -265,52 +271,63 @@ workers_per_release=${DL_TEST_WORKERS:-2}
 qdir=$top/_build/queues
 rm -rf "$qdir"
 mkdir -p "$qdir"
-# queue_init NAME: the queue of every integration test, those that took
-# longest in CI first (so that no worker is left with a long one at the
-# end), then the rest in name order.
+# queue_init NAME SLURM BUILD PREFIX [VAR=VALUE...]: the queue NAME of
+# every integration test with integration()'s arguments, the tests that
+# took longest in CI first (so that no worker is left with a long one at
+# the end), then the rest in name order.  It exists once NAME.taken does.
 queue_init() {
-	local t first="test_arrays test_cooperation test_stress
+	local q=$qdir/$1 t first="test_arrays test_cooperation test_stress
 		test_multinode test_service test_timelimit test_replica
 		test_judge test_hetjob test_window test_idle"
+	shift
+	printf '%s\n' "$@" >"$q.params"
 	{
-		for t in $first; do echo "test/integration/$t.sh"; done
+		for t in $first; do
+			t=test/integration/$t.sh
+			[[ " $INTEGRATION_TESTS " == *" $t "* ]] && echo "$t"
+		done
 		for t in $INTEGRATION_TESTS; do
 			[[ " $(echo $first) " == *" $(basename "$t" .sh) "* ]] ||
 				echo "$t"
 		done
-	} >"$qdir/$1"
-	echo 0 >"$qdir/$1.taken"
+	} >"$q.tests"
+	echo 0 >"$q.taken"
 }
-# queue_next NAME: prints the next test of queue NAME and takes it; fails
-# when none is left.
+# queue_next NAME...: takes the next test of the first existing queue
+# NAME... that has one left and prints "NAME TEST"; fails when none has.
 queue_next() {
-	local q=$qdir/$1 i
-	{
-		flock 9
-		i=$(($(cat "$q.taken") + 1))
-		echo "$i" >"$q.taken"
-	} 9>"$q.lock"
-	sed -n "${i}p" "$q" | grep .
+	local n q i t
+	for n; do
+		q=$qdir/$n
+		[ -e "$q.taken" ] || continue
+		{
+			flock 9
+			i=$(($(cat "$q.taken") + 1))
+			echo "$i" >"$q.taken"
+		} 9>"$q.lock"
+		t=$(sed -n "${i}p" "$q.tests")
+		[ -n "$t" ] && echo "$n $t" && return 0
+	done
+	return 1
 }
-# start_worker SLURM BUILD PREFIX QUEUE [VAR=VALUE...]: a background
-# worker running the tests of QUEUE until none is left, with the
-# variables in its environment; its output and counts in $qdir.
+# start_worker QUEUE...: a background worker running the tests of the
+# queues, QUEUE... in that order of preference, until none is left; its
+# output and counts in $qdir.
 workers=()
 start_worker() {
-	local slurm=$1 b=$2 prefix=$3 q=$4 k=${#workers[@]}
-	shift 4
+	local k=${#workers[@]}
 	(
-		pass=0 fail=0
+		pass=0 fail=0 q t args
 		trap 'exit 130' INT TERM
-		[ $# -gt 0 ] && export "$@"
-		while t=$(queue_next "$q"); do
-			integration "$slurm" "$b" "$prefix" "$t"
+		while read -r q t < <(queue_next "$@"); do
+			mapfile -t args <"$qdir/$q.params"
+			integration "${args[@]:0:3}" "$t" "${args[@]:3}"
 		done
 		echo "$pass $fail" >"$qdir/worker$k.counts"
 	) >"$qdir/worker$k.out" 2>&1 &
 	workers+=($!)
 	bg_pids+=($!)
-	echo "worker $k: Slurm $slurm's tests (started at $SECONDS s)"
+	echo "worker $k: queues $* (started at $SECONDS s)"
 }
 # keep_load: every integration test runs beside at least iload busy
 # processes: the busy background jobs, then spinning shells for the
@@ -442,14 +459,11 @@ start_checks() {
 	busy_pids+=("$dc_pid")
 }
 
-step "integration tests, $workers_per_release workers per Slurm release, beside $iload busy processes (DL_TEST_INTEGRATION_LOAD)"
+step "integration tests, $((2 * workers_per_release)) workers, beside $iload busy processes (DL_TEST_INTEGRATION_LOAD)"
 echo "Busy processes: Slurm $S2's build, the ASan unit tests, the fuzzers and make distcheck while they run, spinning shells for the rest."
-queue_init 22
-queue_init 24
 slurm1=$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-.*//')
-# One worker of Debian's Slurm starts beside Slurm 24.11.5's build (and
-# the ASan tests): until 2026-12-03 every test waited for that build.
-start_worker "$slurm1" "$build" "" 22
+queue_init 22 "$slurm1" "$build" ""
+start_worker 22 24
 s2_pending=1
 while :; do
 	if [ -n "$s2_pending" ] && ! running "$s2_build_pid"; then
@@ -458,16 +472,17 @@ while :; do
 		s2_rc=$?
 		cat "$s2_build_out"
 		if [ "$s2_rc" = 0 ] && { read -r s2_prefix && read -r build2; } <"$s2_ready"; then
+			queue_init 24 "$S2" "$build2" "$s2_prefix" \
+				DL_ARRAYS_SIDE_BY_SIDE=0
 			for ((i = 0; i < workers_per_release; i++)); do
-				start_worker "$S2" "$build2" "$s2_prefix" 24 \
-					DL_ARRAYS_SIDE_BY_SIDE=0
+				start_worker 24 22
 			done
 		else
 			echo "Slurm $S2 or the plugins for it failed to build: its tests count as failed"
 			fail=$((fail + 1 + $(wc -w <<<"$INTEGRATION_TESTS")))
 		fi
 		for ((i = 1; i < workers_per_release; i++)); do
-			start_worker "$slurm1" "$build" "" 22
+			start_worker 22 24
 		done
 		start_checks
 	fi
