@@ -439,8 +439,13 @@ fuzz_all() {
 
 # start_checks: the fuzzers and make distcheck (the tarball built and its
 # unit tests run, on one core), in the background beside the integration
-# tests, as part of their load.  Until 2026-12-03 they ran after them,
-# one beside the other, 4.5 minutes on the critical path.
+# tests, as part of their load, once Slurm 24.11.5's build and the ASan
+# tests are done: started beside those too, everything beside the tests
+# ran 1.5-2.5 times slower (one gated job was released unplaced: its
+# agent cycle took twice the gate's estimate) and the fuzzers ran 3-17
+# times fewer inputs than on a core of their own.  Until 2026-12-03 they
+# ran after the integration tests, one beside the other, 4.5 minutes on
+# the critical path.
 fuzz_pid='' dc_pid=''
 start_checks() {
 	(
@@ -464,7 +469,7 @@ echo "Busy processes: Slurm $S2's build, the ASan unit tests, the fuzzers and ma
 slurm1=$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-.*//')
 queue_init 22 "$slurm1" "$build" ""
 start_worker 22 24
-s2_pending=1
+s2_pending=1 checks_pending=1
 while :; do
 	if [ -n "$s2_pending" ] && ! running "$s2_build_pid"; then
 		s2_pending=''
@@ -484,12 +489,17 @@ while :; do
 		for ((i = 1; i < workers_per_release; i++)); do
 			start_worker 22 24
 		done
+	fi
+	if [ -n "$checks_pending" ] && [ -z "$s2_pending" ] &&
+		! running "$asan_pid"; then
+		checks_pending=''
 		start_checks
 	fi
 	keep_load
 	[ -n "$s2_pending" ] || any_running "${workers[@]}" || break
 	sleep 2
 done
+[ -n "$checks_pending" ] && start_checks
 unspin $((${#spinners[@]} - ${DL_TEST_LOAD:-0}))
 for ((i = 0; i < ${#workers[@]}; i++)); do
 	bg_wait "${workers[i]}"
