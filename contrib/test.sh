@@ -14,10 +14,9 @@
 #      on Debian's Slurm and on Slurm 24.11.5 (Debian 13's, built from
 #      source by contrib/setup-slurm.sh into a cached prefix, the plugins
 #      built against it, in the background from the end of step 1 on);
-#      each release's tests are a queue that two workers take from, one
-#      worker of Debian's Slurm from the end of the unit tests on, the
-#      other three once 24.11.5 is built; the time of each test is
-#      printed at the end;
+#      each release's tests are a queue that three workers take from, one
+#      from the end of the unit tests on, the other two once 24.11.5 is
+#      built; the time of each test is printed at the end;
 #   4. about 220 s of coverage-guided fuzzing (libFuzzer) of every parser
 #      of untrusted input, beside the integration tests: 60 s for the
 #      files: annotation, 20 s each for list files and burst-buffer specs,
@@ -30,11 +29,11 @@
 # passed.
 # Under deliberate load (issue 29): every integration test runs beside
 # at least DL_TEST_INTEGRATION_LOAD busy processes (default 2, as in CI;
-# 0: none but the suite's own): Slurm 24.11.5's build, the ASan unit
-# tests, the fuzzers and make distcheck while they run, spinning shells
-# (busy loops) for the rest, and the other workers' tests on top;
+# 0: none but the suite's own): the other workers' tests, Slurm 24.11.5's
+# build, the ASan unit tests, the fuzzers and make distcheck while they
+# run, spinning shells (busy loops) for the rest;
 # DL_TEST_LOAD=N runs N more spinning shells for the whole suite,
-# DL_TEST_WORKERS=N runs N workers per Slurm release (default 2).  Waits
+# DL_TEST_WORKERS=N runs N workers of integration tests (default 3).  Waits
 # in the tests are bounded by DL_TIME_SCALE (test/integration/lib.sh),
 # the unit tests' by CK_TIMEOUT_MULTIPLIER (test/unit/check_main.c).
 set -uo pipefail
@@ -254,19 +253,22 @@ integration() {
 # quality part on 24.11.5 (DL_ARRAYS_SIDE_BY_SIDE=0, the same on any
 # release).
 #
-# Each release's tests are a queue, the longest first.  2 x
-# DL_TEST_WORKERS workers (default 2) take one test at a time from them:
-# one of Debian's Slurm from the end of the unit tests on, beside Slurm
-# 24.11.5's build, the others once it is built; a worker whose release's
-# tests are all taken takes the other's.  Most of a test's time is its
-# jobs' sleeps (test_judge.sh alone keeps 14% of 2 cores busy), so four
-# clusters side by side fit on 2 cores: with one stream per release,
-# both waiting for that build, the suite took 60 minutes in CI
-# (2026-12-03), the 22.05 stream 50 of them.  Clusters share nothing (own
-# directory, munged, ports under a lock, state).
+# Each release's tests are a queue, the longest first.  DL_TEST_WORKERS
+# workers (default 3) take one test at a time from them: one from the end
+# of the unit tests on, with Debian's Slurm, beside Slurm 24.11.5's
+# build; the others once it is built, with 24.11.5; a worker whose
+# release's tests are all taken takes the other's.  Most of a test's
+# time is its jobs' sleeps (test_judge.sh alone keeps 14% of 2 cores
+# busy).  With one stream per release, both waiting for that build, the
+# suite took 60 minutes in CI (2026-12-03), the 22.05 stream 50 of them.
+# Four workers were too many for 2 cores (2026-12-03): with the ASan
+# tests and a spinning shell beside them, test_judge.sh ran 2.4 times
+# slower than alone and two of its checks and one of test_replica.sh's
+# failed.  Clusters share nothing (own directory, munged, ports under a
+# lock, state).
 INTEGRATION_TESTS="test/cluster/selftest.sh $(echo test/integration/test_*.sh)"
-workers_per_release=${DL_TEST_WORKERS:-2}
-[[ $workers_per_release =~ ^[1-9][0-9]*$ ]] || {
+nworkers=${DL_TEST_WORKERS:-3}
+[[ $nworkers =~ ^[1-9][0-9]*$ ]] || {
 	echo "DL_TEST_WORKERS must be a number >= 1"; exit 2; }
 qdir=$top/_build/queues
 rm -rf "$qdir"
@@ -330,11 +332,14 @@ start_worker() {
 	echo "worker $k: queues $* (started at $SECONDS s)"
 }
 # keep_load: every integration test runs beside at least iload busy
-# processes: the busy background jobs, then spinning shells for the
-# rest (on top of DL_TEST_LOAD's, started first and kept).
+# processes: the other workers' tests (as the other stream's test did
+# until 2026-12-03), the busy background jobs, then spinning shells for
+# the rest (on top of DL_TEST_LOAD's, started first and kept).
 keep_load() {
-	local n=$iload p
-	for p in "${busy_pids[@]}"; do running "$p" && n=$((n - 1)); done
+	local n=$((iload + 1)) p
+	for p in "${workers[@]}" "${busy_pids[@]}"; do
+		running "$p" && n=$((n - 1))
+	done
 	[ "$n" -lt 0 ] && n=0
 	n=$((n + ${DL_TEST_LOAD:-0} - ${#spinners[@]}))
 	if [ "$n" -gt 0 ]; then spin "$n"; else unspin $((-n)); fi
@@ -464,8 +469,8 @@ start_checks() {
 	busy_pids+=("$dc_pid")
 }
 
-step "integration tests, $((2 * workers_per_release)) workers, beside $iload busy processes (DL_TEST_INTEGRATION_LOAD)"
-echo "Busy processes: Slurm $S2's build, the ASan unit tests, the fuzzers and make distcheck while they run, spinning shells for the rest."
+step "integration tests, $nworkers workers, beside $iload busy processes (DL_TEST_INTEGRATION_LOAD)"
+echo "Busy processes: the other workers' tests, Slurm $S2's build, the ASan unit tests, the fuzzers and make distcheck while they run, spinning shells for the rest."
 slurm1=$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-.*//')
 queue_init 22 "$slurm1" "$build" ""
 start_worker 22 24
@@ -479,15 +484,12 @@ while :; do
 		if [ "$s2_rc" = 0 ] && { read -r s2_prefix && read -r build2; } <"$s2_ready"; then
 			queue_init 24 "$S2" "$build2" "$s2_prefix" \
 				DL_ARRAYS_SIDE_BY_SIDE=0
-			for ((i = 0; i < workers_per_release; i++)); do
-				start_worker 24 22
-			done
 		else
 			echo "Slurm $S2 or the plugins for it failed to build: its tests count as failed"
 			fail=$((fail + 1 + $(wc -w <<<"$INTEGRATION_TESTS")))
 		fi
-		for ((i = 1; i < workers_per_release; i++)); do
-			start_worker 22 24
+		for ((i = 1; i < nworkers; i++)); do
+			start_worker 24 22
 		done
 	fi
 	if [ -n "$checks_pending" ] && [ -z "$s2_pending" ] &&
