@@ -179,18 +179,31 @@ busy_pids+=("$s2_build_pid")
 # (pid_max is 32768 on Debian).
 running() { jobs -rp | grep -qx "$1"; }
 
+# bg_check NAME FUNCTION: FUNCTION (which adds to pass and fail) run in
+# the background as a busy job: its output, time and "PASS FAIL" in
+# $bgdir/NAME.{out,secs,counts}, printed after the integration tests; its
+# PID in bg_last.
+bgdir=$top/_build/bg
+rm -rf "$bgdir"
+mkdir -p "$bgdir"
+bg_check() {
+	(
+		pass=0 fail=0 t0=$SECONDS
+		"$2"
+		echo "$((SECONDS - t0))" >"$bgdir/$1.secs"
+		echo "$pass $fail" >"$bgdir/$1.counts"
+	) >"$bgdir/$1.out" 2>&1 &
+	bg_last=$!
+	bg_pids+=("$bg_last")
+	busy_pids+=("$bg_last")
+}
+
 # The library and the unit tests built again under AddressSanitizer and
 # UBSan and run, in the background from here on: beside Slurm 24.11.5's
 # build and then beside the first integration tests (632 s on the
 # critical path in a 53-minute suite on a 2-core machine, 2026-12-02).
-# Its counts ("PASS FAIL"), time and output are in $bgdir, printed after
-# the integration tests.
-bgdir=$top/_build/bg
-rm -rf "$bgdir"
-mkdir -p "$bgdir"
-(
-	pass=0 fail=0 t0=$SECONDS
-	san="-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+asan_tests() {
+	local asan san="-g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 	if asan=$(contrib/build.sh "$top/_build/asan" --without-slurm-source \
 		CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined" | tail -1); then
 		# Check forks each test; ASan reports go to the test's log.
@@ -207,12 +220,9 @@ mkdir -p "$bgdir"
 		echo "sanitizer build failed"
 		fail=$((fail + 1))
 	fi
-	echo "$((SECONDS - t0))" >"$bgdir/asan.secs"
-	echo "$pass $fail" >"$bgdir/asan.counts"
-) >"$bgdir/asan.out" 2>&1 &
-asan_pid=$!
-bg_pids+=("$asan_pid")
-busy_pids+=("$asan_pid")
+}
+bg_check asan asan_tests
+asan_pid=$bg_last
 
 # integration SLURM BUILD PREFIX TEST [VAR=VALUE...] - run TEST against
 # the plugins of BUILD on Slurm SLURM (PREFIX: DL_SLURM_PREFIX, "" =
@@ -453,15 +463,8 @@ fuzz_all() {
 # the critical path.
 fuzz_pid='' dc_pid=''
 start_checks() {
-	(
-		pass=0 fail=0 t0=$SECONDS
-		fuzz_all
-		echo "$((SECONDS - t0))" >"$bgdir/fuzz.secs"
-		echo "$pass $fail" >"$bgdir/fuzz.counts"
-	) >"$bgdir/fuzz.out" 2>&1 &
-	fuzz_pid=$!
-	bg_pids+=("$fuzz_pid")
-	busy_pids+=("$fuzz_pid")
+	bg_check fuzz fuzz_all
+	fuzz_pid=$bg_last
 	[ "${DL_SKIP_DISTCHECK:-0}" = 1 ] && return
 	make -s -C "$build" distcheck >"$build/distcheck.log" 2>&1 &
 	dc_pid=$!
