@@ -329,7 +329,8 @@ workers=()
 start_worker() {
 	local k=${#workers[@]}
 	(
-		pass=0 fail=0 q t args
+		local q t args
+		pass=0 fail=0
 		trap 'exit 130' INT TERM
 		while read -r q t < <(queue_next "$@"); do
 			mapfile -t args <"$qdir/$q.params"
