@@ -142,8 +142,8 @@ if [ "${DL_KEEP:-0}" = 1 ]; then
 else
 	check "dir removed" test ! -e "$dir"
 fi
-# Released means no longer ours: the other integration stream's next cluster
-# may take the same base the moment it is free (stop 50's CI saw that).
+# Released means no longer ours: another integration test's next cluster may
+# take the same base the moment it is free (stop 50's CI saw that).
 expect_eq "port lock released" "" \
 	"$(grep -Fx "$dir" "/tmp/dl_cluster.ports.$base/owner" 2>/dev/null || true)"
 check "second stop is a no-op" dl_cluster_stop
