@@ -151,7 +151,10 @@ check_lists() {
 	local warm hold hnode w c sc rq st i moved=0 placed=0
 	warm=$(dl_t_sba l -c 1 --wrap 'sleep 1')
 	dl_t_wait_state "$warm" COMPLETED 30 || true
-	hold=$(dl_t_sba l -c 2 --wrap 'sleep 40')
+	# The blocker runs until dl_t_drain cancels it: with a fixed 40 s
+	# (until 2026-12-03) it ended before the check loop below did when
+	# scontrol was slow on a loaded host, and w rightly started.
+	hold=$(dl_t_sba l -c 2 -t 10 --wrap 'sleep 600')
 	dl_t_wait_state "$hold" RUNNING 30 || true
 	hnode=$(dl_cluster_job_field "$hold" NodeList)
 	# Under plain Slurm no gate holds w: Slurm can start it on a free node
@@ -174,7 +177,7 @@ check_lists() {
 	scontrol update jobid="$w" ReqNodeList="$hnode" || true
 	[ "$run" = backfill ] && { scontrol release "$w" || true; }
 	[ "$run" = datalocality ] && { scontrol update jobid="$c" ReqNodeList= || true; }
-	echo "  data node $hnode busy 40 s; $w set to $hnode, $c cleared by scontrol"
+	echo "  data node $hnode busy until cancelled; $w set to $hnode, $c cleared by scontrol"
 	# Three times w's 6.3-s bound: the plugin would have widened it.
 	for i in $(seq 1 $((20 * DL_TIME_SCALE / 3))); do
 		st=$(dl_cluster_job_field "$w" JobState)
