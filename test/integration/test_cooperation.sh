@@ -426,23 +426,32 @@ check_advance_reservation() {
 # runs and checks (the comparisons then fail for lack of results);
 # DL_KEEP=1 keeps each cluster's dir and logs.
 want() { [[ " ${DL_COOP_CHECKS:-1 2 3 4 5 6 7} " == *" $1 "* ]]; }
+# timed N FUNC: run check FUNC if N is wanted, and say how long it took.
+# 24.11.5's datalocality run took 690-704 s in two CI runs beside other
+# tests (120-160 s otherwise); the per-check times say where, next time.
+timed() {
+	local t0=$SECONDS
+	want "$1" || return 0
+	"$2"
+	echo "  ($1) $2 took $((SECONDS - t0)) s [$run]"
+}
 T_START=$SECONDS
 for r in ${DL_COOP_RUNS:-backfill datalocality plugstack}; do
 	t_run=$SECONDS
 	start_cluster "$r"
 	if [ "$r" = plugstack ]; then
 		# Hetjobs need this entry point; placement must work through it too.
-		want 4 && check_hetjob
-		want 6 && check_placement
+		timed 4 check_hetjob
+		timed 6 check_placement
 	else
-		want 1 && check_priority
-		want 2 && check_reservations
-		want 3 && check_time_limits
-		[ "$r" = backfill ] && want 4 && check_hetjob
-		want 5 && check_bounded_wait
-		want 6 && check_placement
-		want 7 && check_advance_reservation
-		want 7 && check_features
+		timed 1 check_priority
+		timed 2 check_reservations
+		timed 3 check_time_limits
+		[ "$r" = backfill ] && timed 4 check_hetjob
+		timed 5 check_bounded_wait
+		timed 6 check_placement
+		timed 7 check_advance_reservation
+		timed 7 check_features
 	fi
 	dl_t_check "$(dl_t_say - "slurmctld still answers")" bash -c 'scontrol ping | grep -q UP'
 	R[$r.duration]=$((SECONDS - t_run))
