@@ -125,6 +125,51 @@ START_TEST(test_gate_state)
 }
 END_TEST
 
+/*
+ * A cycle about to place a gated job renews its hold only if less than two
+ * of its cycles are left, to five cycles from now, never beyond
+ * GateMaxHold from the submission; and never a hold not the gate's.
+ */
+START_TEST(test_gate_hurry)
+{
+	const time_t sub = 1000;
+
+	/* The CI case: 3 s bound, cycle of 1.148 s, 1 s left: 6 s more. */
+	ck_assert_int_eq(agent_gate_hurry_to(sub + 3, sub, sub, sub + 2, 1.148,
+					     30),
+			 sub + 2 + 6);
+	/* Two cycles or more left: untouched. */
+	ck_assert_int_eq(agent_gate_hurry_to(sub + 3, sub, sub, sub + 1, 1.0,
+					     30),
+			 sub + 3);
+	/* Fast cycles: a whole second left is always enough. */
+	ck_assert_int_eq(agent_gate_hurry_to(sub + 3, sub, sub, sub + 2, 0.2,
+					     30),
+			 sub + 3);
+	/* Capped at GateMaxHold after the submission ... */
+	ck_assert_int_eq(agent_gate_hurry_to(sub + 8, sub, sub, sub + 7, 4.0,
+					     10),
+			 sub + 10);
+	/* ... so with GateMaxHold the bound already, never renewed. */
+	ck_assert_int_eq(agent_gate_hurry_to(sub + 3, sub, sub, sub + 2, 5.0,
+					     3),
+			 sub + 3);
+	/* Run out, released, or not the gate's: left alone. */
+	ck_assert_int_eq(agent_gate_hurry_to(sub + 3, sub, sub, sub + 3, 5.0,
+					     30),
+			 sub + 3);
+	ck_assert_int_eq(agent_gate_hurry_to(sub, sub, sub, sub + 1, 5.0, 30),
+			 sub);
+	ck_assert_int_eq(agent_gate_hurry_to(sub + 200, sub, sub, sub + 1,
+					     5.0, 30),
+			 sub + 200);
+	/* A user's begin time counts as a release, not a hold. */
+	ck_assert_int_eq(agent_gate_hurry_to(sub + 4, sub + 4, sub, sub + 3,
+					     5.0, 30),
+			 sub + 4);
+}
+END_TEST
+
 Suite *make_agent_gate_suite(void)
 {
 	Suite *s = suite_create("agent_gate");
@@ -134,6 +179,7 @@ Suite *make_agent_gate_suite(void)
 	tcase_add_test(tc, test_gate_bound_clamps);
 	tcase_add_test(tc, test_gate_marks);
 	tcase_add_test(tc, test_gate_state);
+	tcase_add_test(tc, test_gate_hurry);
 	suite_add_tcase(s, tc);
 	return s;
 }

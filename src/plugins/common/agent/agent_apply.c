@@ -331,3 +331,27 @@ uint32_t agent_apply_renew(const agent_gate_renew_t *r, uint32_t n,
 	 */
 	return renewed;
 }
+
+uint32_t agent_apply_hurry(const agent_gate_hurry_t *h, uint32_t n)
+{
+	time_t now = time(NULL);
+	uint32_t i, moved = 0;
+
+	for (i = 0; i < n; i++) {
+		job_record_t *job_ptr = find_job_record(h[i].job_id);
+
+		/*
+		 * Changed since the snapshot (released, started, an update
+		 * of its begin time) or run out meanwhile: not ours to move.
+		 */
+		if (!job_ptr || !IS_JOB_PENDING(job_ptr) ||
+		    !job_ptr->details ||
+		    job_ptr->details->begin_time != h[i].begin ||
+		    h[i].begin <= now || h[i].to <= h[i].begin)
+			continue;
+		job_ptr->details->begin_time = h[i].to;
+		moved++;
+	}
+	/* No last_job_update, as for agent_apply_renew(). */
+	return moved;
+}

@@ -120,3 +120,19 @@ time_t agent_gate_renew_to(time_t begin, time_t release_to, time_t now,
 		return now + (time_t)hold;
 	return begin;
 }
+
+time_t agent_gate_hurry_to(time_t begin, time_t release_to, time_t submit,
+			   time_t now, double cycle, uint32_t ceiling)
+{
+	time_t to, cap = submit + (time_t)ceiling;
+
+	if (agent_gate_state(true, 0, begin, release_to, now) !=
+	    AGENT_GATE_HELD)
+		return begin;
+	if (!((double)(begin - now) < AGENT_GATE_HURRY * cycle))
+		return begin;
+	to = now + (time_t)ceil(AGENT_GATE_CYCLES * cycle);
+	if (to > cap)
+		to = cap;
+	return to > begin ? to : begin;
+}

@@ -101,6 +101,46 @@ agent_gate_state_t agent_gate_state(bool marked, time_t ubegin, time_t begin,
 time_t agent_gate_release_to(time_t ubegin, time_t submit);
 
 /*
+ * A cycle under way.  The bound a job got at submit is made of the cycles
+ * measured until then; when cycles grow (the first of a burst of heavy
+ * jobs), a job gated just before may have less of its hold left than the
+ * cycle that is to place it takes, and Slurm's clock lets it go unplaced
+ * moments before that cycle's end (a CI run, 2026-12-03: gated with 3 s
+ * at 35.378, the cycle that read it from 36.628 to 38.960, let go at
+ * 38.378, started by backfill at 38.941).  So a cycle renews, before it
+ * plans, the hold of each gated job of its window with less than
+ * AGENT_GATE_HURRY of its cycles left.
+ */
+#define AGENT_GATE_HURRY 2.0
+
+/*
+ * agent_gate_hurry_to - the begin time of a gated job of the window
+ * (begin, release_to as for agent_gate_renew_to(), submitted at submit)
+ * when a cycle that is to place it begins at now and the agent's cycles
+ * take cycle seconds (agent_gate_cycle()): now + AGENT_GATE_CYCLES cycles
+ * if the gate holds it with less than AGENT_GATE_HURRY cycles left, never
+ * later than submit + ceiling (GateMaxHold: no job is held longer than
+ * the admin allows), else begin.  The cycle releases it when it places it.
+ */
+time_t agent_gate_hurry_to(time_t begin, time_t release_to, time_t submit,
+			   time_t now, double cycle, uint32_t ceiling);
+
+/* A hold agent_gate_hurry_to() moves: to, if begin is still the job's. */
+typedef struct agent_gate_hurry {
+	uint32_t job_id;
+	time_t begin;           /* the begin time the snapshot read */
+	time_t to;              /* agent_gate_hurry_to() of it */
+} agent_gate_hurry_t;
+
+/*
+ * agent_apply_hurry - (the agent only, agent_apply.c) move the holds of
+ * h[0..n) whose jobs are still pending with the begin time the snapshot
+ * read, still ahead.  Caller holds the job write lock.  RET the holds
+ * moved.
+ */
+uint32_t agent_apply_hurry(const agent_gate_hurry_t *h, uint32_t n);
+
+/*
  * Renewals between cycles.  A gated job outside the planning window has
  * its hold renewed once half gone, from a point a sixth of the hold later
  * than that (agent_snapshot.c gathers the renewals that fall within it).

@@ -479,7 +479,31 @@ static void _put_light(job_record_t *job_ptr, const light_t *l,
 	sj->failed = l->failed;
 }
 
-static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
+/*
+ * A gated job of the window whose hold would run out before this cycle
+ * places it: listed for agent_apply_hurry() (see agent_gate.h).
+ */
+static void _hurry(snapshot_t *s, job_record_t *job_ptr, const light_t *l,
+		   const snapshot_conf_t *c)
+{
+	job_details_t *d = job_ptr->details;
+	size_t cap = s->hurry ? xsize(s->hurry) / sizeof(*s->hurry) : 0;
+	time_t to = agent_gate_hurry_to(
+		d->begin_time, agent_gate_release_to(l->ubegin, d->submit_time),
+		d->submit_time, s->now, c->gate_cycle, c->gate_hold);
+
+	if (to == d->begin_time)
+		return;
+	if (s->nhurry >= cap)
+		xrecalloc(s->hurry, 2 * cap + 16, sizeof(*s->hurry));
+	s->hurry[s->nhurry++] = (agent_gate_hurry_t){
+		.job_id = job_ptr->job_id, .begin = d->begin_time, .to = to
+	};
+}
+
+/* A job's light part; c: for a pending one, of the window. */
+static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj,
+			const snapshot_conf_t *c)
 {
 	light_t l;
 
@@ -489,6 +513,8 @@ static void _copy_light(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 	if (IS_JOB_PENDING(job_ptr) &&
 	    (l.gated || (l.gate_expired && !l.gate_noted)))
 		_wake_at(s, AGENT_QUIET_LIVE);
+	if (IS_JOB_PENDING(job_ptr) && l.gated && job_ptr->details)
+		_hurry(s, job_ptr, &l, c);
 }
 
 /*
@@ -540,11 +566,12 @@ static void _ran_on(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
 			sj->ran[sj->nran++] = (int32_t)i;
 }
 
-static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj)
+static void _copy_job(snapshot_t *s, job_record_t *job_ptr, snap_job_t *sj,
+		      const snapshot_conf_t *c)
 {
 	agent_job_t *ji = agent_jobs_get(job_ptr->job_id, false);
 
-	_copy_light(s, job_ptr, sj);
+	_copy_light(s, job_ptr, sj, c);
 	sj->priority = job_ptr->priority;
 	sj->submit = job_ptr->details ? job_ptr->details->submit_time : 0;
 	sj->start = job_ptr->start_time;
@@ -958,7 +985,7 @@ static void _window(snapshot_t *s, queued_t *q, const snapshot_conf_t *c)
 				s->arrays[s->narrays++] = q->pend[i]->job_id;
 			_outside(s, q->pend[i], c, &q->light[i]);
 		} else if (in[i]) {
-			_copy_job(s, q->pend[i], _push(s));
+			_copy_job(s, q->pend[i], _push(s), c);
 		} else {
 			walk.defer = walk.full &&
 				     _below(q->pend[i], UINT32_MAX);
@@ -1055,7 +1082,7 @@ static void _walk(snapshot_t *s, const snapshot_conf_t *c, queued_t *q,
 			continue;
 		if (IS_JOB_RUNNING(job_ptr))
 			_count_busy(s, job_ptr);
-		_copy_job(s, job_ptr, _push(s));
+		_copy_job(s, job_ptr, _push(s), c);
 	}
 	list_iterator_destroy(it);
 	s->peek = agent_fnv_u64(s->peek, s->skipped);
@@ -1349,5 +1376,6 @@ void agent_snapshot_free(snapshot_t *s)
 	xfree(s->arrays);
 	xfree(s->renew);
 	xfree(s->regate);
+	xfree(s->hurry);
 	memset(s, 0, sizeof(*s));
 }

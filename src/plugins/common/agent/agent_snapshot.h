@@ -135,6 +135,13 @@ typedef struct snapshot {
 	 */
 	agent_gate_renew_t *regate;
 	uint32_t nregate;
+	/*
+	 * Gated jobs of the window whose holds would run out before this
+	 * cycle places them (agent_gate_hurry_to()): moved under a write
+	 * lock before the cycle plans (xmalloc, grows; nhurry).
+	 */
+	agent_gate_hurry_t *hurry;
+	uint32_t nhurry;
 	uint32_t due_taken;     /* jobs this snapshot took off the due list
 				 * (agent_window.h): the cycle is to act on
 				 * them */
@@ -155,6 +162,8 @@ typedef struct snapshot_conf {
 	uint32_t plan_window;   /* PlanWindow, 0: from SchedulerParameters */
 	uint32_t gate_hold;     /* seconds a gated job outside the window is
 				 * held at a time (GateMaxHold) */
+	double gate_cycle;      /* the agent's cycle time (agent_gate_cycle()),
+				 * for agent_gate_hurry_to() */
 } snapshot_conf_t;
 
 /*
