@@ -133,40 +133,39 @@ END_TEST
 START_TEST(test_gate_hurry)
 {
 	const time_t sub = 1000;
+	/* begin, release_to, now, cycle, ceiling (after sub), expected */
+	static const struct {
+		time_t begin, rel, now;
+		double cycle;
+		uint32_t ceiling;
+		time_t want;
+	} c[] = {
+		/* The CI case: 3 s bound, cycles of 1.148 s, 1 s left. */
+		{ 3, 0, 2, 1.148, 30, 2 + 6 },
+		/* Two cycles or more left: untouched. */
+		{ 3, 0, 1, 1.0, 30, 3 },
+		/* Fast cycles: a whole second left is always enough. */
+		{ 3, 0, 2, 0.2, 30, 3 },
+		/* Capped at GateMaxHold after the submission ... */
+		{ 8, 0, 7, 4.0, 10, 10 },
+		/* ... so with GateMaxHold the bound already, never renewed. */
+		{ 3, 0, 2, 5.0, 3, 3 },
+		/* Run out, released, or not the gate's: left alone. */
+		{ 3, 0, 3, 5.0, 30, 3 },
+		{ 0, 0, 1, 5.0, 30, 0 },
+		{ 200, 0, 1, 5.0, 30, 200 },
+		/* A user's begin time counts as a release, not a hold. */
+		{ 4, 4, 3, 5.0, 30, 4 },
+	};
+	size_t i;
 
-	/* The CI case: 3 s bound, cycle of 1.148 s, 1 s left: 6 s more. */
-	ck_assert_int_eq(agent_gate_hurry_to(sub + 3, sub, sub, sub + 2, 1.148,
-					     30),
-			 sub + 2 + 6);
-	/* Two cycles or more left: untouched. */
-	ck_assert_int_eq(agent_gate_hurry_to(sub + 3, sub, sub, sub + 1, 1.0,
-					     30),
-			 sub + 3);
-	/* Fast cycles: a whole second left is always enough. */
-	ck_assert_int_eq(agent_gate_hurry_to(sub + 3, sub, sub, sub + 2, 0.2,
-					     30),
-			 sub + 3);
-	/* Capped at GateMaxHold after the submission ... */
-	ck_assert_int_eq(agent_gate_hurry_to(sub + 8, sub, sub, sub + 7, 4.0,
-					     10),
-			 sub + 10);
-	/* ... so with GateMaxHold the bound already, never renewed. */
-	ck_assert_int_eq(agent_gate_hurry_to(sub + 3, sub, sub, sub + 2, 5.0,
-					     3),
-			 sub + 3);
-	/* Run out, released, or not the gate's: left alone. */
-	ck_assert_int_eq(agent_gate_hurry_to(sub + 3, sub, sub, sub + 3, 5.0,
-					     30),
-			 sub + 3);
-	ck_assert_int_eq(agent_gate_hurry_to(sub, sub, sub, sub + 1, 5.0, 30),
-			 sub);
-	ck_assert_int_eq(agent_gate_hurry_to(sub + 200, sub, sub, sub + 1,
-					     5.0, 30),
-			 sub + 200);
-	/* A user's begin time counts as a release, not a hold. */
-	ck_assert_int_eq(agent_gate_hurry_to(sub + 4, sub + 4, sub, sub + 3,
-					     5.0, 30),
-			 sub + 4);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		ck_assert_msg(agent_gate_hurry_to(sub + c[i].begin,
+						  sub + c[i].rel, sub,
+						  sub + c[i].now, c[i].cycle,
+						  c[i].ceiling) ==
+				      sub + c[i].want,
+			      "case %zu", i);
 }
 END_TEST
 
