@@ -127,30 +127,45 @@ check_priority() {
 }
 
 # --- (2) reservations for top-priority jobs in a stream --------------------
-# stream_loop STOPFILE IDFILE: 1-CPU annotated jobs of 2-4 s, submitted
-# whenever fewer than 6 of them are pending, until STOPFILE exists (or 90 s).
+# stream_loop STOPFILE IDFILE: 1-CPU annotated jobs of 2-4 s, topped up to
+# STREAM_PENDING pending at a time, until STOPFILE exists (or 90 s, times
+# DL_TIME_SCALE).
+#
+# Until 2026-12-03 the loop asked squeue before each job and kept 6
+# pending, in 90 unscaled seconds.  In two CI runs the datalocality run on
+# 24.11.5 (slurmctld at -O0, beside two other clusters and the ASan tests)
+# submitted about a job a second that way: 2-4 s jobs then keep 3-4 of the
+# 8 CPUs busy.  No trial saw the cluster full, each waited its 30 s (90
+# scaled) for that, the stream's 90 s ran out during the first, and this
+# check took 562 s instead of 46.  Topped up in one go, a job costs one
+# sbatch instead of an sbatch and a squeue.
+STREAM_PENDING=12
 stream_loop() {
-	local stop=$1 ids=$2 i=0 np end=$((SECONDS + 90))
+	local stop=$1 ids=$2 i=0 np k end=$((SECONDS + 90 * DL_TIME_SCALE))
 	while [ ! -e "$stop" ] && [ $SECONDS -lt $end ]; do
 		np=$(squeue -h -t PD -n stream -o %i 2>/dev/null | wc -l)
-		if [ "$np" -lt 6 ]; then
+		for ((k = np; k < STREAM_PENDING; k++)); do
 			dl_t_sba $((i % 4)) -J stream -c 1 --priority=$PRIO_STREAM \
 				--wrap "sleep $((2 + i % 3))" >>"$ids" 2>/dev/null || true
 			i=$((i + 1))
-		else
-			sleep 0.3
-		fi
+		done
+		sleep 0.3
 	done
 }
 
 # wait_in_stream NAME SBATCH-ARGS... : submit a top-priority job once the
 # stream fills the cluster; append how long it waited to start to
-# R[<run>.resv.NAME] ("never" if it did not start within 60 s).
+# R[<run>.resv.NAME] ("never" if it did not start within 60 s).  Once a
+# trial of the run found the cluster never full within 30 s, the next ones
+# wait 5 s for it: the conditions are the same, and the check is said (full
+# before: no), not failed, either way.
 wait_in_stream() {
-	local name=$1 id sub st w busy
+	local name=$1 id sub st w busy full_wait=30
 	shift
+	[ "${R[$run.resv.notfull]:-}" = 1 ] && full_wait=5
 	# The cluster is full: all 8 CPUs allocated (sinfo %C: A/I/O/T).
-	busy=$(dl_t_wait_until 30 bash -c "sinfo -h -o %C | grep -q '^8/0/'" && echo yes || echo no)
+	busy=$(dl_t_wait_until $full_wait bash -c "sinfo -h -o %C | grep -q '^8/0/'" && echo yes || echo no)
+	[ "$busy" = no ] && R[$run.resv.notfull]=1
 	sleep 1
 	id=$(dl_t_sb --priority=$PRIO_HIGH "$@")
 	dl_t_wait_state "$id" 'RUNNING|COMPLETING|COMPLETED' 60 || true
