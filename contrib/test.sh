@@ -345,7 +345,8 @@ start_worker() {
 # keep_load: every integration test runs beside at least iload busy
 # processes: the other workers' tests (as the other stream's test did
 # until 2026-12-03), the busy background jobs, then spinning shells for
-# the rest (on top of DL_TEST_LOAD's, started first and kept).
+# the rest (on top of DL_TEST_LOAD's, started first and kept).  Every
+# running worker counts, its own too: hence iload + 1.
 keep_load() {
 	local n=$((iload + 1)) p
 	for p in "${workers[@]}" "${busy_pids[@]}"; do

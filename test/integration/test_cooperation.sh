@@ -441,9 +441,9 @@ check_advance_reservation() {
 # runs and checks (the comparisons then fail for lack of results);
 # DL_KEEP=1 keeps each cluster's dir and logs.
 want() { [[ " ${DL_COOP_CHECKS:-1 2 3 4 5 6 7} " == *" $1 "* ]]; }
-# timed N FUNC: run check FUNC if N is wanted, and say how long it took.
-# 24.11.5's datalocality run took 690-704 s in two CI runs beside other
-# tests (120-160 s otherwise); the per-check times say where, next time.
+# timed N FUNC: run check FUNC if N is wanted, and say how long it took
+# (they showed that check (2) was most of 24.11.5's 690-704 s datalocality
+# runs in CI: see stream_loop).
 timed() {
 	local t0=$SECONDS
 	want "$1" || return 0
