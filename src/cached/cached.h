@@ -10,6 +10,7 @@
  *   loop.c       the parent's event loop: listeners, children, timers
  *   ctl.c        the connection to the controller: HELLO, INV, DELTA,
  *                PREFETCH/CANCEL in, LOCATE relayed for children
+ *   outbox.c     REPORT, STAGING, PREFETCH_DONE kept while disconnected
  *   work.c       the children: STAGE and END for dl-stage, PREFETCH
  *   peer.c       FETCH: serving peers (child) and fetching from them
  *                (the stage library's fetch hook, in STAGE and PREFETCH
@@ -202,7 +203,12 @@ uint64_t cached_ctl_locate(cached_ctl_t *ctl, const char *paths, size_t n);
 /* CLOCK_MONOTONIC in milliseconds (deadlines of the service). */
 int64_t cached_now_ms(void);
 
-/* Forward a PREFETCH_DONE body. */
+/*
+ * Forward a REPORT, STAGING or PREFETCH_DONE body.  Not connected (or the
+ * send fails), it waits in the outbox and goes after the next HELLO and
+ * inventory, so that a job staged while slurmctld restarts keeps its
+ * staging record and its credit.
+ */
 void cached_ctl_send(cached_ctl_t *ctl, uint32_t type, const char *body,
 		     size_t n);
 
@@ -228,6 +234,39 @@ bool cached_pfq_pop(cached_pfq_t *q, dl_msg_t *out);
 
 /* cached_pfq_clear - free every queued request. */
 void cached_pfq_clear(cached_pfq_t *q);
+
+/* ---- outbox.c: frames for the controller kept while disconnected ---- */
+/*
+ * At most this many frames and body bytes wait (a day of jobs on a busy
+ * node; a REPORT is about 200 bytes).  Past that, new ones are dropped and
+ * counted: their jobs keep no staging record, as before the outbox.
+ */
+#define CACHED_OUTBOX_MAX 4096
+#define CACHED_OUTBOX_BYTES (4u << 20)
+typedef struct cached_out {
+	uint32_t type; /* DL_NET_REPORT, DL_NET_STAGING, ... */
+	char *body;    /* owned */
+	size_t n;
+} cached_out_t;
+typedef struct cached_outbox {
+	cached_out_t v[CACHED_OUTBOX_MAX]; /* a ring from head */
+	size_t head, n, bytes;
+	uint64_t dropped; /* refused since created; the caller reads it */
+} cached_outbox_t;
+
+/* cached_outbox_put - keep a copy of body; \return false (counted in
+ * dropped) when full or out of memory. */
+bool cached_outbox_put(cached_outbox_t *o, uint32_t type, const char *body,
+		       size_t n);
+
+/* cached_outbox_peek - the oldest frame (still owned by o), or NULL. */
+const cached_out_t *cached_outbox_peek(const cached_outbox_t *o);
+
+/* cached_outbox_pop - forget the oldest frame (once it is sent). */
+void cached_outbox_pop(cached_outbox_t *o);
+
+/* cached_outbox_clear - free every frame. */
+void cached_outbox_clear(cached_outbox_t *o);
 
 /* ---- loop.c ---- */
 /* Run until SIGTERM/SIGINT; \return the exit status. */

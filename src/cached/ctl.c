@@ -5,6 +5,8 @@
  * change of the store (whoever made it: the store's change counter moves
  * on every change, also by a dl-stage running without the service).
  * Incoming PREFETCH, CANCEL and LOCATED go to the loop's callbacks.
+ * What the loop sends (REPORT, STAGING, PREFETCH_DONE) waits in the
+ * outbox while the connection is down, and follows the next inventory.
  * All of it runs in the parent, with deadlines on every frame.
  */
 #include <inttypes.h>
@@ -50,6 +52,8 @@ struct cached_ctl {
 	uint64_t base_storage, base_peer; /* at service start */
 	uint64_t last_storage, last_peer;
 	uint64_t req;
+	cached_outbox_t *out;  /* owned; empty while connected */
+	uint64_t said_dropped; /* out->dropped when last logged */
 };
 
 int64_t cached_now_ms(void)
@@ -145,6 +149,39 @@ static void _drop(cached_ctl_t *c, const char *why)
 	_model_free(&c->sent);
 }
 
+/*
+ * After the inventory: what was kept while disconnected, oldest first.  A
+ * frame leaves the outbox once sent; a failed send drops the connection
+ * and keeps it (the controller reads whole frames only, so it never saw
+ * it).
+ */
+static void _flush(cached_ctl_t *c)
+{
+	const cached_out_t *e;
+	size_t sent = 0;
+	char err[256] = "";
+
+	if (c->out->dropped != c->said_dropped) {
+		cached_log(4, "controller: %" PRIu64 " messages made while "
+			   "disconnected were dropped (more than %d, or %u "
+			   "bytes, waited)", c->out->dropped - c->said_dropped,
+			   CACHED_OUTBOX_MAX, CACHED_OUTBOX_BYTES);
+		c->said_dropped = c->out->dropped;
+	}
+	while ((e = cached_outbox_peek(c->out))) {
+		if (dl_net_conn_send(&c->conn, e->type, e->body, e->n, err,
+				     sizeof(err))) {
+			_drop(c, err);
+			return;
+		}
+		cached_outbox_pop(c->out);
+		sent++;
+	}
+	if (sent)
+		cached_log(6, "controller: sent %zu messages made while "
+			   "disconnected", sent);
+}
+
 /* HELLO and the inventory in parts; \return 0 or -1. */
 static int _hello(cached_ctl_t *c)
 {
@@ -218,6 +255,7 @@ static void _connect(cached_ctl_t *c)
 		   c->sent.n);
 	c->said_down = false;
 	c->backoff = BACKOFF_MIN;
+	_flush(c);
 	return;
 fail:
 	if (!c->said_down)
@@ -303,6 +341,11 @@ cached_ctl_t *cached_ctl_create(const cached_conf_t *conf, dl_stage_t *st,
 	c->ops = *ops;
 	c->fd = -1;
 	c->backoff = BACKOFF_MIN;
+	/* 4096 frames: on the heap, allocated once */
+	if (!(c->out = calloc(1, sizeof(*c->out)))) {
+		free(c);
+		return NULL;
+	}
 	dl_stage_bytes(st, &c->base_storage, &c->base_peer);
 	return c;
 }
@@ -314,6 +357,8 @@ void cached_ctl_destroy(cached_ctl_t *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	_model_free(&c->sent);
+	cached_outbox_clear(c->out);
+	free(c->out);
 	free(c);
 }
 
@@ -409,12 +454,34 @@ uint64_t cached_ctl_locate(cached_ctl_t *c, const char *paths, size_t n)
 	return req;
 }
 
+/*
+ * Whether the controller closed its end: a send into a connection whose
+ * peer is gone succeeds and is lost, so a restarting slurmctld is noticed
+ * here rather than by the next poll of the loop.
+ */
+static bool _peer_closed(const cached_ctl_t *c)
+{
+	struct pollfd p = { .fd = c->fd, .events = POLLRDHUP };
+
+	return poll(&p, 1, 0) > 0 &&
+	       (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 void cached_ctl_send(cached_ctl_t *c, uint32_t type, const char *body,
 		     size_t n)
 {
 	char err[256] = "";
 
-	if (c->fd >= 0 && dl_net_conn_send(&c->conn, type, body, n, err,
-					   sizeof(err)))
+	if (c->fd >= 0 && _peer_closed(c))
+		_drop(c, "the controller closed the connection");
+	if (c->fd >= 0 &&
+	    !dl_net_conn_send(&c->conn, type, body, n, err, sizeof(err)))
+		return;
+	if (c->fd >= 0)
 		_drop(c, err);
+	if (!cached_outbox_put(c->out, type, body, n) &&
+	    c->out->dropped == c->said_dropped + 1)
+		cached_log(4, "controller: not connected and %zu messages "
+			   "waiting: a %s dropped", c->out->n,
+			   dl_net_type_name(type));
 }

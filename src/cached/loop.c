@@ -149,7 +149,7 @@ static int64_t _mono_ms(void)
  * (done=1, with the seconds since its STAGE arrived, its wait for a
  * prefetch included), so that the time is not charged to the job's
  * limit (design.md, "Staging outside the time limit").  Not connected:
- * nothing is sent, and the job is charged as before.
+ * the message waits in the outbox (ctl.c) for the next connection.
  */
 static void _tell_staging(loop_t *l, uint32_t job, int64_t since_ms)
 {

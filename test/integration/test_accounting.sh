@@ -24,14 +24,18 @@
 #      the job ended before its record was written (its completion is sent
 #      again; how many did is said);
 #  (d) `sdatalocality report` (and --json) sums the jobs per user: daemon
-#      6 jobs, 9 files, 6 cached, 3 copied; nobody 1 job, 1 file.
+#      6 jobs, 9 files, 6 cached, 3 copied; nobody 1 job, 1 file;
+#  (g) a job staged on n1 while slurmctld restarts (its Prolog held until
+#      slurmctld is down): dl-cached keeps the report and sends it after
+#      the next inventory, and the record reaches slurmdbd
+#      ("cached=1/2097152").
 #
 # Installs mariadb-server and slurmdbd if missing (root, apt-get).  Skips
 # (77) on a Slurm without the accounting_storage/mysql plugin (a 24.11
 # prefix built by contrib/setup-slurm.sh before it configured MariaDB's
 # headers; setup-slurm.sh now rebuilds such a prefix).  Runs on 22.05
 # and 24.11 (contrib/test.sh's S2_TESTS).
-# Needs DL_BUILD_DIR; runs as root; about 60 s.
+# Needs DL_BUILD_DIR; runs as root; about 80 s.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${DL_BUILD_DIR:?set DL_BUILD_DIR to a build tree with the plugins}"
@@ -72,6 +76,19 @@ CONF
 data=$DL_CLUSTER_DIR/data
 out=$DL_CLUSTER_DIR/out
 chmod 1777 "$out"
+# (g)'s Prolog: dl-stage, held while $hold exists, as a slow staging is;
+# it says it waits in $DL_CLUSTER_DIR/run/prolog.JOBID
+hold=$DL_CLUSTER_DIR/run/hold_prolog
+cat >"$DL_CLUSTER_DIR/run/prolog.sh" <<SH
+#!/bin/sh
+if [ -e "$hold" ]; then
+	: >"$DL_CLUSTER_DIR/run/prolog.\$SLURM_JOB_ID"
+	while [ -e "$hold" ]; do sleep 0.2; done
+fi
+exec "$DL_STAGE" "\$@"
+SH
+chmod 755 "$DL_CLUSTER_DIR/run/prolog.sh"
+sed -i "s|^Prolog=.*|Prolog=$DL_CLUSTER_DIR/run/prolog.sh|" "$DL_CLUSTER_DIR/etc/slurm.conf"
 dl_cluster_start
 dl_cluster_dbd_users daemon nobody
 
@@ -215,5 +232,25 @@ dl_t_eq "(d) nobody: jobs files cached copied cached-bytes" "1 1 0 1 0" "$(sum n
 text=$("$sdl" report -S "$since" || true)
 has_users() { grep -q " daemon " <<<"$text" && grep -q " nobody " <<<"$text"; }
 dl_t_check "(d) the text report has lines for both users" has_users
+
+# (g) staged while slurmctld restarts: the Prolog of a job on n1 (the big
+# file, cached there) waits until slurmctld is down, then stages; the
+# report dl-cached makes meanwhile must not be lost (it was before the
+# outbox: sent to no one), and reaches slurmdbd once slurmctld is back.
+touch "$hold"
+g=$(job daemon daemon n1 "$big")
+dl_t_check "(g) job $g's Prolog waits on n1" \
+	dl_t_wait_until 60 test -e "$DL_CLUSTER_DIR/run/prolog.$g"
+staged_g() { grep -q "job $g: " "$DL_CLUSTER_DIR/log/cached.n1.out"; }
+dl_t_check "(g) slurmctld restarted while job $g staged" \
+	dl_cluster_restart_slurmctld --while-down \
+	'rm -f "$hold"; dl_t_wait_until 60 staged_g || true'
+rm -f "$hold"
+dl_t_check "(g) job $g staged while slurmctld was down" staged_g
+dl_t_check "(g) job $g's record reached slurmdbd" finished "$g"
+dl_t_eq "(g) cached files/bytes" "1/2097152" "$(field "$g" cached)"
+dl_t_check "(g) dl-cached sent what it kept while disconnected" \
+	grep -q "sent [0-9]* messages made while disconnected" \
+	"$DL_CLUSTER_DIR/log/cached.n1.out"
 
 dl_t_summary

@@ -519,6 +519,163 @@ START_TEST(test_ctl_inventory_delta)
 }
 END_TEST
 
+/* Receive HELLO and the inventory's parts; \return 0 or 1. */
+static int _fake_hello(dl_net_conn_t *c)
+{
+	dl_net_frame_t f;
+	dl_msg_t m;
+	bool last = false;
+
+	if (dl_net_conn_handshake(c, NULL, 0) || dl_net_conn_prove(c, NULL, 0) ||
+	    dl_net_conn_recv(c, PEER_WAIT_MS, &f, NULL, 0) ||
+	    f.type != DL_NET_HELLO)
+		return 1;
+	dl_net_frame_free(&f);
+	while (!last) {
+		if (dl_net_conn_recv(c, PEER_WAIT_MS, &f, NULL, 0) ||
+		    f.type != DL_NET_INV ||
+		    dl_msg_decode(f.type, f.body, f.body_len, &m, NULL, 0))
+			return 1;
+		last = m.last;
+		dl_msg_free(&m);
+		dl_net_frame_free(&f);
+	}
+	return 0;
+}
+
+/*
+ * A controller that restarts: the first connection ends after the
+ * inventory; the second must bring, after its inventory, the REPORT of
+ * job 77 that dl-cached made while the controller was gone.
+ */
+static int _restarting_ctld(int lfd)
+{
+	dl_net_auth_t a = { .munge_socket = fx_munge_socket };
+	dl_net_frame_t f;
+	dl_net_conn_t c;
+	dl_msg_t m;
+	int fd, rc;
+
+	if (dl_net_accept(lfd, PEER_WAIT_MS, &fd, NULL, 0))
+		return 2;
+	dl_net_conn_init(&c, fd, &a, PEER_WAIT_MS);
+	if (_fake_hello(&c))
+		return 3;
+	close(fd);
+	if (dl_net_accept(lfd, PEER_WAIT_MS, &fd, NULL, 0))
+		return 4;
+	dl_net_conn_init(&c, fd, &a, PEER_WAIT_MS);
+	if (_fake_hello(&c))
+		return 5;
+	if (dl_net_conn_recv(&c, PEER_WAIT_MS, &f, NULL, 0) ||
+	    f.type != DL_NET_REPORT ||
+	    dl_msg_decode(f.type, f.body, f.body_len, &m, NULL, 0))
+		return 6;
+	rc = m.job == 77 && m.count.files == 3 ? 0 : 7;
+	dl_msg_free(&m);
+	dl_net_frame_free(&f);
+	return rc;
+}
+
+/*
+ * A job's REPORT made while the controller is gone (it closed the
+ * connection, as a restarting slurmctld does) is kept and sent after the
+ * next inventory, not lost: its job would have no staging record.  The
+ * send comes after the close and before the loop read the connection's
+ * end, where a send alone "succeeds" into a dead connection.
+ */
+START_TEST(test_ctl_outbox_across_restart)
+{
+	cached_ctl_ops_t ops = { _no_prefetch, _no_cancel, _no_located, NULL };
+	dl_stage_report_t rep;
+	struct pollfd p;
+	cached_ctl_t *ctl;
+	dl_stage_t *st;
+	dl_msg_t m;
+	char err[256], *body;
+	size_t n;
+	int lfd, status;
+	pid_t pid;
+
+	if (!_root() || !fx_munged_ok("check_cached"))
+		return;
+	st = _stage(dir_b, &conf_b.opts, "f", &rep);
+	ck_assert_int_eq(dl_net_listen("127.0.0.1", 0, &lfd, err,
+				       sizeof(err)), 0);
+	snprintf(conf_b.controller, sizeof(conf_b.controller), "127.0.0.1");
+	conf_b.service_port = dl_net_local_port(lfd);
+	snprintf(conf_b.peer_host, sizeof(conf_b.peer_host), "127.0.0.1");
+	conf_b.peer_port = 7777;
+	pid = fork();
+	if (pid == 0)
+		_exit(_restarting_ctld(lfd));
+	ctl = cached_ctl_create(&conf_b, st, &ops);
+	cached_ctl_tick(ctl);
+	ck_assert_int_ge(cached_ctl_fd(ctl), 0);
+	/* the controller has closed its end */
+	p = (struct pollfd){ .fd = cached_ctl_fd(ctl), .events = POLLRDHUP };
+	ck_assert_int_eq(poll(&p, 1, PEER_WAIT_MS), 1);
+	dl_msg_init(&m, DL_NET_REPORT);
+	m.job = 77;
+	m.count.files = 3;
+	ck_assert_int_eq(dl_msg_encode(&m, &body, &n, NULL, 0), 0);
+	cached_ctl_send(ctl, DL_NET_REPORT, body, n);
+	free(body);
+	dl_msg_free(&m);
+	ck_assert_int_lt(cached_ctl_fd(ctl), 0);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		usleep(100000);
+		cached_ctl_tick(ctl);
+	}
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "restarting controller: %d", WEXITSTATUS(status));
+	cached_ctl_destroy(ctl);
+	dl_stage_close(st);
+	close(lfd);
+}
+END_TEST
+
+/* The outbox keeps order, frees what it sends, and refuses past its
+ * bounds (counted), then takes frames again once emptied. */
+START_TEST(test_outbox)
+{
+	static cached_outbox_t o; /* 4096 entries: not on the stack */
+	static char big[CACHED_OUTBOX_BYTES / 2];
+	const cached_out_t *e;
+	char b[16];
+
+	ck_assert_ptr_null(cached_outbox_peek(&o));
+	for (int i = 0; i < CACHED_OUTBOX_MAX; i++) {
+		snprintf(b, sizeof(b), "%d", i);
+		ck_assert(cached_outbox_put(&o, DL_NET_REPORT, b, strlen(b)));
+	}
+	ck_assert(!cached_outbox_put(&o, DL_NET_STAGING, "x", 1));
+	ck_assert_uint_eq(o.dropped, 1);
+	for (int i = 0; i < CACHED_OUTBOX_MAX - 1; i++) {
+		snprintf(b, sizeof(b), "%d", i);
+		e = cached_outbox_peek(&o);
+		ck_assert_uint_eq(e->n, strlen(b));
+		ck_assert(!memcmp(e->body, b, e->n));
+		cached_outbox_pop(&o);
+	}
+	/* wrapped around the ring; order kept */
+	ck_assert(cached_outbox_put(&o, DL_NET_STAGING, "y", 1));
+	ck_assert_int_eq(cached_outbox_peek(&o)->body[0], '4');
+	cached_outbox_pop(&o);
+	e = cached_outbox_peek(&o);
+	ck_assert_uint_eq(e->type, DL_NET_STAGING);
+	ck_assert_int_eq(e->body[0], 'y');
+	cached_outbox_clear(&o);
+	ck_assert_uint_eq(o.n + o.bytes, 0);
+	/* the byte bound */
+	ck_assert(cached_outbox_put(&o, DL_NET_REPORT, big, sizeof(big)));
+	ck_assert(cached_outbox_put(&o, DL_NET_REPORT, big, sizeof(big)));
+	ck_assert(!cached_outbox_put(&o, DL_NET_REPORT, "z", 1));
+	ck_assert_uint_eq(o.dropped, 2);
+	cached_outbox_clear(&o);
+}
+END_TEST
+
 /* Whether DIR/.jobs/<name> exists in cache b. */
 static int _job_rec(const char *name)
 {
@@ -1003,6 +1160,8 @@ Suite *make_cached_suite(void)
 	tcase_add_test(tc, test_peer_stream);
 	tcase_add_test(tc, test_peer_fetch);
 	tcase_add_test(tc, test_ctl_inventory_delta);
+	tcase_add_test(tc, test_ctl_outbox_across_restart);
+	tcase_add_test(tc, test_outbox);
 	tcase_add_test(tc, test_prefetch_pins);
 	tcase_add_test(tc, test_prefetch_budget);
 	tcase_add_test(tc, test_client);
