@@ -241,7 +241,7 @@ touch "$hold"
 g=$(job daemon daemon n1 "$big")
 dl_t_check "(g) job $g's Prolog waits on n1" \
 	dl_t_wait_until 60 test -e "$DL_CLUSTER_DIR/run/prolog.$g"
-staged_g() { grep -q "job $g: " "$DL_CLUSTER_DIR/log/cached.n1.out"; }
+staged_g() { grep -q "job $g: [0-9]* files, [0-9]* cached" "$DL_CLUSTER_DIR/log/cached.n1.out"; }
 dl_t_check "(g) slurmctld restarted while job $g staged" \
 	dl_cluster_restart_slurmctld --while-down \
 	'rm -f "$hold"; dl_t_wait_until 60 staged_g || true'
