@@ -252,7 +252,12 @@ check_reasons() {
 	dl_t_check "$(dl_t_say r "no waiter kept ReqNodeNotAvail for the healthy $hnode over 3 s${rr:+ ($rr)}")" test $bad = 0
 	prev=$hold
 	for id in "${ws[@]}"; do
-		r=$(dl_cluster_job_field "$id" Reason)
+		# A read may fall between Slurm's pass, which writes its own
+		# ReqNodeNotAvail, and the agent's next cycle (CI, 2026-12-03:
+		# job 16 read so once); the sampling above already failed any
+		# job that kept Slurm's reason, so wait for the cycle here.
+		r=$(dl_t_wait_reason "$id" "^DataLocality:_waiting_for_${hnode}_behind_" 5 ||
+			dl_cluster_job_field "$id" Reason)
 		echo "  $id: ReqNodeList=$(dl_cluster_job_field "$id" ReqNodeList) Reason=$r"
 		[ "$(dl_cluster_job_field "$id" ReqNodeList)" = "$hnode" ] || continue
 		n=$((n + 1))
